@@ -1,0 +1,36 @@
+"""The one interface every sink implements.
+
+Sinks are blocking and single-threaded by contract: the registry drives each
+sink from its own worker thread, so a sink never touches the event loop and a
+slow or broken sink never stalls the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from monitord.events import StampedeEvent
+
+
+class SinkError(Exception):
+    """A sink failed; ``retryable`` says whether the same batch may be tried again."""
+
+    def __init__(self, message: str, *, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+@runtime_checkable
+class Sink(Protocol):
+    """Receives batches of events in order; ``flush`` makes them durable."""
+
+    name: str
+
+    def open(self) -> None: ...
+
+    def write_batch(self, events: Sequence[StampedeEvent]) -> None: ...
+
+    def flush(self) -> None: ...
+
+    def close(self) -> None: ...
