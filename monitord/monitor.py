@@ -1,0 +1,396 @@
+"""The daemon around the state machine: workflows, their files, and the sinks.
+
+Pipeline::
+
+    dagman.out --(aiofiles, chunks)--> lines --(worker thread)--> Workflow.feed
+        --> events --> SinkSet (one thread per sink)      jobstate lines --> jobstate.log
+
+The event loop only reads chunks and waits; all parsing, state-machine work
+and job-file reading of a chunk runs in one worker thread (``to_thread``),
+and every sink writes from its own thread.  Memory stays flat: dagman.out is
+streamed in fixed-size chunks and events leave per chunk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiofiles
+import structlog
+
+from monitord.events import make_event
+from monitord.jobstate_log import JobstateLog, jobstate_log_path
+from monitord.readers.braindump import BraindumpError, read_braindump
+from monitord.readers.dagfile import parse_dag
+from monitord.readers.staticbp import StaticBPError, parse_static_bp
+from monitord.statefiles import (
+    other_instance_running,
+    remove,
+    state_path,
+    write_done,
+    write_info,
+    write_pid,
+    write_started,
+)
+from monitord.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
+from sinks.registry import build_sink
+from sinks.runner import SinkSet
+
+log = structlog.get_logger(__name__)
+
+CHUNK = 1 << 20
+
+
+class MonitordError(Exception):
+    """A condition that ends the daemon with one clear error line and ``exit_code``."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@dataclass
+class MonitorConfig:
+    dagman_out: str
+    replay: bool = True
+    dests: list[str | None] | None = None  # None entries: the default SQLite DB
+    events: bool = True
+    encoding: str = "bp"
+    jobstate_name: str | None = None
+    output_dir: str | None = None
+    follow_subworkflows: bool = True
+    store_stdout: bool = True
+    keep_state: bool = False
+    adjust: float = 0.0
+    force: bool = False
+    properties: dict[str, str] = field(default_factory=dict)
+
+
+def read_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+@dataclass
+class Tracked:
+    wf: Workflow | None
+    run_dir: str
+    dagman_out: str
+    jobstate: JobstateLog | None
+    started_at: float
+    files: dict[str, str]
+    exit_code: int = 0
+
+
+def default_db_url(run_dir: str, braindump: Any) -> str:
+    """``sqlite:///<root run dir>/<dag up to .dag>.stampede.db`` (doc §7.1)."""
+    root = run_dir
+    probe = run_dir
+    while True:
+        try:
+            bd = read_braindump(probe)
+            if bd.root_wf_uuid and bd.root_wf_uuid == bd.wf_uuid:
+                root = probe
+                break
+        except BraindumpError:
+            pass
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    dag = braindump.dag or "workflow.dag"
+    base = dag[: dag.index(".dag")] if ".dag" in dag else dag
+    return f"sqlite:///{os.path.join(root, base)}.stampede.db"
+
+
+class Monitor:
+    def __init__(self, config: MonitorConfig) -> None:
+        self.cfg = config
+        self.events: list[Any] = []
+        self.sinks = SinkSet([])
+        self.pending: deque[Tracked] = deque()
+        self.done: list[Tracked] = []
+        self.seen_dagman_outs: set[str] = set()
+        self.seen_dirs: dict[str, tuple[str, str | None]] = {}
+        self.root_uuid: str | None = None
+        self.options = WorkflowOptions(
+            replay=config.replay,
+            events_enabled=config.events,
+            store_stdout=config.store_stdout,
+            keep_state=config.keep_state,
+            follow_subworkflows=config.follow_subworkflows
+            and not (config.jobstate_name and os.path.isabs(config.jobstate_name)),
+            adjust=config.adjust,
+        )
+        self.ctx = WorkflowContext(
+            read_text=read_text, events=self.events, on_subworkflow=self._on_subworkflow, options=self.options
+        )
+        self.pid_path: str | None = None
+
+    # ------------------------------------------------------------------ start-up
+    def start(self) -> None:
+        dagman_out = os.path.abspath(self.cfg.dagman_out)
+        if not dagman_out.endswith(".dagman.out"):
+            raise MonitordError(f"{self.cfg.dagman_out}: not a DAGMan output file (*.dagman.out)")
+        run_dir = os.path.dirname(dagman_out)
+        if not os.path.isdir(run_dir):
+            raise MonitordError(f"{run_dir}: no such directory")
+        if self.cfg.replay and not os.path.exists(dagman_out):
+            raise MonitordError(f"{dagman_out}: no such file")
+        try:
+            bd = read_braindump(run_dir)
+        except BraindumpError as exc:
+            raise MonitordError(f"{run_dir} is not a Pegasus submit directory: {exc}") from None
+        if not bd.wf_uuid or not bd.dag:
+            raise MonitordError(f"{run_dir}: braindump has no wf_uuid or dag")
+        self.pid_path = os.path.join(run_dir, "monitord.pid")
+        if not self.cfg.force and other_instance_running(self.pid_path):
+            raise MonitordError(f"another monitord is running for {run_dir} (use -f to override)", 43)
+        write_pid(self.pid_path)
+        self.root_uuid = bd.wf_uuid
+        if self.cfg.events:
+            dests = [d or default_db_url(run_dir, bd) for d in (self.cfg.dests or [None])]
+            sinks = []
+            for dest in dests:
+                try:
+                    sinks.append(
+                        build_sink(
+                            dest,
+                            run_dir=run_dir,
+                            restart=self.cfg.replay,
+                            encoding=self.cfg.encoding,
+                            root_wf_uuid=bd.wf_uuid,
+                            pegasus_version=bd.planner_version,
+                        )
+                    )
+                except Exception as exc:  # noqa: BLE001 - a bad destination disables only itself
+                    log.error("cannot create events output, disabling it", error=str(exc))
+            self.sinks = SinkSet(sinks)
+            self.sinks.start()
+        self.options.events_enabled = self.cfg.events and bool(self.sinks)
+        tracked = self._open_workflow(run_dir, dagman_out, bd, parent=None)
+        if tracked.wf is None:
+            raise MonitordError(f"cannot follow the workflow in {run_dir}")
+
+    def _open_workflow(
+        self, run_dir: str, dagman_out: str, bd: Any, *, parent: SubworkflowRequest | None
+    ) -> Tracked:
+        files = {
+            name: state_path(run_dir, f"monitord.{name}", output_dir=self.cfg.output_dir, wf_uuid=bd.wf_uuid)
+            for name in ("started", "done", "info", "recover")
+        }
+        remove(os.path.join(run_dir, "monitord.done"))
+        started_at = time.time()
+        js_path = jobstate_log_path(
+            run_dir, name=self.cfg.jobstate_name, output_dir=self.cfg.output_dir, wf_uuid=bd.wf_uuid
+        )
+        jobstate = JobstateLog(js_path, rotate=self.cfg.replay)
+        jobstate.open()
+        jobstate.monitord_started(started_at)
+        write_started(files["started"], started_at)
+        remove(files["done"])
+        wf_ts = bd.epoch if bd.epoch is not None else int(started_at)
+        dag_text = read_text(os.path.join(run_dir, bd.dag))
+        if dag_text is None:
+            log.warning("cannot read the .dag file", path=os.path.join(run_dir, bd.dag))
+        dag = parse_dag(dag_text or "")
+        wf = Workflow(
+            self.ctx,
+            run_dir=run_dir,
+            braindump=bd,
+            dag=dag,
+            root_uuid=self.root_uuid or bd.wf_uuid,
+            parent_uuid=parent.parent.uuid if parent else None,
+            wf_ts=wf_ts,
+        )
+        self.seen_dirs[run_dir] = (bd.wf_uuid, wf.parent_uuid)
+        if self.options.events_enabled:
+            self._emit_plan(wf, bd, wf_ts)
+            self._emit_static(wf, run_dir, bd)
+            if parent is not None:
+                self._emit_subwf_map(parent, bd.wf_uuid, wf_ts)
+        tracked = Tracked(wf, run_dir, dagman_out, jobstate, started_at, files)
+        self.pending.append(tracked)
+        self._publish()
+        return tracked
+
+    def _emit_plan(self, wf: Workflow, bd: Any, wf_ts: int) -> None:
+        attrs: dict[str, Any] = {"xwf.id": wf.uuid}
+        for key, value in (
+            ("dax.label", bd.dax_label),
+            ("dax.version", bd.dax_version),
+            ("dax.index", bd.dax_index),
+            ("dax.file", bd.dax),
+            ("dag.file.name", bd.dag),
+            ("ts", wf_ts),
+            ("submit.hostname", bd.submit_hostname),
+            ("submit.dir", bd.submit_dir),
+        ):
+            if value is not None:
+                attrs[key] = value
+        if bd.planner_arguments is not None:
+            attrs["argv"] = str(bd.planner_arguments).strip('" \t\r\n')
+        if bd.user is not None:
+            attrs["user"] = bd.user
+        if bd.grid_dn is not None and bd.grid_dn != "null":
+            attrs["grid_dn"] = bd.grid_dn
+        if bd.planner_version is not None:
+            attrs["planner.version"] = bd.planner_version
+        if wf.parent_uuid is not None:
+            attrs["parent.xwf.id"] = wf.parent_uuid
+        attrs["root.xwf.id"] = wf.root_uuid
+        wf.emit("wf.plan", attrs)
+
+    def _emit_static(self, wf: Workflow, run_dir: str, bd: Any) -> None:
+        dag = bd.dag
+        base = dag[: dag.rindex(".")] if "." in dag else dag
+        path = os.path.join(run_dir, base + ".static.bp")
+        try:
+            fh = open(path, encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise MonitordError(f"cannot read {path}: {exc.strerror}") from None
+        wf.emit("static.start", {"xwf.id": wf.uuid})
+        with fh:
+            try:
+                for name, attrs in parse_static_bp(fh, path=path):
+                    attrs.update(wf.fixed)
+                    wf.emit_event(make_event(name, attrs))
+            except StaticBPError as exc:
+                raise MonitordError(str(exc)) from None
+        wf.emit("static.end", {"xwf.id": wf.uuid})
+
+    def _emit_subwf_map(self, req: SubworkflowRequest, sub_uuid: str, sub_ts: int) -> None:
+        req.parent.emit(
+            "xwf.map.subwf_job",
+            {
+                "xwf.id": req.parent.uuid,
+                "ts": sub_ts,
+                "subwf.id": sub_uuid,
+                "job.id": req.job_name,
+                "job_inst.id": req.job_seq,
+            },
+            fixed=False,
+        )
+
+    def _on_subworkflow(self, req: SubworkflowRequest) -> None:
+        base_dir, fname = os.path.split(req.dagman_out)
+        candidate = f"{base_dir}.{req.retry:03d}"
+        if not os.path.isdir(candidate):
+            candidate = f"{base_dir}.000"
+            if not os.path.isdir(candidate):
+                log.warning("sub-workflow directory not found", path=base_dir)
+                return
+        dagman_out = os.path.join(candidate, fname)
+        if dagman_out in self.seen_dagman_outs:
+            seen = self.seen_dirs.get(candidate)
+            if seen is not None:
+                try:
+                    sub_ts = read_braindump(candidate).epoch or 0
+                except BraindumpError:
+                    sub_ts = 0
+                self._emit_subwf_map(req, seen[0], sub_ts)
+            return
+        self.seen_dagman_outs.add(dagman_out)
+        try:
+            bd = read_braindump(candidate)
+        except BraindumpError as exc:
+            log.error("sub-workflow skipped", path=candidate, error=str(exc))
+            return
+        if not bd.wf_uuid or not bd.dag:
+            log.error("sub-workflow skipped: braindump has no wf_uuid or dag", path=candidate)
+            return
+        self._open_workflow(candidate, dagman_out, bd, parent=req)
+
+    # ------------------------------------------------------------------ following
+    def _publish(self) -> None:
+        if self.events:
+            batch = list(self.events)
+            self.events.clear()
+            self.sinks.publish(batch)
+
+    def _feed(self, tracked: Tracked, lines: list[str]) -> None:
+        wf = tracked.wf
+        assert wf is not None
+        feed = wf.feed
+        for line in lines:
+            feed(line)
+        self._drain_jobstate(tracked)
+        self._publish()
+
+    def _drain_jobstate(self, tracked: Tracked) -> None:
+        wf = tracked.wf
+        if wf is not None and wf.jobstate_lines and tracked.jobstate is not None:
+            tracked.jobstate.extend(wf.jobstate_lines)
+            wf.jobstate_lines.clear()
+            tracked.jobstate.flush()
+
+    async def replay_all(self) -> None:
+        while self.pending:
+            tracked = self.pending.popleft()
+            await self._replay_one(tracked)
+            await asyncio.to_thread(self._end_workflow, tracked)
+            self.done.append(tracked)
+
+    async def _replay_one(self, tracked: Tracked) -> None:
+        if not os.path.exists(tracked.dagman_out):
+            log.warning("workflow not started: dagman.out missing", path=tracked.dagman_out)
+            return
+        tail = b""
+        async with aiofiles.open(tracked.dagman_out, "rb") as fh:
+            while True:
+                chunk = await fh.read(CHUNK)
+                if not chunk:
+                    break
+                data = tail + chunk
+                cut = data.rfind(b"\n")
+                if cut < 0:
+                    tail = data
+                    continue
+                tail = data[cut + 1 :]
+                lines = data[:cut].decode("utf-8", errors="replace").split("\n")
+                await asyncio.to_thread(self._feed, tracked, lines)
+        if tail:
+            await asyncio.to_thread(self._feed, tracked, [tail.decode("utf-8", errors="replace")])
+
+    def _end_workflow(self, tracked: Tracked) -> None:
+        wf = tracked.wf
+        if wf is None or wf.finished:
+            return
+        wf.finished = True
+        self._drain_jobstate(tracked)
+        if tracked.jobstate is not None:
+            tracked.jobstate.monitord_finished(wf.monitord_exit)
+            tracked.jobstate.close()
+        write_info(
+            tracked.files["info"],
+            job_seq=wf.job_seq,
+            line_no=max(wf.line_no, wf.last_processed_line),
+            restart_count=wf.restart_count,
+            counters=wf.out_counters,
+        )
+        remove(tracked.files["recover"])
+        write_done(tracked.files["done"], tracked.started_at)
+        self._publish()
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self.sinks.close)
+        if self.pid_path:
+            remove(self.pid_path)
+
+
+async def run_replay(config: MonitorConfig) -> int:
+    monitor = Monitor(config)
+    try:
+        await asyncio.to_thread(monitor.start)
+        await monitor.replay_all()
+    finally:
+        await monitor.close()
+    return 0

@@ -1,0 +1,261 @@
+"""The planner's braindump (``braindump.yml``, legacy ``braindump.txt``), spec 1.1.
+
+Every key of the fixed set is always present on the result (None when the
+file lacks it), so callers test values, never presence.  ``yes``/``no``/``on``
+/``off`` and timestamps stay strings: only ``true``/``false`` are booleans,
+unlike PyYAML's YAML 1.1 defaults.
+"""
+
+from __future__ import annotations
+
+import calendar
+import os
+import re
+from dataclasses import dataclass, field, fields
+from pathlib import PurePosixPath
+from typing import Any
+
+import structlog
+import yaml
+
+log = structlog.get_logger(__name__)
+
+YML_NAME = "braindump.yml"
+TXT_NAME = "braindump.txt"
+
+BRAINDUMP_KEYS = (
+    "user",
+    "grid_dn",
+    "submit_hostname",
+    "root_wf_uuid",
+    "wf_uuid",
+    "dax",
+    "dax_label",
+    "dax_index",
+    "dax_version",
+    "pegasus_wf_name",
+    "timestamp",
+    "basedir",
+    "submit_dir",
+    "planner",
+    "planner_version",
+    "planner_arguments",
+    "pegasus_build",
+    "jsd",
+    "rundir",
+    "bindir",
+    "vogroup",
+    "uses_pmc",
+    "properties",
+    "condor_log",
+    "dag",
+    "type",
+    "notify",
+    "script",
+    "app",
+)
+PATH_KEYS = frozenset({"dax", "basedir", "submit_dir", "planner", "bindir"})
+
+
+class BraindumpError(Exception):
+    """The braindump is missing, unreadable or invalid; the message names the file."""
+
+
+@dataclass
+class Braindump:
+    """All fixed keys (None when absent) plus legacy ``.txt`` keys in ``extra``."""
+
+    user: Any = None
+    grid_dn: Any = None
+    submit_hostname: Any = None
+    root_wf_uuid: Any = None
+    wf_uuid: Any = None
+    dax: Any = None
+    dax_label: Any = None
+    dax_index: Any = None
+    dax_version: Any = None
+    pegasus_wf_name: Any = None
+    timestamp: Any = None
+    basedir: Any = None
+    submit_dir: Any = None
+    planner: Any = None
+    planner_version: Any = None
+    planner_arguments: Any = None
+    pegasus_build: Any = None
+    jsd: Any = None
+    rundir: Any = None
+    bindir: Any = None
+    vogroup: Any = None
+    uses_pmc: Any = None
+    properties: Any = None
+    condor_log: Any = None
+    dag: Any = None
+    type: Any = None
+    notify: Any = None
+    script: Any = None
+    app: Any = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A fixed key's value, else a legacy key from ``extra``, else ``default``."""
+        if key in _FIELD_NAMES:
+            value = getattr(self, key)
+            return default if value is None else value
+        return self.extra.get(key, default)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {key: getattr(self, key) for key in BRAINDUMP_KEYS}
+        out.update(self.extra)
+        return out
+
+    # --- fallbacks of the key table in 1.1 --------------------------------
+    @property
+    def label(self) -> Any:
+        return self.get("dax_label", self.extra.get("label"))
+
+    @property
+    def wf_timestamp(self) -> Any:
+        return self.get("timestamp", self.extra.get("pegasus_wf_time"))
+
+    @property
+    def version(self) -> Any:
+        return self.get("planner_version", self.extra.get("pegasus_version"))
+
+    @property
+    def submit_dir_or_run(self) -> Any:
+        """``submit.dir``: braindump submit_dir, else the legacy ``run`` key."""
+        return self.get("submit_dir", self.extra.get("run"))
+
+    @property
+    def orig_submit_dir(self) -> str | None:
+        """The prefix stripped from submit-file paths: submit_dir, else dirname of jsd."""
+        if self.submit_dir:
+            return str(self.submit_dir)
+        if self.jsd:
+            return os.path.dirname(str(self.jsd))
+        return None
+
+    @property
+    def argv(self) -> str | None:
+        """``planner_arguments`` without surrounding quotes and blanks (wf.plan ``argv``)."""
+        if self.planner_arguments is None:
+            return None
+        return str(self.planner_arguments).strip('" \t\r\n')
+
+    @property
+    def epoch(self) -> int | None:
+        """The planning time as integer epoch, None when absent or not parseable."""
+        stamp = self.wf_timestamp
+        return planner_iso_epoch(stamp) if isinstance(stamp, str) else None
+
+
+_FIELD_NAMES = frozenset(f.name for f in fields(Braindump) if f.name != "extra")
+
+
+# ---------------------------------------------------------------- timestamps
+
+# Observed on the reference: a zone is mandatory (``Z`` or ``+HH[:]MM``), the
+# fraction is dropped (integer result), ``t``/``z`` may be lower case, and the
+# date/time separator may be ``T`` or a space.  Anything else is "no time".
+_PLANNER_ISO = re.compile(
+    r"(\d{4})-?(\d{2})-?(\d{2})[Tt ](\d{2}):?(\d{2}):?(\d{2})(?:[.,]\d+)?"
+    r"(?:([Zz])|([+-])(\d{2}):?(\d{2}))"
+)
+
+
+def planner_iso_epoch(text: str) -> int | None:
+    """Integer epoch of a planner ISO stamp (``20230303T222333-0800``), else None."""
+    m = _PLANNER_ISO.fullmatch(text)
+    if m is None:
+        return None
+    y, mo, d, h, mi, s = (int(m.group(i)) for i in range(1, 7))
+    if not (1 <= mo <= 12 and 1 <= d <= 31 and h < 24 and mi < 60 and s < 61):
+        return None
+    epoch = calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0))
+    if m.group(7) is None:
+        offset = int(m.group(9)) * 3600 + int(m.group(10)) * 60
+        epoch += -offset if m.group(8) == "+" else offset
+    return epoch
+
+
+# ---------------------------------------------------------------- YAML
+
+
+class _BraindumpLoader(yaml.SafeLoader):
+    """SafeLoader whose booleans are only true/false and which has no timestamps."""
+
+
+_DROPPED_TAGS = ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")
+_BraindumpLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in _DROPPED_TAGS]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_BraindumpLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool",
+    re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+    list("tTfF"),
+)
+
+
+def _normalise_path(value: Any) -> Any:
+    if isinstance(value, str) and value:
+        return str(PurePosixPath(value))
+    return value
+
+
+def parse_braindump_yml(text: str, *, source: str = YML_NAME) -> Braindump:
+    """Parse braindump.yml text; unknown keys and non-mappings raise BraindumpError."""
+    try:
+        data = yaml.load(text, Loader=_BraindumpLoader)  # noqa: S506 - SafeLoader subclass
+    except yaml.YAMLError as exc:
+        raise BraindumpError(f"{source}: invalid YAML: {exc}") from exc
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise BraindumpError(f"{source}: expected a mapping, got {type(data).__name__}")
+    unknown = [str(k) for k in data if k not in _FIELD_NAMES]
+    if unknown:
+        raise BraindumpError(f"{source}: unknown key(s) {', '.join(sorted(unknown))}")
+    values = {k: (_normalise_path(v) if k in PATH_KEYS else v) for k, v in data.items()}
+    return Braindump(**values)
+
+
+def parse_braindump_txt(text: str, run_dir: str, *, source: str = TXT_NAME) -> Braindump:
+    """Parse legacy ``key value`` lines; a ``run`` differing from ``run_dir`` is replaced."""
+    values: dict[str, Any] = {}
+    extra: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        key, _, value = line.partition(" ")
+        value = value.strip()
+        if key == "run" and value != run_dir and run_dir != ".":
+            log.warning(
+                "braindump run dir differs, using actual", file=source, run=value, actual=run_dir
+            )
+            value = run_dir
+        if key in _FIELD_NAMES:
+            values[key] = value
+        else:
+            extra[key] = value
+    return Braindump(**values, extra=extra)
+
+
+def read_braindump(run_dir: str) -> Braindump:
+    """Read ``run_dir``'s braindump.yml, or braindump.txt when the .yml is absent."""
+    yml = os.path.join(run_dir, YML_NAME)
+    if os.path.exists(yml):
+        return parse_braindump_yml(_read_text(yml), source=yml)
+    txt = os.path.join(run_dir, TXT_NAME)
+    if os.path.exists(txt):
+        return parse_braindump_txt(_read_text(txt), run_dir, source=txt)
+    raise BraindumpError(f"{yml}: no braindump file (neither {YML_NAME} nor {TXT_NAME})")
+
+
+def _read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BraindumpError(f"{path}: cannot read braindump: {exc}") from exc

@@ -1,0 +1,44 @@
+"""Facts taken from a job's ``.err[.NNN]`` file (spec 1.7).
+
+Pure functions over the file's text; reading the file is the caller's job.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from monitord.readers.payloads import split_payloads
+
+__all__ = ["err_text_and_payloads", "pegasus_lite_exitcode", "pegasus_lite_host"]
+
+_HOST_MARK = "Executing on host "
+_HOST = re.compile(r"Executing on host (\S+)(?: IP=(\S+))?")
+_EXIT_MARK = "PegasusLite: exitcode "
+_EXIT = re.compile(r"^PegasusLite: exitcode (\d+)", re.M)
+
+
+def err_text_and_payloads(text: str) -> tuple[str, list[dict[str, Any]]]:
+    """The stderr text without monitoring payloads, and the payloads (PM-1274)."""
+    return split_payloads(text)
+
+
+def pegasus_lite_host(text: str) -> tuple[str, str | None] | None:
+    """``(host, ip or None)`` from the first ``Executing on host <h> [IP=<ip>]`` line (PM-1355)."""
+    if _HOST_MARK not in text:
+        return None
+    match = _HOST.search(text)
+    if match is None:
+        return None
+    return match.group(1), match.group(2)
+
+
+def pegasus_lite_exitcode(text: str) -> str | None:
+    """N (a string) from the first line starting ``PegasusLite: exitcode N`` (PM-733).
+
+    Trailing text after the number is allowed ([5.1-branch]).
+    """
+    if _EXIT_MARK not in text:
+        return None
+    match = _EXIT.search(text)
+    return match.group(1) if match else None

@@ -1,0 +1,418 @@
+"""YAML loading for kickstart records: a fast path for kickstart's YAML subset.
+
+The reference loads each record with a safe YAML loader that keeps timestamps
+as strings. A 100k-job replay loads 100k records, and even libyaml costs
+milliseconds per record, so :func:`load_yaml` first tries :func:`fast_load`, a
+line-oriented parser for exactly what kickstart writes: block mappings and
+block sequences structured by space indentation, plain / double-quoted /
+single-quoted single-line scalars and ``|`` literal block scalars. Plain
+scalars are resolved with PyYAML's own implicit-resolver table, so numbers,
+booleans and nulls come out identical.
+
+Whenever the fast path meets anything outside that subset (flow collections,
+anchors, tags, comments, multi-line flow scalars, folded scalars, tabs, odd
+indentation, ...) it raises :class:`Unsupported` and the record is loaded by
+PyYAML (``CSafeLoader`` when libyaml is present). That fallback is also what
+produces the errors for broken YAML, so both paths accept and reject the same
+inputs. ``tests/test_readers_kickstart.py`` checks equality over the corpus and
+over crafted edge cases.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import ScalarNode
+
+__all__ = ["Unsupported", "fast_load", "load_yaml", "pyyaml_load"]
+
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+_STR = "tag:yaml.org,2002:str"
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_BOOL = "tag:yaml.org,2002:bool"
+_NULL = "tag:yaml.org,2002:null"
+
+
+# --- PyYAML path -------------------------------------------------------------
+
+_BaseLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _KickstartLoader(_BaseLoader):  # type: ignore[misc,valid-type]
+    """Safe loader whose timestamps stay the strings they were written as."""
+
+
+_KickstartLoader.add_constructor(_TIMESTAMP, SafeConstructor.construct_yaml_str)
+
+
+def pyyaml_load(text: str) -> Any:
+    """Load with PyYAML (raises ``yaml.YAMLError`` on bad input)."""
+    return yaml.load(text, Loader=_KickstartLoader)  # noqa: S506 - safe loader subclass
+
+
+def load_yaml(text: str) -> Any:
+    """Load one kickstart YAML document, fast path first (raises ``yaml.YAMLError``)."""
+    try:
+        return fast_load(text)
+    except Unsupported:
+        return pyyaml_load(text)
+
+
+# --- scalar resolution -------------------------------------------------------
+
+
+class Unsupported(Exception):
+    """The fast path does not handle this input; use PyYAML."""
+
+
+_RESOLVERS: dict[str, list[tuple[str, re.Pattern[str]]]] = {
+    key: list(value) for key, value in yaml.SafeLoader.yaml_implicit_resolvers.items() if key
+}
+_EMPTY_RESOLVERS = list(yaml.SafeLoader.yaml_implicit_resolvers.get("", []))
+if yaml.SafeLoader.yaml_implicit_resolvers.get(None):  # type: ignore[call-overload]
+    raise ImportError("PyYAML wildcard implicit resolvers are not supported by the fast path")
+
+_constructor = SafeConstructor()
+_CACHE: dict[str, Any] = {}
+_CACHE_MAX = 65536
+
+
+def _construct(tag: str, value: str) -> Any:
+    if tag == _INT:
+        if value.isdigit() and (value[0] != "0" or value == "0"):
+            return int(value)
+        return _constructor.construct_yaml_int(ScalarNode(tag, value))
+    if tag == _FLOAT:
+        return _constructor.construct_yaml_float(ScalarNode(tag, value))
+    if tag == _BOOL:
+        return _constructor.construct_yaml_bool(ScalarNode(tag, value))
+    if tag == _NULL:
+        return None
+    if tag == _TIMESTAMP:
+        return value
+    raise Unsupported(tag)  # merge '<<', value '=', yaml '!' ...
+
+
+def _plain(value: str) -> Any:
+    """Resolve and construct a plain scalar exactly as the safe loader would."""
+    try:
+        return _CACHE[value]
+    except KeyError:
+        pass
+    result: Any = value
+    if value:
+        for tag, regexp in _RESOLVERS.get(value[0], ()):
+            if regexp.match(value):
+                result = _construct(tag, value)
+                break
+    else:
+        result = None if _EMPTY_RESOLVERS else ""
+    if len(_CACHE) >= _CACHE_MAX:
+        _CACHE.clear()
+    _CACHE[value] = result
+    return result
+
+
+# --- quoted scalars ----------------------------------------------------------
+
+_ESCAPES = {
+    "0": "\0",
+    "a": "\x07",
+    "b": "\x08",
+    "t": "\x09",
+    "\t": "\x09",
+    "n": "\x0a",
+    "v": "\x0b",
+    "f": "\x0c",
+    "r": "\x0d",
+    "e": "\x1b",
+    " ": " ",
+    '"': '"',
+    "/": "/",
+    "\\": "\\",
+    "N": "\x85",
+    "_": "\xa0",
+    "L": "\u2028",
+    "P": "\u2029",
+}
+_HEX_LEN = {"x": 2, "u": 4, "U": 8}
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _double_quoted(src: str) -> tuple[str, str]:
+    """Parse ``"..."`` at the start of ``src``; return (value, rest after the quote)."""
+    i = 1
+    n = len(src)
+    out: list[str] = []
+    while True:
+        j = i
+        while j < n and src[j] != '"' and src[j] != "\\":
+            j += 1
+        if j >= n:
+            raise Unsupported("multi-line double-quoted scalar")
+        out.append(src[i:j])
+        if src[j] == '"':
+            return "".join(out), src[j + 1 :]
+        if j + 1 >= n:
+            raise Unsupported("escaped line break")
+        esc = src[j + 1]
+        if esc in _ESCAPES:
+            out.append(_ESCAPES[esc])
+            i = j + 2
+        elif esc in _HEX_LEN:
+            width = _HEX_LEN[esc]
+            digits = src[j + 2 : j + 2 + width]
+            if len(digits) != width or not all(c in _HEX for c in digits):
+                raise Unsupported("bad hex escape")
+            code = int(digits, 16)
+            if code > 0x10FFFF:
+                raise Unsupported("escape out of range")
+            out.append(chr(code))
+            i = j + 2 + width
+        else:
+            raise Unsupported("unknown escape")
+
+
+def _single_quoted(src: str) -> tuple[str, str]:
+    """Parse ``'...'`` at the start of ``src``; return (value, rest after the quote)."""
+    i = 1
+    out: list[str] = []
+    while True:
+        j = src.find("'", i)
+        if j < 0:
+            raise Unsupported("multi-line single-quoted scalar")
+        out.append(src[i:j])
+        if src.startswith("'", j + 1):
+            out.append("'")
+            i = j + 2
+            continue
+        return "".join(out), src[j + 1 :]
+
+
+def _check_tail(rest: str) -> None:
+    if rest.strip(" "):
+        raise Unsupported("text after a quoted scalar")
+
+
+# Characters that cannot start a plain scalar (or start something we leave to PyYAML).
+_NOT_PLAIN_START = frozenset("[]{},#&*!|>'\"%@`?:-\t")
+_MAPPING_START_OK = frozenset("-?:")
+
+
+def _value(src: str) -> Any:
+    """Construct a single-line scalar that stands alone (no block scalar)."""
+    c = src[0]
+    if c == '"':
+        value, rest = _double_quoted(src)
+        _check_tail(rest)
+        return value
+    if c == "'":
+        value, rest = _single_quoted(src)
+        _check_tail(rest)
+        return value
+    if c in _NOT_PLAIN_START:
+        if c not in _MAPPING_START_OK or len(src) < 2 or src[1] in " \t":
+            raise Unsupported("indicator at scalar start")
+    if " #" in src or "\t" in src or ": " in src or src[-1] == ":":
+        raise Unsupported("comment, tab or colon in a plain scalar")
+    return _plain(src.rstrip(" "))
+
+
+def _key(src: str) -> Any:
+    if src[0] in _NOT_PLAIN_START or src[-1] == " " or " #" in src or "\t" in src:
+        raise Unsupported("unusual mapping key")
+    return _plain(src)
+
+
+# --- structure ---------------------------------------------------------------
+
+# Anything PyYAML rejects (non-printable), treats as a line break (\r, \x85,
+# \u2028/9) or as a BOM goes to PyYAML; what is left is plain lines.
+_SPECIAL_CHARS = re.compile("[^\t\n\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+
+
+_PLAIN_ASCII = bytes([0x09, 0x0A, *range(0x20, 0x7F)])
+
+_MISSING = object()
+_KEY_CACHE: dict[str, Any] = {}
+_VALUE_CACHE: dict[str, Any] = {}
+
+
+def _cached_key(src: str) -> Any:
+    key = _KEY_CACHE.get(src, _MISSING)
+    if key is _MISSING:
+        key = _key(src)
+        if len(_KEY_CACHE) >= _CACHE_MAX:
+            _KEY_CACHE.clear()
+        _KEY_CACHE[src] = key
+    return key
+
+
+def _cached_value(src: str) -> Any:
+    value = _VALUE_CACHE.get(src, _MISSING)
+    if value is _MISSING:
+        value = _value(src)
+        if len(_VALUE_CACHE) >= _CACHE_MAX:
+            _VALUE_CACHE.clear()
+        _VALUE_CACHE[src] = value
+    return value
+
+
+def _literal(lines: list[str], i: int, parent: int, header: str) -> tuple[str, int]:
+    """The ``|``/``|-``/``|+`` block scalar introduced on line ``i``; also the next line index."""
+    if header not in ("|", "|-", "|+"):
+        raise Unsupported("block scalar header")
+    n = len(lines)
+    first = j = i + 1
+    if j >= n:
+        raise Unsupported("empty block scalar")
+    line = lines[j]
+    stripped = line.lstrip(" ")
+    width = len(line) - len(stripped)
+    if not stripped or width <= parent:
+        raise Unsupported("block scalar that is empty or starts with blank lines")
+    prefix = " " * width
+    j += 1
+    while j < n:
+        line = lines[j]
+        if not line.startswith(prefix) and line.strip(" "):
+            break
+        j += 1
+    # line k is followed by a line break iff k < n - 1
+    body = [lines[k][width:] for k in range(first, j)]
+    end = len(body)
+    while not body[end - 1]:
+        end -= 1
+    text = "\n".join(body[:end])
+    if header == "|-":
+        return text, j
+    last = first + end - 1
+    if last < n - 1:
+        text += "\n"
+    if header == "|+":
+        text += "\n" * sum(1 for k in range(last + 1, j) if k < n - 1)
+    return text, j
+
+
+def fast_load(text: str) -> Any:
+    """Load kickstart-style YAML without PyYAML; raise :class:`Unsupported` otherwise.
+
+    One pass over the lines with an explicit stack of open collections; the
+    common ``key: scalar`` line is handled inline with cached key/value
+    construction.
+    """
+    if text.isascii():
+        if text.encode("ascii").translate(None, _PLAIN_ASCII):
+            raise Unsupported("control characters")
+    elif _SPECIAL_CHARS.search(text):
+        raise Unsupported("characters PyYAML treats specially")
+    lines = text.split("\n")
+    n = len(lines)
+    root: Any = None
+    frames: list[tuple[int, Any]] = []  # enclosing (indent, collection) pairs
+    top: Any = None  # innermost open collection
+    top_ind = -1
+    pending: Any = None  # collection waiting for the value of an empty "key:" / "-"
+    pending_key: Any = None
+    pending_ind = -1
+    i = 0
+    while i < n:
+        line = lines[i]
+        content = line.lstrip(" ")
+        if not content:
+            i += 1
+            continue
+        ind = len(line) - len(content)
+        item = content[0] == "-" and (len(content) == 1 or content[1] == " ")
+        if pending is not None:
+            if ind > pending_ind or (item and ind == pending_ind and type(pending) is dict):
+                new: Any = [] if item else {}
+                pending[pending_key] = new
+                frames.append((top_ind, top))
+                top, top_ind = new, ind
+            pending = None
+        elif root is None:
+            if content.startswith(("---", "...")):
+                raise Unsupported("document markers")
+            root = top = [] if item else {}
+            top_ind = ind
+        if ind != top_ind:
+            while ind < top_ind:
+                if not frames:
+                    raise Unsupported("content outside the root node")
+                top_ind, top = frames.pop()
+            if ind != top_ind:
+                raise Unsupported("unexpected indentation")
+        if type(top) is list:
+            if not item:
+                # a key at the indent of an indentless sequence closes it
+                if frames and frames[-1][0] == ind and type(frames[-1][1]) is dict:
+                    top_ind, top = frames.pop()
+                else:
+                    raise Unsupported("not a sequence item")
+        elif item:
+            raise Unsupported("sequence item inside a mapping")
+
+        if item:
+            rest = content[1:].lstrip(" ")
+            if not rest:
+                top.append(None)
+                pending, pending_key, pending_ind = top, len(top) - 1, ind
+                i += 1
+                continue
+            c = rest[0]
+            if c == '"' or c == "'":
+                _, tail = _double_quoted(rest) if c == '"' else _single_quoted(rest)
+                compact = tail[:1] == ":"
+            elif c == "|" or (c == "-" and (len(rest) == 1 or rest[1] == " ")):
+                raise Unsupported("block scalar or nested sequence as a compact item")
+            else:
+                compact = ": " in rest or rest[-1] == ":"
+            if not compact:
+                value = _VALUE_CACHE.get(rest, _MISSING)
+                top.append(_cached_value(rest) if value is _MISSING else value)
+                i += 1
+                continue
+            new = {}
+            top.append(new)
+            frames.append((top_ind, top))
+            top, top_ind = new, len(line) - len(rest)
+            content = rest
+
+        # mapping entry
+        c = content[0]
+        if c == '"' or c == "'":
+            key, rest = _double_quoted(content) if c == '"' else _single_quoted(content)
+            if rest == ":":
+                rest = ""
+            elif rest[:2] == ": ":
+                rest = rest[2:].lstrip(" ")
+            else:
+                raise Unsupported("quoted scalar where a key was expected")
+        else:
+            sep = content.find(": ")
+            if sep > 0:
+                key = _KEY_CACHE.get(content[:sep], _MISSING)
+                if key is _MISSING:
+                    key = _cached_key(content[:sep])
+                rest = content[sep + 2 :].lstrip(" ")
+            elif sep < 0 and content[-1] == ":" and len(content) > 1:
+                key = _cached_key(content[:-1])
+                rest = ""
+            else:
+                raise Unsupported("not a mapping entry")
+        if not rest:
+            top[key] = None
+            pending, pending_key, pending_ind = top, key, top_ind
+            i += 1
+        elif rest[0] == "|":
+            top[key], i = _literal(lines, i, top_ind, rest)
+        else:
+            value = _VALUE_CACHE.get(rest, _MISSING)
+            top[key] = _cached_value(rest) if value is _MISSING else value
+            i += 1
+    return root

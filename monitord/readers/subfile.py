@@ -1,0 +1,186 @@
+"""HTCondor job submit files (``.sub``), 5.1-branch rules of spec 1.5.
+
+Keys are matched case-sensitively (the reference ignores ``ERROR = ...``),
+except ``globusrsl``.  ``!!SITE!!`` is kept verbatim: the reference prints it
+in jobstate.log and ``main.end``; ``SubmitInfo.site_known`` tells callers
+that need the "unknown" reading.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+import structlog
+
+log = structlog.get_logger(__name__)
+
+UNKNOWN_SITE = "!!SITE!!"
+# ``(maxwalltime=N)`` style RSL pairs; names compared without ``_``/``-``, lower case.
+_RSL_PAIR = re.compile(r"\(\s*([^()=\s]+)\s*=\s*([^()]*?)\s*\)")
+_RSL_TIME_KEYS = frozenset({"maxwalltime", "maxtime", "maxcputime"})
+# classad name -> composite attribute carrying its raw text
+REQUIREMENT_ATTRS = (
+    ("pegasus_cores", "req_cpus"),
+    ("pegasus_gpus", "req_gpus"),
+    ("pegasus_memory_mb", "req_memory_mb"),
+    ("pegasus_diskspace_mb", "req_diskspace_mb"),
+)
+
+
+@dataclass(slots=True)
+class SubmitInfo:
+    classads: dict[str, str] = field(default_factory=dict)
+    site: str | None = None
+    transformation: str | None = None
+    dax_job_id: str | None = None
+    cores: int | None = None
+    job_class: int | None = None
+    time_requirement_minutes: int | None = None
+    executable: str | None = None
+    arguments: str | None = None
+    stdin: str | None = None
+    stdout: str | None = None
+    stderr: str | None = None
+    environment: dict[str, str] | None = None
+    dagman_log: str | None = None
+
+    @property
+    def site_known(self) -> bool:
+        return self.site is not None and self.site != UNKNOWN_SITE
+
+    @property
+    def time_requirement_seconds(self) -> int | None:
+        m = self.time_requirement_minutes
+        return None if m is None else m * 60
+
+    @property
+    def requirements(self) -> dict[str, str]:
+        """``req_cpus`` & co. for the composite event: raw classad text, when present."""
+        return {attr: self.classads[ad] for ad, attr in REQUIREMENT_ATTRS if ad in self.classads}
+
+
+def _unquote(value: str) -> str:
+    return value.replace('"', "")
+
+
+def _norm(value: str) -> str:
+    value = _unquote(value.strip())
+    return os.path.normpath(value) if value else value
+
+
+def max_rsl_minutes(rsl: str) -> int | None:
+    """The largest integer among maxwalltime/maxtime/maxcputime in an RSL string."""
+    best: int | None = None
+    for name, value in _RSL_PAIR.findall(rsl):
+        if name.lower().replace("_", "").replace("-", "") not in _RSL_TIME_KEYS:
+            continue
+        try:
+            minutes = int(value.strip('"'))
+        except ValueError:
+            log.warning("non-integer RSL time value", key=name, value=value)
+            continue
+        if best is None or minutes > best:
+            best = minutes
+    return best
+
+
+def parse_environment(value: str) -> dict[str, str]:
+    """Condor ``environment``: new syntax (double-quoted, space separated) or ``;`` separated."""
+    value = value.strip()
+    if len(value) >= 2 and value[0] == '"' and value[-1] == '"':
+        items = value[1:-1].split(" ")
+    else:
+        items = value.split(";")
+    env: dict[str, str] = {}
+    for item in items:
+        eq, colon = item.find("="), item.find(":")
+        cut = min(p for p in (eq, colon, len(item)) if p >= 0)
+        if cut == len(item) or cut == 0:
+            continue
+        env[item[:cut].strip()] = item[cut + 1 :]
+    return env
+
+
+def parse_submit_file(text: str, *, job_name: str, orig_submit_dir: str | None) -> SubmitInfo:
+    """Extract what monitord uses from one submit file's text."""
+    info = SubmitInfo()
+    wants_env = job_name.startswith("pegasus-plan") or job_name.startswith("subdax_")
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] == "#":
+            continue
+        key, sep, value = line.partition("=")
+        if not sep:
+            continue
+        key = key.strip()
+        value = value.strip()
+        if key.startswith("pegasus_") or key.startswith("+pegasus_"):
+            info.classads[key.lstrip("+")] = value
+        elif key.lower() == "globusrsl":
+            minutes = max_rsl_minutes(value)
+            if minutes is not None:
+                info.time_requirement_minutes = minutes
+        elif key == "executable":
+            info.executable = _unquote(value)
+        elif key == "arguments":
+            end = value.rfind('"')
+            if value.startswith('"') and end > 0:
+                info.arguments = value[1:end]
+        elif key == "input":
+            info.stdin = _norm(value)
+        elif key == "output":
+            info.stdout = _norm(value)
+        elif key == "error":
+            info.stderr = _norm(value)
+        elif key == "environment" and wants_env:
+            info.environment = parse_environment(value)
+            info.dagman_log = info.environment.get("_CONDOR_DAGMAN_LOG")
+    _apply_classads(info, job_name)
+    if orig_submit_dir:
+        prefix = orig_submit_dir.rstrip("/") + "/"
+        info.stdin = _strip_prefix(info.stdin, prefix)
+        info.stdout = _strip_prefix(info.stdout, prefix)
+        info.stderr = _strip_prefix(info.stderr, prefix)
+    return info
+
+
+def _strip_prefix(path: str | None, prefix: str) -> str | None:
+    if not path or prefix not in path:
+        return path
+    return os.path.normpath(path.replace(prefix, "", 1))
+
+
+def _apply_classads(info: SubmitInfo, job_name: str) -> None:
+    ads = info.classads
+    if "pegasus_site" in ads:
+        info.site = _unquote(ads["pegasus_site"])
+    if "pegasus_wf_xformation" in ads:
+        info.transformation = _unquote(ads["pegasus_wf_xformation"])
+    if "pegasus_wf_dax_job_id" in ads:
+        dax_job_id = _unquote(ads["pegasus_wf_dax_job_id"])
+        info.dax_job_id = None if dax_job_id == "null" else dax_job_id
+    if "pegasus_cores" in ads:
+        try:
+            info.cores = int(ads["pegasus_cores"])
+        except ValueError:
+            log.warning("pegasus_cores is not an integer", job=job_name, value=ads["pegasus_cores"])
+    if "pegasus_job_class" in ads:
+        try:
+            info.job_class = int(_unquote(ads["pegasus_job_class"]))
+        except ValueError:
+            log.warning(
+                "pegasus_job_class is not an integer", job=job_name, value=ads["pegasus_job_class"]
+            )
+
+
+def read_submit_file(path: str, *, job_name: str, orig_submit_dir: str | None) -> SubmitInfo | None:
+    """Parse the submit file at ``path``; None (logged) when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError as exc:
+        log.warning("cannot read submit file", path=path, job=job_name, error=str(exc))
+        return None
+    return parse_submit_file(text, job_name=job_name, orig_submit_dir=orig_submit_dir)

@@ -1,0 +1,103 @@
+"""The small per-workflow state files: monitord.started, .done, .info, .recover, .pid (doc §4.6, §9.4)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import structlog
+
+from monitord.timeparse import iso_local
+
+log = structlog.get_logger(__name__)
+
+
+def state_path(run_dir: str, name: str, *, output_dir: str | None = None, wf_uuid: str | None = None) -> str:
+    """``<run dir>/monitord.X``, or ``<outdir>/<wf_uuid>-monitord.X`` with ``-o``."""
+    if output_dir:
+        out = output_dir if os.path.isabs(output_dir) else os.path.join(run_dir, output_dir)
+        return os.path.join(out, f"{wf_uuid}-{name}")
+    return os.path.join(run_dir, name)
+
+
+def _write(path: str, text: str) -> None:
+    tmp = path + ".tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        log.error("cannot write state file", path=path, error=str(exc))
+
+
+def remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        log.warning("cannot remove state file", path=path, error=str(exc))
+
+
+def write_started(path: str, now: float | None = None) -> None:
+    now = time.time() if now is None else now
+    _write(path, f"pid {os.getpid()}\ntimestamp {iso_local(now)}\n")
+
+
+def write_done(path: str, started: float, now: float | None = None) -> None:
+    now = time.time() if now is None else now
+    _write(path, f"{iso_local(now)} {now - started:.3f}\n")
+
+
+def write_info(path: str, *, job_seq: int, line_no: int, restart_count: int, counters: dict[str, int]) -> None:
+    lines = [
+        f"monitord_job_sequence {job_seq}",
+        f"monitord_dagman_out_sequence {line_no}",
+        f"monitord_workflow_restart_count {restart_count}",
+    ]
+    lines.extend(f"{name} {n}" for name, n in counters.items())
+    _write(path, "\n".join(lines) + "\n")
+
+
+def read_info(path: str) -> dict[str, int]:
+    """``key value`` lines; a malformed line is logged and the values read so far kept."""
+    out: dict[str, int] = {}
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                parts = line.split()
+                if not parts:
+                    continue
+                try:
+                    out[parts[0]] = int(parts[1])
+                except (IndexError, ValueError):
+                    log.error("malformed monitord.info line", path=path, line=n)
+                    break
+    except OSError:
+        pass
+    return out
+
+
+def write_pid(path: str) -> None:
+    _write(path, f"pid {os.getpid()}\ntimestamp {iso_local(time.time())}\n")
+
+
+def other_instance_running(path: str) -> bool:
+    """True when ``monitord.pid`` names a live process (or cannot be read)."""
+    if not os.path.exists(path):
+        return False
+    try:
+        with open(path, encoding="utf-8") as fh:
+            fields = dict(line.split(None, 1) for line in fh if line.strip())
+        pid = int(fields["pid"].strip())
+    except (OSError, KeyError, ValueError):
+        return True
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -1,0 +1,90 @@
+"""Timestamps of dagman.out lines and of ISO strings, to epoch seconds.
+
+dagman.out times are local wall-clock time without a zone, so they go through
+``time.mktime`` (the OS decides DST), exactly like the reference.  ``mktime``
+is slow-ish and a replay converts millions of stamps, so conversions are
+cached per local hour: within one hour the epoch is the hour's epoch plus the
+minutes and seconds (DST changes happen on hour boundaries).
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+import time
+from datetime import datetime
+from functools import lru_cache
+
+# M/D[/YY] H:MM:SS anywhere in a line; the reference uses the last match.
+_DAGMAN_TS = re.compile(r"(\d{1,2})/(\d{1,2})(?:/(\d{1,2}))?\s+(\d{1,2}):(\d{2}):(\d{2})")
+# ISO form at the start of a line: YYYY?MM?DD?HH?MM?SS[.frac](Z|+HH[:]MM)
+_ISO_LINE = re.compile(
+    r"^(\d{4})\D?(\d{2})\D?(\d{2})\D?(\d{2})\D?(\d{2})\D?(\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})"
+)
+
+
+@lru_cache(maxsize=4096)
+def _local_hour_epoch(year: int, month: int, day: int, hour: int) -> float:
+    return time.mktime((year, month, day, hour, 0, 0, 0, 0, -1))
+
+
+def local_epoch(year: int, month: int, day: int, hour: int, minute: int, second: int) -> float:
+    """Epoch of a local wall-clock time (DST decided by the OS, like mktime)."""
+    return _local_hour_epoch(year, month, day, hour) + minute * 60 + second
+
+
+def dagman_timestamp(line: str, adjust: float = 0.0) -> float | None:
+    """Epoch of the last ``M/D[/YY] H:MM:SS`` in the line, else of a leading ISO stamp."""
+    matches = _DAGMAN_TS.findall(line)
+    if matches:
+        mon, day, yy, hh, mm, ss = matches[-1]
+        year = int(yy) + 2000 if yy else time.localtime().tm_year
+        try:
+            return local_epoch(year, int(mon), int(day), int(hh), int(mm), int(ss)) + adjust
+        except (OverflowError, ValueError):
+            return None
+    m = _ISO_LINE.match(line)
+    if m:
+        return iso_parts_epoch(m) + adjust
+    return None
+
+
+def iso_parts_epoch(m: re.Match[str]) -> float:
+    y, mo, d, h, mi, s = (int(m.group(i)) for i in range(1, 7))
+    frac = float(m.group(7)) if m.group(7) else 0.0
+    return calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0)) - _offset_seconds(m.group(8)) + frac
+
+
+def _offset_seconds(zone: str) -> int:
+    if zone == "Z":
+        return 0
+    sign = -1 if zone[0] == "-" else 1
+    digits = zone[1:].replace(":", "")
+    return sign * (int(digits[:2]) * 3600 + int(digits[2:4]) * 60)
+
+
+_ISO_ANY = re.compile(
+    r"^\s*(\d{4})-?(\d{2})-?(\d{2})[T ](\d{2}):?(\d{2}):?(\d{2})(\.\d+)?\s*(Z|[+-]\d{2}:?\d{2})?\s*$"
+)
+
+
+def iso_to_epoch(text: str) -> float | None:
+    """ISO-8601 (``20230303T222333-0800``, ``2023-03-03T22:24:20.615-08:00``, ``...Z``).
+
+    Without a zone the time is taken as local time.  Returns None when the text
+    is not an ISO timestamp.
+    """
+    m = _ISO_ANY.match(text)
+    if not m:
+        return None
+    y, mo, d, h, mi, s = (int(m.group(i)) for i in range(1, 7))
+    frac = float(m.group(7)) if m.group(7) else 0.0
+    zone = m.group(8)
+    if zone is None:
+        return time.mktime((y, mo, d, h, mi, s, 0, 0, -1)) + frac
+    return calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0)) - _offset_seconds(zone) + frac
+
+
+def iso_local(epoch: float) -> str:
+    """``YYYY-MM-DDTHH:MM:SS±HHMM`` in local time (monitord.started/done, notifications)."""
+    return datetime.fromtimestamp(epoch).astimezone().strftime("%Y-%m-%dT%H:%M:%S%z")

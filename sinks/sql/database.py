@@ -1,0 +1,167 @@
+"""Connecting to a Stampede database: URL rules, engine set-up, creation, versioning, purge.
+
+Everything here runs once per sink (at open, or at a replay purge), never per
+event.  Passwords never reach a log line or an exception message: URLs are
+rendered with :func:`safe_url` and driver errors are scrubbed by :func:`scrub`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from typing import Any
+
+import structlog
+from sqlalchemy import Connection, Engine, create_engine, delete, event, inspect, select
+from sqlalchemy.engine import URL, make_url
+
+from . import schema as s
+
+log = structlog.get_logger(__name__)
+
+
+class SchemaVersionError(RuntimeError):
+    """The database carries a schema version this loader cannot work with."""
+
+
+def normalise_url(url: str) -> str:
+    """Apply the ``jdbc:`` rule of the reference: drop the prefix, ``sqlite:`` → ``sqlite:///``."""
+    url = url.strip()
+    if url.startswith("jdbc:"):
+        url = url[len("jdbc:") :]
+        if url.startswith("sqlite:") and not url.startswith("sqlite://"):
+            url = "sqlite:///" + url[len("sqlite:") :]
+    return url
+
+
+def parse_url(url: str) -> URL:
+    """Parse a (possibly ``jdbc:``) database URL, picking an installed MySQL driver."""
+    parsed = make_url(normalise_url(url))
+    if parsed.drivername == "mysql" and importlib.util.find_spec("MySQLdb") is None:
+        if importlib.util.find_spec("pymysql") is not None:
+            parsed = parsed.set(drivername="mysql+pymysql")
+    return parsed
+
+
+def safe_url(url: URL | str) -> str:
+    """The URL as it may appear in logs: password masked."""
+    if isinstance(url, str):
+        try:
+            url = make_url(normalise_url(url))
+        except Exception:  # an unparseable URL cannot be shown safely
+            return "<unparseable database URL>"
+    return url.render_as_string(hide_password=True)
+
+
+def scrub(message: str, url: URL) -> str:
+    """Remove the password of ``url`` from a driver's message, should it echo it."""
+    if url.password:
+        message = message.replace(str(url.password), "***")
+    return message
+
+
+def is_sqlite(url: URL) -> bool:
+    return url.get_backend_name() == "sqlite"
+
+
+def make_engine(url: URL, **engine_kw: Any) -> Engine:
+    """An engine with the per-backend settings the loader relies on.
+
+    SQLite: foreign keys ON (cascades and SET NULL depend on it), and explicit
+    ``BEGIN`` so that SAVEPOINTs used for row-by-row retries work under pysqlite.
+    MySQL: utf8mb4 connection charset.
+    """
+    kwargs: dict[str, Any] = {"future": True}
+    backend = url.get_backend_name()
+    if backend == "mysql":
+        query = dict(url.query)
+        query.setdefault("charset", "utf8mb4")
+        url = url.set(query=query)
+        kwargs["pool_recycle"] = 3600
+    if backend != "sqlite":
+        kwargs["pool_pre_ping"] = True
+    kwargs.update(engine_kw)
+    engine = create_engine(url, **kwargs)
+    if backend == "sqlite":
+        _sqlite_pragmas(engine)
+    return engine
+
+
+def _sqlite_pragmas(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        conn.exec_driver_sql("BEGIN")
+
+
+def ensure_schema(conn: Connection, pegasus_version: str | None = None) -> bool:
+    """Create the schema on an empty database, or check the version of an existing one.
+
+    Returns True when the database was created.  Versions other than 14 raise
+    :class:`SchemaVersionError`: older ones need the reference's migration chain,
+    which this loader does not carry.
+    """
+    insp = inspect(conn)
+    tables = set(insp.get_table_names())
+    if "dbversion" in tables:
+        version = conn.execute(
+            select(s.dbversion.c.version_number).order_by(s.dbversion.c.id.desc()).limit(1)
+        ).scalar()
+        if version is None or version != s.DB_VERSION:
+            raise SchemaVersionError(
+                f"database schema version {version} is not {s.DB_VERSION}; "
+                "upgrade it with pegasus-db-admin first"
+            )
+        missing = [t for t in s.metadata.sorted_tables if t.name not in tables]
+        if missing:
+            s.metadata.create_all(conn, tables=missing)
+        return False
+    if "workflow" in tables:
+        raise SchemaVersionError("database has Stampede tables but no dbversion table")
+    s.metadata.create_all(conn)
+    conn.execute(
+        s.dbversion.insert().values(
+            version_number=s.DB_VERSION,
+            version=str(s.DB_VERSION),
+            version_timestamp=int(time.time()),
+        )
+    )
+    log.info("Pegasus database was successfully created.")
+    log.info("database version", version=pegasus_version or str(s.DB_VERSION))
+    return True
+
+
+def purge_workflow(conn: Connection, wf_uuid: str) -> bool:
+    """Delete a workflow and everything hanging off it (replay on a non-SQLite DB).
+
+    The ``rc_lfn`` rows referenced from the files of the workflow and of every
+    workflow rooted at it go first (PM-1218; cascades take ``rc_pfn``,
+    ``rc_meta``); deleting the workflow row then cascades to all its rows and to
+    its sub-workflows.  Returns False when the workflow is not in the database.
+    """
+    wf = s.workflow
+    wf_id = conn.execute(select(wf.c.wf_id).where(wf.c.wf_uuid == wf_uuid)).scalar()
+    if wf_id is None:
+        return False
+    family = select(wf.c.wf_id).where(wf.c.root_wf_id == wf_id)
+    files = s.workflow_files
+    # materialised first: MySQL refuses a subquery on a table the cascade modifies
+    lfn_ids = list(
+        conn.execute(
+            select(files.c.lfn_id)
+            .where((files.c.wf_id == wf_id) | files.c.wf_id.in_(family))
+            .distinct()
+        ).scalars()
+    )
+    for start in range(0, len(lfn_ids), 500):
+        chunk = lfn_ids[start : start + 500]
+        conn.execute(delete(s.rc_lfn).where(s.rc_lfn.c.lfn_id.in_(chunk)))
+    conn.execute(delete(wf).where(wf.c.wf_id == wf_id))
+    log.info("purged workflow from database", wf_uuid=wf_uuid)
+    return True

@@ -1,0 +1,127 @@
+"""The loader's hot path: Core statements compiled once, run on the DBAPI cursor.
+
+SQLAlchemy's per-``execute`` bookkeeping costs more than SQLite's own insert, and
+a replay does one id-returning insert per job and per job instance.  So the fast
+path compiles each statement once for the engine's dialect and drives the
+driver cursor of the *same* connection (hence the same transaction) directly.
+Values are already coerced by the loader, so no bind processors are needed.
+Driver errors are wrapped into SQLAlchemy's exception classes so that callers
+classify them exactly like errors raised through Core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Connection, Table, bindparam
+from sqlalchemy.exc import DBAPIError
+
+Row = dict[str, Any]
+
+
+class Prepared:
+    """One compiled statement and how to lay out its parameters."""
+
+    __slots__ = ("sql", "names", "positional", "returning")
+
+    def __init__(self, sql: str, names: Sequence[str], positional: bool, returning: bool) -> None:
+        self.sql = sql
+        self.names = tuple(names)
+        self.positional = positional
+        self.returning = returning
+
+    def params(self, row: Row) -> Any:
+        if self.positional:
+            return tuple([row.get(n) for n in self.names])
+        return {n: row.get(n) for n in self.names}
+
+
+class RawSQL:
+    """Statements compiled once for a dialect; run on one batch's DBAPI cursor."""
+
+    def __init__(self) -> None:
+        self._prepared: dict[Any, Prepared] = {}
+        self._dialect: Any = None
+        self._conn: Connection | None = None
+        self._dbapi_conn: Any = None
+        self._cursor: Any = None
+
+    def open(self, conn: Connection) -> None:
+        """Start a batch on ``conn`` (inside its open transaction)."""
+        if conn.dialect is not self._dialect:
+            self._dialect = conn.dialect
+            self._prepared.clear()
+        self._conn = conn
+        self._dbapi_conn = conn.connection.dbapi_connection
+        self._cursor = self._dbapi_conn.cursor()
+
+    def close(self) -> None:
+        if self._cursor is not None:
+            try:
+                self._cursor.close()
+            except Exception:  # a dead connection's cursor: nothing to release
+                pass
+        self._cursor = None
+        self._conn = None
+        self._dbapi_conn = None
+
+    def prepare(self, key: Any, stmt: Any, returning: bool = False) -> Prepared:
+        """Compile ``stmt`` once under ``key``; ``returning`` fetches the new PK."""
+        prep = self._prepared.get(key)
+        if prep is None:
+            use_returning = returning and self._dialect.name not in ("sqlite", "mysql", "mariadb")
+            if use_returning:
+                stmt = stmt.returning(stmt.table.autoincrement_column)
+            compiled = stmt.compile(dialect=self._dialect)
+            names = list(compiled.positiontup or ()) if compiled.positional else list(compiled.binds)
+            prep = self._prepared[key] = Prepared(
+                compiled.string, names, bool(compiled.positional), use_returning
+            )
+        return prep
+
+    def _insert(self, table: Table, cols: tuple[str, ...], returning: bool) -> Prepared:
+        key = ("insert", table.name, cols, returning)
+        prep = self._prepared.get(key)
+        if prep is None:
+            stmt = table.insert().values({c: bindparam(c) for c in cols})
+            prep = self.prepare(key, stmt, returning)
+        return prep
+
+    def insert_id(self, table: Table, row: Row) -> int:
+        """Insert one row and return its new surrogate key."""
+        prep = self._insert(table, tuple(row), True)
+        params = prep.params(row)
+        cur = self._cursor
+        try:
+            cur.execute(prep.sql, params)
+            if prep.returning:
+                return int(cur.fetchone()[0])
+            return int(cur.lastrowid)
+        except self._dialect.loaded_dbapi.Error as exc:
+            raise self._wrap(exc, prep.sql, params) from exc
+
+    def insert_many(self, table: Table, rows: list[Row]) -> None:
+        """``executemany`` INSERT; every row carries the keys of the first one."""
+        self.execute_many(self._insert(table, tuple(rows[0]), False), rows)
+
+    def execute_many(self, prep: Prepared, rows: list[Row]) -> None:
+        params = [prep.params(r) for r in rows]
+        try:
+            self._cursor.executemany(prep.sql, params)
+        except self._dialect.loaded_dbapi.Error as exc:
+            raise self._wrap(exc, prep.sql, params[:1]) from exc
+
+    def _wrap(self, exc: Exception, sql: str, params: Any) -> BaseException:
+        invalidated = bool(self._dialect.is_disconnect(exc, self._dbapi_conn, self._cursor))
+        if invalidated and self._conn is not None:
+            self._conn.invalidate()
+        return DBAPIError.instance(
+            sql,
+            params,
+            exc,
+            self._dialect.loaded_dbapi.Error,
+            hide_parameters=True,
+            connection_invalidated=invalidated,
+            dialect=self._dialect,
+        )

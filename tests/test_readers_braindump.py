@@ -1,0 +1,115 @@
+"""braindump.yml / braindump.txt reader (spec 1.1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from monitord.readers.braindump import (
+    BRAINDUMP_KEYS,
+    BraindumpError,
+    parse_braindump_txt,
+    parse_braindump_yml,
+    planner_iso_epoch,
+    read_braindump,
+)
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def test_every_fixed_key_present_and_none_when_absent() -> None:
+    bd = parse_braindump_yml('wf_uuid: "u-1"\ndag: "x.dag"\n')
+    assert bd.wf_uuid == "u-1" and bd.dag == "x.dag"
+    for key in BRAINDUMP_KEYS:
+        assert hasattr(bd, key)
+    assert bd.notify is None and bd.as_dict()["properties"] is None
+
+
+def test_yaml_scalars_booleans_only_true_false() -> None:
+    bd = parse_braindump_yml(
+        "uses_pmc: true\nvogroup: yes\ntype: off\nscript: false\n"
+        "timestamp: 2023-03-03T22:23:33-08:00\ngrid_dn: null\n"
+    )
+    assert bd.uses_pmc is True and bd.script is False
+    assert bd.vogroup == "yes" and bd.type == "off"
+    assert bd.timestamp == "2023-03-03T22:23:33-08:00"
+    assert bd.grid_dn is None
+
+
+def test_paths_are_normalised() -> None:
+    bd = parse_braindump_yml(
+        'submit_dir: "/x/run0001/00/00/./sub.000/"\ndax: "/a//b/./c.yml"\nuser: "./keep/"\n'
+    )
+    assert bd.submit_dir == "/x/run0001/00/00/sub.000"
+    assert bd.dax == "/a/b/c.yml"
+    assert bd.user == "./keep/"  # not a path key
+
+
+def test_unknown_key_is_an_error_naming_the_file() -> None:
+    with pytest.raises(BraindumpError, match=r"bd\.yml.*bogus"):
+        parse_braindump_yml("wf_uuid: u\nbogus: 1\n", source="bd.yml")
+
+
+@pytest.mark.parametrize("text", ["- a\n- b\n", "a: [unclosed\n"])
+def test_invalid_yaml_is_braindump_error(text: str) -> None:
+    with pytest.raises(BraindumpError):
+        parse_braindump_yml(text)
+
+
+def test_txt_split_at_first_space_and_run_fixup() -> None:
+    text = "wf_uuid  abc \nlabel my label\nrun /old/place\npegasus_wf_time 20230303T222333-0800\n"
+    bd = parse_braindump_txt(text, "/new/place")
+    assert bd.wf_uuid == "abc"
+    assert bd.label == "my label"
+    assert bd.extra["run"] == "/new/place"
+    assert bd.epoch == 1677911013
+    assert parse_braindump_txt("run /old\n", ".").extra["run"] == "/old"
+
+
+def test_read_prefers_yml_then_txt_then_error(tmp_path: Path) -> None:
+    with pytest.raises(BraindumpError, match=str(tmp_path)):
+        read_braindump(str(tmp_path))
+    (tmp_path / "braindump.txt").write_text("wf_uuid from-txt\n")
+    assert read_braindump(str(tmp_path)).wf_uuid == "from-txt"
+    (tmp_path / "braindump.yml").write_text("wf_uuid: from-yml\n")
+    assert read_braindump(str(tmp_path)).wf_uuid == "from-yml"
+
+
+@pytest.mark.parametrize(
+    ("text", "epoch"),
+    [
+        ("20230303T222333-0800", 1677911013),
+        ("20230303T222333.7-0800", 1677911013),
+        ("2023-03-03T22:23:33-08:00", 1677911013),
+        ("20230303T222333Z", 1677882213),
+        ("20230303t222333z", 1677882213),
+        ("2023-03-03 22:23:33Z", 1677882213),
+        ("20230303T222333+05:30", 1677862413),
+        ("20230303T222333", None),
+        ("20230303T222333-08", None),
+        ("20231303T222333Z", None),
+        ("garbage", None),
+    ],
+)
+def test_planner_iso_epoch(text: str, epoch: int | None) -> None:
+    assert planner_iso_epoch(text) == epoch
+
+
+def test_derived_values() -> None:
+    bd = parse_braindump_yml(
+        'planner_arguments: "\\"--conf p --force wf.yml \\""\njsd: "/r/run1/jobstate.log"\n'
+    )
+    assert bd.argv == "--conf p --force wf.yml"
+    assert bd.orig_submit_dir == "/r/run1"
+
+
+def test_every_corpus_braindump_parses() -> None:
+    if not CORPUS.is_dir():
+        pytest.skip(f"corpus not available at {CORPUS}")
+    files = sorted(CORPUS.glob("*/input/**/braindump.yml"))
+    assert files
+    for path in files:
+        bd = read_braindump(str(path.parent))
+        assert bd.wf_uuid and bd.dag and isinstance(bd.epoch, int)
+        assert "/./" not in bd.submit_dir

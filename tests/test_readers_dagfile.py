@@ -1,0 +1,79 @@
+""".dag reader (spec 1.3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from monitord.readers.dagfile import parse_dag, read_dag
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+DAG = """\
+# comment JOB not_a_job x.sub
+JOB ls_ID0000001 00/00/ls_ID0000001.sub
+  job lower_case 00/00/lower.sub
+JOB finished 00/00/finished.sub DONE
+SCRIPT POST ls_ID0000001 /opt/bin/pegasus-exitcode  -r $RETURN -l x.log
+script pre pegasus-plan_x 00/00/pegasus-plan_x.pre.sh  -Dpegasus.log.*=/abs/pegasus-plan_x.pre.log --conf p
+SCRIPT POST no_args /bin/true
+SUBDAG EXTERNAL sub1 inner/a.dag
+SUBDAG EXTERNAL sub2 b.dag DIR elsewhere
+RETRY ls_ID0000001 3
+PARENT ls_ID0000001 CHILD lower_case
+"""
+
+
+def test_jobs_scripts_and_subdags() -> None:
+    info = parse_dag(DAG)
+    assert not info.is_pmc
+    assert info.nodes["ls_ID0000001"].submit_file == "00/00/ls_ID0000001.sub"
+    assert info.nodes["lower_case"].submit_file == "00/00/lower.sub"
+    assert "finished" not in info.nodes and "not_a_job" not in info.nodes
+    post = info.nodes["ls_ID0000001"].post_script
+    assert post is not None and post.executable == "/opt/bin/pegasus-exitcode"
+    assert post.arguments == " -r $RETURN -l x.log"
+    plan = info.nodes["pegasus-plan_x"]
+    assert plan.pre_script is not None
+    assert plan.pre_script.arguments.startswith(" -Dpegasus.log.*=/abs/")
+    assert plan.pre_script_log == "/abs/pegasus-plan_x.pre.log"
+    assert info.nodes["sub1"].is_subdag and info.nodes["sub1"].subdag_dir == "inner"
+    assert info.nodes["sub2"].subdag_file == "b.dag"
+    assert info.nodes["sub2"].subdag_dir == "elsewhere"
+    assert info.submit_path("ls_ID0000001", "/run") == "/run/00/00/ls_ID0000001.sub"
+    assert info.submit_path("sub1", "/run") is None
+
+
+def test_script_without_arguments_means_no_script() -> None:
+    info = parse_dag(DAG)
+    assert "no_args" not in info.nodes or not info.nodes["no_args"].has_post_script
+
+
+def test_pre_log_needs_following_whitespace() -> None:
+    info = parse_dag("SCRIPT PRE j pre.sh -Dpegasus.log.*=/at/the/end\n")
+    assert info.nodes["j"].pre_script is not None
+    assert info.nodes["j"].pre_script_log is None
+
+
+def test_pmc_task_lines() -> None:
+    info = parse_dag("TASK t1 -a x\nTASK t2 -a y\nEDGE t1 t2\n")
+    assert info.is_pmc
+    assert info.nodes["t1"].is_task and info.nodes["t1"].submit_file is None
+
+
+def test_unreadable_dag_is_none(tmp_path: Path) -> None:
+    assert read_dag(str(tmp_path / "missing.dag")) is None
+
+
+def test_every_corpus_dag_parses() -> None:
+    if not CORPUS.is_dir():
+        pytest.skip(f"corpus not available at {CORPUS}")
+    dags = sorted(CORPUS.glob("*/input/**/*.dag"))
+    assert dags
+    for path in dags:
+        info = read_dag(str(path))
+        assert info is not None and info.nodes
+        for node in info.nodes.values():
+            assert node.submit_file and (path.parent / node.submit_file).exists()
+            assert node.has_post_script or node.pre_script is not None

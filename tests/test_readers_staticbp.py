@@ -1,0 +1,76 @@
+"""static.bp relay reader (spec 1.2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from monitord.readers.bp import parse_bp_line
+from monitord.readers.staticbp import (
+    StaticBPError,
+    parse_static_bp,
+    read_static_bp,
+    static_bp_name,
+    tokenize,
+)
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def test_record_ts_to_int_epoch_and_order_kept() -> None:
+    line = (
+        'ts=1970-02-06T22:59:29.144084Z event=task.info xwf.id=f00c task.id="ID0000001" '
+        'type="1" argv="-l /"\n'
+    )
+    [(name, attrs)] = list(parse_static_bp([line]))
+    assert name == "task.info"
+    assert attrs == {
+        "ts": 3193169,
+        "xwf.id": "f00c",
+        "task.id": "ID0000001",
+        "type": "1",
+        "argv": "-l /",
+    }
+    assert list(attrs) == ["ts", "xwf.id", "task.id", "type", "argv"]
+
+
+def test_prefix_stripped_escapes_and_odd_ts_kept_verbatim() -> None:
+    [(name, attrs)] = list(
+        parse_static_bp(['ts=garbage event=stampede.xwf.meta key="a \\"b\\"" v=x\\\\y'])
+    )
+    assert name == "xwf.meta"
+    assert attrs == {"ts": "garbage", "key": 'a "b"', "v": "x\\\\y"}
+
+
+def test_bare_word_is_skipped() -> None:
+    assert tokenize('a=1 solo b="x y"') == {"a": "1", "b": "x y"}
+
+
+@pytest.mark.parametrize("bad", ["", "   \n", "event=task.info a=1", "ts=2020-01-01T00:00:00Z a=1"])
+def test_line_without_ts_or_event_raises_with_location(bad: str) -> None:
+    good = "ts=1970-01-01T00:00:01Z event=task.info\n"
+    with pytest.raises(StaticBPError, match=r"wf\.static\.bp:2"):
+        list(parse_static_bp([good, bad], path="wf.static.bp"))
+
+
+def test_static_bp_name() -> None:
+    assert static_bp_name("process-0.dag") == "process-0.static.bp"
+
+
+def test_corpus_static_bp_files_parse_like_bp_reader() -> None:
+    if not CORPUS.is_dir():
+        pytest.skip(f"corpus not available at {CORPUS}")
+    files = sorted(CORPUS.glob("*/input/**/*.static.bp"))
+    assert files
+    for path in files:
+        records = read_static_bp(str(path))
+        lines = path.read_text().splitlines()
+        assert len(records) == len(lines)
+        for (name, attrs), line in zip(records, lines, strict=True):
+            raw = parse_bp_line(line)
+            assert name == raw["event"]
+            assert isinstance(attrs["ts"], int)
+            assert {k: v for k, v in attrs.items() if k != "ts"} == {
+                k: v for k, v in raw.items() if k not in ("ts", "event")
+            }

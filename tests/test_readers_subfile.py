@@ -1,0 +1,128 @@
+"""Submit-file reader (spec 1.5, 5.1-branch rules)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from monitord.readers.braindump import read_braindump
+from monitord.readers.dagfile import read_dag
+from monitord.readers.subfile import max_rsl_minutes, parse_environment, parse_submit_file
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+SUB = """\
+# a comment = ignored
+environment = "LANG=C _CONDOR_DAGMAN_LOG=/r/sub/inner.dag.dagman.out"
+arguments = "pegasus-kickstart  -n ls -N ID1 "
+executable = "/r/run0001/00/00/ls.sh"
+input = /r/run0001//00/00/./ls.in
+output = "/r/run0001//00/00/ls.out"
+error = /r/run0001//00/00/ls.err
+ERROR = /ignored
+globusrsl = (maxwalltime=3)(max_time=7)(MAX-CPU-TIME=5)(count=99)
++pegasus_site = "condorpool"
++pegasus_wf_xformation = "ls"
++pegasus_wf_dax_job_id = "ID0000001"
++pegasus_job_class = 1
+pegasus_cores=  2
++pegasus_gpus = 1
++pegasus_memory_mb = "512"
+queue
+"""
+
+
+def test_fields_and_paths() -> None:
+    info = parse_submit_file(SUB, job_name="ls_ID0000001", orig_submit_dir="/r/run0001")
+    assert info.site == "condorpool" and info.site_known
+    assert info.transformation == "ls" and info.dax_job_id == "ID0000001"
+    assert info.job_class == 1 and info.cores == 2
+    assert info.executable == "/r/run0001/00/00/ls.sh"
+    assert info.arguments == "pegasus-kickstart  -n ls -N ID1 "
+    assert (info.stdin, info.stdout, info.stderr) == (
+        "00/00/ls.in",
+        "00/00/ls.out",
+        "00/00/ls.err",
+    )
+    assert info.time_requirement_minutes == 7 and info.time_requirement_seconds == 420
+    assert info.classads["pegasus_site"] == '"condorpool"'
+    assert info.requirements == {"req_cpus": "2", "req_gpus": "1", "req_memory_mb": '"512"'}
+    assert info.environment is None and info.dagman_log is None  # not a pegasus-plan job
+
+
+def test_environment_only_for_plan_and_subdax_jobs() -> None:
+    for name in ("pegasus-plan_x", "subdax_y"):
+        info = parse_submit_file(SUB, job_name=name, orig_submit_dir=None)
+        assert info.dagman_log == "/r/sub/inner.dag.dagman.out"
+        assert info.stdout == "/r/run0001/00/00/ls.out"  # normalised, prefix kept
+
+
+def test_environment_syntaxes() -> None:
+    assert parse_environment('"A=1 B:2 C=x:y"') == {"A": "1", "B": "2", "C": "x:y"}
+    assert parse_environment("A=1;_CONDOR_DAGMAN_LOG:/p/x.out;junk") == {
+        "A": "1",
+        "_CONDOR_DAGMAN_LOG": "/p/x.out",
+    }
+
+
+def test_non_integer_cores_and_null_dax_id_and_unknown_site() -> None:
+    text = '+pegasus_cores = "two"\n+pegasus_wf_dax_job_id = "null"\n+pegasus_site = "!!SITE!!"\n'
+    info = parse_submit_file(text, job_name="j", orig_submit_dir=None)
+    assert info.cores is None
+    spaced = parse_submit_file("pegasus_cores=  4 \t\n", job_name="j", orig_submit_dir=None)
+    assert spaced.cores == 4 and spaced.requirements == {"req_cpus": "4"}
+    assert info.requirements == {"req_cpus": '"two"'}
+    assert info.dax_job_id is None
+    assert info.site == "!!SITE!!" and not info.site_known
+
+
+def test_arguments_only_double_quoted_and_paths_outside_submit_dir() -> None:
+    text = "arguments = -a b\noutput = /else//where/./x.out\n"
+    info = parse_submit_file(text, job_name="j", orig_submit_dir="/r/run0001")
+    assert info.arguments is None
+    assert info.stdout == "/else/where/x.out"
+
+
+def test_rsl_max_and_bad_values() -> None:
+    assert max_rsl_minutes("(maxWallTime=10)(maxtime=abc)(max_cpu_time=4)") == 10
+    assert max_rsl_minutes("(queue=short)") is None
+
+
+def test_corpus_submit_files_match_reference_main_start() -> None:
+    """Every corpus .sub parses; stdin/stdout/stderr equal what main.start carried."""
+    if not CORPUS.is_dir():
+        pytest.skip(f"corpus not available at {CORPUS}")
+    from monitord.readers.bp import parse_bp_line
+
+    checked = 0
+    for sample in sorted(p for p in CORPUS.iterdir() if (p / "input").is_dir()):
+        run = sample / "input"
+        bd = read_braindump(str(run))
+        dag = read_dag(str(run / bd.dag))
+        assert dag is not None
+        subs = {}
+        for name in dag.nodes:
+            path = dag.submit_path(name, str(run))
+            assert path is not None
+            subs[name] = parse_submit_file(
+                Path(path).read_text(), job_name=name, orig_submit_dir=bd.orig_submit_dir
+            )
+            assert subs[name].site
+        for line in (sample / "expected" / "events.bp").read_text().splitlines():
+            ev = parse_bp_line(line)
+            if ev.get("xwf.id") != bd.wf_uuid or ev.get("job.id") not in subs:
+                continue
+            info = subs[ev["job.id"]]
+            if ev["event"] == "stampede.job_inst.main.start":
+                assert (ev.get("stdin.file"), ev["stdout.file"], ev["stderr.file"]) == (
+                    info.stdin,
+                    info.stdout,
+                    info.stderr,
+                )
+                checked += 1
+            elif ev["event"] == "stampede.job_inst.composite":
+                assert ev["multiplier_factor"] == str(info.cores)
+                assert {k: ev[k] for k in ("req_cpus", "req_gpus") if k in ev} == info.requirements
+                checked += 1
+    assert checked > 20
