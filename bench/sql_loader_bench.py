@@ -149,7 +149,9 @@ def synthetic_events(n_jobs: int) -> list[StampedeEvent]:
             ),
             ev("job_inst.post.end", ts=t + 8, js__id=7, status=0, exitcode="0", **brief),
         ]
-    out.append(ev("xwf.end", ts=float(T0 + 20 + n_jobs + 10), reason=None, restart_count=0, status=0))
+    out.append(
+        ev("xwf.end", ts=float(T0 + 20 + n_jobs + 10), reason=None, restart_count=0, status=0)
+    )
     return out
 
 

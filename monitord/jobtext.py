@@ -42,11 +42,14 @@ def stdout_text_from_records(
     For invocation record N (1-based, in file order) the pieces are
     ``#@ N stdout\\n<stdout>\\n`` and ``#@ N stderr\\n<prefix><stderr>\\n``; each
     piece is quoted on its own, costs its length + 20 of a shared budget and
-    is cut to what is left of it. ``""`` when no record has stdout or stderr.
+    is cut to what is left of it (black-box observed: the *unquoted* output text
+    is cut to ``remainder - 1`` characters and the piece quoted again, so a cut
+    piece may still overshoot; the event-level 65 535 cut then applies).
+    ``""`` when no record has stdout or stderr.
     """
     pieces: list[str] = []
     payloads: list[dict[str, Any]] = []
-    budget = STDOUT_BUDGET
+    remaining = STDOUT_BUDGET
     number = 0
     for record in records:
         if record.kind != "invocation":
@@ -59,17 +62,18 @@ def stdout_text_from_records(
                 continue
             text, found = split_payloads(value if isinstance(value, str) else str(value))
             payloads.extend(found)
+            if remaining <= 0:
+                continue  # budget spent: later pieces are dropped, payloads still count
             if stream == "stdout":
-                raw = f"#@ {number} stdout\n{text}\n"
+                head = f"#@ {number} stdout\n"
             else:
-                raw = f"#@ {number} stderr\n{_signal_prefix(data)}{text}\n"
-            piece = url_quote(raw)
-            if budget <= 0:
-                continue
-            if len(piece) > budget:
-                piece = piece[:budget]
+                head = f"#@ {number} stderr\n{_signal_prefix(data)}"
+            piece = url_quote(head + text + "\n")
+            if len(piece) > remaining:
+                # observed: the raw output text is cut to remainder - 1, then quoted
+                piece = url_quote(head + text[: remaining - 1] + "\n")
             pieces.append(piece)
-            budget -= len(piece) + PIECE_OVERHEAD
+            remaining -= len(piece) + PIECE_OVERHEAD
     return "".join(pieces), payloads
 
 

@@ -28,10 +28,13 @@ import heapq
 import json
 import math
 import os
+import queue
 import random
 import sys
+import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -103,15 +106,85 @@ def _log_time(t: int) -> str:
     return _iso_s(t)[:19].replace("T", " ")
 
 
+@lru_cache(maxsize=64)
+def _utc_second(sec: int) -> str:
+    g = time.gmtime(sec)
+    return f"{g.tm_year:04d}-{g.tm_mon:02d}-{g.tm_mday:02d}T{g.tm_hour:02d}:{g.tm_min:02d}:{g.tm_sec:02d}"
+
+
 def _planner_ts(t: float) -> str:
     """The planner's static.bp stamp: a monotonic clock rendered as a 1970 UTC date."""
-    sec = math.floor(t)
-    g = time.gmtime(sec)
-    micros = int((t - sec) * 1_000_000)
-    return (
-        f"{g.tm_year:04d}-{g.tm_mon:02d}-{g.tm_mday:02d}T"
-        f"{g.tm_hour:02d}:{g.tm_min:02d}:{g.tm_sec:02d}.{micros:06d}Z"
-    )
+    sec = int(t)
+    return f"{_utc_second(sec)}.{int((t - sec) * 1_000_000):06d}Z"
+
+
+class _FastRandom(random.Random):
+    """``random.Random`` with the pure-Python helpers replaced by one ``random()`` call each.
+
+    The generator draws millions of numbers; ``randint``/``uniform``/``choice`` of the
+    stdlib cost several times more than the draw itself.  Still fully seed-deterministic.
+    """
+
+    def randint(self, a: int, b: int) -> int:
+        return a + int(self.random() * (b - a + 1))
+
+    def uniform(self, a: float, b: float) -> float:
+        return a + (b - a) * self.random()
+
+    def choice(self, seq):  # type: ignore[no-untyped-def,override]
+        return seq[int(self.random() * len(seq))]
+
+
+class _FileWriter:
+    """Creates files on a background thread.
+
+    File creation is syscall-bound (tens of microseconds per file) and releases the
+    GIL, so handing batches to a thread overlaps it with generating the next records.
+    The queue is bounded, which bounds memory whatever the workflow size.
+    """
+
+    _BATCH = 256
+    _STOP: list[tuple[str, str]] = []
+
+    def __init__(self) -> None:
+        self._batch: list[tuple[str, str]] = []
+        self._queue: queue.Queue[list[tuple[str, str]]] = queue.Queue(maxsize=32)
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="synthetic-writer", daemon=True)
+        self._thread.start()
+
+    def write(self, path: str, text: str) -> None:
+        self._batch.append((path, text))
+        if len(self._batch) >= self._BATCH:
+            self._queue.put(self._batch)
+            self._batch = []
+
+    def close(self) -> None:
+        if self._batch:
+            self._queue.put(self._batch)
+            self._batch = []
+        self._queue.put(self._STOP)
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+    def _run(self) -> None:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+        while True:
+            batch = self._queue.get()
+            if batch is self._STOP:
+                return
+            if self._error is not None:
+                continue  # keep draining so the producer never blocks forever
+            try:
+                for path, text in batch:
+                    fd = os.open(path, flags, 0o644)
+                    try:
+                        os.write(fd, text.encode())
+                    finally:
+                        os.close(fd)
+            except OSError as exc:
+                self._error = exc
 
 
 # --------------------------------------------------------------------------- the planned DAG
@@ -248,6 +321,11 @@ def plan_dag(rng: random.Random, jobs: int, label: str) -> list[_Node]:
 # --------------------------------------------------------------------------- options and result
 
 
+def _write(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
 @dataclass(frozen=True)
 class Expected:
     """Row counts a correct monitord replay must produce for the generated directory."""
@@ -280,7 +358,7 @@ class Generated:
 class _Ctx:
     """Per-workflow constants shared by the writers."""
 
-    rng: random.Random
+    rng: _FastRandom
     submit_dir: str
     label: str
     wf_name: str
@@ -301,13 +379,14 @@ class _Ctx:
     planned_at: int
     submit_machine: str  # rendered machine block of the submit host
     worker_machines: list[tuple[str, str, str]]  # (hostname, ip, machine block)
+    sink: Callable[[str, str], None] = _write  # how per-job files get written
 
     @property
     def dag(self) -> str:
         return f"{self.wf_name}.dag"
 
 
-def _make_ctx(rng: random.Random, submit_dir: str, label: str, start: int) -> _Ctx:
+def _make_ctx(rng: _FastRandom, submit_dir: str, label: str, start: int) -> _Ctx:
     user = rng.choice(_USERS)
     wf_uuid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
     base = os.path.dirname(submit_dir) or "/"
@@ -395,11 +474,6 @@ def _make_ctx(rng: random.Random, submit_dir: str, label: str, start: int) -> _C
 # --------------------------------------------------------------------------- static files
 
 
-def _write(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
-
-
 def _post_cmd(ctx: _Ctx, node: _Node) -> str:
     lite = " -s PegasusLite:+exitcode+0" if node.kind == COMPUTE else ""
     return (
@@ -472,31 +546,33 @@ def write_braindump(ctx: _Ctx) -> None:
 
 
 def write_dag(ctx: _Ctx, nodes: list[_Node]) -> int:
-    """The planner's .dag; returns its line count."""
-    lines = [
-        "#" * 70,
-        "# PEGASUS WMS GENERATED DAG FILE",
-        f"# DAG {ctx.label}",
-        "# Index = 0, Count = null",
-        "#" * 70,
-        *(f"MAXJOBS {cat} {n}" for cat, n in THROTTLES.items()),
-        "",
-    ]
-    for node in nodes:
-        lines.append(f"JOB {node.name} 00/00/{node.name}.sub")
-        lines.append(f"SCRIPT POST {node.name} {_post_cmd(ctx, node)}")
-        lines.append(f"PRIORITY {node.name} {node.priority}")
-        lines.append(f"RETRY {node.name} 1")
-        if node.category:
-            lines.append(f"CATEGORY {node.name} {node.category}")
-        lines.append(f'VARS {node.name} +DAGNodeRetry="$(RETRY)"')
-        lines.append("")
-    for node in nodes:
-        for child in node.children:
-            lines.append(f"PARENT  {node.name} CHILD {child.name}")
-    lines += ["#" * 70, "# End of DAG", "#" * 70]
-    _write(f"{ctx.submit_dir}/{ctx.dag}", "\n".join(lines) + "\n")
-    return len(lines)
+    """The planner's .dag, streamed; returns its line count."""
+    rule = "#" * 70
+    count = 0
+    with open(f"{ctx.submit_dir}/{ctx.dag}", "w", encoding="utf-8", buffering=1 << 20) as fh:
+        head = [rule, "# PEGASUS WMS GENERATED DAG FILE", f"# DAG {ctx.label}"]
+        head += ["# Index = 0, Count = null", rule]
+        head += [f"MAXJOBS {cat} {n}" for cat, n in THROTTLES.items()]
+        fh.write("\n".join(head) + "\n\n")
+        count += len(head) + 1
+        for node in nodes:
+            name = node.name
+            category = f"CATEGORY {name} {node.category}\n" if node.category else ""
+            fh.write(
+                f"JOB {name} 00/00/{name}.sub\n"
+                f"SCRIPT POST {name} {_post_cmd(ctx, node)}\n"
+                f"PRIORITY {name} {node.priority}\n"
+                f"RETRY {name} 1\n"
+                f"{category}"
+                f'VARS {name} +DAGNodeRetry="$(RETRY)"\n\n'
+            )
+            count += 6 + (1 if category else 0)
+        for node in nodes:
+            for child in node.children:
+                fh.write(f"PARENT  {node.name} CHILD {child.name}\n")
+                count += 1
+        fh.write(f"{rule}\n# End of DAG\n{rule}\n")
+    return count + 3
 
 
 def _bp(value: str) -> str:
@@ -508,54 +584,57 @@ def write_static_bp(ctx: _Ctx, nodes: list[_Node]) -> None:
     rng = ctx.rng
     clock = rng.uniform(100_000.0, 5_000_000.0)  # planner's monotonic clock, seconds
     xid = f"xwf.id={ctx.wf_uuid}"
-    out: list[str] = []
+    path = f"{ctx.submit_dir}/{ctx.wf_name}.static.bp"
+    with open(path, "w", encoding="utf-8", buffering=1 << 20) as fh:
+        rand = rng.random
 
-    def emit(body: str, step: float = 0.00015) -> None:
-        nonlocal clock
-        clock += step * rng.uniform(0.5, 1.5)
-        out.append(f"ts={_planner_ts(clock)} {body}")
+        def emit(body: str, step: float = 0.00015) -> None:
+            nonlocal clock
+            clock += step * (0.5 + rand())
+            fh.write(f"ts={_planner_ts(clock)} {body}\n")
 
-    computes = [n for n in nodes if n.kind == COMPUTE]
-    for n in computes:
-        emit(
-            f'event=task.info {xid} task.id="{n.task}" type="1" type_desc="compute" '
-            f"transformation={_bp(n.xform)} argv={_bp(n.argv)}"
-        )
-    for n in computes:
-        for c in n.children:
-            if c.kind == COMPUTE:
-                emit(f'event=task.edge {xid} parent.task.id="{n.task}" child.task.id="{c.task}"')
-    emit(f"event=static.meta.start {xid}", 0.02)
-    emit(f'event=xwf.meta {xid} key="wf.api" value="python"')
-    for n in computes:
-        if n.xform == "analyze":
-            emit(f'event=task.meta {xid} task.id="{n.task}" key="stage" value="merge"')
-    seen: set[str] = set()
-    for n in computes:
-        for lfn, size in n.inputs:
-            if lfn not in seen and n.parents and n.parents[0].kind != COMPUTE:
-                seen.add(lfn)
-                emit(f'event=rc.meta {xid} lfn.id="{lfn}" key="size" value="{size}"')
-    for n in computes:
-        for lfn, _ in n.inputs + n.outputs:
-            emit(f'event=wf.map.file {xid} lfn.id="{lfn}" task.id="{n.task}"')
-    emit(f"event=static.meta.end {xid}")
-    clock += 0.17
-    for n in nodes:
-        executable, argv = _job_exec_argv(ctx, n)
-        argv_attr = f" argv={_bp(argv)}" if argv is not None else ""
-        emit(
-            f'event=job.info {xid} job.id="{n.name}" submit_file="00/00/{n.name}.sub" '
-            f'type="{n.kind}" type_desc="{TYPE_DESC[n.kind]}" clustered="0" max_retries="1" '
-            f'executable="{executable}"{argv_attr} task_count="{1 if n.kind == COMPUTE else 0}"',
-            0.0003,
-        )
-    for n in computes:
-        emit(f'event=wf.map.task_job {xid} job.id="{n.name}" task.id="{n.task}"')
-    for n in nodes:
-        for c in n.children:
-            emit(f'event=job.edge {xid} parent.job.id="{n.name}" child.job.id="{c.name}"')
-    _write(f"{ctx.submit_dir}/{ctx.wf_name}.static.bp", "\n".join(out) + "\n")
+        computes = [n for n in nodes if n.kind == COMPUTE]
+        for n in computes:
+            emit(
+                f'event=task.info {xid} task.id="{n.task}" type="1" type_desc="compute" '
+                f"transformation={_bp(n.xform)} argv={_bp(n.argv)}"
+            )
+        for n in computes:
+            for c in n.children:
+                if c.kind == COMPUTE:
+                    emit(
+                        f'event=task.edge {xid} parent.task.id="{n.task}" child.task.id="{c.task}"'
+                    )
+        emit(f"event=static.meta.start {xid}", 0.02)
+        emit(f'event=xwf.meta {xid} key="wf.api" value="python"')
+        for n in computes:
+            if n.xform == "analyze":
+                emit(f'event=task.meta {xid} task.id="{n.task}" key="stage" value="merge"')
+        seen: set[str] = set()
+        for n in computes:
+            for lfn, size in n.inputs:
+                if lfn not in seen and n.parents and n.parents[0].kind != COMPUTE:
+                    seen.add(lfn)
+                    emit(f'event=rc.meta {xid} lfn.id="{lfn}" key="size" value="{size}"')
+        for n in computes:
+            for lfn, _ in n.inputs + n.outputs:
+                emit(f'event=wf.map.file {xid} lfn.id="{lfn}" task.id="{n.task}"')
+        emit(f"event=static.meta.end {xid}")
+        clock += 0.17
+        for n in nodes:
+            executable, argv = _job_exec_argv(ctx, n)
+            argv_attr = f" argv={_bp(argv)}" if argv is not None else ""
+            emit(
+                f'event=job.info {xid} job.id="{n.name}" submit_file="00/00/{n.name}.sub" '
+                f'type="{n.kind}" type_desc="{TYPE_DESC[n.kind]}" clustered="0" max_retries="1" '
+                f'executable="{executable}"{argv_attr} task_count="{1 if n.kind == COMPUTE else 0}"',
+                0.0003,
+            )
+        for n in computes:
+            emit(f'event=wf.map.task_job {xid} job.id="{n.name}" task.id="{n.task}"')
+        for n in nodes:
+            for c in n.children:
+                emit(f'event=job.edge {xid} parent.job.id="{n.name}" child.job.id="{c.name}"')
 
 
 def write_sub(ctx: _Ctx, node: _Node) -> None:
@@ -655,7 +734,7 @@ def write_sub(ctx: _Ctx, node: _Node) -> None:
         "# END OF SUBMIT FILE\n"
         "######################################################################\n"
     )
-    _write(f"{sd}/00/00/{name}.sub", head + body + classads)
+    ctx.sink(f"{sd}/00/00/{name}.sub", head + body + classads)
 
 
 def write_in(ctx: _Ctx, node: _Node) -> None:
@@ -698,7 +777,7 @@ def write_in(ctx: _Ctx, node: _Node) -> None:
                 f'   "dest_urls": [\n     {{ "site_label": "local", "url": "file://{dst}" }}\n   ] }}\n'
             )
         text = "[\n" + " ,\n".join(specs) + "]\n"
-    _write(f"{sd}/00/00/{node.name}.in", text)
+    ctx.sink(f"{sd}/00/00/{node.name}.in", text)
 
 
 def write_aux(ctx: _Ctx) -> None:
@@ -1321,8 +1400,8 @@ class _DagmanSim:
 
     def write_attempt(self, a: _Attempt) -> None:
         base = f"{self.ctx.submit_dir}/00/00/{a.node.name}"
-        _write(f"{base}.out.{a.number:03d}", kickstart_record(self.ctx, a))
-        _write(f"{base}.err.{a.number:03d}", err_text(self.ctx, a))
+        self.ctx.sink(f"{base}.out.{a.number:03d}", kickstart_record(self.ctx, a))
+        self.ctx.sink(f"{base}.err.{a.number:03d}", err_text(self.ctx, a))
 
     def submit_phase(self) -> int:
         submitted = 0
@@ -1614,7 +1693,7 @@ def generate(
     began = time.perf_counter()
     out = Path(outdir).absolute()
     (out / "00" / "00").mkdir(parents=True, exist_ok=True)
-    rng = random.Random(seed)
+    rng = _FastRandom(seed)
     start = _pick_start(rng)
     ctx = _make_ctx(rng, str(out), name, start)
     nodes = plan_dag(rng, jobs, name)
@@ -1623,14 +1702,19 @@ def generate(
     dag_lines = write_dag(ctx, nodes)
     write_static_bp(ctx, nodes)
     write_aux(ctx)
-    for node in nodes:
-        write_sub(ctx, node)
-        write_in(ctx, node)
     dagman_out = out / f"{ctx.dag}.dagman.out"
     pool = slots if slots is not None else max(8, min(400, jobs // 20))
-    with open(dagman_out, "w", encoding="utf-8", buffering=1 << 20) as fh:
-        sim = _DagmanSim(ctx, nodes, start, pool, fh)
-        exit_code = sim.run()
+    writer = _FileWriter()
+    ctx.sink = writer.write
+    try:
+        for node in nodes:
+            write_sub(ctx, node)
+            write_in(ctx, node)
+        with open(dagman_out, "w", encoding="utf-8", buffering=1 << 20) as fh:
+            sim = _DagmanSim(ctx, nodes, start, pool, fh)
+            exit_code = sim.run()
+    finally:
+        writer.close()
     expected = Expected(
         jobs=len(nodes),
         job_instances=sim.attempts,

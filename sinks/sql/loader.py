@@ -284,7 +284,9 @@ class BatchLoader:
         self._rc_meta: dict[tuple[int, str], Any] = {}
         self._ended: list[str] = []
 
-    def load(self, conn: Connection, events: Iterable[StampedeEvent], *, slow: bool = False) -> None:
+    def load(
+        self, conn: Connection, events: Iterable[StampedeEvent], *, slow: bool = False
+    ) -> None:
         """Apply ``events`` inside the caller's open transaction on ``conn``.
 
         Database errors propagate (the caller rolls back and calls :meth:`reset`);
@@ -305,7 +307,7 @@ class BatchLoader:
                     elif name.startswith("job_inst.") and name not in IGNORED:
                         self._jobstate_only(ev)
                 except (KeyError, TypeError, ValueError) as exc:
-                    log.error("skipping malformed event", event=name, error=repr(exc))
+                    log.error("skipping malformed event", kind=name, error=repr(exc))
             if not slow:
                 self._write_pending()
         finally:
@@ -433,7 +435,7 @@ class BatchLoader:
     def _wf_of(self, ev: StampedeEvent) -> WfCache | None:
         wf = self._wf(ev.attrs.get("xwf.id"))
         if wf is None:
-            log.error("event for an unknown workflow", event=ev.name, xwf_id=ev.attrs.get("xwf.id"))
+            log.error("event for an unknown workflow", kind=ev.name, xwf_id=ev.attrs.get("xwf.id"))
         return wf
 
     def _job_id(self, wf: WfCache, exec_job_id: str) -> int | None:
@@ -474,7 +476,7 @@ class BatchLoader:
         if ji_id is None:
             log.error(
                 "event for an unknown job instance",
-                event=ev.name,
+                kind=ev.name,
                 xwf_id=wf.uuid,
                 job_id=attrs["job.id"],
                 job_inst_id=attrs["job_inst.id"],
@@ -751,7 +753,10 @@ class BatchLoader:
             job_id = self._job_id(wf, exec_job_id)
             if job_id is None:
                 log.error(
-                    "job instance of an unknown job", event=ev.name, xwf_id=wf.uuid, job_id=exec_job_id
+                    "job instance of an unknown job",
+                    kind=ev.name,
+                    xwf_id=wf.uuid,
+                    job_id=exec_job_id,
                 )
                 return
             row: Row = {
@@ -856,9 +861,7 @@ class BatchLoader:
 # --- prepared statements ------------------------------------------------------
 
 _TASK_JOB_UPDATE = (
-    update(s.task)
-    .where(s.task.c.task_id == bindparam("_task"))
-    .values(job_id=bindparam("job_id"))
+    update(s.task).where(s.task.c.task_id == bindparam("_task")).values(job_id=bindparam("job_id"))
 )
 
 #: First host per job instance wins, even across sessions.

@@ -74,7 +74,9 @@ class RawSQL:
             if use_returning:
                 stmt = stmt.returning(stmt.table.autoincrement_column)
             compiled = stmt.compile(dialect=self._dialect)
-            names = list(compiled.positiontup or ()) if compiled.positional else list(compiled.binds)
+            names = (
+                list(compiled.positiontup or ()) if compiled.positional else list(compiled.binds)
+            )
             prep = self._prepared[key] = Prepared(
                 compiled.string, names, bool(compiled.positional), use_returning
             )

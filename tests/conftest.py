@@ -1,0 +1,42 @@
+"""Shared fixtures: where ../shared is, and the time zone the corpus was recorded in."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).resolve().parents[1]
+SHARED = PROJECT.parent / "shared"
+CORPUS = SHARED / "corpus"
+STAMPEDE_DIFF = SHARED / "tools" / "stampede-diff"
+CORPUS_TZ = "America/Los_Angeles"
+
+
+def corpus_samples() -> list[str]:
+    if not CORPUS.is_dir():
+        return []
+    return sorted(p.name for p in CORPUS.iterdir() if (p / "input").is_dir())
+
+
+@pytest.fixture
+def corpus_tz():
+    """Run the test in the corpus's time zone (dagman.out times are local)."""
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = CORPUS_TZ
+    time.tzset()
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = old
+        time.tzset()
+
+
+def require_corpus() -> None:
+    if not CORPUS.is_dir() or not STAMPEDE_DIFF.exists():
+        pytest.skip(f"conformance corpus not available: {CORPUS} (../shared beside the project) is absent")

@@ -1,0 +1,90 @@
+"""dagman.out line classification, fed strings only."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from monitord import dagman as D
+from monitord.timeparse import dagman_timestamp, local_epoch
+
+
+@pytest.fixture(autouse=True)
+def _utc(monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_ulog_uses_brace_time_and_cluster_proc():
+    rec = D.classify(
+        "03/03/23 22:23:49 Event: ULOG_SUBMIT for HTCondor Node ls_ID0000001 (3.0.0) {03/03/23 22:23:44}"
+    )
+    assert rec is not None and rec.kind == D.ULOG
+    assert (rec.state, rec.job, rec.sched_id) == ("SUBMIT", "ls_ID0000001", "3.0")
+    assert rec.ts == local_epoch(2023, 3, 3, 22, 23, 44)
+
+
+def test_old_condor_ulog_form_and_unknown_ulog_name():
+    rec = D.classify("1/2/11 10:00:01 Event: ULOG_SHADOW_EXCEPTION for Condor Job x_1 (12.0)")
+    assert rec is not None and (rec.state, rec.job, rec.sched_id) == ("SHADOW_EXCEPTION", "x_1", "12.0")
+
+
+def test_submitting_and_scripts():
+    assert D.classify("03/03/23 22:23:44 Submitting HTCondor Node a_b job(s)...").job == "a_b"
+    run = D.classify("03/03/23 22:23:54 Running POST script of Node create_dir_x...")
+    assert (run.kind, run.state, run.job) == (D.SCRIPT_STARTED, "POST", "create_dir_x")
+    pre = D.classify("03/04/23 11:57:15 (D_ALWAYS) PRE Script of Job pegasus-plan_x failed with status 2")
+    assert (pre.kind, pre.state, pre.job, pre.status) == (D.SCRIPT_RESULT, "PRE", "pegasus-plan_x", 2)
+    ok = D.classify("03/03/23 22:23:59 POST Script of node c completed successfully.")
+    assert ok.status == 0
+    sig = D.classify("03/03/23 22:23:59 POST Script of node c failed with signal 9")
+    assert sig.kind == D.SCRIPT_RESULT and sig.status is None
+
+
+def test_job_results_signal_is_a_status():
+    fail = D.classify("03/03/23 23:11:04 Node ls_ID0000001 job proc (9.0.0) failed with signal 9.")
+    assert (fail.kind, fail.state, fail.sched_id, fail.status) == (D.JOB_RESULT, "FAILURE", "9.0.0", 9)
+    ok = D.classify("03/03/23 23:11:04 Node ls job proc (2.0.0) completed successfully.")
+    assert (ok.state, ok.status) == ("SUCCESS", 0)
+    # must end with '.'
+    assert D.classify("03/03/23 23:11:04 Node ls job proc (9.0.0) failed with status 2") is None
+
+
+def test_dagman_lifecycle_lines():
+    start = D.classify("03/03/23 22:23:43 ** condor_scheduniv_exec.1.0 (CONDOR_DAGMAN) STARTING UP")
+    assert (start.kind, start.sched_id) == (D.DAGMAN_START, "1.0")
+    ver = D.classify("03/03/23 22:23:43 ** $CondorVersion: 10.2.5 2023-02-27 BuildID: 631644 $")
+    assert (ver.kind, ver.status) == (D.CONDOR_VERSION, 100205)
+    assert D.classify("03/03/23 22:23:43 Parsing process-0.dag ...").kind == D.PARSING
+    assert D.classify("03/03/23 22:23:43 Parsing 1 dagfiles") is None
+    end = D.classify("03/03/23 22:25:00 **** condor_scheduniv_exec.1.0 (condor_DAGMAN) pid 1 EXITING WITH STATUS 1")
+    assert (end.kind, end.text) == (D.DAGMAN_EXIT, "1")
+    hold = D.classify("03/03/23 22:25:00   Hold reason: Transfer output files failure")
+    assert (hold.kind, hold.text) == (D.HOLD_REASON, " Transfer output files failure")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "",
+        "garbage without a time stamp",
+        "Event: ULOG_SUBMIT for HTCondor Node x (1.0.0)",  # no time stamp at all
+        "03/03/23 22:23:43 Of 5 nodes total:",
+        "03/03/23 22:23:43 DAG status: 0 (DAG_STATUS_OK)",
+        "03/03/23 22:23:43 Event: ULOG_SUBMIT garbled",
+        "\x00\xff\ufffd 03/03/23 nonsense",
+    ],
+)
+def test_noise_and_malformed_lines_are_ignored(line):
+    assert D.classify(line) is None
+
+
+def test_timestamp_forms():
+    assert dagman_timestamp("2023-03-04T06:23:43Z something") == 1677911023.0
+    assert dagman_timestamp("2023-03-03 22:23:43.5-08:00 x") == 1677911023.5
+    assert dagman_timestamp("no time here") is None
+    assert dagman_timestamp("03/03/23 22:23:43 x", adjust=10) == local_epoch(2023, 3, 3, 22, 23, 53)

@@ -1,0 +1,451 @@
+"""Event → row rules of the SQL sink (spec 7.2/7.3/7.4) on small hand-written streams."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from structlog.testing import capture_logs
+
+from monitord.events import StampedeEvent, make_event
+from sinks.base import SinkError
+from sinks.sql import SQLSink
+from sinks.sql.loader import escape_argv, jobstate_name
+
+ROOT = "11111111-1111-1111-1111-111111111111"
+SUB = "22222222-2222-2222-2222-222222222222"
+OTHER = "33333333-3333-3333-3333-333333333333"
+
+
+def ev(kind: str, wf: str = ROOT, /, **attrs: Any) -> StampedeEvent:
+    """``job_inst__id=1`` → attribute ``job_inst.id``; ``xwf.id`` first, as on the wire."""
+    a: dict[str, Any] = {"xwf.id": attrs.pop("wf", wf)}
+    a.update({k.replace("__", "."): v for k, v in attrs.items()})
+    return make_event(kind, a)
+
+
+def plan(
+    wf: str = ROOT, root: str = ROOT, parent: str | None = None, **extra: Any
+) -> StampedeEvent:
+    attrs: dict[str, Any] = {
+        "dax__label": "diamond",
+        "dag__file__name": "diamond-0.dag",
+        "ts": 1677911013,
+        "submit__hostname": "host.example.org",
+        "submit__dir": "/submit/run0001",
+        "argv": "--dir submit",
+        "user": "alice",
+        "planner__version": "5.1.3",
+        "root__xwf__id": root,
+    }
+    if parent:
+        attrs["parent__xwf__id"] = parent
+    attrs.update(extra)
+    return ev("wf.plan", wf, **attrs)
+
+
+def job(name: str, wf: str = ROOT, **extra: Any) -> StampedeEvent:
+    attrs: dict[str, Any] = {
+        "job__id": name,
+        "submit_file": f"00/00/{name}.sub",
+        "type": "1",
+        "type_desc": "compute",
+        "clustered": "0",
+        "max_retries": "1",
+        "executable": "/bin/true",
+        "task_count": "1",
+    }
+    attrs.update(extra)
+    return ev("job.info", wf, **attrs)
+
+
+def inst(name: str, seq: int = 1, wf: str = ROOT) -> dict[str, Any]:
+    return {"wf": wf, "job__id": name, "job_inst__id": seq}
+
+
+def submit(name: str, seq: int = 1, wf: str = ROOT, ts: int = 100) -> list[StampedeEvent]:
+    keys = inst(name, seq, wf)
+    return [
+        ev(
+            "job_inst.submit.start",
+            ts=ts,
+            js__id=1,
+            reason=None,
+            sched__id="7.0",
+            site="local",
+            **keys,
+        ),
+        ev("job_inst.submit.end", ts=ts, js__id=1, reason=None, sched__id="7.0", status=0, **keys),
+    ]
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "w.stampede.db"
+
+
+def load(db: Path, *batches: list[StampedeEvent], restart: bool = True, **kw: Any) -> None:
+    sink = SQLSink(f"sqlite:///{db}", restart=restart, **kw)
+    sink.open()
+    try:
+        for batch in batches:
+            sink.write_batch(batch)
+    finally:
+        sink.close()
+
+
+def rows(db: Path, sql: str) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def test_jobstate_names_follow_event_and_status() -> None:
+    assert jobstate_name("job_inst.pre.end", -1) == "PRE_SCRIPT_FAILED"
+    assert jobstate_name("job_inst.pre.end", 0) == "PRE_SCRIPT_SUCCESS"
+    assert jobstate_name("job_inst.post.end", -1) == "POST_SCRIPT_FAILED"
+    assert jobstate_name("job_inst.main.end", 0) == "JOB_SUCCESS"
+    assert jobstate_name("job_inst.main.end", -1) == "JOB_FAILURE"
+    assert jobstate_name("job_inst.main.term", -1) == "JOB_EVICTED"
+    assert jobstate_name("job_inst.submit.end", -1) == "SUBMIT_FAILED"
+    assert jobstate_name("job_inst.held.start", None) == "JOB_HELD"
+    assert jobstate_name("job_inst.grid.submit.end", -1) == "GRID_SUBMIT_FAILED"
+    assert jobstate_name("job_inst.remote_error", None) == "REMOTE_ERROR"
+
+
+def test_argv_escaping() -> None:
+    assert escape_argv("a\\b 'c'") == "a\\\\b \\'c\\'"
+    assert escape_argv(None) is None
+
+
+def test_basic_lifecycle_rows(db: Path) -> None:
+    keys = inst("a")
+    load(
+        db,
+        [
+            plan(argv="-x 'q' c:\\d"),
+            job("a", argv="it's", extra_attribute="ignored"),
+            ev(
+                "task.info",
+                task__id="ID1",
+                type="1",
+                type_desc="compute",
+                transformation="t",
+                argv="o'k",
+            ),
+            ev("wf.map.task_job", job__id="a", task__id="ID1"),
+            ev("xwf.start", ts=90.5, reason=None, restart_count="0"),
+            *submit("a"),
+            ev("job_inst.main.start", ts=101, js__id=2, sched__id="7.0", **keys),
+            ev("job_inst.held.start", ts=102, js__id=3, reason=" because", sched__id="7.0", **keys),
+            ev("job_inst.remote_error", ts=103, js__id=4, reason=None, **keys),
+            ev("inv.start", inv__id=1, ts=101, **keys),
+            ev(
+                "inv.end",
+                inv__id=1,
+                transformation="t",
+                start_time=101,
+                dur=2.5,
+                exitcode=0,
+                executable="/bin/t",
+                argv="'x'",
+                ts=104,
+                **keys,
+            ),
+            ev(
+                "job_inst.main.end",
+                ts=105,
+                js__id=5,
+                site="local",
+                user="alice",
+                local__dur=4,
+                multiplier_factor="2",
+                exitcode="256",
+                sched__id="7.0",
+                status=-1,
+                work_dir="/w",
+                stdout__file="a.out",
+                stderr__file="a.err",
+                **keys,
+            ),
+            ev("job_inst.composite", ts=105, js__id=5, status=-1, **keys),
+            ev(
+                "job_inst.post.end",
+                ts=106,
+                js__id=6,
+                reason=None,
+                sched__id="7.0",
+                status=0,
+                exitcode="0",
+                **keys,
+            ),
+            ev("task.monitoring", monitoring_event="x", **keys),
+            ev("xwf.end", ts=110.0, reason=None, restart_count=0, status=1),
+        ],
+    )
+    assert rows(db, "select planner_arguments, root_wf_id = wf_id, parent_wf_id from workflow") == [
+        ("-x \\'q\\' c:\\\\d", 1, None)
+    ]
+    assert rows(db, "select argv, clustered from job") == [("it\\'s", 0)]
+    assert rows(db, "select argv, job_id is not null from task") == [("o\\'k", 1)]
+    assert rows(db, "select state, jobstate_submit_seq, reason from jobstate order by 2") == [
+        ("SUBMIT", 1, None),
+        ("EXECUTE", 2, None),
+        ("JOB_HELD", 3, " because"),
+        ("REMOTE_ERROR", 4, None),
+        ("JOB_FAILURE", 5, None),
+        ("POST_SCRIPT_SUCCESS", 6, None),
+    ]
+    # main.end columns merged, then post.end overrides the exit code (spec 5.6)
+    assert rows(
+        db,
+        "select sched_id, site, user, local_duration, multiplier_factor, exitcode, work_dir,"
+        " stdout_file, stdin_file from job_instance",
+    ) == [("7.0", "local", "alice", 4, 2, 0, "/w", "a.out", None)]
+    assert rows(db, "select task_submit_seq, remote_duration, exitcode, argv from invocation") == [
+        (1, 2.5, 0, "\\'x\\'")
+    ]
+    assert rows(
+        db, "select state, timestamp, restart_count, status from workflowstate order by 2"
+    ) == [
+        ("WORKFLOW_STARTED", 90.5, 0, None),
+        ("WORKFLOW_TERMINATED", 110, 0, 1),
+    ]
+    assert rows(db, "select version_number, version from dbversion") == [(14, "14")]
+
+
+def test_pre_start_creates_instance_and_submit_start_reuses_it(db: Path) -> None:
+    keys = inst("a")
+    load(
+        db,
+        [
+            plan(),
+            job("a"),
+            ev("job_inst.pre.start", ts=50, js__id=1, reason=None, **keys),
+            ev("job_inst.pre.end", ts=51, js__id=2, reason=None, status=-1, exitcode="256", **keys),
+            *submit("a", ts=52),
+        ],
+    )
+    assert rows(
+        db, "select job_submit_seq, sched_id, site, multiplier_factor from job_instance"
+    ) == [(1, None, None, 1)]
+    assert rows(db, "select state from jobstate order by timestamp") == [
+        ("PRE_SCRIPT_STARTED",),
+        ("PRE_SCRIPT_FAILED",),
+        ("SUBMIT",),
+    ]
+
+
+def test_jobstate_for_unknown_instance_is_logged_and_skipped(db: Path) -> None:
+    with capture_logs() as logs:
+        load(
+            db,
+            [
+                plan(),
+                job("a"),
+                *submit("a"),
+                ev("job_inst.main.start", ts=101, js__id=2, **inst("a", seq=9)),
+                ev("job_inst.main.start", ts=101, js__id=2, **inst("nosuchjob")),
+                ev("job_inst.main.start", ts=101, js__id=2, **inst("a")),
+            ],
+        )
+    assert rows(db, "select state from jobstate order by jobstate_submit_seq") == [
+        ("SUBMIT",),
+        ("EXECUTE",),
+    ]
+    assert sum(e["event"] == "event for an unknown job instance" for e in logs) == 2
+
+
+def test_second_tag_for_an_instance_is_rejected(db: Path) -> None:
+    keys = inst("a")
+    with capture_logs() as logs:
+        load(
+            db,
+            [
+                plan(),
+                job("a"),
+                *submit("a"),
+                ev("job_inst.tag", name="int.error", count=2, ts=5, **keys),
+                ev("job_inst.tag", name="int.error", count=3, ts=6, **keys),
+            ],
+            [ev("job_inst.tag", name="int.error", count=4, ts=7, **keys)],
+        )
+    assert rows(db, "select name, count from tag") == [("int.error", 2)]
+    assert any("rejected" in e["event"] for e in logs)
+
+
+def test_first_host_info_wins_and_hosts_key_on_root_workflow(db: Path) -> None:
+    keys = inst("a")
+    sub_keys = inst("s", wf=SUB)
+
+    def host(name: str, k: dict[str, Any]) -> StampedeEvent:
+        return ev(
+            "job_inst.host.info",
+            hostname=name,
+            ip="10.0.0.1",
+            site="local",
+            uname="linux",
+            ts=1,
+            **k,
+        )
+
+    load(
+        db,
+        [
+            plan(),
+            job("a"),
+            *submit("a"),
+            host("first.example.org", keys),
+            host("second.example.org", keys),
+        ],
+        [
+            plan(SUB, root=ROOT, parent=ROOT),
+            job("s", wf=SUB),
+            *submit("s", wf=SUB),
+            host("first.example.org", sub_keys),
+        ],
+    )
+    hosts = rows(db, "select h.hostname, w.wf_uuid from host h join workflow w using (wf_id)")
+    assert sorted(hosts) == [("first.example.org", ROOT), ("second.example.org", ROOT)]
+    linked = rows(
+        db,
+        "select j.exec_job_id, h.hostname from job_instance i join job j using (job_id)"
+        " join host h using (host_id) order by 1",
+    )
+    assert linked == [("a", "first.example.org"), ("s", "first.example.org")]
+
+
+def test_sub_workflow_links_and_duplicate_plan(db: Path) -> None:
+    with capture_logs() as logs:
+        load(
+            db,
+            [
+                plan(),
+                job("plan_sub"),
+                *submit("plan_sub"),
+                plan(SUB, root=ROOT, parent=ROOT, dag__file__name="inner.dag"),
+                plan(SUB, root=ROOT, parent=ROOT, dag__file__name="dupe.dag"),
+                make_event(
+                    "xwf.map.subwf_job",
+                    {"xwf.id": ROOT, "subwf.id": SUB, "job.id": "plan_sub", "job_inst.id": 1},
+                ),
+                ev("xwf.meta", SUB, key="wf.api", value="python"),
+            ],
+        )
+    assert rows(
+        db,
+        "select w.wf_uuid, w.dag_file_name, p.wf_uuid, r.wf_uuid from workflow w"
+        " left join workflow p on p.wf_id = w.parent_wf_id"
+        " left join workflow r on r.wf_id = w.root_wf_id order by w.wf_id",
+    ) == [(ROOT, "diamond-0.dag", None, ROOT), (SUB, "inner.dag", ROOT, ROOT)]
+    assert rows(
+        db, "select w.wf_uuid from job_instance i join workflow w on w.wf_id = i.subwf_id"
+    ) == [(SUB,)]
+    assert rows(db, "select key, value from workflow_meta") == [("wf.api", "python")]
+    assert any("duplicate workflow" in e["event"] for e in logs)
+
+
+def test_replica_catalog_rows(db: Path) -> None:
+    load(
+        db,
+        [
+            plan(),
+            plan(OTHER, root=OTHER),
+            ev("task.info", task__id="ID1", type="1", type_desc="compute", transformation="t"),
+            ev("task.meta", task__id="ID1", key="k", value="v"),
+            ev("wf.map.file", task__id="ID1", lfn__id="f.txt"),
+            ev("rc.meta", lfn__id="f.txt", key="size", value="1", ts=1),
+            ev("rc.meta", lfn__id="f.txt", key="size", value="2", ts=2),
+        ],
+        [
+            ev("rc.meta", OTHER, lfn__id="f.txt", key="size", value="3", ts=3),
+            ev("rc.pfn", OTHER, lfn__id="f.txt", pfn="file:///f.txt", site="local"),
+        ],
+    )
+    assert rows(db, "select lfn from rc_lfn") == [("f.txt",)]  # global, one row
+    assert rows(db, "select key, value from rc_meta") == [("size", "3")]  # merged
+    assert rows(db, "select pfn, site from rc_pfn") == [("file:///f.txt", "local")]
+    assert rows(db, "select file_type is null from workflow_files") == [(1,)]
+    assert rows(db, "select key, value from task_meta") == [("k", "v")]
+
+
+def test_rejected_rows_do_not_lose_the_rest_of_the_batch(db: Path) -> None:
+    keys = inst("a")
+    edge = ev("job.edge", parent__job__id="a", child__job__id="b")
+    with capture_logs() as logs:
+        load(
+            db,
+            [plan(), job("a"), job("b"), edge, *submit("a")],
+            [
+                edge,  # duplicate primary key: the whole batch is redone row by row
+                ev("xwf.meta", key="k", value="v"),
+                ev(
+                    "inv.end",
+                    inv__id=1,
+                    transformation="t",
+                    start_time=1,
+                    dur=1,
+                    executable="/bin/t",
+                    ts=2,
+                    **keys,
+                ),  # no exitcode: NOT NULL
+                ev("job_inst.main.start", ts=101, js__id=2, **keys),
+                job("c"),
+            ],
+        )
+    assert rows(db, "select count(*) from job_edge") == [(1,)]
+    assert rows(db, "select key from workflow_meta") == [("k",)]
+    assert rows(db, "select count(*) from invocation") == [(0,)]
+    assert rows(db, "select state from jobstate order by jobstate_submit_seq") == [
+        ("SUBMIT",),
+        ("EXECUTE",),
+    ]
+    assert rows(db, "select exec_job_id from job order by 1") == [("a",), ("b",), ("c",)]
+    events = [e["event"] for e in logs]
+    assert "batch rejected, retrying row by row" in events
+    assert any(e.startswith("rejected row") for e in events)
+
+
+def test_later_batches_and_new_sessions_find_existing_rows(db: Path) -> None:
+    keys = inst("a")
+    load(
+        db,
+        [plan(), job("a"), *submit("a")],
+        [ev("xwf.end", ts=5.0, reason=None, restart_count=0, status=0)],
+    )
+    # caches for the ended workflow are gone; a new daemon resumes on the same DB
+    load(
+        db,
+        [
+            ev("job_inst.main.start", ts=101, js__id=2, **keys),
+            *submit("a", seq=2, ts=200),
+            ev("xwf.start", ts=150.0, reason=None, restart_count=1),
+        ],
+        restart=False,
+    )
+    assert rows(
+        db,
+        "select job_submit_seq, count(*) from job_instance i join jobstate using"
+        " (job_instance_id) group by 1",
+    ) == [(1, 2), (2, 1)]
+    assert rows(db, "select count(*) from job") == [(1,)]
+
+
+def test_locked_database_is_a_retryable_error(tmp_path: Path) -> None:
+    db = tmp_path / "w.db"
+    sink = SQLSink(f"sqlite:///{db}", restart=True, engine_kw={"connect_args": {"timeout": 0.05}})
+    sink.open()
+    sink.write_batch([plan()])
+    batch = [job("a"), *submit("a")]
+    blocker = sqlite3.connect(db, isolation_level=None)
+    blocker.execute("BEGIN EXCLUSIVE")
+    with pytest.raises(SinkError) as info:
+        sink.write_batch(batch)
+    assert info.value.retryable
+    blocker.execute("ROLLBACK")
+    blocker.close()
+    sink.write_batch(batch)  # the caller retries the same batch
+    sink.close()
+    assert rows(db, "select count(*) from job_instance") == [(1,)]
+    assert rows(db, "select count(*) from jobstate") == [(1,)]

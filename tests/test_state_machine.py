@@ -1,0 +1,259 @@
+"""The workflow state machine, fed dagman.out lines and in-memory job files (no disk, no loop)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from monitord.readers.braindump import parse_braindump_yml
+from monitord.readers.dagfile import parse_dag
+from monitord.workflow import Workflow, WorkflowContext, WorkflowOptions
+
+RUN = "/run"
+BRAINDUMP = """\
+user: "u"
+wf_uuid: "wf-1"
+root_wf_uuid: "wf-1"
+dax: "/x/workflow.yml"
+dax_label: "demo"
+dax_index: "0"
+dag: "demo-0.dag"
+submit_dir: "/orig/run0001"
+planner_version: "5.0.5"
+submit_hostname: "h"
+timestamp: "20230303T222333-0800"
+"""
+DAG = """\
+JOB a 00/00/a.sub
+SCRIPT POST a /bin/pegasus-exitcode  -r $RETURN
+JOB b 00/00/b.sub
+JOB p 00/00/p.sub
+SCRIPT PRE p 00/00/p.pre.sh  -Dpegasus.log.*=/orig/run0001/p.pre.log --conf x
+"""
+SUB = """\
+output = /orig/run0001//00/00/{n}.out
+error = /orig/run0001//00/00/{n}.err
+executable = /bin/{n}
++pegasus_site = "condorpool"
++pegasus_job_class = 1
++pegasus_cores = 1
+"""
+
+
+def ks(raw: int = 0) -> str:
+    return f"""- invocation: True
+  start: 2023-03-03T22:24:20.615-08:00
+  duration: 0.5
+  transformation: "t"
+  derivation: "ID1"
+  resource: "condorpool"
+  hostaddr: 10.0.0.1
+  hostname: node1
+  user: u
+  mainjob:
+    start: 2023-03-03T22:24:20.709-08:00
+    duration: 0.25
+    usage:
+      utime: 0.1
+      stime: 0.15
+      maxrss: 100
+    status:
+      raw: {raw}
+      regular_exitcode: {raw >> 8}
+    executable:
+      file_name: /bin/t
+  cwd: /scratch
+"""
+
+
+@pytest.fixture(autouse=True)
+def _utc(monkeypatch):
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def make(files: dict[str, str] | None = None, **opts) -> Workflow:
+    fs = {f"{RUN}/00/00/{n}.sub": SUB.format(n=n) for n in ("a", "b", "p")}
+    fs.update(files or {})
+    ctx = WorkflowContext(read_text=fs.get, events=[], options=WorkflowOptions(**opts))
+    return Workflow(ctx, run_dir=RUN, braindump=parse_braindump_yml(BRAINDUMP), dag=parse_dag(DAG), root_uuid="wf-1", wf_ts=1)
+
+
+def feed(wf: Workflow, text: str) -> None:
+    for line in text.strip("\n").splitlines():
+        wf.feed(line)
+
+
+def names(wf: Workflow) -> list[str]:
+    return [e.name for e in wf.events]
+
+
+def states(wf: Workflow) -> list[str]:
+    return [" ".join(line.split()[1:]) for line in wf.jobstate_lines]
+
+
+START = """\
+01/01/23 00:00:00 ** condor_scheduniv_exec.1.0 (CONDOR_DAGMAN) STARTING UP
+01/01/23 00:00:00 ** $CondorVersion: 10.2.5 2023-02-27 $
+01/01/23 00:00:00 Parsing demo-0.dag ...
+"""
+
+RUN_A = """\
+01/01/23 00:00:01 Submitting HTCondor Node a job(s)...
+01/01/23 00:00:02 Event: ULOG_SUBMIT for HTCondor Node a (5.0.0) {01/01/23 00:00:01}
+01/01/23 00:00:03 Event: ULOG_EXECUTE for HTCondor Node a (5.0.0) {01/01/23 00:00:03}
+01/01/23 00:00:05 Event: ULOG_JOB_TERMINATED for HTCondor Node a (5.0.0) {01/01/23 00:00:04}
+01/01/23 00:00:05 Node a job proc (5.0.0) failed with status 2.
+01/01/23 00:00:05 Running POST script of Node a...
+01/01/23 00:00:06 Event: ULOG_POST_SCRIPT_TERMINATED for HTCondor Node a (5.0.0) {01/01/23 00:00:06}
+01/01/23 00:00:07 POST Script of node a failed with status 1
+"""
+
+
+def test_job_with_post_script_event_order_and_numbering():
+    wf = make({f"{RUN}/00/00/a.out.000": ks(512), f"{RUN}/00/00/a.err.000": "PegasusLite: exitcode 2\n"})
+    feed(wf, START + RUN_A)
+    assert states(wf) == [
+        "INTERNAL *** DAGMAN_STARTED 1.0 ***",
+        "a SUBMIT 5.0 condorpool - 1",
+        "a EXECUTE 5.0 condorpool - 1",
+        "a JOB_TERMINATED 5.0 condorpool - 1",
+        "a JOB_FAILURE 2 condorpool - 1",
+        "a POST_SCRIPT_STARTED 5.0 condorpool - 1",
+        "a POST_SCRIPT_TERMINATED 5.0 condorpool - 1",
+        "a POST_SCRIPT_FAILURE 1 condorpool - 1",
+    ]
+    assert names(wf) == [
+        "xwf.start",
+        "job_inst.submit.start",
+        "job_inst.submit.end",
+        "job_inst.main.start",
+        "job_inst.main.term",
+        "job_inst.post.start",
+        "job_inst.post.term",
+        "inv.start",
+        "inv.end",
+        "job_inst.host.info",
+        "job_inst.main.end",
+        "job_inst.composite",
+        "inv.start",
+        "inv.end",
+        "job_inst.post.end",
+    ]
+    by = {e.name: e.attrs for e in wf.events}
+    main_end = by["job_inst.main.end"]
+    # deferred main.end keeps the dagman.out exit code (raw), not the PegasusLite one
+    assert main_end["exitcode"] == "512" and main_end["status"] == -1 and main_end["js.id"] == 4
+    assert main_end["stdout.file"] == "00/00/a.out.000" and main_end["work_dir"] == "/scratch"
+    assert by["job_inst.post.end"]["exitcode"] == "256" and by["job_inst.post.end"]["js.id"] == 7
+    inv = [e.attrs for e in wf.events if e.name == "inv.end"]
+    assert inv[0]["exitcode"] == 512 and inv[0]["level"] == "Error" and inv[0]["dur"] == 0.25
+    assert inv[1]["inv.id"] == -2 and inv[1]["transformation"] == "dagman::post"
+    assert all(e.attrs["root.xwf.id"] == "wf-1" for e in wf.events)
+
+
+def test_retry_gets_a_new_instance_and_the_next_output_counter():
+    wf = make({f"{RUN}/00/00/a.out.000": ks(512), f"{RUN}/00/00/a.out.001": ks(0)})
+    feed(wf, START + RUN_A + RUN_A.replace("5.0.0", "6.0.0").replace("failed with status 2.", "completed successfully.").replace("failed with status 1", "completed successfully."))
+    seqs = {line.split()[-1] for line in wf.jobstate_lines if " a " in line}
+    assert seqs == {"1", "2"}
+    ends = [e.attrs for e in wf.events if e.name == "job_inst.main.end"]
+    assert [e["stdout.file"] for e in ends] == ["00/00/a.out.000", "00/00/a.out.001"]
+    assert wf.out_counters["a"] == 1 and wf.job_seq == 3
+
+
+def test_pre_script_failure_then_retry():
+    wf = make()
+    feed(wf, START + """\
+01/01/23 00:01:00 Running PRE script of Node p...
+01/01/23 00:01:02 PRE Script of Job p failed with status 2
+01/01/23 00:01:03 Running PRE script of Node p...
+01/01/23 00:01:04 PRE Script of node p completed successfully.
+01/01/23 00:01:05 Submitting HTCondor Node p job(s)...
+01/01/23 00:01:06 Event: ULOG_SUBMIT for HTCondor Node p (9.0.0) {01/01/23 00:01:05}
+""")
+    assert states(wf)[1:] == [
+        "p PRE_SCRIPT_STARTED - condorpool - 1",
+        "p PRE_SCRIPT_TERMINATED - condorpool - 1",
+        "p PRE_SCRIPT_FAILURE 2 condorpool - 1",
+        "p PRE_SCRIPT_STARTED - condorpool - 2",
+        "p PRE_SCRIPT_TERMINATED - condorpool - 2",
+        "p PRE_SCRIPT_SUCCESS 0 condorpool - 2",
+        "p SUBMIT 9.0 condorpool - 2",
+    ]
+    first_end = next(e.attrs for e in wf.events if e.name == "job_inst.main.end")
+    assert first_end["status"] == -1 and first_end["exitcode"] == "512"
+    assert first_end["stdout.file"] == "/orig/run0001/p.pre.log.000"
+    assert wf.out_counters["p"] == 1  # PRE failure (0) then SUBMIT (1)
+
+
+def test_held_released_and_abort_after_hold_is_deferred_to_post():
+    wf = make({f"{RUN}/00/00/a.out.000": ks(0)})
+    feed(wf, START + """\
+01/01/23 00:00:01 Submitting HTCondor Node a job(s)...
+01/01/23 00:00:02 Event: ULOG_SUBMIT for HTCondor Node a (5.0.0) {01/01/23 00:00:01}
+01/01/23 00:00:03 Event: ULOG_JOB_HELD for HTCondor Node a (5.0.0) {01/01/23 00:00:03}
+01/01/23 00:00:03   Hold reason: disk full
+01/01/23 00:00:04 Event: ULOG_JOB_RELEASED for HTCondor Node a (5.0.0) {01/01/23 00:00:04}
+01/01/23 00:00:05 Event: ULOG_JOB_HELD for HTCondor Node a (5.0.0) {01/01/23 00:00:05}
+01/01/23 00:00:05   Hold reason: again
+01/01/23 00:00:06 Event: ULOG_JOB_ABORTED for HTCondor Node a (5.0.0) {01/01/23 00:00:06}
+01/01/23 00:00:07 Running POST script of Node a...
+01/01/23 00:00:08 POST Script of node a failed with status 1
+""")
+    held = [e.attrs for e in wf.events if e.name == "job_inst.held.start"]
+    assert [h["reason"] for h in held] == [" disk full", " again"]
+    assert [h["js.id"] for h in held] == [3, 6]
+    order = names(wf)
+    assert order.index("job_inst.abort.info") < order.index("job_inst.post.start") < order.index("job_inst.main.end")
+    assert "job_inst.held.end" in order
+
+
+def test_submit_failure_sends_main_end_with_quoted_reason():
+    wf = make()
+    feed(wf, START + """\
+01/01/23 00:00:01 Submitting HTCondor Node b job(s)...
+01/01/23 00:00:02 ERROR: submit attempt failed
+""")
+    assert states(wf)[-1] == "b SUBMIT_FAILED - condorpool - 1"
+    end = next(e.attrs for e in wf.events if e.name == "job_inst.main.end")
+    assert end["status"] == -1 and end["exitcode"] == "1"
+    assert end["stderr.text"] == "Job submission failed because of HTCondor event SUBMIT_FAILED"
+
+
+def test_dagman_restart_without_exit_inserts_synthetic_end():
+    wf = make()
+    feed(wf, START + START.replace("00:00:00", "00:10:00"))
+    assert states(wf) == [
+        "INTERNAL *** DAGMAN_STARTED 1.0 ***",
+        "INTERNAL *** DAGMAN_FINISHED 2 ***",
+        "INTERNAL *** DAGMAN_STARTED 1.0 ***",
+    ]
+    xwf = [(e.name, e.attrs["restart_count"], e.attrs.get("status")) for e in wf.events]
+    assert xwf == [("xwf.start", 0, None), ("xwf.end", 0, 2), ("xwf.start", 1, None)]
+    assert int(wf.jobstate_lines[1].split()[0]) == int(wf.jobstate_lines[2].split()[0]) - 1
+
+
+def test_bad_lines_never_crash():
+    wf = make()
+    feed(wf, START + """\
+01/01/23 00:00:01   Hold reason: before any job
+01/01/23 00:00:02 Event: ULOG_EXECUTE for HTCondor Node ghost (1.0.0) {01/01/23 00:00:02}
+01/01/23 00:00:03 POST Script of node ghost completed successfully.
+not a dagman line at all
+01/01/23 00:00:04 **** condor_scheduniv_exec.1.0 (condor_DAGMAN) pid 1 EXITING WITH STATUS x
+""")
+    # unknown jobs and early hold reasons are ignored; a non-integer exit code gives 0 and exit code 1
+    assert states(wf) == ["INTERNAL *** DAGMAN_STARTED 1.0 ***", "INTERNAL *** DAGMAN_FINISHED 0 ***"]
+    assert wf.monitord_exit == 1
+
+
+def test_no_events_still_writes_jobstate():
+    wf = make(events_enabled=False)
+    feed(wf, START + RUN_A)
+    assert wf.events == []
+    assert len(wf.jobstate_lines) == 8
