@@ -28,10 +28,9 @@ import heapq
 import json
 import math
 import os
-import queue
 import random
+import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -135,56 +134,74 @@ class _FastRandom(random.Random):
         return seq[int(self.random() * len(seq))]
 
 
-class _FileWriter:
-    """Creates files on a background thread.
+_WRITER_CHILD = """
+import os, sys
+src = sys.stdin.buffer
+flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+while True:
+    head = src.readline()
+    if not head:
+        break
+    plen, dlen = map(int, head.split())
+    path = src.read(plen)
+    data = src.read(dlen)
+    fd = os.open(path, flags, 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+"""
 
-    File creation is syscall-bound (tens of microseconds per file) and releases the
-    GIL, so handing batches to a thread overlaps it with generating the next records.
-    The queue is bounded, which bounds memory whatever the workflow size.
+
+class _FileWriter:
+    """Creates the per-job files in a child process fed through a pipe.
+
+    File creation is syscall-bound (tens of microseconds per file).  A thread
+    cannot overlap it with generation: every syscall return waits for the GIL
+    (the convoy effect made a thread slower than writing inline).  A child
+    process uses the second core; the pipe bounds memory whatever the size.
+    Small workflows write inline, where starting a child is not worth it.
     """
 
-    _BATCH = 256
-    _STOP: list[tuple[str, str]] = []
-
-    def __init__(self) -> None:
-        self._batch: list[tuple[str, str]] = []
-        self._queue: queue.Queue[list[tuple[str, str]]] = queue.Queue(maxsize=32)
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="synthetic-writer", daemon=True)
-        self._thread.start()
+    def __init__(self, inline: bool = False) -> None:
+        self._proc: subprocess.Popen[bytes] | None = None
+        if not inline:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _WRITER_CHILD],
+                stdin=subprocess.PIPE,
+                bufsize=1 << 20,
+            )
 
     def write(self, path: str, text: str) -> None:
-        self._batch.append((path, text))
-        if len(self._batch) >= self._BATCH:
-            self._queue.put(self._batch)
-            self._batch = []
+        data = text.encode()
+        if self._proc is None:
+            _write_bytes(path, data)
+            return
+        raw = path.encode()
+        assert self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(b"%d %d\n%s%s" % (len(raw), len(data), raw, data))
+        except BrokenPipeError:
+            raise OSError(f"synthetic file writer died (exit {self._proc.wait()})") from None
 
     def close(self) -> None:
-        if self._batch:
-            self._queue.put(self._batch)
-            self._batch = []
-        self._queue.put(self._STOP)
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
+        if self._proc is None:
+            return
+        assert self._proc.stdin is not None
+        try:
+            self._proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        if self._proc.wait() != 0:
+            raise OSError(f"synthetic file writer failed (exit {self._proc.returncode})")
 
-    def _run(self) -> None:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-        while True:
-            batch = self._queue.get()
-            if batch is self._STOP:
-                return
-            if self._error is not None:
-                continue  # keep draining so the producer never blocks forever
-            try:
-                for path, text in batch:
-                    fd = os.open(path, flags, 0o644)
-                    try:
-                        os.write(fd, text.encode())
-                    finally:
-                        os.close(fd)
-            except OSError as exc:
-                self._error = exc
+
+def _write_bytes(path: str, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
 
 
 # --------------------------------------------------------------------------- the planned DAG
@@ -1704,7 +1721,7 @@ def generate(
     write_aux(ctx)
     dagman_out = out / f"{ctx.dag}.dagman.out"
     pool = slots if slots is not None else max(8, min(400, jobs // 20))
-    writer = _FileWriter()
+    writer = _FileWriter(inline=jobs < 2000)
     ctx.sink = writer.write
     try:
         for node in nodes:

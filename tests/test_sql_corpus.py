@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from bp_events import CORPUS, SAMPLES, SHARED, load_bp_events
 from sinks.sql import SQLSink
 from sinks.sql.loader import BatchLoader
+from tests.bp_events import CORPUS, SAMPLES, SHARED, load_bp_events
 
 DIFF = SHARED / "tools" / "stampede-diff"
 

@@ -388,8 +388,9 @@ def test_rejected_rows_do_not_lose_the_rest_of_the_batch(db: Path) -> None:
                     dur=1,
                     executable="/bin/t",
                     ts=2,
+                    exitcode=None,
                     **keys,
-                ),  # no exitcode: NOT NULL
+                ),  # NOT NULL exitcode is null
                 ev("job_inst.main.start", ts=101, js__id=2, **keys),
                 job("c"),
             ],

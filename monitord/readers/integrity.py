@@ -14,7 +14,7 @@ import structlog
 
 from monitord.readers.kickstart import KickstartRecord
 
-__all__ = ["integrity_metrics"]
+__all__ = ["event_count", "integrity_metrics"]
 
 log = structlog.get_logger(__name__)
 
@@ -37,31 +37,59 @@ def _add(a: Any, b: Any) -> Any:
         return float(a) + float(b)
 
 
-def integrity_metrics(
-    records: list[KickstartRecord], payloads: list[dict[str, Any]] = ()  # type: ignore[assignment]
-) -> list[dict[str, Any]]:
-    """Metrics in first-seen order; each is ``{type, file_type, count, succeeded, failed, duration}``.
+def _payload_metrics(payloads: list[dict[str, Any]], into: list[dict[str, Any]]) -> None:
+    for payload in payloads:
+        if payload.get("monitoring_event") != "int.metric":
+            continue
+        items = payload.get("payload")
+        for item in items if isinstance(items, list) else ():
+            if isinstance(item, dict):
+                into.append(
+                    _metric(
+                        item.get("event"),
+                        item.get("file_type"),
+                        item.get("count", 0),
+                        item.get("succeeded", 0),
+                        item.get("failed", 0),
+                        item.get("duration", 0),
+                    )
+                )
 
-    ``payloads`` are the monitoring payloads of the job (kickstart stdout/stderr
-    and ``.err``); those that are not ``int.metric`` are ignored here.
-    Durations keep the type of their source (a payload's ``"0.141"`` stays a
-    string) until two metrics are merged.
+
+def integrity_metrics(
+    records: list[KickstartRecord],
+    record_payloads: list[dict[str, Any]] | None = None,
+    err_payloads: list[dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """Metrics ``{type, file_type, count, succeeded, failed, duration}``, merged per key.
+
+    Source order as observed with the reference: ``.err`` payloads first, then
+    the kickstart output files, then the payloads of the kickstart stdout and
+    stderr (``record_payloads``, as returned by the job text builder), then
+    ``integrity_summary`` multipart records. Merging adds ``count``,
+    ``succeeded``, ``failed`` and ``duration`` with Python ``+``: a payload's
+    string duration stays a string and two of them concatenate (``"0.25" +
+    "0.5"`` = ``"0.250.5"``, as the reference stores it); a string plus a
+    number, which crashes the reference, is added as floats here.
     """
     found: list[dict[str, Any]] = []
+    _payload_metrics(err_payloads or [], found)
     files = 0
     timing = 0.0
     for record in records:
-        if record.kind == "invocation":
-            for meta in record.data.get("outputs", {}).values():
-                if "checksum.timing" in meta:
-                    try:
-                        timing += float(meta["checksum.timing"])
-                    except (TypeError, ValueError):
-                        log.warning("bad checksum timing ignored", value=meta["checksum.timing"])
-                        continue
-                    files += 1
+        if record.kind != "invocation":
+            continue
+        for meta in record.data.get("outputs", {}).values():
+            if "checksum.timing" in meta:
+                try:
+                    timing += float(meta["checksum.timing"])
+                except (TypeError, ValueError):
+                    log.warning("bad checksum timing ignored", value=meta["checksum.timing"])
+                    continue
+                files += 1
     if files:
         found.append(_metric("compute", "output", files, 0, 0, timing))
+    _payload_metrics(record_payloads or [], found)
     for record in records:
         if record.kind == "multipart" and "integrity_summary" in record.data:
             summary = record.data["integrity_summary"]
@@ -76,23 +104,6 @@ def integrity_metrics(
                         summary.get("duration", 0),
                     )
                 )
-    for payload in payloads:
-        if payload.get("monitoring_event") != "int.metric":
-            continue
-        items = payload.get("payload")
-        for item in items if isinstance(items, list) else ():
-            if not isinstance(item, dict):
-                continue
-            found.append(
-                _metric(
-                    item.get("event"),
-                    item.get("file_type"),
-                    item.get("count", 0),
-                    item.get("succeeded", 0),
-                    item.get("failed", 0),
-                    item.get("duration", 0),
-                )
-            )
     merged: dict[tuple[Any, Any], dict[str, Any]] = {}
     for metric in found:
         key = (metric["type"], metric["file_type"])
@@ -103,3 +114,11 @@ def integrity_metrics(
         for field in ("count", "succeeded", "failed", "duration"):
             into[field] = _add(into[field], metric[field])
     return list(merged.values())
+
+
+def event_count(metric: dict[str, Any]) -> Any:
+    """The ``count`` an ``int.metric`` event carries: count, or succeeded + failed when 0."""
+    count = metric.get("count") or 0
+    if count:
+        return count
+    return _add(metric.get("succeeded") or 0, metric.get("failed") or 0)

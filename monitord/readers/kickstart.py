@@ -43,7 +43,8 @@ _CLUSTER_PREFIXES = ("[cluster-", "[seqexec-")
 _TASK_PREFIXES = ("[cluster-task", "[seqexec-task")
 _SUMMARY_PREFIXES = ("[cluster-summary", "[seqexec-summary")
 # YAML record continuation lines start with one of these (#2096); "" is a bare newline.
-_CONTINUATION_FIRST = frozenset(" -l")
+_CONTINUATION_FIRST = frozenset(" -l")  # line[:1] == "" is a blank line
+_CONTINUATION_FIRST_OR_BLANK = _CONTINUATION_FIRST | {""}
 
 
 def parse_kickstart(text: str) -> list[KickstartRecord]:
@@ -137,15 +138,31 @@ def _record_body(text: str, start: int, end: int) -> str:
 
 def _parse_yaml_file(text: str) -> list[KickstartRecord]:
     records: list[KickstartRecord] = []
-    marks = _structure_lines(text)
-    for index, (line_start, line_end) in enumerate(marks):
+    # Inside an open record, a "- invocation:" line is just a continuation line
+    # (it starts with "-"): without cluster lines between them, consecutive
+    # records load as one YAML list of which only the first entry is used
+    # (observed with the reference).
+    marks: list[tuple[int, int, str]] = []
+    open_record = False
+    for line_start, line_end in _structure_lines(text):
+        line = text[line_start:line_end]
+        if line.startswith(_CLUSTER_PREFIXES):
+            kind, open_record = "cluster", False
+        elif line.startswith(MULTIPART_MARK):
+            kind, open_record = "multipart", True
+        elif open_record and line[:1] in _CONTINUATION_FIRST_OR_BLANK:
+            continue
+        else:
+            kind, open_record = "invocation", True
+        marks.append((line_start, line_end, kind))
+    for index, (line_start, line_end, kind) in enumerate(marks):
         line = text[line_start:line_end]
         end = marks[index + 1][0] if index + 1 < len(marks) else len(text)
         body_start = line_end + 1  # after the marker line and its newline
-        if INVOCATION_MARK in line:
+        if kind == "invocation":
             body = line + "\n" + _record_body(text, body_start, end) if body_start <= end else line
             records.append(_yaml_invocation(body))
-        elif line.startswith(_CLUSTER_PREFIXES):
+        elif kind == "cluster":
             record = parse_cluster_line(line)
             if record is not None:
                 records.append(record)

@@ -11,9 +11,8 @@ reference accepts (``NaN``, big integers).
 
 from __future__ import annotations
 
-from typing import Any
-
 import json
+from typing import Any
 
 import structlog
 

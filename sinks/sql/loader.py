@@ -21,12 +21,11 @@ import structlog
 from sqlalchemy import Connection, Table, and_, bindparam, select, update
 from sqlalchemy.exc import StatementError
 
-from .errors import is_transient
-from .rawsql import RawSQL
-
 from monitord.events import StampedeEvent
 
 from . import schema as s
+from .errors import is_transient
+from .rawsql import RawSQL
 
 log = structlog.get_logger(__name__)
 

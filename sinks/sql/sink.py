@@ -66,7 +66,7 @@ class SQLSink:
     ) -> None:
         try:
             self._url = parse_url(url)
-        except ArgumentError as exc:
+        except ArgumentError:
             raise SinkError(f"invalid database URL {safe_url(url)}") from None
         self._restart = restart
         self._purge_uuid = purge_wf_uuid

@@ -1,0 +1,54 @@
+"""Bad invocations end with one clear error line and a non-zero status, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "HOME": str(cwd)}
+    return subprocess.run(
+        [sys.executable, "-m", "monitord.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def check_one_error(proc: subprocess.CompletedProcess[str], needle: str) -> None:
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1, proc.stderr
+    assert needle in errors[0]
+
+
+def test_not_a_submit_directory(tmp_path: Path) -> None:
+    (tmp_path / "x.dag.dagman.out").write_text("03/03/23 22:23:43 hello\n")
+    check_one_error(run(["-r", "x.dag.dagman.out"], tmp_path), "not a Pegasus submit directory")
+
+
+def test_missing_dagman_out(tmp_path: Path) -> None:
+    (tmp_path / "braindump.yml").write_text('wf_uuid: "u"\ndag: "x.dag"\n')
+    check_one_error(run(["-r", "x.dag.dagman.out"], tmp_path), "no such file")
+
+
+def test_wrong_file_name(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("x")
+    check_one_error(run(["-r", "notes.txt"], tmp_path), "dagman.out")
+
+
+def test_bad_braindump_key(tmp_path: Path) -> None:
+    (tmp_path / "braindump.yml").write_text('wf_uuid: "u"\ndag: "x.dag"\nbogus_key: 1\n')
+    (tmp_path / "x.dag.dagman.out").write_text("")
+    check_one_error(run(["-r", "x.dag.dagman.out"], tmp_path), "bogus_key")
+
+
+def test_missing_static_bp(tmp_path: Path) -> None:
+    (tmp_path / "braindump.yml").write_text('wf_uuid: "u"\ndag: "x.dag"\nsubmit_dir: "/o"\n')
+    (tmp_path / "x.dag.dagman.out").write_text("")
+    check_one_error(run(["-r", "x.dag.dagman.out"], tmp_path), "x.static.bp")
+
+
+def test_no_events_conflicts_with_dest(tmp_path: Path) -> None:
+    check_one_error(run(["-r", "--no-events", "-d", "x.bp", "a.dag.dagman.out"], tmp_path), "conflicts")
