@@ -27,7 +27,7 @@ T0 = 1_700_000_000
 
 def synthetic_events(n_jobs: int) -> list[StampedeEvent]:
     wf = str(uuid.uuid4())
-    fixed = {
+    fixed: dict[str, Any] = {
         "root.xwf.id": wf,
         "dax": "/home/u/wf.yml",
         "dag": "bench-0.dag",
@@ -39,7 +39,7 @@ def synthetic_events(n_jobs: int) -> list[StampedeEvent]:
     }
 
     def ev(name: str, **attrs: Any) -> StampedeEvent:
-        a = {"xwf.id": wf}
+        a: dict[str, Any] = {"xwf.id": wf}
         a.update({k.replace("__", "."): v for k, v in attrs.items()})
         a.update(fixed)
         return make_event(name, a)

@@ -24,7 +24,7 @@ from monitord.jobtext import (
     stdout_text_without_kickstart,
 )
 from monitord.readers import errfile
-from monitord.readers.integrity import integrity_metrics
+from monitord.readers.integrity import event_count, integrity_metrics
 from monitord.readers.kickstart import KickstartRecord, parse_kickstart
 from monitord.timeparse import iso_to_epoch
 
@@ -167,17 +167,18 @@ def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
         if c.get("start") is not None:
             inst.cluster_start = iso_to_epoch(str(c["start"]))
 
-    payloads = list(err_payloads)
+    record_payloads: list[dict[str, Any]] = []
     if invocations:
         text, found = stdout_text_from_records(invocations)
-        payloads.extend(found)
+        record_payloads.extend(found)
         if wf.opts.store_stdout:
             inst.stdout_text = text
     elif out_text is not None and not records and wf.opts.store_stdout:
         text, found = stdout_text_without_kickstart(out_text)
-        payloads.extend(found)
+        record_payloads.extend(found)
         inst.stdout_text = text
 
+    payloads = err_payloads + record_payloads
     monitoring = [p for p in payloads if p.get("monitoring_event") != "int.metric"]
     for p in monitoring:
         if p.get("monitoring_event") == "metadata" or "metadata" in str(p.get("monitoring_event", "")):
@@ -204,12 +205,10 @@ def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
             host, ip = _local_host()
             _emit_host(wf, inst, {"hostname": host, "hostaddr": ip, "resource": inst.site}, keys, ts)
 
-    metrics = integrity_metrics(records, payloads)
+    metrics = integrity_metrics(records, record_payloads, err_payloads)
     error_count = 0
     for m in metrics:
-        count = m.get("count") or 0
-        if not count:
-            count = (m.get("succeeded") or 0) + (m.get("failed") or 0)
+        count = event_count(m)
         wf.emit(
             "int.metric",
             {

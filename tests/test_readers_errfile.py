@@ -27,7 +27,9 @@ def test_no_host():
 
 
 def test_exitcode_first_line_start_only():
-    text = "x PegasusLite: exitcode 9\nPegasusLite: exitcode 3 (trailing)\nPegasusLite: exitcode 4\n"
+    text = (
+        "x PegasusLite: exitcode 9\nPegasusLite: exitcode 3 (trailing)\nPegasusLite: exitcode 4\n"
+    )
     assert pegasus_lite_exitcode(text) == "3"
     assert pegasus_lite_exitcode(ERR) == "0"
     assert pegasus_lite_exitcode("no code\n") is None

@@ -19,7 +19,9 @@ __all__ = ["event_count", "integrity_metrics"]
 log = structlog.get_logger(__name__)
 
 
-def _metric(type_: Any, file_type: Any, count: Any, succeeded: Any, failed: Any, duration: Any) -> dict[str, Any]:
+def _metric(
+    type_: Any, file_type: Any, count: Any, succeeded: Any, failed: Any, duration: Any
+) -> dict[str, Any]:
     return {
         "type": type_,
         "file_type": file_type,

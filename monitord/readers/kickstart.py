@@ -322,7 +322,9 @@ def _parse_xml_file(text: str) -> list[KickstartRecord]:
                     records.append(_xml_invocation("\n".join(current)))
                     current = None
     except ET.ParseError as exc:
-        log.warning("KICKSTART-PARSE-ERROR: bad XML, all records of the file dropped", error=str(exc))
+        log.warning(
+            "KICKSTART-PARSE-ERROR: bad XML, all records of the file dropped", error=str(exc)
+        )
         return []
     return records
 
@@ -398,7 +400,9 @@ def _xml_machine(machine: ET.Element, rec: dict[str, Any]) -> None:
             rec["cpu_model"] = (elem.text or "").strip()
 
 
-def _xml_statcall(call: ET.Element, rec: dict[str, Any], outputs: dict[str, dict[str, Any]]) -> None:
+def _xml_statcall(
+    call: ET.Element, rec: dict[str, Any], outputs: dict[str, dict[str, Any]]
+) -> None:
     ident = call.attrib.get("id")
     if ident in ("stdout", "stderr"):
         for elem in call:

@@ -232,7 +232,9 @@ def _key(src: str) -> Any:
 
 # Anything PyYAML rejects (non-printable), treats as a line break (\r, \x85,
 # \u2028/9) or as a BOM goes to PyYAML; what is left is plain lines.
-_SPECIAL_CHARS = re.compile("[^\t\n\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+_SPECIAL_CHARS = re.compile(
+    "[^\t\n\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+)
 
 
 _PLAIN_ASCII = bytes([0x09, 0x0A, *range(0x20, 0x7F)])

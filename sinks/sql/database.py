@@ -35,12 +35,24 @@ def normalise_url(url: str) -> str:
 
 
 def parse_url(url: str) -> URL:
-    """Parse a (possibly ``jdbc:``) database URL, picking an installed MySQL driver."""
+    """Parse a (possibly ``jdbc:``) database URL; a bare scheme gets an installed driver."""
     parsed = make_url(normalise_url(url))
-    if parsed.drivername == "mysql" and importlib.util.find_spec("MySQLdb") is None:
-        if importlib.util.find_spec("pymysql") is not None:
-            parsed = parsed.set(drivername="mysql+pymysql")
+    for default, alternatives in _DRIVERS.items():
+        if parsed.drivername != default:
+            continue
+        for module, driver in alternatives:
+            if importlib.util.find_spec(module) is not None:
+                return parsed.set(drivername=driver)
     return parsed
+
+
+#: bare scheme → (module, driver name) in order of preference; SQLAlchemy's own
+#: default comes first so that an installed default is always used.
+_DRIVERS = {
+    "mysql": (("MySQLdb", "mysql+mysqldb"), ("pymysql", "mysql+pymysql")),
+    "mariadb": (("MySQLdb", "mariadb+mysqldb"), ("pymysql", "mariadb+pymysql")),
+    "postgresql": (("psycopg", "postgresql+psycopg"), ("psycopg2", "postgresql+psycopg2")),
+}
 
 
 def safe_url(url: URL | str) -> str:
@@ -71,7 +83,7 @@ def make_engine(url: URL, **engine_kw: Any) -> Engine:
     ``BEGIN`` so that SAVEPOINTs used for row-by-row retries work under pysqlite.
     MySQL: utf8mb4 connection charset.
     """
-    kwargs: dict[str, Any] = {"future": True}
+    kwargs: dict[str, Any] = {}
     backend = url.get_backend_name()
     if backend == "mysql":
         query = dict(url.query)
@@ -100,7 +112,9 @@ def _sqlite_pragmas(engine: Engine) -> None:
         conn.exec_driver_sql("BEGIN")
 
 
-def ensure_schema(conn: Connection, pegasus_version: str | None = None) -> bool:
+def ensure_schema(
+    conn: Connection, pegasus_version: str | None = None, display_url: str = ""
+) -> bool:
     """Create the schema on an empty database, or check the version of an existing one.
 
     Returns True when the database was created.  Versions other than 14 raise
@@ -133,7 +147,7 @@ def ensure_schema(conn: Connection, pegasus_version: str | None = None) -> bool:
         )
     )
     log.info("Pegasus database was successfully created.")
-    log.info("database version", version=pegasus_version or str(s.DB_VERSION))
+    log.info(f"Database version: '{pegasus_version or s.DB_VERSION}' ({display_url})")
     return True
 
 

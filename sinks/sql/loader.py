@@ -217,6 +217,9 @@ LEAF_TABLES: tuple[Table, ...] = (
     s.rc_pfn,
     s.workflow_files,
 )
+#: rc_lfn is global and unbounded; its cache is simply restarted when this big.
+LFN_CACHE_MAX = 200_000
+
 REQUIRED: dict[str, tuple[str, ...]] = {t.name: _required(t) for t in s.metadata.sorted_tables}
 
 
@@ -280,7 +283,7 @@ class BatchLoader:
         self._ji_updates: dict[int, Row] = {}
         self._host_links: list[Row] = []
         self._task_jobs: list[Row] = []
-        self._rc_meta: dict[tuple[int, str], Any] = {}
+        self._meta_merges: dict[tuple[int, str], Any] = {}
         self._ended: list[str] = []
 
     def load(
@@ -378,17 +381,16 @@ class BatchLoader:
             rows = self._rows[table.name]
             if rows:
                 raw.insert_many(table, rows)
-        if self._rc_meta:
-            self._write_rc_meta(
-                [{"lfn_id": k[0], "key": k[1], "value": v} for k, v in self._rc_meta.items()]
-            )
+        if self._meta_merges:
+            merges = self._meta_merges.items()
+            self._write_rc_meta([{"lfn_id": k[0], "key": k[1], "value": v} for k, v in merges])
         if self._task_jobs:
             raw.execute_many(raw.prepare("task_job", _TASK_JOB_UPDATE), self._task_jobs)
         groups: dict[tuple[str, ...], list[Row]] = {}
-        for ji_id, cols in self._ji_updates.items():
-            groups.setdefault(tuple(cols), []).append({"_ji": ji_id, **cols})
-        for cols, rows in groups.items():
-            raw.execute_many(raw.prepare(("ji", cols), _ji_update(cols)), rows)
+        for ji_id, values in self._ji_updates.items():
+            groups.setdefault(tuple(values), []).append({"_ji": ji_id, **values})
+        for cols, updates in groups.items():
+            raw.execute_many(raw.prepare(("ji", cols), _ji_update(cols)), updates)
         if self._host_links:
             raw.execute_many(raw.prepare("host_link", _HOST_LINK), self._host_links)
 
@@ -503,6 +505,8 @@ class BatchLoader:
             if lfn_id is None:
                 lfn_id = self._insert_id(t, {"lfn": lfn})
             if lfn_id is not None:
+                if len(self._lfns) >= LFN_CACHE_MAX:
+                    self._lfns.clear()
                 self._lfns[lfn] = lfn_id
         return lfn_id
 
@@ -676,14 +680,14 @@ class BatchLoader:
         lfn_id = self._lfn_id(attrs["lfn.id"])
         if lfn_id is None:
             return
-        row = {"lfn_id": lfn_id, "key": attrs.get("key"), "value": attrs.get("value")}
+        row: Row = {"lfn_id": lfn_id, "key": attrs.get("key"), "value": attrs.get("value")}
         col = self._missing("rc_meta", row)
         if col is not None:
             log.error("rejected row: NOT NULL column is null", table="rc_meta", column=col)
         elif self._slow:
             self._write_rc_meta([row])
         else:
-            self._rc_meta[(lfn_id, row["key"])] = row["value"]
+            self._meta_merges[(lfn_id, row["key"])] = row["value"]
 
     def _rc_pfn(self, ev: StampedeEvent) -> None:
         attrs = ev.attrs

@@ -87,7 +87,7 @@ class SQLSink:
                     rotate_sqlite_file(path)
             self._engine = make_engine(url, **self._engine_kw)
             with self._engine.begin() as conn:
-                created = ensure_schema(conn, self._pegasus_version)
+                created = ensure_schema(conn, self._pegasus_version, self.display_url)
                 if self._restart and not is_sqlite(url) and not created:
                     if self._purge_uuid is None:
                         log.warning("restart without a workflow to purge", db=self.display_url)
@@ -97,6 +97,8 @@ class SQLSink:
             raise SinkError(f"{self.display_url}: {exc}") from None
         except SQLAlchemyError as exc:
             raise self._error("cannot open database", exc) from None
+        except ImportError as exc:
+            raise SinkError(f"no database driver for {self.display_url}: {exc}") from None
         except OSError as exc:
             raise SinkError(f"cannot open database {self.display_url}: {exc}") from None
         log.info("database opened", db=self.display_url)
@@ -125,6 +127,9 @@ class SQLSink:
         except SQLAlchemyError as exc:
             loader.reset()
             raise self._error("database write failed", exc) from None
+        except Exception as exc:  # a loader bug must not leave stale ids cached
+            loader.reset()
+            raise SinkError(f"{self.display_url}: loader failed: {exc!r}") from exc
         loader.committed()
 
     def flush(self) -> None:
