@@ -353,14 +353,14 @@ class BatchLoader:
             self._rows[table.name].append(row)
 
     def _try(self, stmt: Any, params: Row | list[Row], what: str) -> Any:
-        """Slow mode: one statement in a SAVEPOINT; an integrity error is logged, not raised."""
+        """Slow mode: one statement in a SAVEPOINT; a rejected row is logged, not raised."""
         try:
             with self.conn.begin_nested():
                 return self.conn.execute(stmt, params)
         except StatementError as exc:
             if is_transient(exc):
                 raise
-            log.error("rejected row", table=what, error=str(exc.orig))
+            log.error("rejected row", table=what, error=str(exc.orig or exc))
             return None
 
     def _insert_id(self, table: Table, row: Row) -> int | None:
