@@ -90,22 +90,35 @@ class Tracked:
     exit_code: int = 0
 
 
-def default_db_url(run_dir: str, braindump: Any) -> str:
-    """``sqlite:///<root run dir>/<dag up to .dag>.stampede.db`` (doc §7.1)."""
-    root = run_dir
-    probe = run_dir
+def _root_dir(start: str, wf_uuid: str) -> str | None:
+    """Walk up from ``start`` to the directory whose braindump is the root workflow's."""
+    probe = start
     while True:
         try:
             bd = read_braindump(probe)
             if bd.root_wf_uuid and bd.root_wf_uuid == bd.wf_uuid:
-                root = probe
-                break
+                return probe
         except BraindumpError:
             pass
         parent = os.path.dirname(probe)
         if parent == probe:
-            break
+            return None
         probe = parent
+
+
+def default_db_url(run_dir: str, braindump: Any) -> str:
+    """``sqlite:///<root submit dir>/<dag up to .dag>.stampede.db`` (doc §7.1).
+
+    Like the reference, the braindump's ``submit_dir`` wins when it still
+    exists (a replay of a copied directory writes next to the original); a
+    moved or foreign directory falls back to the run dir's own root.
+    """
+    root = None
+    submit_dir = braindump.submit_dir
+    if submit_dir and os.path.isdir(str(submit_dir)):
+        root = _root_dir(str(submit_dir), braindump.wf_uuid)
+    if root is None:
+        root = _root_dir(run_dir, braindump.wf_uuid) or run_dir
     dag = braindump.dag or "workflow.dag"
     base = dag[: dag.index(".dag")] if ".dag" in dag else dag
     return f"sqlite:///{os.path.join(root, base)}.stampede.db"

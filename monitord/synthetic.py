@@ -755,46 +755,15 @@ def write_sub(ctx: _Ctx, node: _Node) -> None:
 
 
 def write_in(ctx: _Ctx, node: _Node) -> None:
-    """The stdin of local jobs: transfer specs (JSON) or the register job's lfn/pfn list."""
-    if node.kind == COMPUTE:
+    """A register job's stdin: the lfn/pfn list monitord turns into rc.pfn events.
+
+    Transfer jobs also have JSON ``.in`` specs in a real run, but nothing reads
+    them after the run; at ~100 us per file creation they are left out.
+    """
+    if node.kind != REGISTER:
         return
-    sd = ctx.submit_dir
-    if node.kind == REGISTER:
-        text = "".join(
-            f'{lfn} file://{ctx.output_dir}/{lfn} site="local"\n' for lfn, _ in node.inputs
-        )
-    elif node.kind in (CREATE_DIR, CLEANUP):
-        op = "mkdir" if node.kind == CREATE_DIR else "remove"
-        extra = ', "recursive": "True"' if node.kind == CLEANUP else ""
-        text = (
-            '[\n  {\n    "id": 1,\n'
-            f'    "type": "{op}",\n'
-            f'    "target": {{ "site_label": "local", "url": "file://{ctx.scratch}"{extra} }} }}\n]\n'
-        )
-    else:
-        files = node.outputs if node.kind == STAGE_IN else node.inputs
-        linkage = "input" if node.kind == STAGE_IN else "output"
-        check = (
-            '"generate_checksum": true'
-            if node.kind == STAGE_IN
-            else '"verify_checksum_remote": true'
-        )
-        specs = []
-        for i, (lfn, _) in enumerate(files, 1):
-            src = (
-                f"{ctx.output_dir}/../inputs/{lfn}"
-                if node.kind == STAGE_IN
-                else f"{ctx.scratch}/./{lfn}"
-            )
-            dst = f"{ctx.scratch}/./{lfn}" if node.kind == STAGE_IN else f"{ctx.output_dir}/{lfn}"
-            specs.append(
-                f' {{ "type": "transfer",\n   "linkage": "{linkage}",\n   "lfn": "{lfn}",\n'
-                f'   "id": {i},\n   {check},\n   "src_urls": [\n'
-                f'     {{ "site_label": "local", "url": "file://{src}" }}\n   ],\n'
-                f'   "dest_urls": [\n     {{ "site_label": "local", "url": "file://{dst}" }}\n   ] }}\n'
-            )
-        text = "[\n" + " ,\n".join(specs) + "]\n"
-    ctx.sink(f"{sd}/00/00/{node.name}.in", text)
+    text = "".join(f'{lfn} file://{ctx.output_dir}/{lfn} site="local"\n' for lfn, _ in node.inputs)
+    ctx.sink(f"{ctx.submit_dir}/00/00/{node.name}.in", text)
 
 
 def write_aux(ctx: _Ctx) -> None:
@@ -1038,9 +1007,7 @@ def kickstart_record(ctx: _Ctx, a: _Attempt) -> str:
         if n.kind == REGISTER and a.success
         else ""
     )
-    tmp = "".join(
-        rng.choice("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0123456789") for _ in range(6)
-    )
+    tmp = f"{rng.getrandbits(36):09x}"[-6:]  # mkstemp-like suffix
     rec.append(stdin)
     rec.append(
         _stat(

@@ -1,0 +1,39 @@
+"""Where the default SQLite database goes (doc §7.1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from monitord.monitor import default_db_url
+from monitord.readers.braindump import parse_braindump_yml
+
+
+def write_bd(d: Path, uuid: str, root: str, submit_dir: str) -> None:
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "braindump.yml").write_text(
+        f'wf_uuid: "{uuid}"\nroot_wf_uuid: "{root}"\ndag: "w-0.dag"\nsubmit_dir: "{submit_dir}"\n'
+    )
+
+
+def test_moved_directory_uses_run_dir(tmp_path: Path) -> None:
+    run = tmp_path / "copy"
+    write_bd(run, "a", "a", "/nonexistent/original")
+    bd = parse_braindump_yml((run / "braindump.yml").read_text())
+    assert default_db_url(str(run), bd) == f"sqlite:///{run}/w-0.stampede.db"
+
+
+def test_existing_original_submit_dir_wins(tmp_path: Path) -> None:
+    orig, copy = tmp_path / "orig", tmp_path / "copy"
+    write_bd(orig, "a", "a", str(orig))
+    write_bd(copy, "a", "a", str(orig))
+    bd = parse_braindump_yml((copy / "braindump.yml").read_text())
+    assert default_db_url(str(copy), bd) == f"sqlite:///{orig}/w-0.stampede.db"
+
+
+def test_sub_workflow_walks_up_to_root(tmp_path: Path) -> None:
+    root = tmp_path / "run"
+    write_bd(root, "r", "r", "/gone")
+    sub = root / "00" / "00" / "inner.000"
+    write_bd(sub, "s", "r", "/gone/00/00/inner.000")
+    bd = parse_braindump_yml((sub / "braindump.yml").read_text())
+    assert default_db_url(str(sub), bd) == f"sqlite:///{root}/w-0.stampede.db"
