@@ -72,11 +72,26 @@ class MonitorConfig:
 
 
 def read_text(path: str) -> str | None:
+    """A job file's text, or None when it cannot be read (raw fd I/O: tens of thousands per replay)."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read()
+        fd = os.open(path, os.O_RDONLY)
     except OSError:
         return None
+    try:
+        parts = []
+        while True:
+            block = os.read(fd, 1 << 20)
+            if not block:
+                break
+            parts.append(block)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    text = b"".join(parts).decode("utf-8", errors="replace")
+    if "\r" in text:  # universal newlines, as a text-mode open() would give
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
 
 
 @dataclass
