@@ -58,3 +58,10 @@ class JobInstance:
     deferred_main_end: dict[str, Any] | None = None
     composite_extra: dict[str, Any] = field(default_factory=dict)
     prev_state: str | None = None
+
+    def retire(self) -> None:
+        """Drop what only the job's final events needed (texts, submit info, composite extras)."""
+        self.sub = None
+        self.stdout_text = None
+        self.stderr_text = None
+        self.composite_extra = {}

@@ -463,6 +463,8 @@ class Workflow:
                     self._brief(inst, ev_name, ts, ev_status, site=ev_name == "job_inst.submit.start")
         if state == "SUBMIT" and self.opts.follow_subworkflows:
             self._check_subworkflow(inst)
+        if state in _FINAL_STATES and inst.deferred_main_end is None:
+            inst.retire()
 
     # ------------------------------------------------------------------ event builders
     def _brief(
@@ -626,6 +628,12 @@ class Workflow:
                 retry=inst.out_num or 0,
             )
         )
+
+
+# After these (and the main.end they send) nothing more is read from an
+# instance but its state and numbers, so its bulky parts are dropped: memory
+# then grows by a few hundred bytes per job, not by the size of its outputs.
+_FINAL_STATES = frozenset({"POST_SCRIPT_SUCCESS", "POST_SCRIPT_FAILURE", "JOB_SUCCESS", "JOB_FAILURE"})
 
 
 class InvalidDagmanPid(ValueError):
