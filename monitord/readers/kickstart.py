@@ -22,9 +22,16 @@ from typing import Any, Literal
 import structlog
 import yaml
 
+from monitord.readers.kickstart_fast import extract_invocation
 from monitord.readers.kickstart_yaml import load_yaml
 
-__all__ = ["KickstartRecord", "parse_cluster_line", "parse_kickstart"]
+__all__ = [
+    "KickstartRecord",
+    "map_yaml_invocation",
+    "parse_cluster_line",
+    "parse_kickstart",
+    "parse_kickstart_generic",
+]
 
 log = structlog.get_logger(__name__)
 
@@ -48,13 +55,29 @@ _CONTINUATION_FIRST_OR_BLANK = _CONTINUATION_FIRST | {""}
 
 
 def parse_kickstart(text: str) -> list[KickstartRecord]:
-    """Parse the whole text of a kickstart output file. Never raises."""
+    """Parse the whole text of a kickstart output file. Never raises.
+
+    YAML invocation records in pegasus-kickstart's own layout go through the
+    record extractor (kickstart_fast); anything else through the generic path.
+    """
+    return _parse(text, fast=True)
+
+
+def parse_kickstart_generic(text: str) -> list[KickstartRecord]:
+    """:func:`parse_kickstart` with every YAML record loaded and then mapped.
+
+    The reference implementation the fast extractor is tested against.
+    """
+    return _parse(text, fast=False)
+
+
+def _parse(text: str, fast: bool) -> list[KickstartRecord]:
     try:
         xml_at = text.find("<?xml")
         inv_at = text.find(INVOCATION_MARK)
         if xml_at >= 0 and (inv_at < 0 or xml_at < inv_at):
             return _parse_xml_file(text)
-        return _parse_yaml_file(text)
+        return _parse_yaml_file(text, fast)
     except Exception:  # a parser bug must not take the daemon down
         log.exception("KICKSTART-PARSE-ERROR: unexpected failure")
         return []
@@ -136,7 +159,7 @@ def _record_body(text: str, start: int, end: int) -> str:
     return "".join(p for p in pieces if p and p[0] in " -l\n")
 
 
-def _parse_yaml_file(text: str) -> list[KickstartRecord]:
+def _parse_yaml_file(text: str, fast: bool) -> list[KickstartRecord]:
     records: list[KickstartRecord] = []
     # Inside an open record, a "- invocation:" line is just a continuation line
     # (it starts with "-"): without cluster lines between them, consecutive
@@ -161,7 +184,7 @@ def _parse_yaml_file(text: str) -> list[KickstartRecord]:
         body_start = line_end + 1  # after the marker line and its newline
         if kind == "invocation":
             body = line + "\n" + _record_body(text, body_start, end) if body_start <= end else line
-            records.append(_yaml_invocation(body))
+            records.append(_yaml_invocation(body, fast))
         elif kind == "cluster":
             record = parse_cluster_line(line)
             if record is not None:
@@ -171,7 +194,11 @@ def _parse_yaml_file(text: str) -> list[KickstartRecord]:
     return records
 
 
-def _yaml_invocation(body: str) -> KickstartRecord:
+def _yaml_invocation(body: str, fast: bool) -> KickstartRecord:
+    if fast:
+        rec = extract_invocation(body)
+        if rec is not None:
+            return KickstartRecord("invocation", rec)
     try:
         loaded = load_yaml(body)
     except yaml.YAMLError as exc:

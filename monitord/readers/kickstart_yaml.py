@@ -27,7 +27,18 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import ScalarNode
 
-__all__ = ["Unsupported", "fast_load", "load_yaml", "pyyaml_load"]
+__all__ = [
+    "PLAIN_ASCII",
+    "SPECIAL_CHARS",
+    "Unsupported",
+    "block_literal",
+    "cached_key",
+    "cached_value",
+    "double_quoted",
+    "fast_load",
+    "load_yaml",
+    "pyyaml_load",
+]
 
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
 _STR = "tag:yaml.org,2002:str"
@@ -418,3 +429,13 @@ def fast_load(text: str) -> Any:
             top[key] = _cached_value(rest) if value is _MISSING else value
             i += 1
     return root
+
+
+# --- shared with the kickstart record extractor (kickstart_fast) -------------------
+# Same objects, so both paths type scalars identically and share the caches.
+PLAIN_ASCII = _PLAIN_ASCII
+SPECIAL_CHARS = _SPECIAL_CHARS
+block_literal = _literal
+cached_key = _cached_key
+cached_value = _cached_value
+double_quoted = _double_quoted
