@@ -830,28 +830,32 @@ def write_aux(ctx: _Ctx) -> None:
 # --------------------------------------------------------------------------- per-attempt records
 
 
-def _stat(indent: str, head: str, mode: str, size: int, inode: int, mt: str, ctx: _Ctx) -> str:
+def _stat(ctx: _Ctx, head: str, mode: str, size: int, inode: int, mt: str) -> str:
+    """A kickstart ``files`` entry: ``head`` (name line plus leading keys) and stat fields."""
+    blocks = (size + 4095) // 4096 * 8
     return (
-        f"{indent}{head}"
-        f"{indent}  mode: {mode}\n"
-        f"{indent}  size: {size}\n"
-        f"{indent}  inode: {inode}\n"
-        f"{indent}  nlink: 1\n"
-        f"{indent}  blksize: 4096\n"
-        f"{indent}  blocks: {(size + 4095) // 4096 * 8}\n"
-        f"{indent}  mtime: {mt}\n"
-        f"{indent}  atime: {mt}\n"
-        f"{indent}  ctime: {mt}\n"
-        f"{indent}  uid: {ctx.uid}\n"
-        f"{indent}  user: {ctx.user}\n"
-        f"{indent}  gid: {ctx.gid}\n"
-        f"{indent}  group: {ctx.group}\n"
+        f"    {head}      mode: {mode}\n      size: {size}\n      inode: {inode}\n"
+        f"      nlink: 1\n      blksize: 4096\n      blocks: {blocks}\n"
+        f"      mtime: {mt}\n      atime: {mt}\n      ctime: {mt}\n"
+        f"      uid: {ctx.uid}\n      user: {ctx.user}\n      gid: {ctx.gid}\n      group: {ctx.group}\n"
     )
 
 
 def _data(text: str) -> str:
+    """Captured stdout/stderr as kickstart embeds it (a YAML block scalar)."""
+    if not text:
+        return ""
     body = "".join(f"        {line}\n" for line in text.splitlines())
     return f"      data_truncated: false\n      data: |\n{body}\n"
+
+
+_DEV_NULL_STDIN = (
+    "    stdin:\n      file_name: /dev/null\n      mode: 0o20666\n      size: 0\n"
+    "      inode: 3075\n      nlink: 1\n      blksize: 4096\n      blocks: 0\n"
+    "      mtime: 2023-01-25T15:24:15-08:00\n      atime: 2023-01-25T15:24:15-08:00\n"
+    "      ctime: 2023-01-25T15:24:15-08:00\n      uid: 0\n      user: root\n"
+    "      gid: 0\n      group: root\n"
+)
 
 
 @dataclass
@@ -988,90 +992,37 @@ def kickstart_record(ctx: _Ctx, a: _Attempt) -> str:
         for lfn, size in n.outputs:
             inode += 1
             path = f"{cwd}/{lfn}" if compute else f"{ctx.scratch}/./{lfn}"
+            head = f'{lfn}:\n      lfn: "{lfn}"\n      file_name: {path}\n'
             rec.append(
-                _stat(
-                    "    ",
-                    f'{lfn}:\n      lfn: "{lfn}"\n      file_name: {path}\n',
-                    "0o100644",
-                    size,
-                    inode,
-                    end_s,
-                    ctx,
-                )
-                + "      output: True\n"
+                _stat(ctx, head, "0o100644", size, inode, end_s) + "      output: True\n"
                 f"      sha256: {rng.getrandbits(256):064x}\n"
                 f"      checksum_timing: {size / 400_000_000 + rng.uniform(0.0, 0.02):.3f}\n"
             )
     if compute and n.xform == "analyze":
         for lfn, size in n.inputs:
             inode += 1
-            rec.append(
-                _stat(
-                    "    ",
-                    f'{lfn}:\n      lfn: "{lfn}"\n      file_name: {cwd}/{lfn}\n',
-                    "0o100644",
-                    size,
-                    inode,
-                    start_s,
-                    ctx,
-                )
-            )
+            head = f'{lfn}:\n      lfn: "{lfn}"\n      file_name: {cwd}/{lfn}\n'
+            rec.append(_stat(ctx, head, "0o100644", size, inode, start_s))
     if n.kind in (CREATE_DIR, CLEANUP, STAGE_IN, STAGE_OUT):
-        stdin = _stat(
-            "    ", "stdin:\n      descriptor_number: 0\n", "0o10600", 400, inode + 1, start_s, ctx
+        rec.append(
+            _stat(ctx, "stdin:\n      descriptor_number: 0\n", "0o10600", 400, inode + 1, start_s)
         )
     else:
-        stdin = (
-            "    stdin:\n      file_name: /dev/null\n      mode: 0o20666\n      size: 0\n"
-            "      inode: 3075\n      nlink: 1\n      blksize: 4096\n      blocks: 0\n"
-            "      mtime: 2023-01-25T15:24:15-08:00\n      atime: 2023-01-25T15:24:15-08:00\n"
-            "      ctime: 2023-01-25T15:24:15-08:00\n      uid: 0\n      user: root\n"
-            "      gid: 0\n      group: root\n"
-        )
+        rec.append(_DEV_NULL_STDIN)
     out_text = _stdout_text(ctx, a, main_start)
     worked = len(n.inputs)
-    stderr_data = (
+    err_data = (
         f"#Successfully worked on    : {worked} lines.\n#Worked on total number of : {worked} lines."
         if n.kind == REGISTER and a.success
         else ""
     )
     tmp = f"{rng.getrandbits(36):09x}"[-6:]  # mkstemp-like suffix
-    rec.append(stdin)
-    rec.append(
-        _stat(
-            "    ",
-            f"stdout:\n      temporary_name: {cwd}/ks.out.{tmp}\n      descriptor: 3\n",
-            "0o100600",
-            len(out_text),
-            inode + 2,
-            end_s,
-            ctx,
-        )
-        + (_data(out_text) if out_text else "")
-    )
-    rec.append(
-        _stat(
-            "    ",
-            f"stderr:\n      temporary_name: {cwd}/ks.err.{tmp[::-1]}\n      descriptor: 4\n",
-            "0o100600",
-            len(stderr_data),
-            inode + 3,
-            end_s,
-            ctx,
-        )
-        + (_data(stderr_data) if stderr_data else "")
-    )
-    rec.append(
-        _stat(
-            "    ",
-            f"metadata:\n      temporary_name: {cwd}/ks.meta.{tmp[1:]}Q\n      descriptor: 5\n",
-            "0o100600",
-            0,
-            inode + 4,
-            start_s,
-            ctx,
-        )
-    )
+    head = f"stdout:\n      temporary_name: {cwd}/ks.out.{tmp}\n      descriptor: 3\n"
+    rec.append(_stat(ctx, head, "0o100600", len(out_text), inode + 2, end_s) + _data(out_text))
+    head = f"stderr:\n      temporary_name: {cwd}/ks.err.{tmp[::-1]}\n      descriptor: 4\n"
+    rec.append(_stat(ctx, head, "0o100600", len(err_data), inode + 3, end_s) + _data(err_data))
+    head = f"metadata:\n      temporary_name: {cwd}/ks.meta.{tmp[1:]}Q\n      descriptor: 5\n"
+    rec.append(_stat(ctx, head, "0o100600", 0, inode + 4, start_s))
     return "".join(rec)
 
 
@@ -1160,6 +1111,62 @@ def err_text(ctx: _Ctx, a: _Attempt) -> str:
 
 
 # --------------------------------------------------------------------------- DAGMan simulation
+
+
+# What DAGMan 10.2 echoes of its configuration at start-up (noise monitord must skip).
+_DAGMAN_CONFIG_ECHO = """\
+Using config source: /etc/condor/condor_config
+Using local config sources:
+   /etc/condor/config.d/00-htcondor-9.0.config
+   /etc/condor/condor_config.local
+config Macros = 75, Sorted = 74, StringBytes = 2233, TablesBytes = 2748
+CLASSAD_CACHING is ENABLED
+Daemon Log is logging: D_ALWAYS D_ERROR D_STATUS
+DaemonCore: No command port requested.
+DAGMAN_USE_STRICT setting: 1
+DAGMAN_VERBOSITY setting: 3
+DAGMAN_DEBUG_CACHE_SIZE setting: 5242880
+DAGMAN_DEBUG_CACHE_ENABLE setting: False
+DAGMAN_SUBMIT_DELAY setting: 0
+DAGMAN_MAX_SUBMIT_ATTEMPTS setting: 6
+DAGMAN_STARTUP_CYCLE_DETECT setting: False
+DAGMAN_MAX_SUBMITS_PER_INTERVAL setting: {submits}
+DAGMAN_AGGRESSIVE_SUBMIT setting: False
+DAGMAN_USER_LOG_SCAN_INTERVAL setting: {scan}
+DAGMAN_QUEUE_UPDATE_INTERVAL setting: 300
+DAGMAN_DEFAULT_PRIORITY setting: 0
+DAGMAN_SUPPRESS_NOTIFICATION setting: True
+allow_events (DAGMAN_ALLOW_EVENTS) setting: 114
+DAGMAN_RETRY_SUBMIT_FIRST setting: True
+DAGMAN_RETRY_NODE_FIRST setting: False
+DAGMAN_MAX_JOBS_IDLE setting: {idle}
+DAGMAN_MAX_JOBS_SUBMITTED setting: 0
+DAGMAN_MAX_PRE_SCRIPTS setting: 20
+DAGMAN_MAX_POST_SCRIPTS setting: 20
+DAGMAN_MAX_HOLD_SCRIPTS setting: 20
+DAGMAN_MUNGE_NODE_NAMES setting: True
+DAGMAN_PROHIBIT_MULTI_JOBS setting: False
+DAGMAN_SUBMIT_DEPTH_FIRST setting: False
+DAGMAN_ALWAYS_RUN_POST setting: False
+DAGMAN_CONDOR_SUBMIT_EXE setting: /usr/bin/condor_submit
+DAGMAN_USE_DIRECT_SUBMIT setting: True
+DAGMAN_DEFAULT_APPEND_VARS setting: False
+DAGMAN_ABORT_DUPLICATES setting: True
+DAGMAN_ABORT_ON_SCARY_SUBMIT setting: True
+DAGMAN_PENDING_REPORT_INTERVAL setting: 600
+DAGMAN_AUTO_RESCUE setting: True
+DAGMAN_MAX_RESCUE_NUM setting: 100
+DAGMAN_WRITE_PARTIAL_RESCUE setting: True
+DAGMAN_DEFAULT_NODE_LOG setting: @(DAG_DIR)/@(DAG_FILE).nodes.log
+DAGMAN_GENERATE_SUBDAG_SUBMITS setting: True
+DAGMAN_MAX_JOB_HOLDS setting: 100
+DAGMAN_HOLD_CLAIM_TIME setting: 20
+ALL_DEBUG setting:
+DAGMAN_DEBUG setting:
+DAGMAN_SUPPRESS_JOB_LOGS setting: False
+DAGMAN_REMOVE_NODE_JOBS setting: True
+DAGMAN will adjust edges after parsing
+"""
 
 
 class _DagmanSim:
@@ -1283,57 +1290,9 @@ class _DagmanSim:
             f"** PID = {self.pid}",
             "** Log last touched time unavailable (No such file or directory)",
             stars,
-            "Using config source: /etc/condor/condor_config",
-            "Using local config sources: ",
-            "   /etc/condor/config.d/00-htcondor-9.0.config",
-            "   /etc/condor/condor_config.local",
-            "config Macros = 75, Sorted = 74, StringBytes = 2233, TablesBytes = 2748",
-            "CLASSAD_CACHING is ENABLED",
-            "Daemon Log is logging: D_ALWAYS D_ERROR D_STATUS",
-            "DaemonCore: No command port requested.",
-            "DAGMAN_USE_STRICT setting: 1",
-            "DAGMAN_VERBOSITY setting: 3",
-            "DAGMAN_DEBUG_CACHE_SIZE setting: 5242880",
-            "DAGMAN_DEBUG_CACHE_ENABLE setting: False",
-            "DAGMAN_SUBMIT_DELAY setting: 0",
-            "DAGMAN_MAX_SUBMIT_ATTEMPTS setting: 6",
-            "DAGMAN_STARTUP_CYCLE_DETECT setting: False",
-            f"DAGMAN_MAX_SUBMITS_PER_INTERVAL setting: {MAX_SUBMITS_PER_CYCLE}",
-            "DAGMAN_AGGRESSIVE_SUBMIT setting: False",
-            f"DAGMAN_USER_LOG_SCAN_INTERVAL setting: {SCAN_INTERVAL}",
-            "DAGMAN_QUEUE_UPDATE_INTERVAL setting: 300",
-            "DAGMAN_DEFAULT_PRIORITY setting: 0",
-            "DAGMAN_SUPPRESS_NOTIFICATION setting: True",
-            "allow_events (DAGMAN_ALLOW_EVENTS) setting: 114",
-            "DAGMAN_RETRY_SUBMIT_FIRST setting: True",
-            "DAGMAN_RETRY_NODE_FIRST setting: False",
-            f"DAGMAN_MAX_JOBS_IDLE setting: {MAX_JOBS_IDLE}",
-            "DAGMAN_MAX_JOBS_SUBMITTED setting: 0",
-            "DAGMAN_MAX_PRE_SCRIPTS setting: 20",
-            "DAGMAN_MAX_POST_SCRIPTS setting: 20",
-            "DAGMAN_MAX_HOLD_SCRIPTS setting: 20",
-            "DAGMAN_MUNGE_NODE_NAMES setting: True",
-            "DAGMAN_PROHIBIT_MULTI_JOBS setting: False",
-            "DAGMAN_SUBMIT_DEPTH_FIRST setting: False",
-            "DAGMAN_ALWAYS_RUN_POST setting: False",
-            "DAGMAN_CONDOR_SUBMIT_EXE setting: /usr/bin/condor_submit",
-            "DAGMAN_USE_DIRECT_SUBMIT setting: True",
-            "DAGMAN_DEFAULT_APPEND_VARS setting: False",
-            "DAGMAN_ABORT_DUPLICATES setting: True",
-            "DAGMAN_ABORT_ON_SCARY_SUBMIT setting: True",
-            "DAGMAN_PENDING_REPORT_INTERVAL setting: 600",
-            "DAGMAN_AUTO_RESCUE setting: True",
-            "DAGMAN_MAX_RESCUE_NUM setting: 100",
-            "DAGMAN_WRITE_PARTIAL_RESCUE setting: True",
-            "DAGMAN_DEFAULT_NODE_LOG setting: @(DAG_DIR)/@(DAG_FILE).nodes.log",
-            "DAGMAN_GENERATE_SUBDAG_SUBMITS setting: True",
-            "DAGMAN_MAX_JOB_HOLDS setting: 100",
-            "DAGMAN_HOLD_CLAIM_TIME setting: 20",
-            "ALL_DEBUG setting: ",
-            "DAGMAN_DEBUG setting: ",
-            "DAGMAN_SUPPRESS_JOB_LOGS setting: False",
-            "DAGMAN_REMOVE_NODE_JOBS setting: True",
-            "DAGMAN will adjust edges after parsing",
+            *_DAGMAN_CONFIG_ECHO.format(
+                submits=MAX_SUBMITS_PER_CYCLE, scan=SCAN_INTERVAL, idle=MAX_JOBS_IDLE
+            ).splitlines(),
         ]
         argv = [exe, "-Lockfile", f"{dag}.lock", "-AutoRescue", "1", "-DoRescueFrom", "0",
                 "-Dag", dag, "-MaxPost", "20", "-Suppress_notification", "-CsdVersion",

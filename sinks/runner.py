@@ -117,8 +117,13 @@ class SinkWorker:
 class SinkSet:
     """All configured sinks; each event batch goes to every one of them."""
 
-    def __init__(self, sinks: Sequence[Sink]) -> None:
-        self.workers = [SinkWorker(s) for s in sinks]
+    def __init__(self, sinks: Sequence[Sink], *, processes: bool = True) -> None:
+        from sinks.process_worker import ProcessSinkWorker
+
+        self.workers: list[SinkWorker | ProcessSinkWorker] = [
+            ProcessSinkWorker(s) if processes and getattr(s, "cpu_bound", False) else SinkWorker(s)
+            for s in sinks
+        ]
 
     def __bool__(self) -> bool:
         return bool(self.workers)

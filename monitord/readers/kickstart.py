@@ -22,7 +22,7 @@ from typing import Any, Literal
 import structlog
 import yaml
 
-from monitord.readers.kickstart_fast import extract_invocation
+from monitord.readers.kickstart_fast import RECORD_START, extract_invocation
 from monitord.readers.kickstart_yaml import load_yaml
 
 __all__ = [
@@ -73,6 +73,13 @@ def parse_kickstart_generic(text: str) -> list[KickstartRecord]:
 
 def _parse(text: str, fast: bool) -> list[KickstartRecord]:
     try:
+        if fast and text.startswith(RECORD_START):
+            # The common file: one record and nothing else. If the extractor accepts
+            # the whole text, every line after the first starts with a space or is
+            # empty, so the generic split below would give this one record too.
+            rec = extract_invocation(text)
+            if rec is not None:
+                return [KickstartRecord("invocation", rec)]
         xml_at = text.find("<?xml")
         inv_at = text.find(INVOCATION_MARK)
         if xml_at >= 0 and (inv_at < 0 or xml_at < inv_at):

@@ -54,6 +54,8 @@ class SQLSink:
     """
 
     name = "sql"
+    # Per-event Python work: the runner drives it from its own process (sinks/process_worker.py).
+    cpu_bound = True
 
     def __init__(
         self,

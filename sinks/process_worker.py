@@ -1,0 +1,147 @@
+"""A sink driven from a child process instead of a thread.
+
+The SQL loader is pure-Python work per event; in a thread it competes with the
+parser for the GIL, so a replay pays for both one after the other.  In its own
+process the loader runs on the second core while the parser keeps the first.
+Batches cross the process boundary as one orjson document each (``[[name,
+attrs], ...]``), which costs far less than pickling the event objects.
+
+Same contract as :class:`sinks.runner.SinkWorker`: ``start/put/flush/stop``,
+``failed``, ``events_written``; a failure inside the child disables this sink
+only (logged there and reported here).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+import structlog
+
+from monitord.events import StampedeEvent, make_event
+from sinks.base import Sink
+
+log = structlog.get_logger(__name__)
+
+_JSON, _PICKLE = b"j", b"p"
+
+
+def encode_batch(batch: Sequence[StampedeEvent]) -> bytes:
+    items = [(e.name, e.attrs) for e in batch]
+    try:
+        return _JSON + orjson.dumps(items)
+    except TypeError:
+        return _PICKLE + pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def decode_batch(data: bytes) -> list[StampedeEvent]:
+    items: Any = orjson.loads(data[1:]) if data[:1] == _JSON else pickle.loads(data[1:])  # noqa: S301
+    return [make_event(name, attrs) for name, attrs in items]
+
+
+def _child_main(sink: Sink, inbox: Any, outbox: Any, verbosity: int) -> None:
+    from monitord.cli import configure_logging
+    from sinks.runner import SinkWorker
+
+    configure_logging(verbosity)
+    worker = SinkWorker(sink)
+    try:
+        sink.open()
+    except Exception as exc:  # noqa: BLE001 - reported to the parent, isolation
+        log.error("cannot create events output, disabling it", sink=sink.name, error=str(exc))
+        outbox.put(("failed", str(exc)))
+        sink = None  # type: ignore[assignment]
+    while True:
+        item = inbox.get()
+        if item is None:
+            break
+        if item == b"flush":
+            if sink is not None and not worker.failed:
+                worker._guard(sink.flush)
+            outbox.put(("flushed", worker.events_written))
+            continue
+        if sink is None or worker.failed:
+            continue
+        events = decode_batch(item)
+        if worker._guard(lambda ev=events: sink.write_batch(ev)):
+            worker.events_written += len(events)
+        elif worker.failed:
+            outbox.put(("failed", "write failed"))
+    if sink is not None:
+        try:
+            sink.close()
+        except Exception as exc:  # noqa: BLE001
+            log.error("sink close failed", sink=sink.name, error=str(exc))
+    outbox.put(("closed", worker.events_written))
+
+
+class ProcessSinkWorker:
+    def __init__(self, sink: Sink, *, max_queue: int = 8, verbosity: int = 0) -> None:
+        self.sink = sink
+        self.failed = False
+        self.events_written = 0
+        ctx = multiprocessing.get_context("forkserver")
+        self._inbox = ctx.Queue(maxsize=max_queue)
+        self._outbox = ctx.Queue()
+        self._proc = ctx.Process(
+            target=_child_main, args=(sink, self._inbox, self._outbox, verbosity), daemon=True
+        )
+        self._flushed = threading.Event()
+        self._closed = threading.Event()
+        self._reader = threading.Thread(target=self._read, name=f"sink-{sink.name}-acks", daemon=True)
+
+    def start(self) -> None:
+        self._proc.start()
+        self._reader.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                kind, value = self._outbox.get()
+            except (EOFError, OSError):
+                break
+            if kind == "failed":
+                self.failed = True
+            elif kind == "flushed":
+                self.events_written = value
+                self._flushed.set()
+            elif kind == "closed":
+                self.events_written = value
+                self._closed.set()
+                return
+
+    def _alive(self) -> bool:
+        if self._proc.is_alive():
+            return True
+        if not self.failed and not self._closed.is_set():
+            log.error("sink process died, disabling it", sink=self.sink.name, exitcode=self._proc.exitcode)
+            self.failed = True
+        return False
+
+    def put(self, batch: Sequence[StampedeEvent]) -> None:
+        if self.failed or not self._alive():
+            return
+        self._inbox.put(encode_batch(batch))
+
+    def flush(self, timeout: float | None = None) -> None:
+        if self.failed or not self._alive():
+            return
+        self._flushed.clear()
+        self._inbox.put(b"flush")
+        while not self._flushed.wait(1.0):
+            if not self._alive():
+                return
+
+    def stop(self) -> None:
+        if self._proc.is_alive():
+            self._inbox.put(None)
+            while not self._closed.wait(1.0):
+                if not self._proc.is_alive():
+                    break
+            self._proc.join(timeout=30)
+        if self._proc.is_alive():
+            self._proc.kill()
