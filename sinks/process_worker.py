@@ -61,13 +61,13 @@ def _child_main(sink: Sink, inbox: Any, outbox: Any, verbosity: int) -> None:
             break
         if item == b"flush":
             if sink is not None and not worker.failed:
-                worker._guard(sink.flush)
+                worker.run_guarded(sink.flush)
             outbox.put(("flushed", worker.events_written))
             continue
         if sink is None or worker.failed:
             continue
         events = decode_batch(item)
-        if worker._guard(lambda ev=events: sink.write_batch(ev)):
+        if worker.run_guarded(lambda ev=events: sink.write_batch(ev)):
             worker.events_written += len(events)
         elif worker.failed:
             outbox.put(("failed", "write failed"))

@@ -70,15 +70,15 @@ class SinkWorker:
             if item is _STOP:
                 break
             if item is _FLUSH:
-                self._guard(self.sink.flush)
+                self.run_guarded(self.sink.flush)
                 self._flushed.set()
                 continue
             batch = item
             assert isinstance(batch, Sequence)
-            if not self.failed and self._guard(lambda b=batch: self.sink.write_batch(b)):
+            if not self.failed and self.run_guarded(lambda b=batch: self.sink.write_batch(b)):
                 self.events_written += len(batch)
         if not self.failed:
-            self._guard(self.sink.close)
+            self.run_guarded(self.sink.close)
         else:
             try:
                 self.sink.close()
@@ -93,7 +93,7 @@ class SinkWorker:
             if item is _STOP:
                 return
 
-    def _guard(self, call: object) -> bool:
+    def run_guarded(self, call: object) -> bool:
         delay = 0.5
         for attempt in range(self.retries + 1):
             try:

@@ -21,8 +21,11 @@ generic path.
 
 Regex notes: every repetition is possessive and each line has one way to
 match, so a failing record costs one pass, never a backtracking blow-up.
-Captures inside repeated groups make the engine save marks at every branch,
-which is why ``files`` entries are matched one by one with a small pattern.
+``files`` is taken whole by the record regex and its entries are matched by a
+second pattern (``findall``), so each entry's captures start fresh. CPython
+3.11's ``re`` can raise ``SystemError`` for a capture left half-set inside a
+possessive repeat (gh-101955); that, like any other surprise, only sends the
+record to the generic path.
 """
 
 from __future__ import annotations
@@ -33,7 +36,6 @@ from typing import Any
 from monitord.readers.kickstart_yaml import (
     PLAIN_ASCII,
     SPECIAL_CHARS,
-    Unsupported,
     block_literal,
     cached_key,
     cached_value,
@@ -45,13 +47,27 @@ RECORD_START = "- invocation: "
 
 # --- scalars and keys ---------------------------------------------------------------
 # Each piece accepts only text that fast_load loads itself (never defers to PyYAML).
+
+
+def _not(chars: str) -> str:
+    """A class of any character but ``chars`` (regex class syntax)."""
+    return f"[^{chars}]"
+
+
+_LINE = _not(r"\n") + "*+"  # the rest of a line, tabs allowed (block scalar content)
+_NOT_SPACE = _not(r" \n")
+_INDICATORS = r"\[\]{},#&*!|>'\"%@`?:<=\-"
 # Plain key: no indicator start, no whitespace, ':' or '#'; not '=' / '<<' (special tags).
-_KEY = r"[^ \t\n\"'\[\]{},#&*!|>%@`?:<=\-][^ \t\n:#]*+"
-_DQ = r'"[^"\\\n]*+"'  # double-quoted without escapes
+_KEY = _not(r" \t\n" + _INDICATORS) + _not(r" \t\n:#") + "*+"
+_DQ = '"' + _not(r'"\\\n\t') + '*+"'  # double-quoted, no escapes (nor tabs)
 # Plain scalar: no indicator start; a ':' only before a non-space; no ' #'; no tab.
+_PLAIN_FIRST = _not(r" \t\n" + _INDICATORS)
+_PLAIN_REST = _not(r"\n\t:#") + "*+"
+_AFTER_COLON = _not(r" \t\n:#")
+_NOT_BLANK = _not(r" \t\n")
 _PLAIN = (
-    r"(?:[^ \t\n\[\]{},#&*!|>'\"%@`?:<=\-]|[-?:](?=[^ \t\n]))"
-    r"[^\n\t:#]*+(?:(?::[^ \t\n:#]|(?<! )#)[^\n\t:#]*+)*+"
+    f"(?:{_PLAIN_FIRST}|[-?:](?={_NOT_BLANK}))"
+    f"{_PLAIN_REST}(?:(?::{_AFTER_COLON}|(?<! )#){_PLAIN_REST})*+"
 )
 # The common case first, as one character run: no spaces, so no ': ' or ' #' inside.
 _SIMPLE = r"[A-Za-z0-9./_+][A-Za-z0-9./_+:\-]*+(?<!:)"
@@ -67,10 +83,14 @@ def _sequence(indent: int) -> str:
     return rf"(?:{_spaces(indent)}- {_SCALAR}\n|\n)++"
 
 
-def _literal(indent: int) -> str:
-    """``|`` block under a key at ``indent``: content at exactly 2 deeper (then blank or deeper)."""
+def _literal_lines(indent: int) -> str:
+    """The lines of a ``|`` block under a key at ``indent``: the first exactly 2 deeper."""
     deeper = _spaces(indent + 2)
-    return rf"\|[-+]?+\n{deeper}[^ \n][^\n]*+\n(?:{deeper}[^\n]*+\n| *+\n)*+"
+    return rf"{deeper}{_NOT_SPACE}{_LINE}\n(?:{deeper}{_LINE}\n| *+\n)*+"
+
+
+def _literal(indent: int) -> str:
+    return rf"\|[-+]?+\n{_literal_lines(indent)}"
 
 
 def _after_key(indent: int) -> str:
@@ -119,38 +139,38 @@ _SCHEMA: Schema = {
     ),
     FILES: FILES,
 }
-# (record key, group) in the order map_yaml_invocation fills the record
+# (record key, group, is a number or timestamp) in the order map_yaml_invocation fills
+# the record; numbers and timestamps are mostly unique, so they skip the value cache
 _CAPTURED = (
-    ("hostname", "hostname"),
-    ("resource", "resource"),
-    ("user", "user"),
-    ("hostaddr", "hostaddr"),
-    ("transformation", "transformation"),
-    ("derivation", "derivation"),
-    ("cwd", "cwd"),
-    ("start", "mainjob__start"),
-    ("duration", "mainjob__duration"),
-    ("utime", "mainjob__usage__utime"),
-    ("stime", "mainjob__usage__stime"),
-    ("maxrss", "mainjob__usage__maxrss"),
-    ("raw", "mainjob__status__raw"),
-    ("exitcode", "mainjob__status__regular_exitcode"),
-    ("signal", "mainjob__status__signalled_signal"),
-    ("action", "mainjob__status__signalled_name"),
-    ("corefile", "mainjob__status__corefile"),
-    ("name", "mainjob__executable__file_name"),
-    ("ram", "machine__ram_total"),
-    ("system", "machine__uname_system"),
-    ("release", "machine__uname_release"),
-    ("machine", "machine__uname_machine"),
-    ("cpu_count", "machine__cpu_count"),
-    ("cpu_speed", "machine__cpu_speed"),
-    ("cpu_vendor", "machine__cpu_vendor"),
-    ("cpu_model", "machine__cpu_model"),
-    ("cpu_model", "machine__cpu_name"),
+    ("hostname", "hostname", False),
+    ("resource", "resource", False),
+    ("user", "user", False),
+    ("hostaddr", "hostaddr", False),
+    ("transformation", "transformation", False),
+    ("derivation", "derivation", False),
+    ("cwd", "cwd", False),
+    ("start", "mainjob__start", True),
+    ("duration", "mainjob__duration", True),
+    ("utime", "mainjob__usage__utime", True),
+    ("stime", "mainjob__usage__stime", True),
+    ("maxrss", "mainjob__usage__maxrss", True),
+    ("raw", "mainjob__status__raw", True),
+    ("exitcode", "mainjob__status__regular_exitcode", True),
+    ("signal", "mainjob__status__signalled_signal", True),
+    ("action", "mainjob__status__signalled_name", False),
+    ("corefile", "mainjob__status__corefile", False),
+    ("name", "mainjob__executable__file_name", False),
+    ("ram", "machine__ram_total", True),
+    ("system", "machine__uname_system", False),
+    ("release", "machine__uname_release", False),
+    ("machine", "machine__uname_machine", False),
+    ("cpu_count", "machine__cpu_count", True),
+    ("cpu_speed", "machine__cpu_speed", True),
+    ("cpu_vendor", "machine__cpu_vendor", False),
+    ("cpu_model", "machine__cpu_model", False),
+    ("cpu_model", "machine__cpu_name", False),
 )
-_RECORD_KEYS = tuple(key for key, _ in _CAPTURED)
-_GROUPS = tuple(group for _, group in _CAPTURED)
+_GROUPS = tuple(group for _, group, _ in _CAPTURED)
 
 _ONCE = re.compile(r"\(\?\(@(\w+)\)\(\?!\)\)")  # placeholder, resolved to a group number
 
@@ -171,9 +191,10 @@ def _schema_mapping(indent: int, schema: Schema, path: str = "") -> str:
         group = path + name
         if sub is None:
             branches.append(f"{name}: {_once(group)}(?P<{group}>{_SCALAR})\n")
-        elif sub == FILES:  # loose here, each entry is matched by _FILE_ENTRY
-            lines = rf"(?:{_spaces(indent + 2)}[^\n]*+\n| *+\n)*+"
-            branches.append(f"{name}:\n{_once(group)}(?P<{group}>{lines})")
+        elif sub == FILES:
+            # kickstart writes files last: take the rest, _map_files matches each entry
+            # (and bails out on anything else, such as a top-level key after files)
+            branches.append(f"{name}:\n(?P<{group}>(?s:.*+))")
         else:
             assert isinstance(sub, dict)
             inner = _schema_mapping(indent + 2, sub, f"{group}__")
@@ -189,6 +210,9 @@ def _compile_record() -> re.Pattern[str]:
 
 
 _RECORD = _compile_record()
+# After files, on failed jobs: any top-level key but the mapped ones (which would replace them).
+_TAIL = re.compile(r"(?:  (?!(?:{}):){}{}|\n)++".format("|".join(_SCHEMA), _KEY, _after_key(2)))
+_TOP_LINE = re.compile(r"\n(?=  [^ \n])")
 
 # --- one ``files`` entry ---------------------------------------------------------------
 _FILE_KEYS = ("output", "size", "user", "ctime", "sha256", "checksum_timing")
@@ -199,15 +223,15 @@ def _compile_file_entry() -> re.Pattern[str]:
     fields = [f"{key}: (?P<{key}>{_SCALAR})\n" for key in _FILE_KEYS]
     fields.append(
         rf"data: (?:(?P<data>{_SCALAR})\n|(?P<data_chomp>\|[-+]?+)\n"
-        rf"(?P<data_lines>{_spaces(8)}[^ \n][^\n]*+\n(?:{_spaces(8)}[^\n]*+\n| *+\n)*+))"
+        rf"(?P<data_lines>{_literal_lines(6)}))"
     )
     others = "(?!(?:{}|data):){}{}".format("|".join(_FILE_KEYS), _KEY, _after_key(6))
-    entry = rf"(?:(?P<is_mapping>{_spaces(6)})(?:{'|'.join(fields)}|{others})|\n)++"
+    entry = rf"(?:{_spaces(6)}(?:{'|'.join(fields)}|{others})|\n)++"
     header = rf"\n*+{_spaces(4)}(?P<lfn>{_KEY}|{_DQ}):"
     # group 1 is the whole entry: findall skips what does not match, the lengths tell
     pattern = rf"{header}(?: (?:{_SCALAR}\n|{_literal(4)})|\n(?:{entry}|{_sequence(6)})?+)\n*+"
     compiled = re.compile(f"({pattern})")
-    names = ("lfn", "is_mapping", *_FILE_KEYS, "data", "data_chomp", "data_lines")
+    names = ("lfn", *_FILE_KEYS, "data", "data_chomp", "data_lines")
     assert tuple(compiled.groupindex) == names  # findall tuples: (entry, *names)
     return compiled
 
@@ -215,6 +239,68 @@ def _compile_file_entry() -> re.Pattern[str]:
 _FILE_ENTRIES = _compile_file_entry()
 _EXCLUDED_FILES = frozenset(("stdin", "stdout", "stderr", "metadata"))
 _MB = 1048576
+
+
+def _entries(body: str, pos: int, end: int) -> dict[Any, list[str]] | None:
+    """Captured fields by file name (YAML's last-wins order); None unless entries tile it.
+
+    Fields exist only in entries that are mappings; a mapping without any counts as
+    an input of size 0, which is what an entry that is not a mapping counts as.
+    """
+    files: dict[Any, list[str]] = {}
+    covered = 0
+    for whole, key, *fields in _FILE_ENTRIES.findall(body, pos, end):
+        covered += len(whole)
+        files[key[1:-1] if key[0] == '"' else cached_key(key)] = fields
+    return files if covered == end - pos else None
+
+
+def _size(raw: str) -> int:
+    if not raw:
+        return 0
+    try:
+        return int(_scalar(raw))
+    except (TypeError, ValueError):
+        return 0
+
+
+def _scalar(raw: str) -> Any:
+    """``cached_value(raw)``, with shortcuts for the mostly unique numbers and timestamps.
+
+    Each shortcut gives what the safe loader's resolvers give for that shape:
+    canonical decimal int, ``digits.digits`` float, and for ``dddd-...`` a string
+    (a timestamp, which stays a string, or a plain string: no int/float/bool/null
+    pattern starts that way).
+    """
+    if raw.isascii():
+        if raw.isdigit():
+            if raw[0] != "0" or len(raw) == 1:
+                return int(raw)
+        elif raw[4:5] == "-" and raw[:4].isdigit() and raw[-1] != " ":
+            return raw
+        else:
+            head, dot, tail = raw.partition(".")
+            if dot and head.isdigit() and tail.isdigit():
+                return float(raw)
+    return cached_value(raw)
+
+
+_PREFIX = "\n" + _spaces(8)
+
+
+def _block(lines: str, chomp: str) -> str:
+    """The value of a ``|`` block whose lines (each with its 8-space indent) are ``lines``."""
+    if chomp == "|":
+        # the usual block: every line indented (no blank line inside): strip the indent,
+        # the trailing line breaks, and keep one
+        text = "\n" + lines.rstrip("\n")
+        if text.count("\n") == text.count(_PREFIX):
+            return text.replace(_PREFIX, "\n").rstrip("\n")[1:] + "\n"
+    # a header line, the block's lines, and "" for the line break ending the last
+    return str(block_literal(["", *lines.split("\n")], 0, 6, chomp)[0])
+
+
+_RECORD_FIELDS = tuple((key, _scalar if number else cached_value) for key, _, number in _CAPTURED)
 
 
 class _Bail(Exception):
@@ -225,36 +311,43 @@ def extract_invocation(body: str) -> dict[str, Any] | None:
     """The mapped record of one ``- invocation:`` body, or ``None`` to use the generic path."""
     if body[-1:] != "\n":
         return None
+    # what fast_load refuses outright: control characters, and non-ASCII PyYAML
+    # treats specially (line breaks, BOM, non-printables)
     if body.isascii():
         if body.encode("ascii").translate(None, PLAIN_ASCII):
             return None
     elif SPECIAL_CHARS.search(body):
         return None
-    match = _RECORD.fullmatch(body)
-    if match is None:
-        return None
-    rec: dict[str, Any] = {}
     try:
-        for key, raw in zip(_RECORD_KEYS, match.group(*_GROUPS), strict=True):
+        match = _RECORD.fullmatch(body)
+        if match is None:
+            return None
+        rec: dict[str, Any] = {}
+        for (key, convert), raw in zip(_RECORD_FIELDS, match.group(*_GROUPS), strict=True):
             if raw is not None:
-                rec[key] = cached_value(raw)
+                rec[key] = convert(raw)
         start, end = match.span(FILES)
-        _map_files(body, start, end, rec)  # nothing when absent: start == end == -1
-    except (_Bail, Unsupported):
+        if start >= 0:
+            _map_files(body, start, end, rec)
+        else:
+            rec["tot_ip_size_mb"] = 0.0
+            rec["tot_op_size_mb"] = 0.0
+    except Exception:
+        # _Bail, and anything else (such as the SystemError CPython 3.11's re can raise
+        # for captures in possessive repeats, gh-101955): the generic path decides
         return None
     return rec
 
 
-def _map_files(body: str, pos: int, end: int, rec: dict[str, Any]) -> None:
-    # name -> captured fields, for the entries that are mappings (YAML's last-wins order)
-    files: dict[Any, tuple[str, ...] | None] = {}
-    covered = 0
-    for whole, key, is_mapping, *fields in _FILE_ENTRIES.findall(body, pos, end):
-        covered += len(whole)
-        lfn = key[1:-1] if key[0] == '"' else cached_key(key)
-        files[lfn] = fields if is_mapping else None
-    if covered != end - pos:
-        raise _Bail("files entry outside the accepted style")
+def _map_files(body: str, start: int, end: int, rec: dict[str, Any]) -> None:
+    files = _entries(body, start, end)
+    if files is None:  # failed jobs: more top-level keys (environment, limits) follow
+        top = _TOP_LINE.search(body, start - 1)
+        if top is None or _TAIL.fullmatch(body, top.end()) is None:
+            raise _Bail("files entries outside the accepted style")
+        files = _entries(body, start, top.end())
+        if files is None:
+            raise _Bail("files entries outside the accepted style")
     for stream in ("stdout", "stderr"):
         fields = files.get(stream)
         if fields is None:
@@ -265,13 +358,12 @@ def _map_files(body: str, pos: int, end: int, rec: dict[str, Any]) -> None:
                 raise _Bail("data given twice, in two forms")
             rec[stream] = cached_value(data)
         elif chomp:
-            # a header line, the block's lines, and "" for the line break ending the last
-            rec[stream] = block_literal(["", *lines.split("\n")], 0, 6, chomp)[0]
+            rec[stream] = _block(lines, chomp)
     outputs: dict[str, dict[str, Any]] = {}
     input_bytes = 0
     output_bytes = 0
     for lfn, fields in files.items():
-        if fields is None or lfn in _EXCLUDED_FILES:
+        if lfn in _EXCLUDED_FILES:
             continue
         output, size, user, ctime, sha256, timing = fields[:6]
         if not output:
@@ -282,25 +374,16 @@ def _map_files(body: str, pos: int, end: int, rec: dict[str, Any]) -> None:
             if user:
                 meta["user"] = cached_value(user)
             if size:
-                meta["size"] = str(cached_value(size))
+                meta["size"] = str(_scalar(size))
             if ctime:
-                meta["ctime"] = cached_value(ctime)
+                meta["ctime"] = _scalar(ctime)
             if sha256:
                 meta["checksum.type"] = "sha256"
                 meta["checksum.value"] = cached_value(sha256)
                 if timing:
-                    meta["checksum.timing"] = str(cached_value(timing))
+                    meta["checksum.timing"] = str(_scalar(timing))
             outputs[str(lfn)] = meta
     if outputs:
         rec["outputs"] = outputs
     rec["tot_ip_size_mb"] = round(input_bytes / _MB, 6)
     rec["tot_op_size_mb"] = round(output_bytes / _MB, 6)
-
-
-def _size(raw: str) -> int:
-    if not raw:
-        return 0
-    try:
-        return int(cached_value(raw))
-    except (TypeError, ValueError):
-        return 0

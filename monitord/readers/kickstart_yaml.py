@@ -244,7 +244,7 @@ def _key(src: str) -> Any:
 # Anything PyYAML rejects (non-printable), treats as a line break (\r, \x85,
 # \u2028/9) or as a BOM goes to PyYAML; what is left is plain lines.
 _SPECIAL_CHARS = re.compile(
-    "[^\t\n\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
+    "[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
 )
 
 
