@@ -65,3 +65,4 @@ class JobInstance:
         self.stdout_text = None
         self.stderr_text = None
         self.composite_extra = {}
+        self.deferred_main_end = None

@@ -463,7 +463,7 @@ class Workflow:
                     self._brief(inst, ev_name, ts, ev_status, site=ev_name == "job_inst.submit.start")
         if state == "SUBMIT" and self.opts.follow_subworkflows:
             self._check_subworkflow(inst)
-        if state in _FINAL_STATES and inst.deferred_main_end is None:
+        if state in _FINAL_STATES and (inst.deferred_main_end is None or state.startswith("POST")):
             inst.retire()
 
     # ------------------------------------------------------------------ event builders
