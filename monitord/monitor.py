@@ -43,7 +43,11 @@ from sinks.runner import SinkSet
 
 log = structlog.get_logger(__name__)
 
-CHUNK = 1 << 20
+# dagman.out read size, and the largest event batch handed to a sink: big
+# enough for executemany to pay off, small enough that the few batches queued
+# per sink keep memory flat however long the workflow is.
+CHUNK = 1 << 18
+BATCH = 5000
 
 
 class MonitordError(Exception):
@@ -291,6 +295,8 @@ class Monitor:
                 for name, attrs in parse_static_bp(fh, path=path):
                     attrs.update(wf.fixed)
                     wf.emit_event(make_event(name, attrs))
+                    if len(self.events) >= BATCH:
+                        self._publish()
             except StaticBPError as exc:
                 raise MonitordError(str(exc)) from None
         wf.emit("static.end", {"xwf.id": wf.uuid})
@@ -339,10 +345,11 @@ class Monitor:
 
     # ------------------------------------------------------------------ following
     def _publish(self) -> None:
-        if self.events:
-            batch = list(self.events)
-            self.events.clear()
-            self.sinks.publish(batch)
+        """Hand the pending events to the sinks in batches of at most BATCH events."""
+        events = self.events
+        for start in range(0, len(events), BATCH):
+            self.sinks.publish(events[start : start + BATCH])
+        events.clear()
 
     def _feed(self, tracked: Tracked, lines: list[str]) -> None:
         wf = tracked.wf

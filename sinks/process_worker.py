@@ -80,7 +80,7 @@ def _child_main(sink: Sink, inbox: Any, outbox: Any, verbosity: int) -> None:
 
 
 class ProcessSinkWorker:
-    def __init__(self, sink: Sink, *, max_queue: int = 8, verbosity: int = 0) -> None:
+    def __init__(self, sink: Sink, *, max_queue: int = 4, verbosity: int = 0) -> None:
         self.sink = sink
         self.failed = False
         self.events_written = 0

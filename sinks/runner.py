@@ -29,7 +29,7 @@ _FLUSH = object()
 class SinkWorker:
     """Drives one sink from a dedicated thread."""
 
-    def __init__(self, sink: Sink, *, max_queue: int = 64, retries: int = 10) -> None:
+    def __init__(self, sink: Sink, *, max_queue: int = 4, retries: int = 10) -> None:
         self.sink = sink
         self.retries = retries
         self.queue: queue.Queue[object] = queue.Queue(maxsize=max_queue)
