@@ -73,7 +73,7 @@ class GenericEvent(StampedeEvent):
         self.attrs = attrs
 
     @property  # type: ignore[override]
-    def name(self) -> str:  # noqa: D401
+    def name(self) -> str:  # type: ignore[override]
         return self._name
 
 

@@ -44,7 +44,16 @@ _INVOCATION_SUMMARY_KEYS = (
     "tot_ip_size_mb",
     "tot_op_size_mb",
 )
-_MACHINE_KEYS = ("cpu_count", "cpu_speed", "cpu_vendor", "cpu_model", "ram", "system", "release", "machine")
+_MACHINE_KEYS = (
+    "cpu_count",
+    "cpu_speed",
+    "cpu_vendor",
+    "cpu_model",
+    "ram",
+    "system",
+    "release",
+    "machine",
+)
 
 
 @lru_cache(maxsize=1)
@@ -181,7 +190,9 @@ def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
     payloads = err_payloads + record_payloads
     monitoring = [p for p in payloads if p.get("monitoring_event") != "int.metric"]
     for p in monitoring:
-        if p.get("monitoring_event") == "metadata" or "metadata" in str(p.get("monitoring_event", "")):
+        if p.get("monitoring_event") == "metadata" or "metadata" in str(
+            p.get("monitoring_event", "")
+        ):
             for item in p.get("payload") or []:
                 if isinstance(item, dict) and "name" in item:
                     extra[f"metadata.{item['name']}"] = item.get("value")
@@ -194,16 +205,20 @@ def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
                 _emit_monitoring(wf, inst, p, keys, ts)
             _emit_rc_meta(wf, rec.data, ts)
             _emit_host(wf, inst, rec.data, keys, ts)
-            summaries.append(
-                {k: rec.data[k] for k in _INVOCATION_SUMMARY_KEYS if k in rec.data}
-            )
+            summaries.append({k: rec.data[k] for k in _INVOCATION_SUMMARY_KEYS if k in rec.data})
     elif tasks:
         _emit_cluster_tasks(wf, inst, tasks, keys)
     else:
         _emit_invocation(wf, inst, 1, {}, keys)
         if is_subdag or inst.name.startswith("subdax_"):
-            host, ip = _local_host()
-            _emit_host(wf, inst, {"hostname": host, "hostaddr": ip, "resource": inst.site}, keys, ts)
+            local_name, local_ip = _local_host()
+            _emit_host(
+                wf,
+                inst,
+                {"hostname": local_name, "hostaddr": local_ip, "resource": inst.site},
+                keys,
+                ts,
+            )
 
     metrics = integrity_metrics(records, record_payloads, err_payloads)
     error_count = 0
@@ -243,7 +258,9 @@ def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
         _emit_registrations(wf, inst, keys)
 
 
-def _emit_invocation(wf: Workflow, inst: JobInstance, n: int, rec: dict[str, Any], keys: dict[str, Any]) -> None:
+def _emit_invocation(
+    wf: Workflow, inst: JobInstance, n: int, rec: dict[str, Any], keys: dict[str, Any]
+) -> None:
     sub = inst.sub
     node = wf.dag.nodes.get(inst.name) if wf.dag else None
     is_subdag = bool(node is not None and node.is_subdag)
@@ -315,7 +332,9 @@ def _emit_invocation(wf: Workflow, inst: JobInstance, n: int, rec: dict[str, Any
     wf.emit("inv.end", attrs)
 
 
-def _emit_host(wf: Workflow, inst: JobInstance, rec: dict[str, Any], keys: dict[str, Any], ts: float) -> None:
+def _emit_host(
+    wf: Workflow, inst: JobInstance, rec: dict[str, Any], keys: dict[str, Any], ts: float
+) -> None:
     attrs: dict[str, Any] = {
         **keys,
         "hostname": rec.get("hostname") or "unknown",
@@ -324,7 +343,11 @@ def _emit_host(wf: Workflow, inst: JobInstance, rec: dict[str, Any], keys: dict[
     }
     if rec.get("total") is not None:
         attrs["total_memory"] = rec["total"]
-    if rec.get("system") is not None and rec.get("release") is not None and rec.get("machine") is not None:
+    if (
+        rec.get("system") is not None
+        and rec.get("release") is not None
+        and rec.get("machine") is not None
+    ):
         attrs["uname"] = f"{rec['system']}-{rec['release']}-{rec['machine']}"
     attrs["ts"] = int(ts)
     wf.emit("job_inst.host.info", attrs)
@@ -339,7 +362,9 @@ def _emit_rc_meta(wf: Workflow, rec: dict[str, Any], ts: float) -> None:
             )
 
 
-def _emit_monitoring(wf: Workflow, inst: JobInstance, payload: dict[str, Any], keys: dict[str, Any], ts: float) -> None:
+def _emit_monitoring(
+    wf: Workflow, inst: JobInstance, payload: dict[str, Any], keys: dict[str, Any], ts: float
+) -> None:
     items = payload.get("payload")
     if not isinstance(items, list):
         items = [items] if isinstance(items, dict) else []
@@ -355,7 +380,9 @@ def _emit_monitoring(wf: Workflow, inst: JobInstance, payload: dict[str, Any], k
         wf.emit("task.monitoring", attrs)
 
 
-def _emit_cluster_tasks(wf: Workflow, inst: JobInstance, tasks: list[KickstartRecord], keys: dict[str, Any]) -> None:
+def _emit_cluster_tasks(
+    wf: Workflow, inst: JobInstance, tasks: list[KickstartRecord], keys: dict[str, Any]
+) -> None:
     """Clustering without kickstart: task records plus the job's ``.in`` file (doc §1.6)."""
     by_id: dict[int, dict[str, Any]] = {}
     for t in tasks:
@@ -383,7 +410,17 @@ def _emit_cluster_tasks(wf: Workflow, inst: JobInstance, tasks: list[KickstartRe
             d["argument-vector"] = cmd[1] if len(cmd) > 1 else ""
         if "status" in d:
             d["exitcode"] = d["raw"] = d["status"]
-        if not all(k in d for k in ("transformation", "derivation", "start", "duration", "name", "argument-vector")):
+        if not all(
+            k in d
+            for k in (
+                "transformation",
+                "derivation",
+                "start",
+                "duration",
+                "name",
+                "argument-vector",
+            )
+        ):
             continue
         n += 1
         _emit_invocation(wf, inst, n, d, keys)

@@ -142,7 +142,9 @@ class Workflow:
         if self.opts.events_enabled:
             self.events.append(event)
 
-    def jobstate(self, ts: float, name: str, state: str, col4: str, site: str, treq: str, seq: str) -> None:
+    def jobstate(
+        self, ts: float, name: str, state: str, col4: str, site: str, treq: str, seq: str
+    ) -> None:
         self.jobstate_lines.append(f"{int(ts)} {name} {state} {col4} {site} {treq} {seq}\n")
 
     def internal(self, ts: float, text: str) -> None:
@@ -337,7 +339,9 @@ class Workflow:
         for key, inst in list(self.jobs.items()):
             node = self.dag.nodes.get(inst.name) if self.dag else None
             has_post = bool(node and node.post_script)
-            if inst.state == "POST_SCRIPT_SUCCESS" or (inst.state == "JOB_SUCCESS" and not has_post):
+            if inst.state == "POST_SCRIPT_SUCCESS" or (
+                inst.state == "JOB_SUCCESS" and not has_post
+            ):
                 del self.jobs[key]
                 if self.latest.get(inst.name) == inst.seq:
                     del self.latest[inst.name]
@@ -413,8 +417,9 @@ class Workflow:
         elif state in ("SUBMIT", "SUBMIT_FAILED"):
             inst = self._reuse_or_new(
                 name,
-                lambda i: i.state in REUSABLE_STATES
-                or (sched_id is not None and i.sched_id == sched_id),
+                lambda i: (
+                    i.state in REUSABLE_STATES or (sched_id is not None and i.sched_id == sched_id)
+                ),
             )
         else:
             found = self._latest_instance(name)
@@ -460,13 +465,25 @@ class Workflow:
             simple = SIMPLE_EVENTS.get(state)
             if simple is not None:
                 for ev_name, ev_status in simple:
-                    self._brief(inst, ev_name, ts, ev_status, site=ev_name == "job_inst.submit.start")
+                    self._brief(
+                        inst, ev_name, ts, ev_status, site=ev_name == "job_inst.submit.start"
+                    )
         if state == "SUBMIT" and self.opts.follow_subworkflows:
             self._check_subworkflow(inst)
         if state in _FINAL_STATES and (inst.deferred_main_end is None or state.startswith("POST")):
             inst.retire()
 
     # ------------------------------------------------------------------ event builders
+    def _state_keys(self, inst: JobInstance, ts: float) -> dict[str, Any]:
+        """The leading attributes of every event a job state produces."""
+        return {
+            "xwf.id": self.uuid,
+            "job.id": inst.name,
+            "job_inst.id": inst.seq,
+            "ts": int(ts),
+            "js.id": inst.js_seq,
+        }
+
     def _brief(
         self,
         inst: JobInstance,
@@ -478,14 +495,8 @@ class Workflow:
         reason: str | None = None,
         extra: dict[str, Any] | None = None,
     ) -> None:
-        attrs: dict[str, Any] = {
-            "xwf.id": self.uuid,
-            "job.id": inst.name,
-            "job_inst.id": inst.seq,
-            "ts": int(ts),
-            "js.id": inst.js_seq,
-            "reason": reason,
-        }
+        attrs = self._state_keys(inst, ts)
+        attrs["reason"] = reason
         if inst.sched_id is not None:
             attrs["sched.id"] = inst.sched_id
         if site and inst.site is not None:
@@ -499,13 +510,7 @@ class Workflow:
         self.emit(name, attrs)
 
     def _main_start(self, inst: JobInstance, ts: float) -> None:
-        attrs: dict[str, Any] = {
-            "xwf.id": self.uuid,
-            "job.id": inst.name,
-            "job_inst.id": inst.seq,
-            "ts": int(ts),
-            "js.id": inst.js_seq,
-        }
+        attrs = self._state_keys(inst, ts)
         sub = inst.sub
         if sub is not None:
             if sub.stdin:
@@ -520,15 +525,13 @@ class Workflow:
 
     def build_main_end(self, inst: JobInstance, ts: float, status: int) -> dict[str, Any]:
         """The part of ``main.end`` fixed when the job's outcome is known (doc §5.5)."""
-        attrs: dict[str, Any] = {
-            "xwf.id": self.uuid,
-            "job.id": inst.name,
-            "job_inst.id": inst.seq,
-            "ts": int(ts),
-            "js.id": inst.js_seq,
-            "site": inst.site or "",
-            "user": inst.user if inst.user is not None else self.bd.user,
-        }
+        attrs = self._state_keys(inst, ts)
+        attrs.update(
+            {
+                "site": inst.site or "",
+                "user": inst.user if inst.user is not None else self.bd.user,
+            }
+        )
         if inst.main_start is not None and inst.main_end is not None:
             attrs["local.dur"] = int(inst.main_end - inst.main_start)
         sub = inst.sub
@@ -554,7 +557,11 @@ class Workflow:
         if inst.cluster_dur is not None:
             attrs["cluster.dur"] = inst.cluster_dur
         sub = inst.sub
-        suffix = f".{inst.out_num:03d}" if (inst.kickstart_parsed or inst.rotated) and inst.out_num is not None else ""
+        suffix = (
+            f".{inst.out_num:03d}"
+            if (inst.kickstart_parsed or inst.rotated) and inst.out_num is not None
+            else ""
+        )
         if inst.stdout_file is not None:
             attrs["stdout.file"] = inst.stdout_file
         else:
@@ -573,7 +580,9 @@ class Workflow:
     def script_invocation(self, inst: JobInstance, which: str) -> None:
         """inv.start / inv.end of a PRE (−1) or POST (−2) script."""
         node = self.dag.nodes.get(inst.name) if self.dag else None
-        script = (node.pre_script if which == "pre" else node.post_script) if node is not None else None
+        script = (
+            (node.pre_script if which == "pre" else node.post_script) if node is not None else None
+        )
         if which == "pre":
             start, end, code, inv_id = inst.pre_start, inst.pre_end, inst.pre_exitcode, -1
         else:
@@ -633,7 +642,9 @@ class Workflow:
 # After these (and the main.end they send) nothing more is read from an
 # instance but its state and numbers, so its bulky parts are dropped: memory
 # then grows by a few hundred bytes per job, not by the size of its outputs.
-_FINAL_STATES = frozenset({"POST_SCRIPT_SUCCESS", "POST_SCRIPT_FAILURE", "JOB_SUCCESS", "JOB_FAILURE"})
+_FINAL_STATES = frozenset(
+    {"POST_SCRIPT_SUCCESS", "POST_SCRIPT_FAILURE", "JOB_SUCCESS", "JOB_FAILURE"}
+)
 
 
 class InvalidDagmanPid(ValueError):
@@ -667,14 +678,14 @@ def _pre_failure(wf: Workflow, inst: JobInstance, ts: float, status: int | None,
     wf.send_main_end(inst, attrs)
 
 
-def _submit_failure(wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
+def _submit_failure(
+    wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any
+) -> None:
     start_name, end_name = SUBMIT_FAILURES[inst.state or "SUBMIT_FAILED"]
     wf._brief(inst, start_name, ts, None, site=start_name == "job_inst.submit.start")
     wf._brief(inst, end_name, ts, -1)
     inst.main_exitcode = 1
-    inst.stderr_text = url_quote(
-        f"Job submission failed because of HTCondor event {inst.state}"
-    )
+    inst.stderr_text = url_quote(f"Job submission failed because of HTCondor event {inst.state}")
     wf.send_main_end(inst, wf.build_main_end(inst, ts, -1))
 
 
