@@ -1,0 +1,52 @@
+"""monitord.info / monitord.pid / monitord.done files."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from monitord import statefiles as sf
+
+
+def test_info_round_trip_and_malformed_tail(tmp_path: Path) -> None:
+    path = str(tmp_path / "monitord.info")
+    sf.write_info(path, job_seq=4, line_no=268, restart_count=1, counters={"ls_ID0000001": 1})
+    assert Path(path).read_text().splitlines() == [
+        "monitord_job_sequence 4",
+        "monitord_dagman_out_sequence 268",
+        "monitord_workflow_restart_count 1",
+        "ls_ID0000001 1",
+    ]
+    with open(path, "a") as fh:
+        fh.write("broken line\nlater 3\n")
+    info = sf.read_info(path)
+    assert info == {
+        "monitord_job_sequence": 4,
+        "monitord_dagman_out_sequence": 268,
+        "monitord_workflow_restart_count": 1,
+        "ls_ID0000001": 1,
+    }
+
+
+def test_pid_file_detects_live_and_dead_processes(tmp_path: Path) -> None:
+    path = tmp_path / "monitord.pid"
+    assert not sf.other_instance_running(str(path))
+    path.write_text(f"pid {os.getppid()}\n")
+    assert sf.other_instance_running(str(path))
+    path.write_text("pid 999999999\n")
+    assert not sf.other_instance_running(str(path))
+    path.write_text("garbage\n")
+    assert sf.other_instance_running(str(path))  # unreadable counts as running, like the reference
+
+
+def test_done_and_started_formats(tmp_path: Path) -> None:
+    sf.write_started(str(tmp_path / "s"), now=1677911025.0)
+    sf.write_done(str(tmp_path / "d"), started=1677911025.0, now=1677911101.0)
+    assert re.fullmatch(
+        r"pid \d+\ntimestamp \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4}\n",
+        (tmp_path / "s").read_text(),
+    )
+    assert re.fullmatch(
+        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} 76\.000\n", (tmp_path / "d").read_text()
+    )
