@@ -37,27 +37,63 @@ def build_parser() -> argparse.ArgumentParser:
         description="Follow a Pegasus workflow's DAGMan log and record it in the Stampede database.",
     )
     p.add_argument("dagman_out", help="the workflow's <wf>.dag.dagman.out")
-    p.add_argument("-a", "--adjust", type=float, default=0.0, help="seconds added to every dagman.out timestamp")
-    p.add_argument("-N", "--condor-daemon", action="store_true", help="started by pegasus-dagman (process-group leader)")
+    p.add_argument(
+        "-a",
+        "--adjust",
+        type=float,
+        default=0.0,
+        help="seconds added to every dagman.out timestamp",
+    )
+    p.add_argument(
+        "-N",
+        "--condor-daemon",
+        action="store_true",
+        help="started by pegasus-dagman (process-group leader)",
+    )
     p.add_argument("-j", "--job", dest="jobstate", help="alternative jobstate file name")
     p.add_argument("-o", "--output-dir", help="directory for jobstate.log and monitord.* files")
     p.add_argument("--conf", help="properties file")
     p.add_argument("--no-recursive", action="store_true", help="do not follow sub-workflows")
-    p.add_argument("--no-database", "--nodatabase", "--no-events", dest="no_events", action="store_true",
-                   help="no event sinks at all (jobstate.log only)")
-    p.add_argument("--no-notifications", "--no-notification", dest="no_notifications", action="store_true")
+    p.add_argument(
+        "--no-database",
+        "--nodatabase",
+        "--no-events",
+        dest="no_events",
+        action="store_true",
+        help="no event sinks at all (jobstate.log only)",
+    )
+    p.add_argument(
+        "--no-notifications", "--no-notification", dest="no_notifications", action="store_true"
+    )
     p.add_argument("--notifications-max", type=_positive_or_zero, default=None)
     p.add_argument("--notifications-timeout", type=_positive_or_zero, default=None)
-    p.add_argument("-S", "--sim", type=int, default=None, help="sleep MS milliseconds after each line (developer)")
-    p.add_argument("-r", "--replay", action="store_true", help="rebuild the outputs of a finished workflow")
+    p.add_argument(
+        "-S",
+        "--sim",
+        type=int,
+        default=None,
+        help="sleep MS milliseconds after each line (developer)",
+    )
+    p.add_argument(
+        "-r", "--replay", action="store_true", help="rebuild the outputs of a finished workflow"
+    )
     p.add_argument("--db-stats", action="store_true")
-    p.add_argument("--keep-state", action="store_true", help="keep finished jobs when DAGMan restarts")
+    p.add_argument(
+        "--keep-state", action="store_true", help="keep finished jobs when DAGMan restarts"
+    )
     p.add_argument("--skip-stdout", action="store_true", help="do not store job stdout/stderr text")
     p.add_argument("-f", "--force", action="store_true", help="skip the already-running check")
     p.add_argument("-v", "--verbose", action="count", default=0)
     p.add_argument("--fast-start", action="store_true", help="accepted; fast start is the default")
-    p.add_argument("-d", "--dest", help="event destination: SQLAlchemy URL, file:// URL, path, or - for stdout")
+    p.add_argument(
+        "-d", "--dest", help="event destination: SQLAlchemy URL, file:// URL, path, or - for stdout"
+    )
     p.add_argument("-e", "--encoding", choices=("bp", "json"), default=None)
+    p.add_argument(
+        "--no-dashboard",
+        action="store_true",
+        help="do not record the workflow in the dashboard database (~/.pegasus/workflow.db)",
+    )
     return p
 
 
@@ -120,7 +156,11 @@ def load_properties(conf: str | None, cli_props: dict[str, str], run_dir: str) -
 
 def destinations(args: argparse.Namespace, props: dict[str, str]) -> list[str | None]:
     """Event destinations: ``-d`` wins, then properties; None stands for the default DB (doc §6.4)."""
-    primary = args.dest or props.get("pegasus.catalog.workflow.url") or props.get("pegasus.monitord.output")
+    primary = (
+        args.dest
+        or props.get("pegasus.catalog.workflow.url")
+        or props.get("pegasus.monitord.output")
+    )
     extra = [
         value
         for key, value in props.items()
@@ -160,8 +200,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     encoding = args.encoding or props.get("pegasus.monitord.encoding", "bp")
     events = not args.no_events
-    if events and not args.dest and props.get("pegasus.monitord.events", "true").lower() in (
-        "false", "no", "off", "0"
+    if (
+        events
+        and not args.dest
+        and props.get("pegasus.monitord.events", "true").lower() in ("false", "no", "off", "0")
     ):
         events = False
     skip_stdout = args.skip_stdout or props.get(
@@ -181,9 +223,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         adjust=args.adjust,
         force=args.force,
         properties=props,
+        dashboard=not args.no_dashboard,
+        dashboard_url=props.get("pegasus.catalog.master.url")
+        or props.get("pegasus.dashboard.output"),
     )
     if args.output_dir:
-        out = args.output_dir if os.path.isabs(args.output_dir) else os.path.join(run_dir, args.output_dir)
+        out = (
+            args.output_dir
+            if os.path.isabs(args.output_dir)
+            else os.path.join(run_dir, args.output_dir)
+        )
         try:
             os.makedirs(out, exist_ok=True)
         except OSError as exc:
@@ -212,7 +261,7 @@ def demo(argv: Sequence[str]) -> int:
     dest = args.dir or tempfile.mkdtemp(prefix="monitord-demo-")
     dagman_out = generate_example(__import__("pathlib").Path(dest), jobs=args.jobs)
     t0 = time.perf_counter()
-    status = main(["-r", str(dagman_out)])
+    status = main(["--no-dashboard", "-r", str(dagman_out)])
     elapsed = time.perf_counter() - t0
     if status != 0:
         return status
@@ -221,10 +270,15 @@ def demo(argv: Sequence[str]) -> int:
     print(f"replayed {dagman_out} in {elapsed:.2f} s")
     for db in dbs:
         con = sqlite3.connect(os.path.join(run_dir, db))
-        counts = {t: con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]  # noqa: S608
-                  for t in ("workflow", "job", "job_instance", "jobstate", "invocation")}
+        counts = {
+            t: con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]  # noqa: S608
+            for t in ("workflow", "job", "job_instance", "jobstate", "invocation")
+        }
         con.close()
-        print(f"database {os.path.join(run_dir, db)}: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
+        print(
+            f"database {os.path.join(run_dir, db)}: "
+            + ", ".join(f"{k}={v}" for k, v in counts.items())
+        )
     print(f"jobstate.log: {os.path.join(run_dir, 'jobstate.log')}")
     return 0
 

@@ -73,6 +73,9 @@ class MonitorConfig:
     adjust: float = 0.0
     force: bool = False
     properties: dict[str, str] = field(default_factory=dict)
+    # Dashboard master DB (doc §7.5): None means the default ~/.pegasus/workflow.db.
+    dashboard: bool = True
+    dashboard_url: str | None = None
 
 
 def read_text(path: str) -> str | None:
@@ -163,7 +166,10 @@ class Monitor:
             adjust=config.adjust,
         )
         self.ctx = WorkflowContext(
-            read_text=read_text, events=self.events, on_subworkflow=self._on_subworkflow, options=self.options
+            read_text=read_text,
+            events=self.events,
+            on_subworkflow=self._on_subworkflow,
+            options=self.options,
         )
         self.pid_path: str | None = None
 
@@ -185,7 +191,9 @@ class Monitor:
             raise MonitordError(f"{run_dir}: braindump has no wf_uuid or dag")
         self.pid_path = os.path.join(run_dir, "monitord.pid")
         if not self.cfg.force and other_instance_running(self.pid_path):
-            raise MonitordError(f"another monitord is running for {run_dir} (use -f to override)", 43)
+            raise MonitordError(
+                f"another monitord is running for {run_dir} (use -f to override)", 43
+            )
         write_pid(self.pid_path)
         self.root_uuid = bd.wf_uuid
         if self.cfg.events:
@@ -205,6 +213,21 @@ class Monitor:
                     )
                 except Exception as exc:  # noqa: BLE001 - a bad destination disables only itself
                     log.error("cannot create events output, disabling it", error=str(exc))
+            if self.cfg.dashboard and sinks:
+                from sinks.sql.dashboard import DashboardSink, default_dashboard_url
+
+                try:
+                    sinks.append(
+                        DashboardSink(
+                            self.cfg.dashboard_url or default_dashboard_url(),
+                            root_wf_uuid=bd.wf_uuid,
+                            db_url=dests[0],
+                            restart=self.cfg.replay,
+                            pegasus_version=bd.planner_version,
+                        )
+                    )
+                except Exception as exc:  # noqa: BLE001
+                    log.warning("dashboard disabled", error=str(exc))
             self.sinks = SinkSet(sinks)
             self.sinks.start()
         self.options.events_enabled = self.cfg.events and bool(self.sinks)
@@ -216,7 +239,9 @@ class Monitor:
         self, run_dir: str, dagman_out: str, bd: Any, *, parent: SubworkflowRequest | None
     ) -> Tracked:
         files = {
-            name: state_path(run_dir, f"monitord.{name}", output_dir=self.cfg.output_dir, wf_uuid=bd.wf_uuid)
+            name: state_path(
+                run_dir, f"monitord.{name}", output_dir=self.cfg.output_dir, wf_uuid=bd.wf_uuid
+            )
             for name in ("started", "done", "info", "recover")
         }
         remove(os.path.join(run_dir, "monitord.done"))

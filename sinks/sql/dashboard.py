@@ -1,0 +1,159 @@
+"""The dashboard's master database (``~/.pegasus/workflow.db``, behaviour doc §7.5).
+
+Only the root workflow is recorded: its ``wf.plan`` becomes a
+``master_workflow`` row (with ``db_url``, the workflow's event destination)
+and each of its ``xwf.start``/``xwf.end`` a ``master_workflowstate`` row.  On
+replay or recovery the workflow's earlier dashboard rows are purged first.
+The reference commits after every event; this sink commits once per batch.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import structlog
+from sqlalchemy import Engine, delete, insert, select
+from sqlalchemy.exc import SQLAlchemyError
+
+from monitord.events import StampedeEvent
+from sinks.base import SinkError
+
+from . import schema as s
+from .database import ensure_schema, is_sqlite, make_engine, parse_url, safe_url, scrub
+from .errors import is_transient
+
+log = structlog.get_logger(__name__)
+
+
+def default_dashboard_url(home: str | None = None) -> str:
+    home = home or os.path.expanduser("~")
+    return f"sqlite:///{os.path.join(home, '.pegasus', 'workflow.db')}"
+
+
+def prepare_sqlite_file(path: str) -> bool:
+    """Create the directory (0755) and the file (0600) like the reference; False if not writable."""
+    directory = os.path.dirname(path) or "."
+    try:
+        os.makedirs(directory, mode=0o755, exist_ok=True)
+        if not os.path.exists(path):
+            fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+            os.close(fd)
+    except OSError:
+        return False
+    return os.access(directory, os.W_OK) and os.access(path, os.W_OK)
+
+
+class DashboardSink:
+    name = "dashboard"
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        root_wf_uuid: str,
+        db_url: str,
+        restart: bool = False,
+        pegasus_version: str | None = None,
+    ) -> None:
+        self._url = parse_url(url)
+        self._root = root_wf_uuid
+        self._db_url = db_url
+        self._restart = restart
+        self._pegasus_version = pegasus_version
+        self._engine: Engine | None = None
+        self._wf_id: int | None = None
+        self.display_url = safe_url(self._url)
+
+    def open(self) -> None:
+        if is_sqlite(self._url) and self._url.database:
+            if not prepare_sqlite_file(self._url.database):
+                raise SinkError(f"dashboard database {self.display_url} is not writable")
+        try:
+            self._engine = make_engine(self._url)
+            with self._engine.begin() as conn:
+                ensure_schema(conn, self._pegasus_version, self.display_url)
+                if self._restart:
+                    conn.execute(
+                        delete(s.master_workflow).where(s.master_workflow.c.wf_uuid == self._root)
+                    )
+        except SQLAlchemyError as exc:
+            raise SinkError(f"dashboard {self.display_url}: {scrub(str(exc), self._url)}") from None
+
+    def write_batch(self, events: Sequence[StampedeEvent]) -> None:
+        mine = [
+            e
+            for e in events
+            if e.name in ("wf.plan", "xwf.start", "xwf.end") and e.attrs.get("xwf.id") == self._root
+        ]
+        if not mine or self._engine is None:
+            return
+        try:
+            with self._engine.begin() as conn:
+                for event in mine:
+                    if event.name == "wf.plan":
+                        self._plan(conn, event.attrs)
+                    else:
+                        self._state(conn, event)
+        except SQLAlchemyError as exc:
+            raise SinkError(
+                f"dashboard {self.display_url}: {scrub(str(exc), self._url)}",
+                retryable=is_transient(exc),
+            ) from None
+
+    def _plan(self, conn: Any, a: dict[str, Any]) -> None:
+        existing = conn.execute(
+            select(s.master_workflow.c.wf_id).where(s.master_workflow.c.wf_uuid == self._root)
+        ).scalar()
+        if existing is not None:
+            log.error("dashboard already has this workflow, row kept", wf_uuid=self._root)
+            self._wf_id = existing
+            return
+        ts = a.get("ts")
+        row = {
+            "wf_uuid": self._root,
+            "dax_label": a.get("dax.label"),
+            "dax_version": a.get("dax.version"),
+            "dax_file": a.get("dax.file"),
+            "dag_file_name": a.get("dag.file.name"),
+            "timestamp": float(ts) if ts is not None else None,
+            "submit_hostname": a.get("submit.hostname"),
+            "submit_dir": a.get("submit.dir"),
+            "user": a.get("user"),
+            "grid_dn": a.get("grid_dn"),
+            "planner_version": a.get("planner.version"),
+            "db_url": self._db_url,
+            "archived": False,
+        }
+        self._wf_id = conn.execute(insert(s.master_workflow).values(**row)).inserted_primary_key[0]
+
+    def _state(self, conn: Any, event: StampedeEvent) -> None:
+        if self._wf_id is None:
+            self._wf_id = conn.execute(
+                select(s.master_workflow.c.wf_id).where(s.master_workflow.c.wf_uuid == self._root)
+            ).scalar()
+            if self._wf_id is None:
+                log.warning(
+                    "dashboard state for a workflow without its plan row", wf_uuid=self._root
+                )
+                return
+        a = event.attrs
+        conn.execute(
+            insert(s.master_workflowstate).values(
+                wf_id=self._wf_id,
+                state="WORKFLOW_STARTED" if event.name == "xwf.start" else "WORKFLOW_TERMINATED",
+                timestamp=float(a["ts"]),
+                restart_count=int(a["restart_count"]),
+                status=a.get("status"),
+                reason=a.get("reason"),
+            )
+        )
+
+    def flush(self) -> None:
+        """Every batch is already committed."""
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
