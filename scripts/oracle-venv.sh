@@ -8,7 +8,6 @@ cd "$(dirname "$0")/.."
 VENV=${MONITORD_ORACLE_VENV:-$PWD/.oracle-venv}
 PY=${PYTHON:-python3}
 PEGASUS=pegasus-wms==5.1.3
-CLI=lib/python3.11/site-packages/Pegasus/cli
 
 ready() {
   [ -x "$VENV/bin/python" ] && [ -f "$VENV/.oracle-ready" ] \

@@ -1,0 +1,65 @@
+"""LineFollower: complete lines only, offsets for checkpoints, truncation and replacement."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+from monitord.tail import LineFollower, wait_for_change
+
+
+async def test_partial_lines_are_held_back(tmp_path: Path) -> None:
+    path = tmp_path / "x.dagman.out"
+    path.write_bytes(b"one\ntw")
+    f = LineFollower(str(path))
+    assert await f.read_lines() == ["one"]
+    assert f.offset == 4 and f.pending() is False
+    with path.open("ab") as fh:
+        fh.write(b"o\nthree\nfo")
+    assert f.pending()
+    assert await f.read_lines() == ["two", "three"]
+    assert f.offset == len(b"one\ntwo\nthree\n")
+    assert f.take_partial() == ["fo"] and f.offset == path.stat().st_size
+
+
+async def test_resume_from_offset_and_small_reads(tmp_path: Path) -> None:
+    path = tmp_path / "x.dagman.out"
+    path.write_bytes(b"a\nbb\nccc\n")
+    f = LineFollower(str(path), offset=2)
+    lines = []
+    while f.pending():
+        lines += await f.read_lines(limit=3)
+    assert lines == ["bb", "ccc"]
+
+
+async def test_truncation_and_replacement_are_noticed(tmp_path: Path) -> None:
+    path = tmp_path / "x.dagman.out"
+    path.write_bytes(b"a\nb\n")
+    f = LineFollower(str(path))
+    await f.read_lines()
+    assert not f.check().truncated
+    path.write_bytes(b"a\n")  # same inode, shorter
+    assert f.check().truncated
+    other = tmp_path / "new"
+    other.write_bytes(b"zzzzzz\n")
+    os.replace(other, path)
+    assert f.check().replaced
+
+
+async def test_wait_for_change_wakes_on_append(tmp_path: Path) -> None:
+    path = tmp_path / "x.dagman.out"
+    path.write_bytes(b"")
+
+    async def append_later() -> None:
+        await asyncio.sleep(0.3)
+        with path.open("ab") as fh:
+            fh.write(b"line\n")
+
+    task = asyncio.create_task(append_later())
+    start = time.perf_counter()
+    await wait_for_change(str(path), timeout=10)
+    waited = time.perf_counter() - start
+    await task
+    assert waited < 5, waited  # woken by the write, long before the timeout
