@@ -15,6 +15,11 @@ ready() {
 }
 
 if ! ready; then
+  # Recreate only what is ours to delete: a half-made venv or an empty directory.
+  if [ -e "$VENV" ] && [ ! -f "$VENV/pyvenv.cfg" ] && [ -n "$(ls -A "$VENV" 2>/dev/null)" ]; then
+    echo "oracle-venv: $VENV exists and is not a virtualenv; refusing to replace it" >&2
+    exit 1
+  fi
   rm -rf "$VENV"
   "$PY" -m venv "$VENV"
   log=$(mktemp)
