@@ -55,7 +55,9 @@ _SUBMITTING = re.compile(r"Submitting (?:HTCondor|Condor) Node (\S+) job")
 _SCRIPT_RUN = re.compile(r"^Running (PRE|POST) script of (?:Node|Job|node|job) (.+)\.\.\.$")
 _SCRIPT_END = re.compile(r"^(PRE|POST) Script of (?:Node|Job|node|job) (\S+) (.*)$")
 _FAILED_STATUS = re.compile(r"^failed with status (-?\d+)\.?$")
-_JOB_FAIL = re.compile(r"^Node (\S+) job proc \(([\d.]+)\) failed with (?:status|signal) (-?\d+)\.$")
+_JOB_FAIL = re.compile(
+    r"^Node (\S+) job proc \(([\d.]+)\) failed with (?:status|signal) (-?\d+)\.$"
+)
 _JOB_OK = re.compile(r"^Node (\S+) job proc \(([\d.]+)\) completed successfully\.$")
 _EXIT = re.compile(r"EXITING WITH STATUS (\S+)$")
 _STARTING = re.compile(r"\*\* condor_scheduniv_exec\.(\S+) \(CONDOR_DAGMAN\) STARTING UP")
@@ -71,7 +73,9 @@ def message_of(line: str) -> str:
     return line[m.end() :] if m else line
 
 
-def classify(line: str, *, adjust: float = 0.0, expect_log_entry: bool = False) -> DagmanLine | None:
+def classify(
+    line: str, *, adjust: float = 0.0, expect_log_entry: bool = False
+) -> DagmanLine | None:
     """Classify one (right-stripped) dagman.out line."""
     kind: str
     fields: dict[str, object]
@@ -111,7 +115,12 @@ def classify(line: str, *, adjust: float = 0.0, expect_log_entry: bool = False) 
         m = _JOB_FAIL.match(msg)
         if m:
             kind = JOB_RESULT
-            fields = {"state": "FAILURE", "job": m.group(1), "sched_id": m.group(2), "status": int(m.group(3))}
+            fields = {
+                "state": "FAILURE",
+                "job": m.group(1),
+                "sched_id": m.group(2),
+                "status": int(m.group(3)),
+            }
         else:
             m = _JOB_OK.match(msg)
             if not m:

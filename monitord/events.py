@@ -307,9 +307,7 @@ class TaskMonitoring(StampedeEvent):
 
 
 EVENT_CLASSES: dict[str, type[StampedeEvent]] = {
-    cls.name: cls
-    for cls in StampedeEvent.__subclasses__()
-    if cls is not GenericEvent and cls.name
+    cls.name: cls for cls in StampedeEvent.__subclasses__() if cls is not GenericEvent and cls.name
 }
 
 

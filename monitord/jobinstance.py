@@ -48,8 +48,8 @@ class JobInstance:
     # Filled by the output parse.
     user: str | None = None
     work_dir: str | None = None
-    cluster_start: float | None = None
-    cluster_dur: float | None = None
+    cluster_start: int | None = None
+    cluster_dur: Any = None
     stdout_text: str | None = None
     stderr_text: str | None = None
     stdout_file: str | None = None

@@ -44,16 +44,8 @@ _INVOCATION_SUMMARY_KEYS = (
     "tot_ip_size_mb",
     "tot_op_size_mb",
 )
-_MACHINE_KEYS = (
-    "cpu_count",
-    "cpu_speed",
-    "cpu_vendor",
-    "cpu_model",
-    "ram",
-    "system",
-    "release",
-    "machine",
-)
+_CPU_KEYS = ("cpu_count", "cpu_speed", "cpu_vendor", "cpu_model")
+_MACHINE_KEYS = (*_CPU_KEYS, "ram", "system", "release", "machine")
 
 
 @lru_cache(maxsize=1)
@@ -69,6 +61,13 @@ def _local_host() -> tuple[str, str]:
 @lru_cache(maxsize=1)
 def _condor_dagman_path() -> str:
     return shutil.which("condor_dagman") or "condor_dagman"
+
+
+def _num(value: Any) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -157,9 +156,16 @@ def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
             inst.user = first["user"]
         if first.get("cwd") is not None:
             inst.work_dir = first["cwd"]
-        for key in _MACHINE_KEYS:
-            if key in first:
-                extra[key] = first[key]
+        if invocations[0].fmt == "xml":
+            # Legacy records: CPU attributes of the last record, no uname/ram (reference).
+            last = invocations[-1].data
+            for key in _CPU_KEYS:
+                if key in last:
+                    extra[key] = last[key]
+        else:
+            for key in _MACHINE_KEYS:
+                if key in first:
+                    extra[key] = first[key]
         if pl_host:
             for rec in invocations:
                 if rec.data.get("hostname") != pl_host:
@@ -171,14 +177,17 @@ def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
         extra["hostname"] = pl_host
     if clustered:
         c = clustered[0].data
+        # The summary's duration text as written; its start as whole epoch seconds.
         if c.get("duration") is not None:
-            inst.cluster_dur = float(c["duration"])
+            inst.cluster_dur = c["duration"]
         if c.get("start") is not None:
-            inst.cluster_start = iso_to_epoch(str(c["start"]))
+            start = iso_to_epoch(str(c["start"]))
+            inst.cluster_start = int(start) if start is not None else None
 
     record_payloads: list[dict[str, Any]] = []
-    if invocations:
-        text, found = stdout_text_from_records(invocations)
+    if records:
+        # Any record at all (even cluster lines only): text from the invocation records, maybe "".
+        text, found = stdout_text_from_records(records)
         record_payloads.extend(found)
         if wf.opts.store_stdout:
             inst.stdout_text = text
@@ -295,7 +304,8 @@ def _emit_invocation(
     if start_time is not None:
         attrs["start_time"] = start_time
     if rec.get("duration") is not None:
-        dur: float | int = float(rec["duration"])
+        # As the record has it: a YAML number, or the text of an XML attribute / cluster line.
+        dur: Any = rec["duration"]
     elif inst.main_start is not None and inst.main_end is not None:
         dur = int(inst.main_end - inst.main_start)
     else:
@@ -304,12 +314,13 @@ def _emit_invocation(
     if rec.get("utime") is not None and rec.get("stime") is not None:
         cpu = float(rec["utime"]) + float(rec["stime"])
         attrs["remote_cpu_time"] = cpu
-        if dur:
-            attrs["avg_cpu"] = cpu / dur
+        dur_f = _num(dur)
+        if dur_f:
+            attrs["avg_cpu"] = cpu / dur_f
     if rec.get("maxrss") is not None:
         attrs["maxrss"] = rec["maxrss"]
-    if rec.get("duration") is not None and start_time is not None:
-        attrs["ts"] = int(start_time + float(rec["duration"]))
+    if _num(rec.get("duration")) is not None and start_time is not None:
+        attrs["ts"] = int(start_time + (_num(rec["duration"]) or 0.0))
     elif inst.main_end is not None:
         attrs["ts"] = int(inst.main_end)
     exitcode = rec["raw"] if "raw" in rec else str(inst.main_exitcode)

@@ -24,7 +24,9 @@ def _build_table() -> dict[int, str]:
 
 _TABLE = _build_table()
 # Replacement order for the ASCII fast path: '%' first, so escapes are not re-escaped.
-_ASCII_SPECIALS = tuple((chr(b), code) for b, code in sorted(_TABLE.items(), key=lambda kv: kv[0] != 0x25) if b < 0x80)
+_ASCII_SPECIALS = tuple(
+    (chr(b), code) for b, code in sorted(_TABLE.items(), key=lambda kv: kv[0] != 0x25) if b < 0x80
+)
 
 
 def url_quote(text: str) -> str:

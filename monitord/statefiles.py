@@ -12,7 +12,9 @@ from monitord.timeparse import iso_local
 log = structlog.get_logger(__name__)
 
 
-def state_path(run_dir: str, name: str, *, output_dir: str | None = None, wf_uuid: str | None = None) -> str:
+def state_path(
+    run_dir: str, name: str, *, output_dir: str | None = None, wf_uuid: str | None = None
+) -> str:
     """``<run dir>/monitord.X``, or ``<outdir>/<wf_uuid>-monitord.X`` with ``-o``."""
     if output_dir:
         out = output_dir if os.path.isabs(output_dir) else os.path.join(run_dir, output_dir)
@@ -49,7 +51,9 @@ def write_done(path: str, started: float, now: float | None = None) -> None:
     _write(path, f"{iso_local(now)} {now - started:.3f}\n")
 
 
-def write_info(path: str, *, job_seq: int, line_no: int, restart_count: int, counters: dict[str, int]) -> None:
+def write_info(
+    path: str, *, job_seq: int, line_no: int, restart_count: int, counters: dict[str, int]
+) -> None:
     lines = [
         f"monitord_job_sequence {job_seq}",
         f"monitord_dagman_out_sequence {line_no}",

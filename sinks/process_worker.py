@@ -92,7 +92,9 @@ class ProcessSinkWorker:
         )
         self._flushed = threading.Event()
         self._closed = threading.Event()
-        self._reader = threading.Thread(target=self._read, name=f"sink-{sink.name}-acks", daemon=True)
+        self._reader = threading.Thread(
+            target=self._read, name=f"sink-{sink.name}-acks", daemon=True
+        )
 
     def start(self) -> None:
         self._proc.start()
@@ -118,7 +120,9 @@ class ProcessSinkWorker:
         if self._proc.is_alive():
             return True
         if not self.failed and not self._closed.is_set():
-            log.error("sink process died, disabling it", sink=self.sink.name, exitcode=self._proc.exitcode)
+            log.error(
+                "sink process died, disabling it", sink=self.sink.name, exitcode=self._proc.exitcode
+            )
             self.failed = True
         return False
 

@@ -61,7 +61,9 @@ class SinkWorker:
         try:
             self.sink.open()
         except Exception as exc:  # noqa: BLE001 - isolation: any sink error is contained
-            log.error("cannot create events output, disabling it", sink=self.sink.name, error=str(exc))
+            log.error(
+                "cannot create events output, disabling it", sink=self.sink.name, error=str(exc)
+            )
             self.failed = True
             self._drain()
             return
@@ -104,7 +106,9 @@ class SinkWorker:
                     log.error("sink failed, disabling it", sink=self.sink.name, error=str(exc))
                     self.failed = True
                     return False
-                log.warning("sink error, retrying", sink=self.sink.name, error=str(exc), attempt=attempt + 1)
+                log.warning(
+                    "sink error, retrying", sink=self.sink.name, error=str(exc), attempt=attempt + 1
+                )
                 time.sleep(delay)
                 delay = min(delay * 2, 30.0)
             except Exception as exc:  # noqa: BLE001 - isolation

@@ -23,22 +23,7 @@ CASES = Path(__file__).resolve().parent / "data" / "cases"
 BP_IGNORE = "stampede.static.start:ts,stampede.static.end:ts,stampede.rc.pfn:ts"
 
 # Cases where our daemon is known to differ from the reference (see the reasons).
-XFAIL: dict[str, str] = {
-    "clustered_jobs": (
-        "cluster.start is sent as a float epoch (reference: int, fraction truncated) and "
-        "cluster.dur / non-kickstart task inv.end dur as %f-formatted floats (reference: the text "
-        "as written in the [cluster-summary]/[cluster-task] line, e.g. '12.40', '2.50', '2.600'); "
-        "a clustered job whose .out holds only cluster records gets no stdout.text "
-        "(reference: stdout.text='' and DB stdout_text '')"
-    ),
-    "no_kickstart_and_xml": (
-        "XML (4.x) record: argv must join the stripped character-data chunks of "
-        "<argument-vector> (whitespace between <arg> elements included, split at newlines) with "
-        "single spaces; dur is the raw mainjob duration attribute ('12.100'); a stderr statcall "
-        "without <data> still adds '#@ 1 stderr\\n \\n' to stdout.text; composite has no "
-        "system/release/machine for XML records; statinfo's lfn attribute gives an rc.meta key=lfn"
-    ),
-}
+XFAIL: dict[str, str] = {}
 
 
 def _cases() -> list[str]:

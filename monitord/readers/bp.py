@@ -24,7 +24,7 @@ def parse_bp_line(line: str) -> dict[str, str]:
             break
         eq = line.find("=", i)
         if eq < 0:
-            raise BPParseError(f"no '=' after {line[i:i + 20]!r}")
+            raise BPParseError(f"no '=' after {line[i : i + 20]!r}")
         key = line[i:eq]
         i = eq + 1
         if i < n and line[i] == '"':

@@ -42,6 +42,8 @@ RecordKind = Literal["invocation", "task", "clustered", "multipart"]
 class KickstartRecord:
     kind: RecordKind
     data: dict[str, Any]
+    # "yaml" (5.x kickstart) or "xml" (legacy 4.x): composite machine attributes differ.
+    fmt: str = "yaml"
 
 
 INVOCATION_MARK = "- invocation:"
@@ -399,7 +401,7 @@ def _xml_invocation(body: str) -> KickstartRecord:
             rec["signalled"] = signalled
     if outputs:
         rec["outputs"] = outputs
-    return KickstartRecord("invocation", rec)
+    return KickstartRecord("invocation", rec, "xml")
 
 
 def _xml_mainjob(job: ET.Element, rec: dict[str, Any]) -> None:
@@ -415,7 +417,20 @@ def _xml_mainjob(job: ET.Element, rec: dict[str, Any]) -> None:
         elif tag == "file" and "name" in elem.attrib:
             rec["name"] = elem.attrib["name"]
         elif tag == "argument-vector":
-            rec["argument-vector"] = " ".join((arg.text or "").strip() for arg in elem)
+            rec["argument-vector"] = _expat_joined(elem)
+
+
+_NEWLINE_SPLIT = re.compile(r"(\n)")
+
+
+def _expat_joined(elem: ET.Element) -> str:
+    """The reference joins the stripped character-data pieces of the element with single
+    spaces, pieces as an expat parser delivers them: every newline is a piece of its own,
+    so indentation between child elements becomes empty pieces (and extra spaces)."""
+    pieces: list[str] = []
+    for text in elem.itertext():
+        pieces.extend(p.strip() for p in _NEWLINE_SPLIT.split(text) if p)
+    return " ".join(pieces)
 
 
 def _xml_machine(machine: ET.Element, rec: dict[str, Any]) -> None:
@@ -439,6 +454,8 @@ def _xml_statcall(
 ) -> None:
     ident = call.attrib.get("id")
     if ident in ("stdout", "stderr"):
+        # A statcall without <data> still counts: an empty text (reference behaviour).
+        rec[ident] = ""
         for elem in call:
             if _local(elem.tag) == "data":
                 rec[ident] = elem.text or ""
@@ -450,7 +467,7 @@ def _xml_statcall(
             if tag == "checksum":
                 checksum = {f"checksum.{k}": v for k, v in elem.attrib.items()}
             elif tag == "statinfo":
-                for key in ("user", "size", "ctime"):
+                for key in ("lfn", "size", "ctime", "user"):
                     if key in elem.attrib:
                         meta[key] = elem.attrib[key]
         meta.update(checksum)
