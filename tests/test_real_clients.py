@@ -47,7 +47,18 @@ import yaml
 
 from tests.conftest import CORPUS, CORPUS_TZ, PROJECT, corpus_samples, require_corpus
 
-SAMPLES = corpus_samples() or ["<corpus absent>"]
+CASES = Path(__file__).resolve().parent / "data" / "cases"
+# Corpus samples and the project's own generated cases (tests/data/cases), same layout.
+SAMPLES = (corpus_samples() or ["<corpus absent>"]) + sorted(
+    f"case:{p.name}" for p in CASES.glob("*") if (p / "expected" / "stampede.db").exists()
+)
+
+
+def _sample_dir(sample: str) -> Path:
+    if sample.startswith("case:"):
+        return CASES / sample.removeprefix("case:")
+    require_corpus()
+    return CORPUS / sample
 ORACLE_SCRIPT = PROJECT / "scripts" / "oracle-venv.sh"
 SIDES = ("ref", "ours")
 LOG_TIME = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3}:", re.MULTILINE)
@@ -107,7 +118,7 @@ def oracle() -> Oracle:
 
 
 def _copy_input(sample: str, dest: Path) -> None:
-    shutil.copytree(CORPUS / sample / "input", dest, symlinks=True)
+    shutil.copytree(_sample_dir(sample) / "input", dest, symlinks=True)
     for path in (dest, *dest.rglob("*")):  # the corpus is read-only; the copies must not be
         if not path.is_symlink():
             path.chmod(path.stat().st_mode | 0o200)
@@ -119,7 +130,7 @@ def _dag_base(run: Path) -> str:
 
 
 def _build_reference_side(sample: str, run: Path) -> None:
-    expected = CORPUS / sample / "expected"
+    expected = _sample_dir(sample) / "expected"
     _copy_input(sample, run)
     shutil.copyfile(expected / "stampede.db", run / f"{_dag_base(run)}.stampede.db")
     for jobstate in (expected / "jobstate").rglob("jobstate.log"):
@@ -153,9 +164,9 @@ def sides(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, Path]:
     """``{"ref": dir, "ours": dir}``, each holding the submit directory as ``run``."""
-    require_corpus()
     sample: str = request.param
-    base = tmp_path_factory.mktemp(sample)
+    _sample_dir(sample)  # skips a corpus sample when the corpus is absent
+    base = tmp_path_factory.mktemp(sample.replace(":", "-"))
     roots = {side: base / side for side in SIDES}
     _build_reference_side(sample, roots["ref"] / "run")
     _build_our_side(sample, roots["ours"] / "run", base / "replay-home")
