@@ -1,0 +1,59 @@
+"""--no-recursive and an absolute -j stop sub-workflow following (doc §8.1, §3.1)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import CORPUS_TZ
+
+CASE = Path(__file__).resolve().parent / "data" / "cases" / "nested_subworkflows" / "input"
+
+
+def replay(tmp_path: Path, *args: str) -> tuple[Path, sqlite3.Connection]:
+    run = tmp_path / "run"
+    shutil.copytree(CASE, run)
+    dagman_out = next(run.glob("*.dag.dagman.out"))
+    env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(tmp_path)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "monitord.cli", *args, "-r", dagman_out.name],
+        cwd=run,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return run, sqlite3.connect(next(run.glob("*.stampede.db")))
+
+
+def workflows(con: sqlite3.Connection) -> int:
+    return con.execute("select count(*) from workflow").fetchone()[0]
+
+
+def test_subworkflows_are_followed_by_default(tmp_path: Path) -> None:
+    run, con = replay(tmp_path)
+    assert workflows(con) >= 3
+    assert len(list(run.rglob("jobstate.log"))) >= 3
+    linked = con.execute("select count(*) from job_instance where subwf_id is not null").fetchone()[
+        0
+    ]
+    assert linked >= 2
+
+
+def test_no_recursive(tmp_path: Path) -> None:
+    run, con = replay(tmp_path, "--no-recursive")
+    assert workflows(con) == 1
+    assert [p.relative_to(run) for p in run.rglob("jobstate.log")] == [Path("jobstate.log")]
+
+
+def test_absolute_jobstate_path_disables_following(tmp_path: Path) -> None:
+    target = tmp_path / "elsewhere" / "js.log"
+    target.parent.mkdir()
+    run, con = replay(tmp_path, "-j", str(target))
+    assert workflows(con) == 1
+    assert target.exists() and not list(run.rglob("jobstate.log"))
