@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import structlog
 
-from monitord.monitor import MonitorConfig, MonitordError, run_replay
+from monitord.monitor import MonitorConfig, MonitordError, run_follow, run_replay
 
 log = structlog.get_logger("monitord")
 
@@ -192,12 +192,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if props.get("pegasus.monitord.arguments"):
         extra = [a for a in props["pegasus.monitord.arguments"].split(" ") if a]
         args = parser.parse_args(rest + extra)
-    if not args.replay:
-        print(
-            "pegasus-monitord: error: live following is not available yet; use -r to replay",
-            file=sys.stderr,
-        )
-        return 1
+    if args.condor_daemon and not args.replay:
+        try:
+            os.setpgid(0, 0)  # pegasus-dagman's -N: lead our own process group
+        except OSError:
+            pass
     encoding = args.encoding or props.get("pegasus.monitord.encoding", "bp")
     events = not args.no_events
     if (
@@ -211,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ).lower() in ("true", "yes", "on", "1")
     config = MonitorConfig(
         dagman_out=args.dagman_out,
-        replay=True,
+        replay=args.replay,
         dests=destinations(args, props) if events else None,
         events=events,
         encoding=encoding,
@@ -239,7 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"pegasus-monitord: error: cannot create {out}: {exc.strerror}", file=sys.stderr)
             return 1
     try:
-        return asyncio.run(run_replay(config))
+        return asyncio.run(run_replay(config) if args.replay else run_follow(config))
     except MonitordError as exc:
         print(f"pegasus-monitord: error: {exc}", file=sys.stderr)
         return exc.exit_code

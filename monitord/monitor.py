@@ -30,13 +30,16 @@ from monitord.readers.dagfile import parse_dag
 from monitord.readers.staticbp import StaticBPError, parse_static_bp
 from monitord.statefiles import (
     other_instance_running,
+    read_info,
     remove,
     state_path,
     write_done,
     write_info,
     write_pid,
+    write_recover,
     write_started,
 )
+from monitord.tail import LineFollower, wait_for_change
 from monitord.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
 from sinks.registry import build_sink
 from sinks.runner import SinkSet
@@ -48,6 +51,11 @@ log = structlog.get_logger(__name__)
 # per sink keep memory flat however long the workflow is.
 CHUNK = 1 << 18
 BATCH = 5000
+# Live following (doc §9.3): waits for dagman.out to appear, idle passes before the DAGMan
+# liveness check, and idle passes before giving up.
+APPEAR_POLLS = 100
+LIVENESS_IDLE = 10
+MAX_IDLE = 17280
 
 
 class MonitordError(Exception):
@@ -172,6 +180,7 @@ class Monitor:
             options=self.options,
         )
         self.pid_path: str | None = None
+        self.restart = config.replay
 
     # ------------------------------------------------------------------ start-up
     def start(self) -> None:
@@ -196,6 +205,13 @@ class Monitor:
             )
         write_pid(self.pid_path)
         self.root_uuid = bd.wf_uuid
+        recover = state_path(
+            run_dir, "monitord.recover", output_dir=self.cfg.output_dir, wf_uuid=bd.wf_uuid
+        )
+        # A crashed predecessor left monitord.recover: outputs start over as in a replay (doc §4.7).
+        self.restart = self.cfg.replay or os.path.exists(recover)
+        if self.restart and not self.cfg.replay:
+            log.warning("monitord.recover found: entering recovery mode", run_dir=run_dir)
         if self.cfg.events:
             dests = [d or default_db_url(run_dir, bd) for d in (self.cfg.dests or [None])]
             sinks = []
@@ -205,7 +221,7 @@ class Monitor:
                         build_sink(
                             dest,
                             run_dir=run_dir,
-                            restart=self.cfg.replay,
+                            restart=self.restart,
                             encoding=self.cfg.encoding,
                             root_wf_uuid=bd.wf_uuid,
                             pegasus_version=bd.planner_version,
@@ -222,7 +238,7 @@ class Monitor:
                             self.cfg.dashboard_url or default_dashboard_url(),
                             root_wf_uuid=bd.wf_uuid,
                             db_url=dests[0],
-                            restart=self.cfg.replay,
+                            restart=self.restart,
                             pegasus_version=bd.planner_version,
                         )
                     )
@@ -246,10 +262,14 @@ class Monitor:
         }
         remove(os.path.join(run_dir, "monitord.done"))
         started_at = time.time()
+        # Resume (doc §4.6/4.7): monitord.recover means a crash, so start over from line 1;
+        # otherwise monitord.info says where a cleanly stopped predecessor left off.
+        recovering = not self.cfg.replay and os.path.exists(files["recover"])
+        info = {} if (self.cfg.replay or recovering) else read_info(files["info"])
         js_path = jobstate_log_path(
             run_dir, name=self.cfg.jobstate_name, output_dir=self.cfg.output_dir, wf_uuid=bd.wf_uuid
         )
-        jobstate = JobstateLog(js_path, rotate=self.cfg.replay)
+        jobstate = JobstateLog(js_path, rotate=self.cfg.replay or recovering)
         jobstate.open()
         jobstate.monitord_started(started_at)
         write_started(files["started"], started_at)
@@ -269,7 +289,12 @@ class Monitor:
             wf_ts=wf_ts,
         )
         self.seen_dirs[run_dir] = (bd.wf_uuid, wf.parent_uuid)
-        if self.options.events_enabled:
+        if info:
+            wf.last_processed_line = info.pop("monitord_dagman_out_sequence", 0)
+            wf.job_seq = info.pop("monitord_job_sequence", 1)
+            wf.restart_count = info.pop("monitord_workflow_restart_count", 0)
+            wf.out_counters.update(info)
+        if self.options.events_enabled and wf.last_processed_line == 0:
             self._emit_plan(wf, bd, wf_ts)
             self._emit_static(wf, run_dir, bd)
             if parent is not None:
@@ -440,10 +465,114 @@ class Monitor:
         write_done(tracked.files["done"], tracked.started_at)
         self._publish()
 
+    # ------------------------------------------------------------------ live following
+    async def follow_all(self, stop: asyncio.Event) -> None:
+        """Follow every tracked workflow (sub-workflows as they appear) until each has ended."""
+        tasks: dict[asyncio.Task[None], Tracked] = {}
+        while True:
+            while self.pending:
+                tracked = self.pending.popleft()
+                tasks[asyncio.create_task(self._follow_one(tracked, stop))] = tracked
+            if not tasks:
+                return
+            done, _ = await asyncio.wait(tasks, timeout=1.0, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                tracked = tasks.pop(task)
+                exc = task.exception()
+                if exc is not None:
+                    if isinstance(exc, MonitordError):
+                        raise exc
+                    log.error("workflow follower failed", run_dir=tracked.run_dir, error=repr(exc))
+                    tracked.exit_code = 1
+                if stop.is_set() and tracked.wf is not None and tracked.wf.monitord_exit == 0:
+                    tracked.wf.monitord_exit = 1
+                await asyncio.to_thread(self._end_workflow, tracked)
+                self.done.append(tracked)
+
+    async def _follow_one(self, tracked: Tracked, stop: asyncio.Event) -> None:
+        wf = tracked.wf
+        assert wf is not None
+        follower = LineFollower(tracked.dagman_out)
+        waits = 0
+        while not follower.exists():
+            if stop.is_set():
+                return
+            waits += 1
+            if waits > APPEAR_POLLS:
+                log.warning("dagman.out never made an appearance", path=tracked.dagman_out)
+                return
+            await wait_for_change(tracked.dagman_out, poll_interval(waits))
+        idle = 0
+        while not stop.is_set():
+            lines = await follower.read_lines()
+            if lines:
+                idle = 0
+                await asyncio.to_thread(self._feed, tracked, lines)
+                # Checkpoint only once every sink holds what the lines produced.
+                await asyncio.to_thread(self.sinks.flush)
+                write_recover(tracked.files["recover"], wf.line_no)
+                continue
+            if follower.pending():
+                continue  # a partial line: wait for the rest
+            change = follower.check()
+            if change.truncated or change.replaced:
+                log.error("dagman.out was truncated or replaced; stopping", path=tracked.dagman_out)
+                return
+            if wf.dagman_exit is not None and wf.state == "end":
+                return  # DAGMan said it is done, and everything it wrote is processed
+            idle += 1
+            if idle > LIVENESS_IDLE and wf.dagman_pid and not pid_alive(wf.dagman_pid):
+                log.error("DAGMan is gone! Sudden death syndrome detected!", pid=wf.dagman_pid)
+                wf.monitord_exit = 42
+                return
+            if idle > MAX_IDLE:
+                log.warning("too long without action; stopping", path=tracked.dagman_out)
+                return
+            await wait_for_change(tracked.dagman_out, poll_interval(idle))
+
     async def close(self) -> None:
         await asyncio.to_thread(self.sinks.close)
         if self.pid_path:
             remove(self.pid_path)
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def poll_interval(count: int) -> float:
+    """The reference's back-off (1 s, 5 s, 30 s, capped at 10 s); inotify usually wakes us first."""
+    if count < 5:
+        return 1.0
+    return 5.0 if count < 50 else 10.0
+
+
+async def run_follow(config: MonitorConfig) -> int:
+    """Live mode (``-N`` / no ``-r``): follow until DAGMan and every sub-workflow are done.
+
+    SIGINT and SIGTERM end every workflow in order (exit code 1 in jobstate.log, monitord.info
+    written, monitord.recover removed) after the sinks have flushed; the process exits 1.
+    """
+    import signal
+
+    monitor = Monitor(config)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    loop.add_signal_handler(signal.SIGHUP, lambda: log.info("SIGHUP ignored"))
+    try:
+        await asyncio.to_thread(monitor.start)
+        await monitor.follow_all(stop)
+    finally:
+        await monitor.close()
+    return 1 if stop.is_set() else 0
 
 
 async def run_replay(config: MonitorConfig) -> int:

@@ -82,6 +82,11 @@ def read_info(path: str) -> dict[str, int]:
     return out
 
 
+def write_recover(path: str, line_no: int) -> None:
+    """The crash marker: present while following, with the last line whose events are durable."""
+    _write(path, f"line_processed {line_no}\n")
+
+
 def write_pid(path: str) -> None:
     _write(path, f"pid {os.getpid()}\ntimestamp {iso_local(time.time())}\n")
 

@@ -1,0 +1,119 @@
+"""Live following: the daemon tails a dagman.out that is still being written (no -r).
+
+A player writes the sample's dagman.out into a fresh copy of the submit directory a few
+lines at a time while ``pegasus-monitord`` (live mode) follows it; the daemon must stop by
+itself after DAGMan's exit line, and leave the same database and jobstate.log as the
+reference's replay.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CORPUS, CORPUS_TZ, STAMPEDE_DIFF, require_corpus
+
+SAMPLES = ["process_wf_success", "process_wf_failure", "hierarchical_wf_failure"]
+
+
+def play(src_lines: list[str], dest: Path, daemon: subprocess.Popen[str], step: int = 25) -> None:
+    with dest.open("a", encoding="utf-8") as fh:
+        for i in range(0, len(src_lines), step):
+            fh.write("".join(src_lines[i : i + step]))
+            fh.flush()
+            time.sleep(0.01)
+            assert daemon.poll() is None, "the daemon stopped before DAGMan finished"
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_following_a_growing_log_equals_the_replay(sample: str, tmp_path: Path) -> None:
+    require_corpus()
+    run = tmp_path / "run"
+    shutil.copytree(CORPUS / sample / "input", run)
+    for path in (run, *run.rglob("*")):
+        path.chmod(path.stat().st_mode | 0o200)
+    dagman_out = next(run.glob("*.dag.dagman.out"))
+    lines = dagman_out.read_text(encoding="utf-8").splitlines(keepends=True)
+    dagman_out.write_text("".join(lines[:10]), encoding="utf-8")
+    env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(tmp_path)}
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "monitord.cli", "-N", dagman_out.name],
+        cwd=run,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        time.sleep(0.5)
+        play(lines[10:], dagman_out, daemon)
+        _, err = daemon.communicate(timeout=120)
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+    assert daemon.returncode == 0, err[-3000:]
+    assert not (run / "monitord.recover").exists()
+    info = dict(line.split() for line in (run / "monitord.info").read_text().splitlines())
+    assert int(info["monitord_dagman_out_sequence"]) == len(lines)
+    expected = CORPUS / sample / "expected"
+    db = next(run.glob("*.stampede.db"))
+    for args in (
+        [str(expected / "stampede.db"), str(db)],
+        ["--jobstate", str(expected / "jobstate"), str(run)],
+    ):
+        diff = subprocess.run(
+            [sys.executable, str(STAMPEDE_DIFF), *args], capture_output=True, text=True
+        )
+        assert diff.returncode == 0, diff.stdout[-3000:]
+
+
+def test_restart_resumes_from_monitord_info(tmp_path: Path) -> None:
+    """A cleanly stopped (SIGINT) daemon's successor skips what was processed and keeps the numbering."""
+    require_corpus()
+    run = tmp_path / "run"
+    shutil.copytree(CORPUS / "process_wf_success" / "input", run)
+    for path in (run, *run.rglob("*")):
+        path.chmod(path.stat().st_mode | 0o200)
+    dagman_out = next(run.glob("*.dag.dagman.out"))
+    lines = dagman_out.read_text(encoding="utf-8").splitlines(keepends=True)
+    # Stop between two jobs: like the reference, a restarted daemon does not know the
+    # instances that were in flight, so the split falls where none is.
+    half = next(i for i, line in enumerate(lines) if "Submitting HTCondor Node stage_out" in line)
+    dagman_out.write_text("".join(lines[:half]), encoding="utf-8")
+    env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(tmp_path)}
+    cmd = [sys.executable, "-m", "monitord.cli", dagman_out.name]
+    first = subprocess.Popen(
+        cmd, cwd=run, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.time() + 30
+    while time.time() < deadline and not (run / "monitord.recover").exists():
+        time.sleep(0.1)
+    time.sleep(1.0)
+    first.send_signal(2)  # SIGINT: orderly stop, monitord.info written
+    first.communicate(timeout=60)
+    assert first.returncode == 1
+    assert not (run / "monitord.recover").exists()
+    info = dict(line.split() for line in (run / "monitord.info").read_text().splitlines())
+    assert int(info["monitord_dagman_out_sequence"]) == half
+    with dagman_out.open("a", encoding="utf-8") as fh:
+        fh.write("".join(lines[half:]))
+    second = subprocess.run(cmd, cwd=run, env=env, capture_output=True, text=True, timeout=120)
+    assert second.returncode == 0, second.stderr[-3000:]
+    db = next(run.glob("*.stampede.db"))
+    diff = subprocess.run(
+        [
+            sys.executable,
+            str(STAMPEDE_DIFF),
+            str(CORPUS / "process_wf_success" / "expected" / "stampede.db"),
+            str(db),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert diff.returncode == 0, diff.stdout[-3000:]
