@@ -271,6 +271,10 @@ class Monitor:
         )
         jobstate = JobstateLog(js_path, rotate=self.cfg.replay or recovering)
         jobstate.open()
+        if not self.cfg.replay:
+            # Marked from the first moment (the reference waits for the first chunk): a crash
+            # at any point after this makes the next start recover instead of resuming.
+            write_recover(files["recover"], info.get("monitord_dagman_out_sequence", 0))
         jobstate.monitord_started(started_at)
         write_started(files["started"], started_at)
         remove(files["done"])

@@ -155,6 +155,7 @@ class Workflow:
         """Process one dagman.out line (without its newline)."""
         self.line_no += 1
         if self.line_no <= self.last_processed_line:
+            self._note_processed(line)
             return
         line = line.rstrip()
         if self.in_recovery:
@@ -170,6 +171,34 @@ class Workflow:
         handler = self._handlers.get(rec.kind)
         if handler is not None:
             handler(self, rec)
+
+    def _note_processed(self, line: str) -> None:
+        """A line a predecessor already handled: keep only DAGMan's own state, silently.
+
+        A daemon resumed on a workflow whose DAGMan has already exited then knows it is done
+        (the reference would wait for the idle limit).
+        """
+        if (
+            "EXITING WITH STATUS" in line
+            or "STARTING UP" in line
+            or "Parsing " in line
+            or "** PID = " in line
+        ):
+            rec = D.classify(line.rstrip(), adjust=self.opts.adjust)
+            if rec is None:
+                return
+            if rec.kind == D.DAGMAN_EXIT:
+                try:
+                    self.dagman_exit = int(rec.text or "")
+                except ValueError:
+                    self.dagman_exit = 0
+                self.state = "end"
+            elif rec.kind == D.PARSING:
+                self.state, self.dagman_exit = "start", None
+            elif rec.kind == D.DAGMAN_START:
+                self.dagman_id = rec.sched_id
+            elif rec.kind == D.PID and not self.opts.replay and (rec.text or "").isdigit():
+                self.dagman_pid = int(rec.text or "0")
 
     def _on_ulog(self, rec: D.DagmanLine) -> None:
         self.update_job_state(rec.job or "", rec.state or "", rec.ts, sched_id=rec.sched_id)

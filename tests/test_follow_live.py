@@ -117,3 +117,78 @@ def test_restart_resumes_from_monitord_info(tmp_path: Path) -> None:
         text=True,
     )
     assert diff.returncode == 0, diff.stdout[-3000:]
+
+
+KILL_TRIALS = int(os.environ.get("MONITORD_KILL_TRIALS", "20"))
+
+
+@pytest.mark.parametrize("trial", range(KILL_TRIALS))
+def test_sigkill_at_a_random_moment_then_restart_equals_replay(trial: int, tmp_path: Path) -> None:
+    """SIGKILL while following; the successor recovers (monitord.recover) and the end state is the replay's."""
+    import random
+    import signal
+    import threading
+
+    require_corpus()
+    rng = random.Random(1000 + trial)
+    sample = "process_wf_success"
+    run = tmp_path / "run"
+    shutil.copytree(CORPUS / sample / "input", run)
+    for path in (run, *run.rglob("*")):
+        path.chmod(path.stat().st_mode | 0o200)
+    dagman_out = next(run.glob("*.dag.dagman.out"))
+    lines = dagman_out.read_text(encoding="utf-8").splitlines(keepends=True)
+    dagman_out.write_text("".join(lines[:10]), encoding="utf-8")
+    env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(tmp_path)}
+    cmd = [sys.executable, "-m", "monitord.cli", dagman_out.name]
+
+    def player() -> None:
+        with dagman_out.open("a", encoding="utf-8") as fh:
+            for i in range(10, len(lines), 3):
+                fh.write("".join(lines[i : i + 3]))
+                fh.flush()
+                time.sleep(0.02)
+
+    first = subprocess.Popen(
+        cmd, cwd=run, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    writer = threading.Thread(target=player)
+    writer.start()
+    time.sleep(rng.uniform(0.2, 1.8))  # the player needs about 2 s
+    first.send_signal(signal.SIGKILL)
+    assert first.wait() == -signal.SIGKILL, "the daemon ended before it could be killed"
+    second = subprocess.Popen(
+        cmd, cwd=run, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    writer.join()
+    _, err = second.communicate(timeout=120)
+    assert second.returncode == 0, err[-3000:]
+    expected = CORPUS / sample / "expected"
+    db = run / "process-0.stampede.db"
+    for args in (
+        [str(expected / "stampede.db"), str(db)],
+        ["--jobstate", str(expected / "jobstate.log"), str(run / "jobstate.log")],
+    ):
+        diff = subprocess.run(
+            [sys.executable, str(STAMPEDE_DIFF), *args], capture_output=True, text=True
+        )
+        assert diff.returncode == 0, diff.stdout[-3000:]
+
+
+def test_restart_on_a_finished_workflow_ends_at_once(tmp_path: Path) -> None:
+    require_corpus()
+    run = tmp_path / "run"
+    shutil.copytree(CORPUS / "process_wf_success" / "input", run)
+    for path in (run, *run.rglob("*")):
+        path.chmod(path.stat().st_mode | 0o200)
+    env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(tmp_path)}
+    cmd = [sys.executable, "-m", "monitord.cli", "process-0.dag.dagman.out"]
+    first = subprocess.run(cmd, cwd=run, env=env, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr[-2000:]
+    rows = (run / "jobstate.log").read_text().count("\n")
+    start = time.perf_counter()
+    second = subprocess.run(cmd, cwd=run, env=env, capture_output=True, text=True, timeout=120)
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert time.perf_counter() - start < 30
+    # only its own MONITORD_STARTED/FINISHED pair was appended: nothing processed twice
+    assert (run / "jobstate.log").read_text().count("\n") == rows + 2
