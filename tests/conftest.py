@@ -37,6 +37,19 @@ def corpus_tz():
         time.tzset()
 
 
+def copy_submit_dir(src: Path, dest: Path) -> Path:
+    """A writable copy of a (read-only) submit directory; returns its dagman.out."""
+    import shutil
+
+    shutil.copytree(src, dest, symlinks=True)
+    for path in (dest, *dest.rglob("*")):
+        if not path.is_symlink():
+            path.chmod(path.stat().st_mode | 0o200)
+    return next(dest.glob("*.dag.dagman.out"))
+
+
 def require_corpus() -> None:
     if not CORPUS.is_dir() or not STAMPEDE_DIFF.exists():
-        pytest.skip(f"conformance corpus not available: {CORPUS} (../shared beside the project) is absent")
+        pytest.skip(
+            f"conformance corpus not available: {CORPUS} (../shared beside the project) is absent"
+        )

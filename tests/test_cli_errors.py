@@ -11,7 +11,12 @@ from pathlib import Path
 def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HOME": str(cwd)}
     return subprocess.run(
-        [sys.executable, "-m", "monitord.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "monitord.cli", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -51,4 +56,6 @@ def test_missing_static_bp(tmp_path: Path) -> None:
 
 
 def test_no_events_conflicts_with_dest(tmp_path: Path) -> None:
-    check_one_error(run(["-r", "--no-events", "-d", "x.bp", "a.dag.dagman.out"], tmp_path), "conflicts")
+    check_one_error(
+        run(["-r", "--no-events", "-d", "x.bp", "a.dag.dagman.out"], tmp_path), "conflicts"
+    )

@@ -76,12 +76,18 @@ def test_second_replay_rotates_database_and_jobstate(tmp_path: Path) -> None:
     env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(tmp_path / "home")}
     proc = subprocess.run(
         [sys.executable, "-m", "monitord.cli", "-r", dagman_out.name],
-        cwd=run, env=env, capture_output=True, text=True, timeout=300,
+        cwd=run,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     assert (run / "jobstate.log.000").exists()
     assert (run / "process-0.stampede.db.000").exists()
-    db_diff = _diff(str(CORPUS / sample / "expected" / "stampede.db"), str(run / "process-0.stampede.db"))
+    db_diff = _diff(
+        str(CORPUS / sample / "expected" / "stampede.db"), str(run / "process-0.stampede.db")
+    )
     assert db_diff.returncode == 0, db_diff.stdout[-3000:]
     for name in ("monitord.done", "monitord.info", "monitord.started"):
         assert (run / name).exists(), name

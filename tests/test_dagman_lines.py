@@ -30,15 +30,26 @@ def test_ulog_uses_brace_time_and_cluster_proc():
 
 def test_old_condor_ulog_form_and_unknown_ulog_name():
     rec = D.classify("1/2/11 10:00:01 Event: ULOG_SHADOW_EXCEPTION for Condor Job x_1 (12.0)")
-    assert rec is not None and (rec.state, rec.job, rec.sched_id) == ("SHADOW_EXCEPTION", "x_1", "12.0")
+    assert rec is not None and (rec.state, rec.job, rec.sched_id) == (
+        "SHADOW_EXCEPTION",
+        "x_1",
+        "12.0",
+    )
 
 
 def test_submitting_and_scripts():
     assert D.classify("03/03/23 22:23:44 Submitting HTCondor Node a_b job(s)...").job == "a_b"
     run = D.classify("03/03/23 22:23:54 Running POST script of Node create_dir_x...")
     assert (run.kind, run.state, run.job) == (D.SCRIPT_STARTED, "POST", "create_dir_x")
-    pre = D.classify("03/04/23 11:57:15 (D_ALWAYS) PRE Script of Job pegasus-plan_x failed with status 2")
-    assert (pre.kind, pre.state, pre.job, pre.status) == (D.SCRIPT_RESULT, "PRE", "pegasus-plan_x", 2)
+    pre = D.classify(
+        "03/04/23 11:57:15 (D_ALWAYS) PRE Script of Job pegasus-plan_x failed with status 2"
+    )
+    assert (pre.kind, pre.state, pre.job, pre.status) == (
+        D.SCRIPT_RESULT,
+        "PRE",
+        "pegasus-plan_x",
+        2,
+    )
     ok = D.classify("03/03/23 22:23:59 POST Script of node c completed successfully.")
     assert ok.status == 0
     sig = D.classify("03/03/23 22:23:59 POST Script of node c failed with signal 9")
@@ -47,7 +58,12 @@ def test_submitting_and_scripts():
 
 def test_job_results_signal_is_a_status():
     fail = D.classify("03/03/23 23:11:04 Node ls_ID0000001 job proc (9.0.0) failed with signal 9.")
-    assert (fail.kind, fail.state, fail.sched_id, fail.status) == (D.JOB_RESULT, "FAILURE", "9.0.0", 9)
+    assert (fail.kind, fail.state, fail.sched_id, fail.status) == (
+        D.JOB_RESULT,
+        "FAILURE",
+        "9.0.0",
+        9,
+    )
     ok = D.classify("03/03/23 23:11:04 Node ls job proc (2.0.0) completed successfully.")
     assert (ok.state, ok.status) == ("SUCCESS", 0)
     # must end with '.'
@@ -61,7 +77,9 @@ def test_dagman_lifecycle_lines():
     assert (ver.kind, ver.status) == (D.CONDOR_VERSION, 100205)
     assert D.classify("03/03/23 22:23:43 Parsing process-0.dag ...").kind == D.PARSING
     assert D.classify("03/03/23 22:23:43 Parsing 1 dagfiles") is None
-    end = D.classify("03/03/23 22:25:00 **** condor_scheduniv_exec.1.0 (condor_DAGMAN) pid 1 EXITING WITH STATUS 1")
+    end = D.classify(
+        "03/03/23 22:25:00 **** condor_scheduniv_exec.1.0 (condor_DAGMAN) pid 1 EXITING WITH STATUS 1"
+    )
     assert (end.kind, end.text) == (D.DAGMAN_EXIT, "1")
     hold = D.classify("03/03/23 22:25:00   Hold reason: Transfer output files failure")
     assert (hold.kind, hold.text) == (D.HOLD_REASON, " Transfer output files failure")

@@ -9,7 +9,6 @@ reference's replay.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS, CORPUS_TZ, STAMPEDE_DIFF, require_corpus
+from tests.conftest import CORPUS, CORPUS_TZ, STAMPEDE_DIFF, copy_submit_dir, require_corpus
 
 SAMPLES = ["process_wf_success", "process_wf_failure", "hierarchical_wf_failure"]
 
@@ -35,9 +34,7 @@ def play(src_lines: list[str], dest: Path, daemon: subprocess.Popen[str], step: 
 def test_following_a_growing_log_equals_the_replay(sample: str, tmp_path: Path) -> None:
     require_corpus()
     run = tmp_path / "run"
-    shutil.copytree(CORPUS / sample / "input", run)
-    for path in (run, *run.rglob("*")):
-        path.chmod(path.stat().st_mode | 0o200)
+    copy_submit_dir(CORPUS / sample / "input", run)
     dagman_out = next(run.glob("*.dag.dagman.out"))
     lines = dagman_out.read_text(encoding="utf-8").splitlines(keepends=True)
     dagman_out.write_text("".join(lines[:10]), encoding="utf-8")
@@ -77,9 +74,7 @@ def test_restart_resumes_from_monitord_info(tmp_path: Path) -> None:
     """A cleanly stopped (SIGINT) daemon's successor skips what was processed and keeps the numbering."""
     require_corpus()
     run = tmp_path / "run"
-    shutil.copytree(CORPUS / "process_wf_success" / "input", run)
-    for path in (run, *run.rglob("*")):
-        path.chmod(path.stat().st_mode | 0o200)
+    copy_submit_dir(CORPUS / "process_wf_success" / "input", run)
     dagman_out = next(run.glob("*.dag.dagman.out"))
     lines = dagman_out.read_text(encoding="utf-8").splitlines(keepends=True)
     # Stop between two jobs: like the reference, a restarted daemon does not know the
@@ -133,9 +128,7 @@ def test_sigkill_at_a_random_moment_then_restart_equals_replay(trial: int, tmp_p
     rng = random.Random(1000 + trial)
     sample = "process_wf_success"
     run = tmp_path / "run"
-    shutil.copytree(CORPUS / sample / "input", run)
-    for path in (run, *run.rglob("*")):
-        path.chmod(path.stat().st_mode | 0o200)
+    copy_submit_dir(CORPUS / sample / "input", run)
     dagman_out = next(run.glob("*.dag.dagman.out"))
     lines = dagman_out.read_text(encoding="utf-8").splitlines(keepends=True)
     dagman_out.write_text("".join(lines[:10]), encoding="utf-8")
@@ -178,9 +171,7 @@ def test_sigkill_at_a_random_moment_then_restart_equals_replay(trial: int, tmp_p
 def test_restart_on_a_finished_workflow_ends_at_once(tmp_path: Path) -> None:
     require_corpus()
     run = tmp_path / "run"
-    shutil.copytree(CORPUS / "process_wf_success" / "input", run)
-    for path in (run, *run.rglob("*")):
-        path.chmod(path.stat().st_mode | 0o200)
+    copy_submit_dir(CORPUS / "process_wf_success" / "input", run)
     env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(tmp_path)}
     cmd = [sys.executable, "-m", "monitord.cli", "process-0.dag.dagman.out"]
     first = subprocess.run(cmd, cwd=run, env=env, capture_output=True, text=True, timeout=120)

@@ -59,6 +59,8 @@ def _sample_dir(sample: str) -> Path:
         return CASES / sample.removeprefix("case:")
     require_corpus()
     return CORPUS / sample
+
+
 ORACLE_SCRIPT = PROJECT / "scripts" / "oracle-venv.sh"
 SIDES = ("ref", "ours")
 LOG_TIME = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2},\d{3}:", re.MULTILINE)

@@ -80,7 +80,14 @@ def make(files: dict[str, str] | None = None, **opts) -> Workflow:
     fs = {f"{RUN}/00/00/{n}.sub": SUB.format(n=n) for n in ("a", "b", "p")}
     fs.update(files or {})
     ctx = WorkflowContext(read_text=fs.get, events=[], options=WorkflowOptions(**opts))
-    return Workflow(ctx, run_dir=RUN, braindump=parse_braindump_yml(BRAINDUMP), dag=parse_dag(DAG), root_uuid="wf-1", wf_ts=1)
+    return Workflow(
+        ctx,
+        run_dir=RUN,
+        braindump=parse_braindump_yml(BRAINDUMP),
+        dag=parse_dag(DAG),
+        root_uuid="wf-1",
+        wf_ts=1,
+    )
 
 
 def feed(wf: Workflow, text: str) -> None:
@@ -115,7 +122,9 @@ RUN_A = """\
 
 
 def test_job_with_post_script_event_order_and_numbering():
-    wf = make({f"{RUN}/00/00/a.out.000": ks(512), f"{RUN}/00/00/a.err.000": "PegasusLite: exitcode 2\n"})
+    wf = make(
+        {f"{RUN}/00/00/a.out.000": ks(512), f"{RUN}/00/00/a.err.000": "PegasusLite: exitcode 2\n"}
+    )
     feed(wf, START + RUN_A)
     assert states(wf) == [
         "INTERNAL *** DAGMAN_STARTED 1.0 ***",
@@ -158,7 +167,14 @@ def test_job_with_post_script_event_order_and_numbering():
 
 def test_retry_gets_a_new_instance_and_the_next_output_counter():
     wf = make({f"{RUN}/00/00/a.out.000": ks(512), f"{RUN}/00/00/a.out.001": ks(0)})
-    feed(wf, START + RUN_A + RUN_A.replace("5.0.0", "6.0.0").replace("failed with status 2.", "completed successfully.").replace("failed with status 1", "completed successfully."))
+    feed(
+        wf,
+        START
+        + RUN_A
+        + RUN_A.replace("5.0.0", "6.0.0")
+        .replace("failed with status 2.", "completed successfully.")
+        .replace("failed with status 1", "completed successfully."),
+    )
     seqs = {line.split()[-1] for line in wf.jobstate_lines if " a " in line}
     assert seqs == {"1", "2"}
     ends = [e.attrs for e in wf.events if e.name == "job_inst.main.end"]
@@ -168,14 +184,18 @@ def test_retry_gets_a_new_instance_and_the_next_output_counter():
 
 def test_pre_script_failure_then_retry():
     wf = make()
-    feed(wf, START + """\
+    feed(
+        wf,
+        START
+        + """\
 01/01/23 00:01:00 Running PRE script of Node p...
 01/01/23 00:01:02 PRE Script of Job p failed with status 2
 01/01/23 00:01:03 Running PRE script of Node p...
 01/01/23 00:01:04 PRE Script of node p completed successfully.
 01/01/23 00:01:05 Submitting HTCondor Node p job(s)...
 01/01/23 00:01:06 Event: ULOG_SUBMIT for HTCondor Node p (9.0.0) {01/01/23 00:01:05}
-""")
+""",
+    )
     assert states(wf)[1:] == [
         "p PRE_SCRIPT_STARTED - condorpool - 1",
         "p PRE_SCRIPT_TERMINATED - condorpool - 1",
@@ -193,7 +213,10 @@ def test_pre_script_failure_then_retry():
 
 def test_held_released_and_abort_after_hold_is_deferred_to_post():
     wf = make({f"{RUN}/00/00/a.out.000": ks(0)})
-    feed(wf, START + """\
+    feed(
+        wf,
+        START
+        + """\
 01/01/23 00:00:01 Submitting HTCondor Node a job(s)...
 01/01/23 00:00:02 Event: ULOG_SUBMIT for HTCondor Node a (5.0.0) {01/01/23 00:00:01}
 01/01/23 00:00:03 Event: ULOG_JOB_HELD for HTCondor Node a (5.0.0) {01/01/23 00:00:03}
@@ -204,21 +227,30 @@ def test_held_released_and_abort_after_hold_is_deferred_to_post():
 01/01/23 00:00:06 Event: ULOG_JOB_ABORTED for HTCondor Node a (5.0.0) {01/01/23 00:00:06}
 01/01/23 00:00:07 Running POST script of Node a...
 01/01/23 00:00:08 POST Script of node a failed with status 1
-""")
+""",
+    )
     held = [e.attrs for e in wf.events if e.name == "job_inst.held.start"]
     assert [h["reason"] for h in held] == [" disk full", " again"]
     assert [h["js.id"] for h in held] == [3, 6]
     order = names(wf)
-    assert order.index("job_inst.abort.info") < order.index("job_inst.post.start") < order.index("job_inst.main.end")
+    assert (
+        order.index("job_inst.abort.info")
+        < order.index("job_inst.post.start")
+        < order.index("job_inst.main.end")
+    )
     assert "job_inst.held.end" in order
 
 
 def test_submit_failure_sends_main_end_with_quoted_reason():
     wf = make()
-    feed(wf, START + """\
+    feed(
+        wf,
+        START
+        + """\
 01/01/23 00:00:01 Submitting HTCondor Node b job(s)...
 01/01/23 00:00:02 ERROR: submit attempt failed
-""")
+""",
+    )
     assert states(wf)[-1] == "b SUBMIT_FAILED - condorpool - 1"
     end = next(e.attrs for e in wf.events if e.name == "job_inst.main.end")
     assert end["status"] == -1 and end["exitcode"] == "1"
@@ -240,15 +272,22 @@ def test_dagman_restart_without_exit_inserts_synthetic_end():
 
 def test_bad_lines_never_crash():
     wf = make()
-    feed(wf, START + """\
+    feed(
+        wf,
+        START
+        + """\
 01/01/23 00:00:01   Hold reason: before any job
 01/01/23 00:00:02 Event: ULOG_EXECUTE for HTCondor Node ghost (1.0.0) {01/01/23 00:00:02}
 01/01/23 00:00:03 POST Script of node ghost completed successfully.
 not a dagman line at all
 01/01/23 00:00:04 **** condor_scheduniv_exec.1.0 (condor_DAGMAN) pid 1 EXITING WITH STATUS x
-""")
+""",
+    )
     # unknown jobs and early hold reasons are ignored; a non-integer exit code gives 0 and exit code 1
-    assert states(wf) == ["INTERNAL *** DAGMAN_STARTED 1.0 ***", "INTERNAL *** DAGMAN_FINISHED 0 ***"]
+    assert states(wf) == [
+        "INTERNAL *** DAGMAN_STARTED 1.0 ***",
+        "INTERNAL *** DAGMAN_FINISHED 0 ***",
+    ]
     assert wf.monitord_exit == 1
 
 
