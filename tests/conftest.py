@@ -48,6 +48,35 @@ def copy_submit_dir(src: Path, dest: Path) -> Path:
     return next(dest.glob("*.dag.dagman.out"))
 
 
+def replay_copy(src: Path, tmp_path: Path, *args: str, timeout: int = 300) -> Path:
+    """Copy submit dir ``src`` to ``tmp_path/run`` (once) and replay it with the CLI.
+
+    Options in ``args`` come before ``-r`` (so ``-D`` properties stay first); the replay runs
+    in the corpus time zone with ``tmp_path/home`` as HOME, must exit 0 without a traceback.
+    """
+    import subprocess
+    import sys
+
+    run = tmp_path / "run"
+    if not run.exists():
+        copy_submit_dir(src, run)
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    dagman_out = next(run.glob("*.dag.dagman.out"))
+    env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(home)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "monitord.cli", *args, "-r", dagman_out.name],
+        cwd=run,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert "Traceback" not in proc.stderr, proc.stderr[-4000:]
+    return run
+
+
 def require_corpus() -> None:
     if not CORPUS.is_dir() or not STAMPEDE_DIFF.exists():
         pytest.skip(

@@ -9,27 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import CORPUS, CORPUS_TZ, require_corpus
+from tests.conftest import CORPUS, CORPUS_TZ, replay_copy, require_corpus
 
 SAMPLE = "process_wf_success"
 
 
 def replay(tmp_path: Path, *args: str) -> Path:
     require_corpus()
-    run = tmp_path / "run"
-    if not run.exists():
-        shutil.copytree(CORPUS / SAMPLE / "input", run)
-    env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(tmp_path)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "monitord.cli", *args, "-r", "process-0.dag.dagman.out"],
-        cwd=run,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return run
+    return replay_copy(CORPUS / SAMPLE / "input", tmp_path, *args, timeout=120)
 
 
 def test_json_encoding_has_one_object_per_event(tmp_path: Path) -> None:

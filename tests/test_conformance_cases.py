@@ -9,15 +9,13 @@ test_conformance_corpus.py.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS_TZ, STAMPEDE_DIFF
+from tests.conftest import STAMPEDE_DIFF, replay_copy
 
 CASES = Path(__file__).resolve().parent / "data" / "cases"
 BP_IGNORE = "stampede.static.start:ts,stampede.static.end:ts,stampede.rc.pfn:ts"
@@ -50,23 +48,7 @@ def _require_tool() -> None:
 
 
 def _replay(case: str, tmp_path: Path, *extra: str) -> Path:
-    run = tmp_path / "run"
-    shutil.copytree(CASES / case / "input", run, symlinks=True)
-    home = tmp_path / "home"
-    home.mkdir()
-    dagman_out = next(run.glob("*.dag.dagman.out"))
-    env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(home)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "monitord.cli", "-r", dagman_out.name, *extra],
-        cwd=run,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    assert "Traceback" not in proc.stderr, proc.stderr[-4000:]
-    return run
+    return replay_copy(CASES / case / "input", tmp_path, *extra)
 
 
 def _diff(*args: str) -> subprocess.CompletedProcess[str]:

@@ -8,37 +8,27 @@ modes: database, jobstate.log tree, and the .bp event stream.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS, CORPUS_TZ, STAMPEDE_DIFF, corpus_samples, require_corpus
+from tests.conftest import (
+    CORPUS,
+    CORPUS_TZ,
+    STAMPEDE_DIFF,
+    corpus_samples,
+    replay_copy,
+    require_corpus,
+)
 
 BP_IGNORE = "stampede.static.start:ts,stampede.static.end:ts,stampede.rc.pfn:ts"
 SAMPLES = corpus_samples() or ["<corpus absent>"]
 
 
 def _replay(sample: str, tmp_path: Path, *extra: str) -> Path:
-    run = tmp_path / "run"
-    shutil.copytree(CORPUS / sample / "input", run, symlinks=True)
-    home = tmp_path / "home"
-    home.mkdir()
-    dagman_out = next(run.glob("*.dag.dagman.out"))
-    env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(home)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "monitord.cli", "-r", dagman_out.name, *extra],
-        cwd=run,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert "Traceback" not in proc.stderr
-    return run
+    return replay_copy(CORPUS / sample / "input", tmp_path, *extra)
 
 
 def _diff(*args: str) -> subprocess.CompletedProcess[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -11,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS, CORPUS_TZ, corpus_samples, require_corpus
+from tests.conftest import CORPUS, CORPUS_TZ, corpus_samples, replay_copy, require_corpus
 
 COLUMNS = (
     "wf_uuid",
@@ -29,21 +28,8 @@ COLUMNS = (
 
 
 def replay(sample: str, tmp_path: Path, *extra: str) -> tuple[Path, Path]:
-    run, home = tmp_path / "run", tmp_path / "home"
-    shutil.copytree(CORPUS / sample / "input", run)
-    home.mkdir()
-    dagman_out = next(run.glob("*.dag.dagman.out"))
-    env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(home)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "monitord.cli", *extra, "-r", dagman_out.name],
-        cwd=run,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return run, home / ".pegasus" / "workflow.db"
+    run = replay_copy(CORPUS / sample / "input", tmp_path, *extra, timeout=120)
+    return run, tmp_path / "home" / ".pegasus" / "workflow.db"
 
 
 @pytest.mark.parametrize("sample", corpus_samples() or ["<corpus absent>"])

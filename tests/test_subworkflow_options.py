@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.conftest import CORPUS_TZ
+from tests.conftest import replay_copy
 
 CASE = Path(__file__).resolve().parent / "data" / "cases" / "nested_subworkflows" / "input"
 
 
 def replay(tmp_path: Path, *args: str) -> tuple[Path, sqlite3.Connection]:
-    run = tmp_path / "run"
-    shutil.copytree(CASE, run)
-    dagman_out = next(run.glob("*.dag.dagman.out"))
-    env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(tmp_path)}
-    proc = subprocess.run(
-        [sys.executable, "-m", "monitord.cli", *args, "-r", dagman_out.name],
-        cwd=run,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
+    run = replay_copy(CASE, tmp_path, *args, timeout=120)
     return run, sqlite3.connect(next(run.glob("*.stampede.db")))
 
 
