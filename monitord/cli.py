@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import structlog
 
@@ -94,6 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="do not record the workflow in the dashboard database (~/.pegasus/workflow.db)",
     )
+    p.add_argument(
+        "--poll",
+        action="store_true",
+        help="live: poll dagman.out instead of using inotify (also MONITORD_FORCE_POLLING=1)",
+    )
     return p
 
 
@@ -114,14 +119,21 @@ def split_properties(argv: Sequence[str]) -> tuple[dict[str, str], list[str]]:
 
 
 def configure_logging(verbosity: int) -> None:
-    level = logging.INFO if verbosity == 0 else logging.DEBUG
+    """Console logging at INFO (-v DEBUG, -vv TRACE); the level can change later (SIGUSR1/2).
+
+    The threshold lives in :mod:`monitord.loglevel` and every logger reads it per call,
+    so caching the loggers (fast) does not freeze the level.
+    """
+    from monitord import loglevel
+
+    loglevel.set_level(loglevel.verbosity_level(verbosity))
     structlog.configure(
         processors=[
-            structlog.processors.add_log_level,
+            loglevel.add_level,
             structlog.processors.TimeStamper(fmt="iso"),
             structlog.dev.ConsoleRenderer(colors=False),
         ],
-        wrapper_class=structlog.make_filtering_bound_logger(level),
+        wrapper_class=loglevel.GatedLogger,
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=True,
     )
@@ -172,10 +184,66 @@ def destinations(args: argparse.Namespace, props: dict[str, str]) -> list[str | 
     return [primary or None, *extra]
 
 
+def notification_settings(args: argparse.Namespace, props: dict[str, str]) -> dict[str, Any]:
+    """Notification options (doc §9.1, §10): the command line wins over the properties."""
+
+    def count(option: int | None, key: str, default: int) -> int:
+        if option is not None:
+            return option
+        text = props.get(key)
+        if text is None or not text.strip():
+            return default
+        try:
+            value = int(text)
+        except ValueError:
+            raise ValueError(f"{key}: {text!r} is not an integer") from None
+        if value < 0:
+            raise ValueError(f"{key} must not be negative")
+        return value
+
+    enabled = not args.no_notifications and props.get(
+        "pegasus.monitord.notifications", "true"
+    ).strip().lower() not in ("false", "no", "off", "0")
+    return {
+        "notifications": enabled,
+        "notifications_max": count(
+            args.notifications_max, "pegasus.monitord.notifications.max", 10
+        ),
+        "notifications_timeout": float(
+            count(args.notifications_timeout, "pegasus.monitord.notifications.timeout", 0)
+        ),
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:
+        from monitord.proctitle import hide_secrets_in_title
+
+        hide_secrets_in_title(sys.argv)
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "demo":
         return demo(argv[1:])
+    # --- service status (issue 7): monitord status [--config FILE | --url URL]
+    if argv and argv[0] == "status":
+        from monitord.service.status_cli import main as status_main
+
+        return status_main(argv[1:])
+    # --- end service status
+    if argv and argv[0] == "play":
+        from monitord.player import main as play_main
+
+        return play_main(argv[1:])
+    # --- service (issue 7): monitord serve / monitord attach
+    if argv and argv[0] == "serve":
+        from monitord.service.cli import serve_main
+
+        return serve_main(argv[1:])
+    attach_opts = None
+    if argv and argv[0] == "attach":
+        from monitord.service.cli import split_attach_options
+
+        attach_opts, argv = split_attach_options(argv[1:])
+    # --- end service
     cli_props, rest = split_properties(argv)
     parser = build_parser()
     args = parser.parse_args(rest)
@@ -208,6 +276,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     skip_stdout = args.skip_stdout or props.get(
         "pegasus.monitord.stdout.disable.parsing", "false"
     ).lower() in ("true", "yes", "on", "1")
+    try:
+        notify_settings = notification_settings(args, props)
+    except ValueError as exc:
+        print(f"pegasus-monitord: error: {exc}", file=sys.stderr)
+        return 1
     config = MonitorConfig(
         dagman_out=args.dagman_out,
         replay=args.replay,
@@ -225,6 +298,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         dashboard=not args.no_dashboard,
         dashboard_url=props.get("pegasus.catalog.master.url")
         or props.get("pegasus.dashboard.output"),
+        **notify_settings,  # notifications (issue 6)
+        polling=args.poll,
     )
     if args.output_dir:
         out = (
@@ -237,6 +312,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         except OSError as exc:
             print(f"pegasus-monitord: error: cannot create {out}: {exc.strerror}", file=sys.stderr)
             return 1
+    # --- service hand-over (issue 7): `monitord attach`, or -N with a service configured
+    if not args.replay and (attach_opts is not None or args.condor_daemon):
+        from monitord.service.cli import handover
+
+        handed = handover(config, attach_opts)
+        if handed is not None:
+            return handed
+    # --- end service hand-over
     try:
         return asyncio.run(run_replay(config) if args.replay else run_follow(config))
     except MonitordError as exc:

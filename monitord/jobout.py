@@ -265,6 +265,7 @@ def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
 
     if inst.name.startswith("register_") and _int_or_none(inst.main_exitcode) == 0:
         _emit_registrations(wf, inst, keys)
+    wf.on_job_output(inst, records)
 
 
 def _emit_invocation(
@@ -341,6 +342,7 @@ def _emit_invocation(
     if exitcode != "0":
         attrs["level"] = "Error"
     wf.emit("inv.end", attrs)
+    wf.on_invocation(inst, n, rec)
 
 
 def _emit_host(

@@ -24,6 +24,8 @@ from typing import Any, TextIO
 
 import structlog
 
+from monitord.ownership import chown_new
+
 log = structlog.get_logger(__name__)
 
 DEFAULT_NAME = "jobstate.log"
@@ -116,6 +118,7 @@ class JobstateLog:
             self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
         except OSError as exc:
             raise JobstateLogError(f"cannot create {self.path}: {exc}") from exc
+        chown_new(self.path)  # service as root: the workflow's owner's (monitord/ownership.py)
 
     # --- lines ----------------------------------------------------------
     def state(

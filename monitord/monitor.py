@@ -15,14 +15,17 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import aiofiles
 import structlog
 
+from monitord.checkpoint import Checkpointer
 from monitord.events import make_event
 from monitord.jobstate_log import JobstateLog, jobstate_log_path
 from monitord.readers.braindump import BraindumpError, read_braindump
@@ -39,8 +42,9 @@ from monitord.statefiles import (
     write_recover,
     write_started,
 )
-from monitord.tail import LineFollower, wait_for_change
+from monitord.tail import ChangeWatch, LineFollower
 from monitord.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
+from notifications.notifier import Notifier
 from sinks.registry import build_sink
 from sinks.runner import SinkSet
 
@@ -54,6 +58,9 @@ BATCH = 5000
 # Live following (doc §9.3): waits for dagman.out to appear, idle passes before the DAGMan
 # liveness check, and idle passes before giving up.
 APPEAR_POLLS = 100
+# Idle passes (about 1 s each) a resumed daemon waits for a rescue DAG's new DAGMan run when
+# the dagman.out it resumed on already ends with DAGMan's exit line.
+RESUME_GRACE = 5
 LIVENESS_IDLE = 10
 MAX_IDLE = 17280
 
@@ -84,6 +91,13 @@ class MonitorConfig:
     # Dashboard master DB (doc §7.5): None means the default ~/.pegasus/workflow.db.
     dashboard: bool = True
     dashboard_url: str | None = None
+    # Live following: stat() polling instead of inotify (also MONITORD_FORCE_POLLING=1).
+    polling: bool = False
+    # Notifications (doc §11; live mode only): max concurrent scripts (0: none), timeout (0: never).
+    notifications: bool = True
+    notifications_max: int = 10
+    notifications_timeout: float = 0.0
+    notifications_full_log: bool = True  # full records (daemon at INFO or more verbose)
 
 
 def read_text(path: str) -> str | None:
@@ -181,6 +195,22 @@ class Monitor:
         )
         self.pid_path: str | None = None
         self.restart = config.replay
+        # Service mode (monitord/service) swaps these: shared sink lanes, one shared watcher.
+        self.wait_for_change: Callable[[str, float], Awaitable[None]] = self._watched_wait
+        self._watches: dict[str, ChangeWatch] = {}
+        self._followed: dict[str, Workflow] = {}  # wf_uuid -> workflow, for sub-workflows
+        # Followers process their chunks in worker threads; the pending event list, the
+        # tracking lists and the sinks' batch order are shared, so one chunk at a time.
+        self._feed_lock = threading.Lock()
+        self._checkpoints: Checkpointer | None = None
+        self.make_sink_set: Callable[[list[Any]], Any] = SinkSet
+        # --- notifications (issue 6): created by start() in live mode only ---
+        self.notifier: Notifier | None = None
+        try:
+            self._notify_loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            self._notify_loop = None
+        # --- end notifications ---
 
     # ------------------------------------------------------------------ start-up
     def start(self) -> None:
@@ -225,6 +255,7 @@ class Monitor:
                             encoding=self.cfg.encoding,
                             root_wf_uuid=bd.wf_uuid,
                             pegasus_version=bd.planner_version,
+                            properties=self.cfg.properties,
                         )
                     )
                 except Exception as exc:  # noqa: BLE001 - a bad destination disables only itself
@@ -244,9 +275,10 @@ class Monitor:
                     )
                 except Exception as exc:  # noqa: BLE001
                     log.warning("dashboard disabled", error=str(exc))
-            self.sinks = SinkSet(sinks)
+            self.sinks = self.make_sink_set(sinks)
             self.sinks.start()
         self.options.events_enabled = self.cfg.events and bool(self.sinks)
+        self._start_notifications(run_dir)  # notifications (issue 6)
         tracked = self._open_workflow(run_dir, dagman_out, bd, parent=None)
         if tracked.wf is None:
             raise MonitordError(f"cannot follow the workflow in {run_dir}")
@@ -271,6 +303,10 @@ class Monitor:
         )
         jobstate = JobstateLog(js_path, rotate=self.cfg.replay or recovering)
         jobstate.open()
+        if self.notifier is not None:  # notifications (issue 6): before recover is rewritten
+            self.notifier.open_workflow(
+                run_dir, bd, dagman_out, files["recover"] if recovering else None
+            )
         if not self.cfg.replay:
             # Marked from the first moment (the reference waits for the first chunk): a crash
             # at any point after this makes the next start recover instead of resuming.
@@ -476,6 +512,8 @@ class Monitor:
         while True:
             while self.pending:
                 tracked = self.pending.popleft()
+                if tracked.wf is not None:
+                    self._followed[tracked.wf.uuid] = tracked.wf
                 tasks[asyncio.create_task(self._follow_one(tracked, stop))] = tracked
             if not tasks:
                 return
@@ -490,51 +528,188 @@ class Monitor:
                     tracked.exit_code = 1
                 if stop.is_set() and tracked.wf is not None and tracked.wf.monitord_exit == 0:
                     tracked.wf.monitord_exit = 1
-                await asyncio.to_thread(self._end_workflow, tracked)
+                await asyncio.to_thread(self._end_locked, tracked)
                 self.done.append(tracked)
 
     async def _follow_one(self, tracked: Tracked, stop: asyncio.Event) -> None:
+        try:
+            await self._follow_lines(tracked, stop)
+        finally:
+            watch = self._watches.pop(tracked.dagman_out, None)
+            if watch is not None:
+                await watch.close()
+            # Whoever ends the workflow next finds its events in every sink.
+            await self._checkpointer().barrier()
+
+    def _checkpointer(self) -> Checkpointer:
+        if self._checkpoints is None:
+            self._checkpoints = Checkpointer(self.sinks.flush, self._write_checkpoint).start()
+        return self._checkpoints
+
+    def _write_checkpoint(self, tracked: Tracked, line_no: int) -> None:
+        with self._feed_lock:  # never after _end_workflow removed monitord.recover
+            if tracked.wf is not None and not tracked.wf.finished:
+                write_recover(tracked.files["recover"], line_no)
+
+    async def _follow_lines(self, tracked: Tracked, stop: asyncio.Event) -> None:
         wf = tracked.wf
         assert wf is not None
-        follower = LineFollower(tracked.dagman_out)
+        path = tracked.dagman_out
+        follower = LineFollower(path)
+        parent = self._followed.get(wf.parent_uuid) if wf.parent_uuid else None
+        restarting = False  # a DAGMan start line came after the last exit line
         waits = 0
         while not follower.exists():
             if stop.is_set():
                 return
+            if parent is not None and parent.dagman_exit is not None and parent.state == "end":
+                # The parent's DAGMan has exited, so every sub-DAGMan it ran has too: a
+                # dagman.out that is not there now never will be (the sample lacks it).
+                log.warning("sub-workflow dagman.out never made an appearance", path=path)
+                return
             waits += 1
             if waits > APPEAR_POLLS:
-                log.warning("dagman.out never made an appearance", path=tracked.dagman_out)
+                log.warning("dagman.out never made an appearance", path=path)
                 return
-            await wait_for_change(tracked.dagman_out, poll_interval(waits))
+            await self._wait(path, poll_interval(waits), stop)
         idle = 0
         while not stop.is_set():
+            # Everything on disk is taken at once: lines that arrived while the previous
+            # chunk was being processed make one batch (one sink flush, one checkpoint).
             lines = await follower.read_lines()
             if lines:
                 idle = 0
-                await asyncio.to_thread(self._feed, tracked, lines)
-                # Checkpoint only once every sink holds what the lines produced.
-                await asyncio.to_thread(self.sinks.flush)
-                write_recover(tracked.files["recover"], wf.line_no)
+                marker = await asyncio.to_thread(self._process_chunk, tracked, lines)
+                if marker is not None:
+                    restarting = marker
+                # Checkpointed once every sink holds what the lines produced; meanwhile
+                # the next chunk is parsed (the flush and the parsing overlap).
+                self._checkpointer().request(path, tracked, wf.line_no)
                 continue
             if follower.pending():
                 continue  # a partial line: wait for the rest
             change = follower.check()
             if change.truncated or change.replaced:
-                log.error("dagman.out was truncated or replaced; stopping", path=tracked.dagman_out)
+                log.error("dagman.out was truncated or replaced; stopping", path=path)
                 return
-            if wf.dagman_exit is not None and wf.state == "end":
-                return  # DAGMan said it is done, and everything it wrote is processed
+            if wf.dagman_exit is not None and wf.state == "end" and not restarting:
+                # DAGMan said it is done, and everything it wrote is processed (a new
+                # DAGMan run's banner, before its "Parsing" line, keeps us following).  A
+                # daemon resumed after that exit line (every line so far was its
+                # predecessor's) may be the one pegasus-run started for a rescue DAG whose
+                # DAGMan has not written its first line yet: it gives it a few idle passes.
+                if wf.line_no > wf.last_processed_line or idle >= RESUME_GRACE:
+                    return
             idle += 1
             if idle > LIVENESS_IDLE and wf.dagman_pid and not pid_alive(wf.dagman_pid):
                 log.error("DAGMan is gone! Sudden death syndrome detected!", pid=wf.dagman_pid)
                 wf.monitord_exit = 42
                 return
             if idle > MAX_IDLE:
-                log.warning("too long without action; stopping", path=tracked.dagman_out)
+                log.warning("too long without action; stopping", path=path)
                 return
-            await wait_for_change(tracked.dagman_out, poll_interval(idle))
+            await self._wait(path, poll_interval(idle), stop)
 
-    async def close(self) -> None:
+    def _process_chunk(self, tracked: Tracked, lines: list[str]) -> bool | None:
+        """Feed a chunk; True/False when its last DAGMan start/exit line is a start/an exit."""
+        wf = tracked.wf
+        assert wf is not None
+        with self._feed_lock:
+            self._feed(tracked, lines)
+        marker = None
+        for line in reversed(lines):
+            if "EXITING WITH STATUS" in line:
+                marker = False
+                break
+            if "(CONDOR_DAGMAN) STARTING UP" in line:
+                marker = True
+                break
+        log.debug(
+            "dagman.out lines processed",
+            path=tracked.dagman_out,
+            lines=len(lines),
+            line_no=wf.line_no,
+        )
+        return marker
+
+    def _end_locked(self, tracked: Tracked) -> None:
+        with self._feed_lock:
+            self._end_workflow(tracked)
+
+    async def _wait(self, path: str, timeout: float, stop: asyncio.Event) -> None:
+        """``wait_for_change`` that also ends at once when the daemon is told to stop."""
+        if stop.is_set():
+            return
+        change = asyncio.ensure_future(self.wait_for_change(path, timeout))
+        stopped = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({change, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (change, stopped):
+                if not task.done():
+                    task.cancel()
+
+    async def _watched_wait(self, path: str, timeout: float) -> None:
+        """The default waiter: one long-lived :class:`ChangeWatch` per followed dagman.out."""
+        watch = self._watches.get(path)
+        if watch is None:
+            watch = self._watches[path] = ChangeWatch(
+                path, polling=True if self.cfg.polling else None
+            ).start()
+        await watch.wait(timeout)
+
+    # --- notifications (issue 6): doc §11; never in replay ---
+    def _start_notifications(self, run_dir: str) -> None:
+        cfg = self.cfg
+        if cfg.replay or not cfg.notifications or cfg.notifications_max <= 0:
+            return
+        if 0 < cfg.notifications_timeout < 5:
+            log.warning("notification timeout below 5 s", timeout=cfg.notifications_timeout)
+        try:
+            self.notifier = Notifier.create(
+                run_dir=run_dir,
+                output_dir=cfg.output_dir,
+                max_running=cfg.notifications_max,
+                timeout=cfg.notifications_timeout,
+                loop=self._notify_loop,
+                full_log=cfg.notifications_full_log,
+                run_as=self._script_identity(run_dir),
+            )
+        except OSError as exc:
+            raise MonitordError(f"cannot open the notifications log: {exc}") from None
+        self.ctx.notifier = self.notifier
+
+    # A service running as root runs each user's scripts as the owner of the submit dir.
+    scripts_as_owner = False
+
+    def _script_identity(self, run_dir: str) -> tuple[int, int] | None:
+        if not self.scripts_as_owner:
+            return None
+        st = os.stat(run_dir)
+        return st.st_uid, st.st_gid
+
+    async def _close_notifications(self, stop: asyncio.Event | None) -> None:
+        """Queued scripts run to their end (within their timeout) unless the daemon was stopped."""
+        if self.notifier is None:
+            return
+        if stop is None and getattr(self, "shutting_down", False):
+            stop = asyncio.Event()  # service stop: do not wait for scripts
+            stop.set()
+        self.ctx.notifier = None
+        try:
+            await self.notifier.aclose(stop)
+        except Exception as exc:  # noqa: BLE001 - never fail the daemon's exit
+            log.error("notifications shutdown failed", error=repr(exc))
+
+    # --- end notifications ---
+
+    async def close(self, stop: asyncio.Event | None = None) -> None:
+        await self._close_notifications(stop)  # notifications (issue 6)
+        if self._checkpoints is not None:
+            await self._checkpoints.close()
+        for watch in list(self._watches.values()):
+            await watch.close()
+        self._watches.clear()
         await asyncio.to_thread(self.sinks.close)
         if self.pid_path:
             remove(self.pid_path)
@@ -557,11 +732,24 @@ def poll_interval(count: int) -> float:
     return 5.0 if count < 50 else 10.0
 
 
+def _log_level_changed(direction: int) -> None:
+    """SIGUSR1 (+1) / SIGUSR2 (-1): one step more / less verbose (doc §9.2)."""
+    from monitord import loglevel
+
+    before = loglevel.level()
+    after = loglevel.more_verbose() if direction > 0 else loglevel.less_verbose()
+    # Said at WARNING so that it shows at the default level and one step below it.
+    log.warning(
+        "log level changed", old=loglevel.level_name(before), new=loglevel.level_name(after)
+    )
+
+
 async def run_follow(config: MonitorConfig) -> int:
     """Live mode (``-N`` / no ``-r``): follow until DAGMan and every sub-workflow are done.
 
     SIGINT and SIGTERM end every workflow in order (exit code 1 in jobstate.log, monitord.info
     written, monitord.recover removed) after the sinks have flushed; the process exits 1.
+    SIGUSR1 / SIGUSR2 make the log one step more / less verbose; SIGHUP is ignored.
     """
     import signal
 
@@ -571,11 +759,13 @@ async def run_follow(config: MonitorConfig) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     loop.add_signal_handler(signal.SIGHUP, lambda: log.info("SIGHUP ignored"))
+    loop.add_signal_handler(signal.SIGUSR1, _log_level_changed, +1)
+    loop.add_signal_handler(signal.SIGUSR2, _log_level_changed, -1)
     try:
         await asyncio.to_thread(monitor.start)
         await monitor.follow_all(stop)
     finally:
-        await monitor.close()
+        await monitor.close(stop)
     return 1 if stop.is_set() else 0
 
 

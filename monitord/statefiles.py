@@ -7,6 +7,7 @@ import time
 
 import structlog
 
+from monitord.ownership import chown_new
 from monitord.timeparse import iso_local
 
 log = structlog.get_logger(__name__)
@@ -27,6 +28,7 @@ def _write(path: str, text: str) -> None:
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
+        chown_new(tmp)  # service as root: the workflow's owner's (monitord/ownership.py)
         os.replace(tmp, path)
     except OSError as exc:
         log.error("cannot write state file", path=path, error=str(exc))

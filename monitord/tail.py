@@ -3,16 +3,16 @@
 :class:`LineFollower` hands out the complete lines appended since the last
 call (a partial last line is held back until its newline arrives), keeps its
 byte offset so that a checkpoint can name the exact resume point, and notices
-a file that was truncated or replaced.  Waiting for growth uses watchfiles
-(inotify) and falls back to polling where inotify is unavailable (network file
-systems) or fails.
+a file that was truncated or replaced.  Waiting for growth (:class:`ChangeWatch`)
+uses watchfiles (inotify) and falls back to polling where inotify is unavailable
+(network file systems) or fails, or when ``MONITORD_FORCE_POLLING=1`` / ``--poll``
+asks for it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import aiofiles
@@ -68,6 +68,8 @@ class LineFollower:
     async def read_lines(self, limit: int = READ_SIZE) -> list[str]:
         """Complete lines appended since the last call (up to about ``limit`` bytes)."""
         start = self.offset + len(self._tail)
+        if 0 <= self.size() <= start:
+            return []  # nothing new: one stat instead of an open/seek/read in threads (service)
         async with aiofiles.open(self.path, "rb") as fh:
             if self._inode is None:
                 self._inode = os.fstat(fh.fileno()).st_ino
@@ -94,37 +96,141 @@ class LineFollower:
         return [line]
 
 
-async def wait_for_change(path: str, timeout: float, *, polling: bool = False) -> None:
-    """Return when ``path`` (or its directory, for a file not yet created) changes, or after ``timeout``."""
-    target = path if os.path.exists(path) else os.path.dirname(path) or "."
-    if polling:
-        await asyncio.sleep(min(timeout, 1.0))
-        return
-    try:
+def force_polling() -> bool:
+    """``MONITORD_FORCE_POLLING=1`` (or true/yes/on): never use inotify."""
+    return os.environ.get("MONITORD_FORCE_POLLING", "").strip().lower() in (
+        "1",
+        "true",
+        "yes",
+        "on",
+    )
+
+
+# inotify (watchfiles): the watcher thread looks for events every STEP ms and reports once
+# a step brings nothing new or DEBOUNCE ms have passed, so a change is seen within about
+# 2 * STEP ms.  Polling: one stat() of the followed file every POLL_DELAY seconds.
+STEP_MS = 10
+DEBOUNCE_MS = 20
+POLL_DELAY = 0.25
+
+
+class ChangeWatch:
+    """Wakes a follower when its file changes (appears, grows, is replaced), without lost wake-ups.
+
+    One long-lived watcher per followed file, on the file's directory (not recursive) so
+    that creation and replacement are seen too; changes to other files of the directory
+    (the daemon's own jobstate.log, database, monitord.recover) do not wake it.  A change
+    sets a flag that :meth:`wait` consumes: a change that happens while the follower is
+    reading makes the next ``wait`` return at once, so nothing written between "read to the
+    end" and "wait" is left sitting until the next timeout.  Falls back to polling where
+    inotify is unavailable or fails, or when asked to (``polling`` / MONITORD_FORCE_POLLING).
+    """
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        polling: bool | None = None,
+        poll_delay: float = POLL_DELAY,
+        initial: bool = True,
+    ) -> None:
+        self.path = os.path.abspath(path)
+        self.initial = initial
+        self.polling = force_polling() if polling is None else polling
+        self.poll_delay = poll_delay
+        self._changed = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> ChangeWatch:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name=f"watch {self.path}")
+        return self
+
+    async def close(self) -> None:
+        self._stop.set()
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(self._task, timeout=5)
+            except (TimeoutError, asyncio.CancelledError):
+                self._task.cancel()
+            self._task = None
+
+    async def __aenter__(self) -> ChangeWatch:
+        return self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def wait(self, timeout: float) -> bool:
+        """True when the file changed since the last call (or changes within ``timeout`` s)."""
+        self.start()
+        try:
+            await asyncio.wait_for(self._changed.wait(), timeout)
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            self._changed.clear()
+
+    async def _run(self) -> None:
+        if not self.polling:
+            try:
+                await self._watch()
+                return
+            except Exception as exc:  # noqa: BLE001 - no inotify here: poll instead
+                log.debug("file watching unavailable, polling", path=self.path, error=str(exc))
+        await self._poll()
+
+    async def _watch(self) -> None:
         from watchfiles import awatch
 
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        handle = loop.call_later(timeout, stop.set)
+        directory = os.path.dirname(self.path) or "."
+        path = self.path
+
+        def mine(_change: object, changed: str) -> bool:
+            return changed == path
+
+        if self.initial:
+            self._changed.set()  # whatever happened before the watch began is looked at once
+        async for _ in awatch(
+            directory,
+            watch_filter=mine,
+            debounce=DEBOUNCE_MS,
+            step=STEP_MS,
+            stop_event=self._stop,
+            recursive=False,
+            force_polling=False,
+        ):
+            self._changed.set()
+
+    def _stat(self) -> tuple[int, int, int] | None:
         try:
-            async for _ in _first(
-                awatch(
-                    target,
-                    stop_event=stop,
-                    debounce=50,
-                    step=20,
-                    rust_timeout=int(timeout * 1000) + 100,
-                )
-            ):
-                break
-        finally:
-            handle.cancel()
-    except Exception as exc:  # noqa: BLE001 - no inotify here: poll instead
-        log.debug("file watching unavailable, polling", path=path, error=str(exc))
-        await asyncio.sleep(min(timeout, 1.0))
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    async def _poll(self) -> None:
+        last = self._stat()
+        if self.initial:
+            self._changed.set()
+        while not self._stop.is_set():
+            try:
+                await asyncio.wait_for(self._stop.wait(), self.poll_delay)
+                return
+            except TimeoutError:
+                pass
+            now = self._stat()
+            if now != last:
+                last = now
+                self._changed.set()
 
 
-async def _first(it: AsyncIterator[object]) -> AsyncIterator[object]:
-    async for item in it:
-        yield item
-        return
+async def wait_for_change(path: str, timeout: float, *, polling: bool | None = None) -> None:
+    """Return when ``path`` (or its directory, for a file not yet created) changes, or after ``timeout``.
+
+    A one-shot :class:`ChangeWatch`; followers keep one open instead (no lost wake-ups).
+    """
+    async with ChangeWatch(path, polling=polling, initial=False) as watch:
+        await watch.wait(timeout)

@@ -66,6 +66,8 @@ class WorkflowContext:
     events: list[StampedeEvent]
     on_subworkflow: Callable[[SubworkflowRequest], None] | None = None
     options: WorkflowOptions = field(default_factory=WorkflowOptions)
+    # Notifications (doc §11): a notifications.notifier.Notifier in live mode, else None.
+    notifier: Any = None
 
 
 class Workflow:
@@ -117,6 +119,7 @@ class Workflow:
         self.in_recovery = False
         self.expect_log_entry = False
         self.finished = False
+        self.state_ts = 0.0  # time of the job state being handled (invocation notifications)
         fixed: dict[str, Any] = {
             "xwf.id": self.uuid,
             "root.xwf.id": root_uuid,
@@ -353,11 +356,34 @@ class Workflow:
             attrs["level"] = "Error"
         self.emit("xwf.end", attrs)
 
+    # Notification hooks (doc §11.2): they only tell ctx.notifier, which exists in live mode.
     def on_workflow_state(self, state: str, ts: float) -> None:
-        """Hook for workflow notifications (doc §11.2); nothing in replay."""
+        """DAGMan started ("start") or exited ("end"); not for a synthetic end."""
+        if self.ctx.notifier is not None:
+            self.ctx.notifier.workflow_state(self, state, ts)
+
+    def on_job_start(self, inst: JobInstance, ts: float) -> None:
+        """Each EXECUTE; like job ends, only with an event sink (doc §5.4)."""
+        if self.ctx.notifier is not None and self.opts.events_enabled:
+            self.ctx.notifier.job_start(self, inst, ts)
+
+    def on_job_output(self, inst: JobInstance, records: list[Any]) -> None:
+        """The output parse of this state is done (``records``: its kickstart records)."""
+        if self.ctx.notifier is not None:
+            self.ctx.notifier.job_output(self, inst, records)
+
+    def on_invocation(self, inst: JobInstance, task: int, record: dict[str, Any]) -> None:
+        """Invocation (or task) ``task`` of the output parse; ``record`` is {} without one."""
+        if self.ctx.notifier is None:
+            return
+        if not self.opts.events_enabled and (inst.state or "").startswith("POST_SCRIPT"):
+            return  # the reference parses nothing at POST time without an event sink
+        self.ctx.notifier.invocation(self, inst, task, record, self.state_ts)
 
     def on_job_end(self, inst: JobInstance, ts: float, status: int | None) -> None:
-        """Hook for job notifications (doc §11.2); nothing in replay."""
+        """JOB_SUCCESS/FAILURE without POST script, or POST_SCRIPT_SUCCESS/FAILURE."""
+        if self.ctx.notifier is not None:
+            self.ctx.notifier.job_end(self, inst, ts, status)
 
     def _take_reason(self) -> str | None:
         reason, self.pending_reason = self.pending_reason, None
@@ -440,6 +466,7 @@ class Workflow:
         status: int | None = None,
         reason: str | None = None,
     ) -> None:
+        self.state_ts = ts
         if state == "PRE_SCRIPT_STARTED":
             inst = self._reuse_or_new(name, lambda i: i.state in REUSABLE_STATES)
             self._parse_submit_file(inst)
@@ -720,6 +747,7 @@ def _submit_failure(
 
 def _execute(wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
     wf._main_start(inst, ts)
+    wf.on_job_start(inst, ts)
 
 
 def _job_result(wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:

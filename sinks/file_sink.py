@@ -16,6 +16,7 @@ from typing import BinaryIO
 import structlog
 
 from monitord.events import StampedeEvent
+from monitord.ownership import chown_new
 from sinks.base import SinkError
 from sinks.encoding import encode_bp, encode_json
 
@@ -58,6 +59,7 @@ class FileSink:
             self._fh = open(self.path, "wb" if self.overwrite else "ab")  # noqa: SIM115
         except OSError as exc:
             raise SinkError(f"cannot open event file {self.path}: {exc}") from exc
+        chown_new(self.path)  # service as root: the workflow's owner's (monitord/ownership.py)
         log.info("event file opened", path=self.path, overwrite=self.overwrite)
 
     def write_batch(self, events: Sequence[StampedeEvent]) -> None:

@@ -14,8 +14,11 @@ only (logged there and reported here).
 from __future__ import annotations
 
 import multiprocessing
+import os
 import pickle
+import signal
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,11 +46,53 @@ def decode_batch(data: bytes) -> list[StampedeEvent]:
     return [make_event(name, attrs) for name, attrs in items]
 
 
-def _child_main(sink: Sink, inbox: Any, outbox: Any, verbosity: int) -> None:
+def _pid_alive(pid: int) -> bool:
+    """True while ``pid`` runs; a zombie (killed, not yet reaped) counts as gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] != b"Z"
+
+
+def _exit_with_parent(parent_pid: int, interval: float = 1.0) -> None:
+    """End this child when the daemon is gone (SIGKILL gives it no chance to stop us).
+
+    The child's parent is the forkserver, not the daemon, so PR_SET_PDEATHSIG
+    cannot help; an unfinished batch is rolled back by the database and the
+    next daemon recovers from its checkpoint.
+    """
+    while True:
+        time.sleep(interval)
+        if not _pid_alive(parent_pid):
+            _stop_orphaned_forkserver()
+            os._exit(70)
+
+
+def _stop_orphaned_forkserver() -> None:
+    """The forkserver outlives a SIGKILLed daemon too (and keeps the resource tracker alive)."""
+    server = os.getppid()
+    try:
+        with open(f"/proc/{server}/cmdline", "rb") as fh:
+            is_forkserver = b"multiprocessing.forkserver" in fh.read()
+    except OSError:
+        return
+    if server > 1 and is_forkserver:
+        try:
+            os.kill(server, signal.SIGTERM)
+        except OSError:
+            pass
+
+
+def _child_main(sink: Sink, inbox: Any, outbox: Any, verbosity: int, parent_pid: int) -> None:
     from monitord.cli import configure_logging
     from sinks.runner import SinkWorker
 
     configure_logging(verbosity)
+    threading.Thread(
+        target=_exit_with_parent, args=(parent_pid,), name="parent-watch", daemon=True
+    ).start()
     worker = SinkWorker(sink)
     try:
         sink.open()
@@ -88,7 +133,9 @@ class ProcessSinkWorker:
         self._inbox = ctx.Queue(maxsize=max_queue)
         self._outbox = ctx.Queue()
         self._proc = ctx.Process(
-            target=_child_main, args=(sink, self._inbox, self._outbox, verbosity), daemon=True
+            target=_child_main,
+            args=(sink, self._inbox, self._outbox, verbosity, os.getpid()),
+            daemon=True,
         )
         self._flushed = threading.Event()
         self._closed = threading.Event()

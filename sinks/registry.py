@@ -4,13 +4,14 @@
 | plain path (relative to run dir) | file (.bp or JSON lines)      |
 | ``-``                            | stdout (the reference's 5.1 code made a file named ``-``) |
 | ``file:///path``                 | file                          |
-| ``amqp://``, ``amqps://``        | AMQP (not available yet)      |
+| ``amqp://``, ``amqps://``        | AMQP, spooled (sinks/amqp)    |
 | anything else with a scheme      | SQL database (SQLAlchemy URL) |
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from urllib.parse import unquote, urlsplit
 
 from sinks.base import Sink, SinkError
@@ -35,8 +36,9 @@ def build_sink(
     encoding: str = "bp",
     root_wf_uuid: str | None = None,
     pegasus_version: str | None = None,
+    properties: Mapping[str, str] | None = None,
 ) -> Sink:
-    """Resolve one destination to an unopened sink."""
+    """Resolve one destination to an unopened sink (``properties``: the endpoint settings)."""
     from sinks.file_sink import FileSink
 
     scheme = _scheme(dest)
@@ -48,11 +50,44 @@ def build_sink(
     if scheme == "file":
         return FileSink(unquote(urlsplit(dest).path), encoding=encoding, overwrite=restart)
     if scheme in ("amqp", "amqps"):
-        raise SinkError("AMQP destinations are not supported yet")
+        from sinks.amqp import build_amqp_sink
+
+        return build_amqp_sink(dest, run_dir=run_dir, properties=properties)
     if scheme == "x-tcp":
         raise SinkError("x-tcp destinations are not supported")
     from sinks.sql import SQLSink
+    from sinks.sql.database import connect_timeout_args
 
+    timeout = endpoint_property(properties or {}, dest, "timeout")
     return SQLSink(
-        dest, restart=restart, purge_wf_uuid=root_wf_uuid, pegasus_version=pegasus_version
+        dest,
+        restart=restart,
+        purge_wf_uuid=root_wf_uuid,
+        pegasus_version=pegasus_version,
+        engine_kw=connect_timeout_args(dest, timeout) if timeout else None,
     )
+
+
+WORKFLOW_PREFIX = "pegasus.catalog.workflow."
+ANY_CATALOG_PREFIX = "pegasus.catalog.*."
+
+
+def endpoint_property(props: Mapping[str, str], dest: str, prop: str) -> str | None:
+    """``prop`` of the endpoint whose URL is ``dest`` (doc §6.4, §10).
+
+    A named endpoint (``pegasus.catalog.workflow.<name>.url`` = ``dest``) reads
+    ``pegasus.catalog.workflow.<name>.<prop>``; the default one (``-d`` or
+    ``pegasus.catalog.workflow.url``) reads ``pegasus.catalog.workflow.<prop>``; both fall back
+    to ``pegasus.catalog.*.<prop>``.
+    """
+    key = WORKFLOW_PREFIX + prop
+    for name_key, value in props.items():
+        if (
+            value == dest
+            and name_key.startswith(WORKFLOW_PREFIX)
+            and name_key.endswith(".url")
+            and name_key != WORKFLOW_PREFIX + "url"
+        ):
+            key = name_key[: -len("url")] + prop
+            break
+    return props.get(key) or props.get(ANY_CATALOG_PREFIX + prop) or None

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import importlib.util
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import structlog
-from sqlalchemy import Connection, Engine, create_engine, delete, event, inspect, select
+from sqlalchemy import Connection, Engine, create_engine, delete, event, inspect, select, text
 from sqlalchemy.engine import URL, make_url
 
 from . import schema as s
@@ -35,8 +37,16 @@ def normalise_url(url: str) -> str:
 
 
 def parse_url(url: str) -> URL:
-    """Parse a (possibly ``jdbc:``) database URL; a bare scheme gets an installed driver."""
+    """Parse a (possibly ``jdbc:``) database URL; a bare scheme gets an installed driver.
+
+    ``postgres://`` (accepted by the reference's SQLAlchemy 1.3, refused by 2.x) means
+    ``postgresql://``; ``mysql://`` / ``postgresql://`` get the driver we ship when
+    SQLAlchemy's own default is not installed.
+    """
     parsed = make_url(normalise_url(url))
+    backend, plus, driver = parsed.drivername.partition("+")
+    if backend == "postgres":
+        parsed = parsed.set(drivername="postgresql" + plus + driver)
     for default, alternatives in _DRIVERS.items():
         if parsed.drivername != default:
             continue
@@ -53,6 +63,26 @@ _DRIVERS = {
     "mariadb": (("MySQLdb", "mariadb+mysqldb"), ("pymysql", "mariadb+pymysql")),
     "postgresql": (("psycopg", "postgresql+psycopg"), ("psycopg2", "postgresql+psycopg2")),
 }
+
+
+def connect_timeout_args(url: str, timeout: str) -> dict[str, Any] | None:
+    """Engine options for an endpoint's ``timeout`` property: the driver's connect timeout.
+
+    Seconds; SQLite takes it as its busy timeout (as the reference passes it). A value that is
+    not a number is ignored with a warning.
+    """
+    try:
+        seconds = float(timeout)
+    except ValueError:
+        log.warning("endpoint timeout is not a number, ignored", timeout=timeout)
+        return None
+    try:
+        backend = parse_url(url).get_backend_name()
+    except Exception:  # noqa: BLE001 - the sink itself reports a bad URL
+        return None
+    if backend == "sqlite":
+        return {"connect_args": {"timeout": seconds}}
+    return {"connect_args": {"connect_timeout": max(1, int(seconds))}}
 
 
 def safe_url(url: URL | str) -> str:
@@ -110,6 +140,38 @@ def _sqlite_pragmas(engine: Engine) -> None:
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
         conn.exec_driver_sql("BEGIN")
+
+
+#: advisory lock key / name under which schema creation and purges are serialised
+SCHEMA_LOCK_KEY = 0x6D6F6E69746F7264 & 0x7FFFFFFFFFFFFFFF
+SCHEMA_LOCK_NAME = "pegasus.monitord.schema"
+
+
+@contextmanager
+def schema_lock(conn: Connection, timeout: int = 300) -> Iterator[None]:
+    """Serialise schema creation between daemons opening the same server database at once.
+
+    Without it, two daemons both find an empty database and both run CREATE TYPE / CREATE
+    TABLE, and one fails.  PostgreSQL: a transaction-level advisory lock; MySQL/MariaDB: a
+    named session lock, released on the way out.  SQLite's own locking suffices.
+    """
+    backend = conn.dialect.name
+    if backend == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
+        yield
+        return
+    if backend not in ("mysql", "mariadb"):
+        yield
+        return
+    got = conn.execute(
+        text("SELECT GET_LOCK(:name, :timeout)"), {"name": SCHEMA_LOCK_NAME, "timeout": timeout}
+    ).scalar()
+    if got != 1:
+        raise SchemaVersionError(f"could not get the schema lock within {timeout} s")
+    try:
+        yield
+    finally:
+        conn.execute(text("SELECT RELEASE_LOCK(:name)"), {"name": SCHEMA_LOCK_NAME})
 
 
 def ensure_schema(

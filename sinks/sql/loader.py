@@ -15,11 +15,12 @@ refilled from the database on demand, so they never hold ids of rolled-back rows
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 import structlog
 from sqlalchemy import Connection, Table, and_, bindparam, select, update
-from sqlalchemy.exc import StatementError
+from sqlalchemy.exc import IntegrityError, StatementError
 
 from monitord.events import StampedeEvent
 
@@ -241,7 +242,17 @@ class WfCache:
 
 
 class BatchLoader:
-    """Applies batches of events to an open connection; keeps id caches between batches."""
+    """Applies batches of events to an open connection; keeps id caches between batches.
+
+    ``shared`` (database servers): an autocommit connection for the tables every workflow
+    shares, ``rc_lfn`` and ``rc_meta``.  The reference commits those rows at once too; here it
+    also means that daemons writing other workflows into the same database never wait on (or
+    deadlock with) each other's open batch for a file name they have in common, and a retried
+    batch finds them already there (get-or-insert, upsert) instead of duplicating them.
+    """
+
+    #: set by the sink around :meth:`load`; None: everything in the batch's transaction
+    shared: Connection | None = None
 
     def __init__(self) -> None:
         self._wfs: dict[str, WfCache] = {}
@@ -396,6 +407,9 @@ class BatchLoader:
 
     def _write_rc_meta(self, rows: list[Row]) -> None:
         """Merge semantics, portable: delete the keys, then insert the new values."""
+        if self.shared is not None:
+            self._upsert_rc_meta(rows)
+            return
         m = s.rc_meta
         delete_stmt = m.delete().where(
             and_(m.c.lfn_id == bindparam("b_lfn"), m.c.key == bindparam("b_key"))
@@ -409,6 +423,28 @@ class BatchLoader:
         else:
             self.conn.execute(delete_stmt, keys)
             self.conn.execute(m.insert(), rows)
+
+    def _upsert_rc_meta(self, rows: list[Row]) -> None:
+        """Merge on the shared connection: one upsert, keys in a fixed order (no deadlocks)."""
+        conn = self.shared
+        assert conn is not None
+        stmt = _rc_meta_upsert(conn.dialect.name)
+        rows = sorted(rows, key=lambda r: (r["lfn_id"], r["key"]))
+        if not self._slow:
+            conn.execute(stmt, rows)
+            return
+        for row in rows:
+            self._shared_try(partial(conn.execute, stmt, row), "rc_meta")
+
+    def _shared_try(self, call: Callable[[], Any], what: str) -> Any:
+        """Slow mode on the shared connection: a rejected row is logged, not raised."""
+        try:
+            return call()
+        except StatementError as exc:
+            if is_transient(exc):
+                raise
+            log.error("rejected row", table=what, error=str(exc.orig or exc))
+            return None
 
     def _update_instance(self, ji_id: int, cols: Row) -> None:
         if self._slow:
@@ -501,14 +537,38 @@ class BatchLoader:
         lfn_id = self._lfns.get(lfn)
         if lfn_id is None:
             t = s.rc_lfn
-            lfn_id = self.conn.execute(select(t.c.lfn_id).where(t.c.lfn == lfn)).scalar()
-            if lfn_id is None:
-                lfn_id = self._insert_id(t, {"lfn": lfn})
+            if self.shared is not None:
+                lfn_id = self._shared_lfn_id(lfn)
+            else:
+                lfn_id = self.conn.execute(select(t.c.lfn_id).where(t.c.lfn == lfn)).scalar()
+                if lfn_id is None:
+                    lfn_id = self._insert_id(t, {"lfn": lfn})
             if lfn_id is not None:
                 if len(self._lfns) >= LFN_CACHE_MAX:
                     self._lfns.clear()
                 self._lfns[lfn] = lfn_id
         return lfn_id
+
+    def _shared_lfn_id(self, lfn: str) -> int | None:
+        """Get or insert on the shared connection; another daemon may insert it first."""
+        conn = self.shared
+        assert conn is not None
+        t = s.rc_lfn
+        find = select(t.c.lfn_id).where(t.c.lfn == lfn)
+
+        def get_or_insert() -> int | None:
+            lfn_id = conn.execute(find).scalar()
+            if lfn_id is not None:
+                return int(lfn_id)
+            try:
+                key = conn.execute(t.insert(), {"lfn": lfn}).inserted_primary_key
+                return None if key is None else int(key[0])
+            except IntegrityError:  # inserted meanwhile by another writer: it is committed
+                return conn.execute(find).scalar()
+
+        if self._slow:
+            return self._shared_try(get_or_insert, "rc_lfn")
+        return get_or_insert()
 
     def _host_id(self, row: Row) -> int | None:
         if self._hosts is None:
@@ -873,6 +933,30 @@ _HOST_LINK = (
     .where(s.job_instance.c.job_instance_id == bindparam("_ji"), s.job_instance.c.host_id.is_(None))
     .values(host_id=bindparam("host_id"))
 )
+
+
+def _rc_meta_upsert(dialect: str) -> Any:
+    """``rc_meta`` merge as one statement: the new value replaces the old one."""
+    m = s.rc_meta
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        pg = pg_insert(m)
+        return pg.on_conflict_do_update(
+            index_elements=[m.c.lfn_id, m.c.key], set_={"value": pg.excluded.value}
+        )
+    if dialect in ("mysql", "mariadb"):
+        from sqlalchemy.dialects.mysql import insert as my_insert
+
+        my = my_insert(m)
+        return my.on_duplicate_key_update(value=my.inserted.value)
+    from sqlalchemy.dialects.sqlite import insert as lite_insert
+
+    lite = lite_insert(m)
+    return lite.on_conflict_do_update(
+        index_elements=[m.c.lfn_id, m.c.key], set_={"value": lite.excluded.value}
+    )
+
 
 _JI_UPDATES: dict[tuple[str, ...], Any] = {}
 

@@ -110,7 +110,14 @@ class RawSQL:
     def execute_many(self, prep: Prepared, rows: list[Row]) -> None:
         params = [prep.params(r) for r in rows]
         try:
-            self._cursor.executemany(prep.sql, params)
+            if self._dialect.driver == "psycopg2" and len(params) > 1:
+                # psycopg2's executemany is one server round trip per row; execute_batch
+                # sends the statements in pages
+                from psycopg2.extras import execute_batch
+
+                execute_batch(self._cursor, prep.sql, params, page_size=500)
+            else:
+                self._cursor.executemany(prep.sql, params)
         except self._dialect.loaded_dbapi.Error as exc:
             raise self._wrap(exc, prep.sql, params[:1]) from exc
 

@@ -94,7 +94,7 @@ def _enum(name: str, *values: str) -> Enum:
 
 dbversion = _table(
     "dbversion",
-    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("id", KeyInt, primary_key=True, autoincrement=True),
     Column("version_number", Integer, default=5),
     Column("version", String(50), nullable=False),
     Column("version_timestamp", Integer, nullable=False),

@@ -9,7 +9,8 @@ retry machinery replays the same batch later.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import structlog
@@ -18,6 +19,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from monitord.events import StampedeEvent
+from monitord.ownership import create_owned
 from sinks.base import SinkError
 
 from .database import (
@@ -28,6 +30,7 @@ from .database import (
     parse_url,
     purge_workflow,
     safe_url,
+    schema_lock,
     scrub,
 )
 from .errors import is_row_error, is_transient
@@ -75,8 +78,18 @@ class SQLSink:
         self._pegasus_version = pegasus_version
         self._engine_kw = engine_kw or {}
         self._engine: Engine | None = None
+        # servers: autocommit pool for the shared tables (see _shared)
+        self._side_engine: Engine | None = None
         self._loader = BatchLoader()
         self.display_url = safe_url(self._url)
+        # Service mode: engines shared per database server (one pool for many workflows);
+        # a SQLite engine stays this sink's own (disposed at close).
+        self.engine_source: Callable[[URL], Engine] | None = None
+
+    @property
+    def server_url(self) -> URL | None:
+        """The database server's URL, or None for a SQLite file (which is per workflow)."""
+        return None if is_sqlite(self._url) else self._url
 
     # --- Sink protocol ---------------------------------------------------
 
@@ -87,8 +100,15 @@ class SQLSink:
                 path = sqlite_file(url)
                 if path is not None:
                     rotate_sqlite_file(path)
-            self._engine = make_engine(url, **self._engine_kw)
-            with self._engine.begin() as conn:
+            if is_sqlite(url) and (path := sqlite_file(url)) is not None:
+                # service as root: the file (and so SQLite's journals) is the workflow
+                # owner's; a no-op otherwise (monitord/ownership.py)
+                create_owned(path)
+            if self.engine_source is not None:
+                self._engine = self.engine_source(url)
+            else:
+                self._engine = make_engine(url, **self._engine_kw)
+            with self._engine.begin() as conn, schema_lock(conn):
                 created = ensure_schema(conn, self._pegasus_version, self.display_url)
                 if self._restart and not is_sqlite(url) and not created:
                     if self._purge_uuid is None:
@@ -112,7 +132,7 @@ class SQLSink:
         loader = self._loader
         try:
             try:
-                with engine.connect() as conn, conn.begin():
+                with self._shared(), engine.connect() as conn, conn.begin():
                     loader.load(conn, events)
             except SQLAlchemyError as exc:
                 loader.reset()
@@ -124,22 +144,58 @@ class SQLSink:
                     error=self._message(exc),
                     events=len(events),
                 )
-                with engine.connect() as conn, conn.begin():
+                with self._shared(), engine.connect() as conn, conn.begin():
                     loader.load(conn, events, slow=True)
         except SQLAlchemyError as exc:
+            # rolled back: the ids cached during the batch may name rows that do not exist
             loader.reset()
             raise self._error("database write failed", exc) from None
         except Exception as exc:  # a loader bug must not leave stale ids cached
             loader.reset()
+            if isinstance(exc, self._transient_dbapi_errors(engine)):
+                # a driver error SQLAlchemy let through unwrapped (seen while returning a dead
+                # connection to the pool): the server went away, the batch can be redone
+                raise SinkError(
+                    f"database write failed ({self.display_url}): "
+                    f"{scrub(f'{type(exc).__name__}: {exc}', self._url)[:2000]}",
+                    retryable=True,
+                ) from None
             raise SinkError(f"{self.display_url}: loader failed: {exc!r}") from exc
         loader.committed()
+
+    @staticmethod
+    def _transient_dbapi_errors(engine: Engine) -> tuple[type[BaseException], ...]:
+        dbapi = engine.dialect.loaded_dbapi
+        return (dbapi.OperationalError, dbapi.InterfaceError)
+
+    @contextmanager
+    def _shared(self) -> Iterator[None]:
+        """On a server, an autocommit connection for the global tables (see BatchLoader)."""
+        if is_sqlite(self._url):
+            yield
+            return
+        if self._side_engine is None:
+            # its own small pool, AUTOCOMMIT from the start: a per-connection isolation switch
+            # would be undone at check-in, which fails on a connection the server dropped
+            side_kw = {"isolation_level": "AUTOCOMMIT", "pool_size": 1, "max_overflow": 2}
+            self._side_engine = make_engine(self._url, **{**self._engine_kw, **side_kw})
+        with self._side_engine.connect() as side:
+            self._loader.shared = side
+            try:
+                yield
+            finally:
+                self._loader.shared = None
 
     def flush(self) -> None:
         """Every batch is committed by :meth:`write_batch`; nothing is held back."""
 
     def close(self) -> None:
+        if self._side_engine is not None:
+            self._side_engine.dispose()
+            self._side_engine = None
         if self._engine is not None:
-            self._engine.dispose()
+            if self.engine_source is None or is_sqlite(self._url):
+                self._engine.dispose()
             self._engine = None
 
     # --- helpers -----------------------------------------------------------

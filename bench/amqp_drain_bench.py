@@ -1,0 +1,121 @@
+"""How fast the AMQP sink spools events, and how fast a spool drains into RabbitMQ.
+
+Phase 1 (broker irrelevant): N events (the reference's events of a corpus sample, cycled)
+are filtered, JSON-encoded and appended to a fresh spool in daemon-sized batches, with an
+fsync per batch as the daemon's flush does.  Phase 2: an ``AMQPSink`` is opened on that
+spool with a real broker up (as the next daemon would be) and timed until the broker has
+confirmed every event; the queue's message count is then checked.
+
+    MONITORD_TEST_AMQP_URL=amqp://user:pass@127.0.0.1:5672/vhost \\
+        .venv/bin/python bench/amqp_drain_bench.py [--events 100000] [--batch 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import os
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(PROJECT))
+
+import aio_pika  # noqa: E402
+
+from monitord.events import PREFIX, make_event  # noqa: E402
+from monitord.readers.bp import parse_bp_line  # noqa: E402
+from sinks.amqp.config import parse_amqp_url  # noqa: E402
+from sinks.amqp.encoder import encode_selected  # noqa: E402
+from sinks.amqp.sink import AMQPSink  # noqa: E402
+from sinks.amqp.spool import Spool  # noqa: E402
+
+CORPUS_BP = PROJECT.parent / "shared" / "corpus" / "hierarchical_wf_success" / "expected"
+
+
+def corpus_events() -> list:
+    events = []
+    with open(CORPUS_BP / "events.bp", encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                rec = parse_bp_line(line.rstrip("\n"))
+                name = rec.pop("event")[len(PREFIX) :]
+                rec.pop("level", None)
+                events.append(make_event(name, dict(rec)))
+    return events
+
+
+async def queue_op(base: str, exchange: str, queue: str, op: str) -> int:
+    conn = await aio_pika.connect(base)
+    async with conn:
+        ch = await conn.channel()
+        if op == "declare":
+            ex = await ch.declare_exchange(exchange, aio_pika.ExchangeType.TOPIC, durable=True)
+            q = await ch.declare_queue(queue, durable=True)
+            await q.bind(ex, "#")
+            return 0
+        if op == "count":
+            q = await ch.declare_queue(queue, durable=True, passive=True)
+            return int(q.declaration_result.message_count or 0)
+        await ch.queue_delete(queue)
+        await ch.exchange_delete(exchange)
+        return 0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--events", type=int, default=100_000)
+    p.add_argument("--batch", type=int, default=200, help="events per write_batch/flush")
+    p.add_argument("--url", default=os.environ.get("MONITORD_TEST_AMQP_URL"))
+    args = p.parse_args()
+    if not args.url:
+        print("no broker: set MONITORD_TEST_AMQP_URL (scripts/services.sh start rabbitmq)")
+        return 2
+    exchange = f"monitord.bench.{uuid.uuid4().hex[:8]}"
+    queue = exchange + ".q"
+    url = f"{args.url.rstrip('/')}/{exchange}"
+    config = parse_amqp_url(url, {"events": "*", "drain_timeout": "600"})
+    source = corpus_events()
+    events = list(itertools.islice(itertools.cycle(source), args.events))
+    run_dir = tempfile.mkdtemp(prefix="amqp-bench-")
+    spool = Spool(config.spool_path(run_dir))
+    spool.open()
+    t0 = time.perf_counter()
+    size = 0
+    for i in range(0, len(events), args.batch):
+        records = list(encode_selected(events[i : i + args.batch], config.events))
+        size += sum(len(body) for _, body in records)
+        spool.append(records)
+        spool.sync()
+    spooled = time.perf_counter() - t0
+    spool.close()
+    print(
+        f"spooled {len(events)} events ({size / 1e6:.1f} MB of JSON) in {spooled:.2f} s: "
+        f"{len(events) / spooled:,.0f} events/s with an fsync every {args.batch}"
+    )
+    asyncio.run(queue_op(args.url, exchange, queue, "declare"))
+    try:
+        sink = AMQPSink(config, run_dir=run_dir)
+        t1 = time.perf_counter()
+        sink.open()
+        assert sink.spool is not None
+        while sink.spool.pending:
+            time.sleep(0.01)
+        drained = time.perf_counter() - t1
+        sink.close()
+        count = asyncio.run(queue_op(args.url, exchange, queue, "count"))
+        print(
+            f"drained {len(events)} spooled events into RabbitMQ (confirmed) in {drained:.2f} s: "
+            f"{len(events) / drained:,.0f} events/s; queue holds {count}"
+        )
+    finally:
+        asyncio.run(queue_op(args.url, exchange, queue, "delete"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

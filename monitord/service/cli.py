@@ -1,0 +1,108 @@
+"""Command-line entry points of the service: ``monitord serve``, ``monitord attach``, and the
+``pegasus-monitord -N`` hand-over (called from :func:`monitord.cli.main`)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from monitord.monitor import MonitorConfig
+
+
+def serve_main(argv: Sequence[str]) -> int:
+    from monitord.service.config import ConfigError, configured_path, load_config
+    from monitord.service.logs import configure_service_logging
+    from monitord.service.service import ServiceError, serve
+
+    p = argparse.ArgumentParser(
+        prog="monitord serve", description="Follow every workflow of this host in one service."
+    )
+    p.add_argument(
+        "--config", help="service configuration (default $MONITORD_SERVICE_CONFIG or /etc)"
+    )
+    p.add_argument("--check", action="store_true", help="validate the configuration and exit")
+    args = p.parse_args(list(argv))
+    path = configured_path(args.config)
+    if path is None:
+        print("monitord serve: error: no configuration (use --config FILE)", file=sys.stderr)
+        return 1
+    try:
+        cfg = load_config(path)
+    except ConfigError as exc:
+        print(f"monitord serve: error: {exc}", file=sys.stderr)
+        return 1
+    if args.check:
+        print(f"{path}: OK")
+        return 0
+    configure_service_logging(cfg.log_format, cfg.log_level)
+    try:
+        return asyncio.run(serve(cfg))
+    except ServiceError as exc:
+        print(f"monitord serve: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 1
+
+
+@dataclass
+class AttachOptions:
+    wait: bool = False
+    config: str | None = None
+
+
+def split_attach_options(argv: Sequence[str]) -> tuple[AttachOptions, list[str]]:
+    """``monitord attach [--wait] [--service-config F] <daemon options> <wf>.dag.dagman.out``."""
+    opts = AttachOptions()
+    rest: list[str] = []
+    items = list(argv)
+    while items:
+        item = items.pop(0)
+        if item == "--wait":
+            opts.wait = True
+        elif item == "--service-config" and items:
+            opts.config = items.pop(0)
+        elif item.startswith("--service-config="):
+            opts.config = item.split("=", 1)[1]
+        else:
+            rest.append(item)
+    return opts, rest
+
+
+def handover(config: MonitorConfig, attach: AttachOptions | None) -> int | None:
+    """Give the workflow to the service; the exit code, or None to run the daemon here.
+
+    ``attach`` None means the ``-N`` drop-in: used only when a service is configured and
+    answers, and waits for the workflow's end.  ``monitord attach`` insists on a service.
+    """
+    from monitord.service.client import attach as attach_to
+    from monitord.service.client import service_answers, service_socket
+
+    sock = service_socket(attach.config if attach else None, quiet=attach is None)
+    if sock is None or not service_answers(sock):
+        if attach is None:
+            return None
+        print("monitord attach: error: no monitord service answers", file=sys.stderr)
+        return 1
+    dashboard_url = config.dashboard_url
+    if config.dashboard and not dashboard_url:
+        from sinks.sql.dashboard import default_dashboard_url
+
+        dashboard_url = default_dashboard_url()
+    config = dataclasses.replace(
+        config, dagman_out=os.path.abspath(config.dagman_out), dashboard_url=dashboard_url
+    )
+    if config.output_dir and not os.path.isabs(config.output_dir):
+        config = dataclasses.replace(
+            config, output_dir=os.path.join(os.path.dirname(config.dagman_out), config.output_dir)
+        )
+    wait = True if attach is None else attach.wait
+    source = "dropin" if attach is None else "attach"
+    try:
+        return asyncio.run(attach_to(sock, config, wait=wait, source=source))
+    except KeyboardInterrupt:
+        return 1

@@ -1,0 +1,676 @@
+"""``monitord serve``: one asyncio process following every workflow of a submit host.
+
+Three ways in — the attach socket (``monitord attach`` and the ``pegasus-monitord
+-N`` drop-in), watched root directories, and the persisted list of the previous
+run — all end in :meth:`Service.follow`, which runs the per-workflow daemon's
+code (:mod:`monitord.service.workflows`) as one task per root workflow.
+
+Sharing: one file watcher (:mod:`.watcher`), a few sink lanes with one engine per
+database server (:mod:`.sinkpool`), one thread pool for parsing.  Isolation:
+each workflow's errors stay in its task (logged with its ``wf_uuid``), its reads
+come in bounded slices, and its sinks hold a bounded queue on a round-robin lane.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import functools
+import os
+import signal
+import socket
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import structlog
+
+from monitord.monitor import MonitorConfig, default_db_url
+from monitord.readers.braindump import BraindumpError, read_braindump
+from monitord.service.config import ServiceConfig
+from monitord.service.peer import NotAllowed, check_attach, dashboard_allowed, peer_credentials
+from monitord.service.protocol import (
+    MAX_LINE,
+    ProtocolError,
+    config_from_dict,
+    config_to_dict,
+    decode,
+    encode,
+)
+from monitord.service.scan import RootScanner
+from monitord.service.sinkpool import SinkPool
+from monitord.service.store import Ended, Entry, FollowedStore
+from monitord.service.watcher import FileWatcher
+from monitord.service.workflows import Followed, run_followed
+from monitord.statefiles import other_instance_running
+
+log = structlog.get_logger("monitord.service")
+
+RECENT_END_SECONDS = 3600.0
+
+
+class ServiceError(Exception):
+    """The service cannot start (socket in use, state dir not writable...)."""
+
+
+class Refused(Exception):
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class Service:
+    def __init__(self, cfg: ServiceConfig) -> None:
+        self.cfg = cfg
+        self.started_at = time.time()
+        self.followed: dict[str, Followed] = {}
+        self.store = FollowedStore(cfg.state_dir)
+        self.watcher = FileWatcher(
+            poll_seconds=cfg.limits.poll_seconds, idle_seconds=cfg.limits.idle_check_seconds
+        )
+        self.pool: SinkPool | None = None
+        self.stopping = False
+        self.scanners = [RootScanner(w.root, w.pattern, w.max_depth) for w in cfg.watch]
+        self._judged: dict[str, tuple[int, int]] = {}  # scanner: dagman.out -> (size, mtime)
+        self._stop: asyncio.Event | None = None
+        self._server: asyncio.AbstractServer | None = None
+        self._http: asyncio.AbstractServer | None = None
+        self._background: list[asyncio.Task[Any]] = []
+        self._dirty = False
+        self.recent_ends: dict[str, Ended] = {}
+        self._saving: asyncio.Lock | None = None
+
+    # ------------------------------------------------------------------ life cycle
+    async def run(self) -> int:
+        loop = asyncio.get_running_loop()
+        loop.set_default_executor(
+            ThreadPoolExecutor(self.cfg.limits.worker_threads, thread_name_prefix="wf")
+        )
+        self._stop = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, self._stop.set)
+        loop.add_signal_handler(signal.SIGHUP, lambda: log.info("SIGHUP ignored"))
+        try:
+            await asyncio.to_thread(self.store.prepare)
+        except OSError as exc:
+            raise ServiceError(f"state_dir {self.cfg.state_dir}: {exc.strerror}") from None
+        self.pool = SinkPool(self.cfg.limits.sink_threads)
+        self.watcher.start()
+        await self._listen()
+        entries, ended = await asyncio.to_thread(self.store.load)
+        horizon = time.time() - RECENT_END_SECONDS
+        self.recent_ends = {e.dagman_out: e for e in ended if e.at > horizon}
+        for entry in entries:
+            try:
+                config = config_from_dict(entry.config)
+            except ProtocolError as exc:
+                log.error("cannot resume workflow", dagman_out=entry.dagman_out, error=str(exc))
+                continue
+            self.follow(config, source="restart", uid=entry.uid, previous=entry.source)
+        self._background.append(asyncio.create_task(self._persist_loop(), name="persist"))
+        if self.scanners:
+            self._background.append(asyncio.create_task(self._scan_loop(), name="scan"))
+        await self._start_http()
+        sdnotify = _sdnotify()
+        if sdnotify is not None:
+            sdnotify.sd_notify(f"READY=1\nSTATUS=following {len(self.followed)} workflows")
+            self._background.append(
+                asyncio.create_task(sdnotify.watchdog_loop(self._stop), name="watchdog")
+            )
+        log.info(
+            "service started",
+            socket=self.cfg.socket,
+            workflows=len(self.followed),
+            inotify=self.watcher.inotify,
+            http=self.cfg.http_listen or None,
+        )
+        await self._stop.wait()
+        await self.shutdown()
+        return 0
+
+    async def shutdown(self) -> None:
+        """Stop following without ending: every workflow resumes after the next start."""
+        self.stopping = True
+        sdnotify = _sdnotify()
+        if sdnotify is not None:
+            sdnotify.sd_notify("STOPPING=1")
+        log.info("service stopping", workflows=len(self.followed))
+        if self._server is not None:
+            self._server.close()
+        for item in list(self.followed.values()):
+            if item.monitor is not None:
+                item.monitor.shutting_down = True
+            item.stop.set()
+        self.watcher.close()
+        tasks = [item.task for item in self.followed.values() if item.task is not None]
+        if tasks:
+            await asyncio.wait(tasks, timeout=120)
+        for item in list(self.followed.values()):
+            item.notify({"event": "stopping"})
+        for task in self._background:
+            task.cancel()
+        if self._http is not None:
+            self._http.close()
+        if self.pool is not None:
+            await asyncio.to_thread(self.pool.close)
+        with contextlib.suppress(OSError):
+            if self._owns_socket:
+                os.unlink(self.cfg.socket)
+        log.info("service stopped")
+
+    async def _listen(self) -> None:
+        self._owns_socket = False
+        sock = _activated_socket()
+        if sock is not None:
+            self._server = await asyncio.start_unix_server(self._client, sock=sock, limit=MAX_LINE)
+            return
+        path = self.cfg.socket
+        os.makedirs(os.path.dirname(path) or ".", mode=0o755, exist_ok=True)
+        if os.path.exists(path):
+            if await _answers(path):
+                raise ServiceError(f"{path}: another service is listening there")
+            os.unlink(path)
+        self._server = await asyncio.start_unix_server(self._client, path=path, limit=MAX_LINE)
+        os.chmod(path, self.cfg.socket_mode)
+        self._owns_socket = True
+
+    async def _start_http(self) -> None:
+        if not self.cfg.http_listen:
+            return
+        try:
+            from monitord.service.http import start_http
+        except ImportError:
+            log.warning("no HTTP endpoint in this build")
+            return
+        try:
+            self._http = await start_http(self, self.cfg.http_listen)
+        except (OSError, ValueError) as exc:
+            log.error("HTTP endpoint disabled", listen=self.cfg.http_listen, error=str(exc))
+
+    # ------------------------------------------------------------------ following
+    def follow(
+        self, config: MonitorConfig, *, source: str, uid: int, previous: str | None = None
+    ) -> tuple[Followed, bool]:
+        """Follow ``config.dagman_out`` unless it is followed already; (item, existing)."""
+        key = os.path.realpath(os.path.abspath(config.dagman_out))
+        item = self.followed.get(key)
+        if item is not None and item.exit_code is None:
+            return item, True
+        if len(self.followed) >= self.cfg.limits.max_workflows:
+            raise Refused(f"the service follows {len(self.followed)} workflows already (limit)")
+        config = dataclasses.replace(config, dagman_out=key, replay=False)
+        item = Followed(key, config, previous or source, uid)
+        try:
+            item.wf_uuid = read_braindump(os.path.dirname(key)).wf_uuid
+        except BraindumpError:
+            item.wf_uuid = None
+        assert self.pool is not None
+        item.task = asyncio.create_task(
+            run_followed(
+                item, watcher=self.watcher, pool=self.pool, shutting_down=lambda: self.stopping
+            ),
+            name=f"wf:{key}",
+        )
+        item.task.add_done_callback(functools.partial(self._ended, item))
+        self.followed[key] = item
+        self._dirty = True
+        return item, False
+
+    def _ended(self, item: Followed, task: asyncio.Task[int]) -> None:
+        if task.cancelled():
+            code = 1
+        elif task.exception() is not None:
+            code = 1
+        else:
+            code = task.result()
+        if self.stopping:
+            return  # stays in the persisted list: resumed by the next start
+        item.exit_code = code
+        if self.followed.get(item.dagman_out) is item:
+            del self.followed[item.dagman_out]
+            self._dirty = True
+        stamp = _stamp(item.dagman_out)
+        self._judged[item.dagman_out] = stamp
+        self.recent_ends[item.dagman_out] = Ended(item.dagman_out, code, *stamp, time.time())
+        self._dirty = True
+        # Saved before the clients hear of it: a restart must not resume an ended workflow.
+        saving = asyncio.ensure_future(self.save())
+        saving.add_done_callback(
+            lambda _t: item.notify({"event": "ended", "exit_code": code, "error": item.error})
+        )
+
+    def interrupt(self, item: Followed) -> None:
+        """Like SIGINT to the per-workflow daemon: end the workflow now, exit code 1."""
+        item.stop.set()
+        if item.monitor is not None:
+            for stats in item.monitor.stats:
+                self.watcher.poke(stats.tracked.dagman_out)
+
+    async def _persist_loop(self) -> None:
+        while True:
+            await asyncio.sleep(0.2)
+            if self._dirty:
+                await self.save()
+
+    async def save(self) -> None:
+        """Write the followed list now (one writer at a time; a no-op once stopping)."""
+        if self._saving is None:
+            self._saving = asyncio.Lock()
+        async with self._saving:
+            if self.stopping or not self._dirty:
+                return
+            self._dirty = False
+            horizon = time.time() - RECENT_END_SECONDS
+            for key in [k for k, e in self.recent_ends.items() if e.at < horizon]:
+                del self.recent_ends[key]
+            entries = [
+                Entry(i.dagman_out, config_to_dict(i.config), i.source, i.uid)
+                for i in self.followed.values()
+            ]
+            ended = list(self.recent_ends.values())
+            try:
+                await asyncio.to_thread(self.store.save, entries, ended)
+            except OSError as exc:
+                log.error("cannot save the followed workflows", error=str(exc))
+
+    # ------------------------------------------------------------------ the socket
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            await self._serve_client(reader, writer)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        except Exception as exc:  # noqa: BLE001 - a client never takes the service down
+            log.error("client handling failed", error=repr(exc))
+        finally:
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    async def _serve_client(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        sock = writer.get_extra_info("socket")
+        try:
+            peer = peer_credentials(sock)
+        except OSError as exc:
+            writer.write(encode({"event": "refused", "message": f"no peer credentials: {exc}"}))
+            return
+        try:
+            line = await asyncio.wait_for(reader.readline(), 30)
+        except (TimeoutError, ValueError):
+            return
+        if not line:
+            return
+        try:
+            request = decode(line)
+            op = request.get("op")
+            if op == "ping":
+                writer.write(encode({"event": "pong", "workflows": len(self.followed)}))
+                return
+            if op != "attach":
+                raise ProtocolError(f"unknown op {op!r}")
+            if self.stopping:
+                raise Refused("the service is stopping")
+            item, existing = await self._attach(request, peer.uid)
+            await self.save()  # accepted means: resumed after a restart, too
+        except (ProtocolError, NotAllowed) as exc:
+            writer.write(encode({"event": "refused", "message": str(exc), "exit_code": 1}))
+            await writer.drain()
+            return
+        except Refused as exc:
+            msg = {"event": "refused", "message": str(exc), "exit_code": exc.exit_code}
+            writer.write(encode(msg))
+            await writer.drain()
+            return
+        log.info(
+            "workflow attached",
+            dagman_out=item.dagman_out,
+            uid=peer.uid,
+            pid=peer.pid,
+            existing=existing,
+            wf_uuid=item.wf_uuid,
+        )
+        writer.write(encode({"event": "accepted", "wf_uuid": item.wf_uuid, "existing": existing}))
+        await writer.drain()
+        if request.get("wait"):
+            await self._stream_until_end(item, reader, writer)
+
+    async def _attach(self, request: dict[str, Any], uid: int) -> tuple[Followed, bool]:
+        config = config_from_dict(request.get("config"))
+        dagman_out = config.dagman_out
+        if not os.path.isabs(dagman_out):
+            raise ProtocolError("dagman_out must be an absolute path")
+        if not dagman_out.endswith(".dagman.out"):
+            raise Refused(f"{dagman_out}: not a DAGMan output file (*.dagman.out)")
+        run_dir = os.path.dirname(dagman_out)
+        if not os.path.isdir(run_dir):
+            raise Refused(f"{run_dir}: no such directory")
+        try:
+            bd = await asyncio.to_thread(read_braindump, run_dir)
+        except BraindumpError as exc:
+            raise Refused(f"{run_dir} is not a Pegasus submit directory: {exc}") from None
+        default_db = default_db_url(run_dir, bd) if bd.wf_uuid and bd.dag else None
+        check_attach(uid, config, default_db)
+        config = dataclasses.replace(config, dashboard=dashboard_allowed(uid, config))
+        key = os.path.realpath(dagman_out)
+        ended = self.recent_ends.get(key)
+        if (
+            request.get("reattach")
+            and key not in self.followed
+            and ended is not None
+            and (ended.size, ended.mtime_ns) == _stamp(key)
+        ):
+            # A client back after a service restart, for a workflow that ended meanwhile.
+            return _ended_item(key, config, uid, ended.exit_code), True
+        source = (
+            request.get("source") if request.get("source") in ("attach", "dropin") else "attach"
+        )
+        return self.follow(config, source=str(source), uid=uid)
+
+    async def _stream_until_end(
+        self, item: Followed, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        item.subscribers.append(outbox.put_nowait)
+        if item.exit_code is not None:
+            outbox.put_nowait({"event": "ended", "exit_code": item.exit_code})
+        try:
+            reading = asyncio.ensure_future(reader.readline())
+            while True:
+                sending = asyncio.ensure_future(outbox.get())
+                done, _ = await asyncio.wait(
+                    [reading, sending], return_when=asyncio.FIRST_COMPLETED
+                )
+                if sending in done:
+                    message = sending.result()
+                    writer.write(encode(message))
+                    await writer.drain()
+                    if message.get("event") in ("ended", "stopping"):
+                        reading.cancel()
+                        return
+                else:
+                    sending.cancel()
+                if reading in done:
+                    line = reading.result()
+                    if not line:
+                        return  # the client went away; the workflow goes on
+                    with contextlib.suppress(ProtocolError):
+                        if decode(line).get("op") == "interrupt":
+                            log.info("interrupt requested", dagman_out=item.dagman_out)
+                            self.interrupt(item)
+                    reading = asyncio.ensure_future(reader.readline())
+        finally:
+            with contextlib.suppress(ValueError):
+                item.subscribers.remove(outbox.put_nowait)
+
+    # ------------------------------------------------------------------ watched roots
+    async def _scan_loop(self) -> None:
+        while not self.stopping:
+            try:
+                found = await asyncio.to_thread(self._scan_once)
+            except Exception as exc:  # noqa: BLE001
+                log.error("scan of the watched roots failed", error=repr(exc))
+                found = []
+            for dagman_out, config in found:
+                if self.stopping:
+                    break
+                try:
+                    self.follow(config, source="watch", uid=0)
+                    log.info("new workflow found", dagman_out=dagman_out)
+                except Refused as exc:
+                    log.warning("workflow not followed", dagman_out=dagman_out, error=str(exc))
+            await asyncio.sleep(self.cfg.limits.scan_interval_seconds)
+
+    def _scan_once(self) -> list[tuple[str, MonitorConfig]]:
+        """(runs in a thread) dagman.outs below the watched roots that nobody follows yet."""
+        found = []
+        for scanner in self.scanners:
+            for path in scanner.scan():
+                key = os.path.realpath(path)
+                if key in self.followed:
+                    continue
+                stamp = _stamp(key)
+                if self._judged.get(key) == stamp:
+                    continue
+                self._judged[key] = stamp
+                config = self._watched_config(key)
+                if config is not None:
+                    found.append((key, config))
+        return found
+
+    def _watched_config(self, dagman_out: str) -> MonitorConfig | None:
+        """Options for a workflow found below a watched root, or None to leave it alone."""
+        run_dir = os.path.dirname(dagman_out)
+        try:
+            bd = read_braindump(run_dir)
+        except BraindumpError:
+            return None
+        if not bd.wf_uuid or (bd.root_wf_uuid and bd.root_wf_uuid != bd.wf_uuid):
+            return None  # a sub-workflow: its root workflow's follower takes care of it
+        done = os.path.join(run_dir, "monitord.done")
+        recover = os.path.join(run_dir, "monitord.recover")
+        try:
+            finished = os.stat(done).st_mtime_ns >= os.stat(dagman_out).st_mtime_ns
+        except OSError:
+            finished = False
+        if finished and not os.path.exists(recover):
+            return None
+        pid_path = os.path.join(run_dir, "monitord.pid")
+        if other_instance_running(pid_path):
+            return None  # a per-workflow daemon (or the service's own follower) is on it
+        return watched_config(dagman_out, self.cfg)
+
+    # ------------------------------------------------------------------ status
+    def snapshot(self) -> Any:
+        from monitord.service.jobcounts import job_counts, percent_done
+        from monitord.service.status import ServiceSnapshot, SinkStatus, WorkflowStatus
+
+        now = time.time()
+        workflows = []
+        for item in self.followed.values():
+            monitor = item.monitor
+            if monitor is None or not monitor.stats:
+                workflows.append(
+                    WorkflowStatus(
+                        wf_uuid=item.wf_uuid or "",
+                        dagman_out=item.dagman_out,
+                        run_dir=item.run_dir,
+                        state="starting",
+                        jobs={},
+                        percent_done=0.0,
+                        lag_bytes=0,
+                        lag_seconds=0.0,
+                        events_per_second=0.0,
+                        events_total=0,
+                    )
+                )
+                continue
+            rate = monitor.rate.rate()
+            for index, stats in enumerate(monitor.stats):
+                tracked = stats.tracked
+                wf = tracked.wf
+                try:
+                    st = os.stat(tracked.dagman_out)
+                    size, mtime = st.st_size, st.st_mtime
+                except OSError:
+                    size, mtime = 0, now
+                lag = max(0, size - stats.bytes_fed) if not stats.ended else 0
+                counts = job_counts(wf) if wf is not None else {}
+                workflows.append(
+                    WorkflowStatus(
+                        wf_uuid=wf.uuid if wf is not None else (item.wf_uuid or ""),
+                        dagman_out=tracked.dagman_out,
+                        run_dir=tracked.run_dir,
+                        state=_state(wf, stats.ended, item.stop.is_set()),
+                        jobs=counts,
+                        percent_done=percent_done(counts) if counts else 0.0,
+                        lag_bytes=lag,
+                        lag_seconds=max(0.0, now - mtime) if lag else 0.0,
+                        events_per_second=rate if index == 0 else 0.0,
+                        events_total=monitor.events_total if index == 0 else 0,
+                    )
+                )
+        sinks = []
+        if self.pool is not None:
+            for lane in self.pool.lanes():
+                s = lane.stats
+                sinks.append(SinkStatus(s.name, s.queued, _spooled(lane), s.failures))
+        running, queued = self._notification_counts()
+        return ServiceSnapshot(
+            started_at=self.started_at,
+            workflows=workflows,
+            sinks=sinks,
+            notifications_running=running,
+            notifications_queued=queued,
+        )
+
+    def _notification_counts(self) -> tuple[int, int]:
+        running = queued = 0
+        for item in self.followed.values():
+            notifier = getattr(item.monitor, "notifier", None) if item.monitor else None
+            if notifier is None:
+                continue
+            running += int(getattr(notifier, "running", 0) or 0)
+            queued += int(getattr(notifier, "queued", 0) or 0)
+        return running, queued
+
+
+def _ended_item(key: str, config: MonitorConfig, uid: int, exit_code: int) -> Followed:
+    item = Followed(key, config, "attach", uid)
+    item.exit_code = exit_code
+    return item
+
+
+def _state(wf: Any, ended: bool, stopping: bool) -> str:
+    if wf is None:
+        return "waiting"
+    if ended or wf.dagman_exit is not None:
+        if wf.dagman_exit is None:
+            return "ended"
+        return "success" if wf.dagman_exit == 0 else "failure"
+    if stopping:
+        return "stopping"
+    return "running"
+
+
+def _spooled(lane: Any) -> int:
+    total = 0
+    for handle in list(lane.ready) + list(lane.sleeping):
+        spool = getattr(handle.sink, "spool", None)
+        total += int(getattr(spool, "pending", 0) or 0)
+    return total
+
+
+def _stamp(path: str) -> tuple[int, int]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (-1, -1)
+    return (st.st_size, st.st_mtime_ns)
+
+
+def watched_config(dagman_out: str, cfg: ServiceConfig) -> MonitorConfig:
+    """The options the per-workflow daemon would use, with the service's ``[defaults]`` as argv."""
+    from monitord.cli import load_properties
+
+    d = cfg.defaults
+    run_dir = os.path.dirname(dagman_out)
+    props = load_properties(None, {}, run_dir) if d.use_properties else {}
+    events = not d.no_events
+    if events and not d.dests:
+        flag = props.get("pegasus.monitord.events", "true").lower()
+        events = flag not in ("false", "no", "off", "0")
+    dests: list[str | None]
+    if d.dests:
+        dests = list(d.dests)
+    else:
+        from types import SimpleNamespace
+
+        from monitord.cli import destinations
+
+        dests = destinations(SimpleNamespace(dest=None), props)  # type: ignore[arg-type]
+    skip = d.skip_stdout or props.get(
+        "pegasus.monitord.stdout.disable.parsing", "false"
+    ).lower() in (
+        "true",
+        "yes",
+        "on",
+        "1",
+    )
+    config = MonitorConfig(
+        dagman_out=dagman_out,
+        replay=False,
+        dests=dests if events else None,
+        events=events,
+        encoding=props.get("pegasus.monitord.encoding", d.encoding),
+        follow_subworkflows=not d.no_recursive,
+        store_stdout=not skip,
+        keep_state=d.keep_state,
+        properties=props,
+        dashboard=d.dashboard and bool(d.dashboard_url),
+        dashboard_url=d.dashboard_url,
+    )
+    return _with_notification_options(config, cfg)
+
+
+def _with_notification_options(config: MonitorConfig, cfg: ServiceConfig) -> MonitorConfig:
+    """The notification fields, as the daemon's command line + properties would set them."""
+    from types import SimpleNamespace
+
+    d = cfg.defaults
+    names = {f.name for f in dataclasses.fields(MonitorConfig)}
+    try:
+        from monitord.cli import notification_settings
+    except ImportError:
+        return config
+    args: Any = SimpleNamespace(
+        no_notifications=d.no_notifications,
+        notifications_max=d.notifications_max,
+        notifications_timeout=d.notifications_timeout,
+    )
+    try:
+        wanted = notification_settings(args, config.properties)
+    except ValueError as exc:
+        log.warning("bad notification properties; notifications off", error=str(exc))
+        wanted = {"notifications": False}
+    changes = {k: v for k, v in wanted.items() if k in names}
+    return dataclasses.replace(config, **changes) if changes else config
+
+
+def _sdnotify() -> Any:
+    try:
+        from monitord.service import sdnotify
+    except ImportError:
+        return None
+    return sdnotify
+
+
+def _activated_socket() -> socket.socket | None:
+    """A Unix stream socket handed over by systemd socket activation, if any."""
+    try:
+        from monitord.service.sdnotify import listen_fds
+    except ImportError:
+        return None
+    for fd, _name in listen_fds():
+        sock = socket.socket(fileno=fd)
+        if sock.family == socket.AF_UNIX and sock.type == socket.SOCK_STREAM:
+            sock.setblocking(False)
+            return sock
+        sock.detach()
+    return None
+
+
+async def _answers(path: str) -> bool:
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(path), 2)
+    except (OSError, TimeoutError):
+        return False
+    writer.close()
+    with contextlib.suppress(Exception):
+        await writer.wait_closed()
+    return True
+
+
+async def serve(cfg: ServiceConfig) -> int:
+    return await Service(cfg).run()

@@ -1,0 +1,157 @@
+"""What the service reports about itself: one snapshot feeds /metrics, /status(.json) and the CLI.
+
+The service (``monitord serve``) implements :class:`StatusSource`; the HTTP endpoint and
+``monitord status`` only read snapshots, so they never touch workflow state directly and a
+snapshot can travel as JSON between processes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import orjson
+
+# The job count columns of pegasus-status, in its order (%DONE is derived, see jobcounts).
+JOB_COLUMNS: tuple[str, ...] = ("UNREADY", "READY", "PRE", "QUEUED", "POST", "SUCCESS", "FAILURE")
+
+
+@dataclass(slots=True)
+class WorkflowStatus:
+    """One followed workflow, as of the snapshot."""
+
+    wf_uuid: str
+    dagman_out: str
+    run_dir: str
+    state: str  # e.g. "running", "success", "failure" (the service decides the words)
+    jobs: dict[str, int]  # JOB_COLUMNS -> count
+    percent_done: float
+    lag_bytes: int  # dagman.out bytes not yet processed
+    lag_seconds: float  # age of the oldest unprocessed dagman.out data (0 when caught up)
+    events_per_second: float
+    events_total: int
+
+
+@dataclass(slots=True)
+class SinkStatus:
+    """One event sink (database, file, broker) shared by the workflows."""
+
+    name: str
+    queued: int
+    spooled: int
+    failures: int
+
+
+@dataclass(slots=True)
+class ServiceSnapshot:
+    started_at: float  # epoch seconds of the service process start
+    workflows: list[WorkflowStatus] = field(default_factory=list)
+    sinks: list[SinkStatus] = field(default_factory=list)
+    notifications_running: int = 0
+    notifications_queued: int = 0
+
+
+class StatusSource(Protocol):
+    """Anything that can describe the service now; called on the event loop, so it must be quick."""
+
+    def snapshot(self) -> ServiceSnapshot: ...
+
+
+class StatusFormatError(ValueError):
+    """A status document that is not what :func:`to_json` writes."""
+
+
+def to_json(snapshot: ServiceSnapshot) -> bytes:
+    """The snapshot as JSON (the body of /status.json)."""
+    return orjson.dumps(snapshot)
+
+
+def from_json(data: bytes | str) -> ServiceSnapshot:
+    """Parse what :func:`to_json` wrote; :class:`StatusFormatError` names what is wrong."""
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise StatusFormatError(f"not JSON: {exc}") from None
+    if not isinstance(doc, dict):
+        raise StatusFormatError("not a JSON object")
+    try:
+        return ServiceSnapshot(
+            started_at=float(doc["started_at"]),
+            workflows=[_workflow(w) for w in _list(doc, "workflows")],
+            sinks=[
+                SinkStatus(
+                    name=str(s["name"]),
+                    queued=int(s["queued"]),
+                    spooled=int(s["spooled"]),
+                    failures=int(s["failures"]),
+                )
+                for s in _list(doc, "sinks")
+            ],
+            notifications_running=int(doc.get("notifications_running", 0)),
+            notifications_queued=int(doc.get("notifications_queued", 0)),
+        )
+    except KeyError as exc:
+        raise StatusFormatError(f"missing key {exc.args[0]!r}") from None
+    except (TypeError, ValueError) as exc:
+        raise StatusFormatError(f"bad value: {exc}") from None
+
+
+def _list(doc: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    value = doc.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise StatusFormatError(f"{key!r} is not a list of objects")
+    return value
+
+
+def _workflow(w: dict[str, Any]) -> WorkflowStatus:
+    jobs = w["jobs"]
+    if not isinstance(jobs, dict):
+        raise StatusFormatError("'jobs' is not an object")
+    return WorkflowStatus(
+        wf_uuid=str(w["wf_uuid"]),
+        dagman_out=str(w["dagman_out"]),
+        run_dir=str(w["run_dir"]),
+        state=str(w["state"]),
+        jobs={str(k): int(v) for k, v in jobs.items()},
+        percent_done=float(w["percent_done"]),
+        lag_bytes=int(w["lag_bytes"]),
+        lag_seconds=float(w["lag_seconds"]),
+        events_per_second=float(w["events_per_second"]),
+        events_total=int(w["events_total"]),
+    )
+
+
+class EventRate:
+    """Events per second over a sliding window, for :attr:`WorkflowStatus.events_per_second`.
+
+    ``add(n)`` when events are produced; ``rate()`` when a snapshot is taken.  Keeps one
+    bucket per second, so memory stays at ``window`` entries whatever the event rate.
+    """
+
+    __slots__ = ("window", "_buckets", "_clock")
+
+    def __init__(self, window: float = 60.0, clock: Any = time.monotonic) -> None:
+        self.window = window
+        self._clock = clock
+        self._buckets: deque[list[float]] = deque()  # [second, count]
+
+    def add(self, count: int = 1) -> None:
+        now = int(self._clock())
+        if self._buckets and self._buckets[-1][0] == now:
+            self._buckets[-1][1] += count
+        else:
+            self._buckets.append([now, count])
+            self._expire(now)
+
+    def rate(self) -> float:
+        now = self._clock()
+        self._expire(now)
+        total = sum(c for _, c in self._buckets)
+        return total / self.window
+
+    def _expire(self, now: float) -> None:
+        buckets = self._buckets
+        while buckets and buckets[0][0] <= now - self.window:
+            buckets.popleft()

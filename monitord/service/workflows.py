@@ -1,0 +1,217 @@
+"""One followed root workflow inside the service: its Monitor, its task, its subscribers.
+
+:class:`ServiceMonitor` is the per-workflow daemon's :class:`~monitord.monitor.Monitor`
+with the service's shared parts plugged in (sink lanes, the one file watcher) and
+an event-driven supervisor loop instead of a once-a-second tick, so an idle
+workflow costs a few sleeping coroutines and nothing else.  Its outputs are
+those of the per-workflow daemon, because everything that produces them is the
+daemon's own code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from monitord import ownership
+from monitord.monitor import Monitor, MonitorConfig, MonitordError, Tracked
+from monitord.service.jobcounts import progress_for
+from monitord.service.sinkpool import SinkPool
+from monitord.service.status import EventRate
+from monitord.service.watcher import FileWatcher
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass
+class TrackedStats:
+    """What the status page needs about one (sub-)workflow of a Monitor."""
+
+    tracked: Tracked
+    bytes_fed: int = 0
+    ended: bool = False
+
+
+class ServiceMonitor(Monitor):
+    """A Monitor driven by the service: shared sinks and watcher, wakes only on work."""
+
+    scripts_as_owner = True  # notification scripts run as the submit dir's owner
+
+    def __init__(
+        self,
+        config: MonitorConfig,
+        *,
+        watcher: FileWatcher,
+        pool: SinkPool,
+        key: str,
+        wf_uuid: str | None = None,
+    ) -> None:
+        super().__init__(config)
+        self.watcher = watcher
+        self.wait_for_change = watcher.wait
+        self.make_sink_set = pool.sink_set(key, wf_uuid)
+        self.stats: list[TrackedStats] = []
+        self._stats_of: dict[int, TrackedStats] = {}
+        self.rate = EventRate()
+        self.events_total = 0
+        self.shutting_down = False  # service stop: leave monitord.recover for the successor
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._new_work: asyncio.Event | None = None
+
+    # Called from worker threads (start, sub-workflow discovery in _feed).
+    def _open_workflow(self, run_dir: str, dagman_out: str, bd: Any, *, parent: Any) -> Tracked:
+        tracked = super()._open_workflow(run_dir, dagman_out, bd, parent=parent)
+        stats = TrackedStats(tracked)
+        self._stats_of[id(tracked)] = stats
+        self.stats.append(stats)
+        if self._loop is not None and self._new_work is not None:
+            self._loop.call_soon_threadsafe(self._new_work.set)
+        return tracked
+
+    def _feed(self, tracked: Tracked, lines: list[str]) -> None:
+        stats = self._stats_of.get(id(tracked))
+        if tracked.wf is not None:
+            progress = progress_for(tracked.wf)
+            for line in lines:
+                progress.feed(line)
+        if stats is not None:
+            stats.bytes_fed += sum(map(len, lines)) + len(lines)
+        super()._feed(tracked, lines)
+
+    def _publish(self) -> None:
+        count = len(self.events)
+        if count:
+            self.events_total += count
+            self.rate.add(count)
+        super()._publish()
+
+    async def follow_all(self, stop: asyncio.Event) -> None:
+        """Monitor.follow_all, woken by new sub-workflows instead of a one-second tick.
+
+        (Keep in step with Monitor.follow_all: the same bookkeeping, another wake-up.)
+        """
+        self._loop = asyncio.get_running_loop()
+        self._new_work = asyncio.Event()
+        tasks: dict[asyncio.Task[None], Tracked] = {}
+        try:
+            while True:
+                while self.pending:
+                    tracked = self.pending.popleft()
+                    followed = getattr(self, "_followed", None)  # sub-workflows find parents
+                    if followed is not None and tracked.wf is not None:
+                        followed[tracked.wf.uuid] = tracked.wf
+                    self.watcher.add(tracked.dagman_out)
+                    tasks[asyncio.create_task(self._follow_one(tracked, stop))] = tracked
+                if not tasks:
+                    return
+                self._new_work.clear()
+                if self.pending:
+                    continue
+                waker = asyncio.ensure_future(self._new_work.wait())
+                done, _ = await asyncio.wait([*tasks, waker], return_when=asyncio.FIRST_COMPLETED)
+                waker.cancel()
+                for task in done:
+                    if task is waker:
+                        continue
+                    tracked = tasks.pop(task)  # type: ignore[arg-type]
+                    await self._finish(tracked, task, stop)
+        finally:
+            for task in tasks:
+                task.cancel()
+
+    async def _finish(self, tracked: Tracked, task: asyncio.Task[Any], stop: asyncio.Event) -> None:
+        self.watcher.discard(tracked.dagman_out)
+        exc = task.exception()
+        if exc is not None:
+            if isinstance(exc, MonitordError):
+                raise exc
+            log.error("workflow follower failed", run_dir=tracked.run_dir, error=repr(exc))
+            tracked.exit_code = 1
+        stats = self._stats_of.get(id(tracked))
+        if stats is not None:
+            stats.ended = True
+        if self.shutting_down:
+            # Service stop: no orderly end; monitord.recover stays, so the successor
+            # re-processes this workflow from line 1 into fresh outputs (doc §4.7).
+            if tracked.jobstate is not None:
+                await asyncio.to_thread(tracked.jobstate.close)
+            self.done.append(tracked)
+            return
+        if stop.is_set() and tracked.wf is not None and tracked.wf.monitord_exit == 0:
+            tracked.wf.monitord_exit = 1
+        await asyncio.to_thread(getattr(self, "_end_locked", self._end_workflow), tracked)
+        self.done.append(tracked)
+
+
+@dataclass
+class Followed:
+    """A root workflow the service follows, and who waits for its end."""
+
+    dagman_out: str
+    config: MonitorConfig
+    source: str  # attach | watch | dropin | restart
+    uid: int
+    wf_uuid: str | None = None
+    started: float = field(default_factory=time.time)
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    monitor: ServiceMonitor | None = None
+    task: asyncio.Task[int] | None = None
+    exit_code: int | None = None
+    subscribers: list[Callable[[dict[str, Any]], None]] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def run_dir(self) -> str:
+        return os.path.dirname(self.dagman_out)
+
+    def notify(self, message: dict[str, Any]) -> None:
+        for callback in list(self.subscribers):
+            try:
+                callback(message)
+            except Exception as exc:  # noqa: BLE001 - a broken client never hurts the service
+                log.debug("subscriber failed", error=str(exc))
+
+
+async def run_followed(
+    item: Followed, *, watcher: FileWatcher, pool: SinkPool, shutting_down: Callable[[], bool]
+) -> int:
+    """Follow one root workflow to its end; the exit code the per-workflow daemon would give."""
+    structlog.contextvars.bind_contextvars(wf_uuid=item.wf_uuid, dagman_out=item.dagman_out)
+    # Everything done for this workflow (this task, its worker threads, its sink lane
+    # turns) creates files as the submit directory's owner when the service is root.
+    ownership.set_owner(ownership.owner_of(item.run_dir))
+    monitor = ServiceMonitor(
+        item.config, watcher=watcher, pool=pool, key=item.dagman_out, wf_uuid=item.wf_uuid
+    )
+    item.monitor = monitor
+    code = 0
+    try:
+        await asyncio.to_thread(monitor.start)
+        log.info("following workflow", source=item.source, recovering=monitor.restart)
+        await monitor.follow_all(item.stop)
+        if item.stop.is_set() and not shutting_down():
+            code = 1  # interrupted like SIGINT of the per-workflow daemon
+    except MonitordError as exc:
+        log.error("workflow not followed", error=str(exc), exit_code=exc.exit_code)
+        item.error = str(exc)
+        code = exc.exit_code
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - contained: one workflow, logged with its id
+        log.exception("workflow failed", error=repr(exc))
+        item.error = repr(exc)
+        code = 1
+    finally:
+        monitor.shutting_down = monitor.shutting_down or shutting_down()
+        try:
+            await monitor.close()
+        except Exception as exc:  # noqa: BLE001
+            log.error("closing the workflow's sinks failed", error=repr(exc))
+    log.info("workflow ended", exit_code=code)
+    return code

@@ -1,0 +1,36 @@
+"""Stampede event -> AMQP message parts (behaviour doc §6.5, §6.2).
+
+The routing key is the full event name (``stampede.job_inst.composite``), so a
+topic binding such as ``stampede.inv.*`` selects events by kind.  The body is
+always the JSON encoding, whatever ``pegasus.monitord.encoding`` says: the shared
+encoder already turns ``.`` and ``__`` in attribute names into ``_`` (Logstash and
+Elasticsearch treat dots as object paths) and puts ``"event"`` last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from monitord.events import StampedeEvent
+from sinks.amqp.event_filter import EventFilter
+from sinks.encoding import encode_json
+
+CONTENT_TYPE = "application/json"
+
+
+def routing_key(event: StampedeEvent) -> str:
+    return event.wire_name
+
+
+def encode_body(event: StampedeEvent) -> bytes:
+    return encode_json(event)
+
+
+def encode_selected(
+    events: Iterable[StampedeEvent], selected: EventFilter
+) -> Iterator[tuple[str, bytes]]:
+    """``(routing key, body)`` of each event the endpoint's filter accepts, in order."""
+    for event in events:
+        key = event.wire_name
+        if selected.accepts(key):
+            yield key, encode_json(event)

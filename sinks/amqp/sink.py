@@ -1,0 +1,129 @@
+"""The AMQP sink: filter, encode, spool durably; a background publisher delivers.
+
+Contract with the runner (``sinks/base.py``): ``write_batch`` appends the batch to
+the endpoint's on-disk spool and returns; ``flush`` fsyncs the spool.  So
+"flushed" means *durably spooled*, not *delivered*: the daemon's checkpoint
+(monitord.info / monitord.recover) never waits for the broker, and a broker
+outage never slows the daemon or the other sinks.  Delivery is the job of the
+broker's :mod:`hub <sinks.amqp.hub>` (one connection per broker, shared by every
+sink of the process): in spool order, confirmed by the broker, across reconnects
+and across daemon restarts (the next daemon for the same run dir and URL finds
+the same spool and sends what is left first).
+
+``close`` gives the hub ``drain_timeout`` seconds (property, default 15) to
+empty the spool, then leaves the rest on disk and says how much.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+import structlog
+
+from monitord.events import StampedeEvent
+from sinks.amqp.config import AMQPConfig, endpoint_properties, parse_amqp_url
+from sinks.amqp.encoder import encode_selected
+from sinks.amqp.hub import HubClient, HubRegistry, broker_url, default_registry
+from sinks.amqp.spool import Spool, SpoolError
+from sinks.base import SinkError
+
+log = structlog.get_logger(__name__)
+
+
+class AMQPSink:
+    """One AMQP endpoint; ``name`` (and every log line) carries no password."""
+
+    def __init__(self, config: AMQPConfig, *, run_dir: str) -> None:
+        self.config = config
+        self.name = f"amqp:{config.safe_url}"
+        self.spool_path = config.spool_path(run_dir)
+        self.broker_url = broker_url(config)  # the service gives each broker one lane
+        self.hub_source: HubRegistry | None = None  # None: the process's default registry
+        self.spool: Spool | None = None
+        self.publisher: HubClient | None = None
+        self.events_spooled = 0
+
+    def open(self) -> None:
+        if self.spool is not None:
+            return
+        spool = Spool(self.spool_path)
+        try:
+            spool.open()
+        except SpoolError as exc:
+            raise SinkError(str(exc)) from None
+        self.spool = spool
+        if spool.pending:
+            log.info(
+                "AMQP: undelivered events of an earlier run are sent first",
+                sink=self.name,
+                pending=spool.pending,
+                spool=self.spool_path,
+            )
+        hubs = self.hub_source or default_registry()
+        self.publisher = hubs.attach(self.config, spool, self.name)
+
+    def write_batch(self, events: Sequence[StampedeEvent]) -> None:
+        if self.spool is None:
+            self.open()
+        assert self.spool is not None and self.publisher is not None
+        records = list(encode_selected(events, self.config.events))
+        if not records:
+            return
+        try:
+            self.spool.append(records)
+        except OSError as exc:
+            raise SinkError(
+                f"cannot append to the AMQP spool {self.spool_path}: {exc.strerror}",
+                retryable=True,
+            ) from None
+        self.events_spooled += len(records)
+        self.publisher.notify()
+
+    def flush(self) -> None:
+        if self.spool is None:
+            return
+        try:
+            self.spool.sync()
+        except OSError as exc:
+            raise SinkError(
+                f"cannot sync the AMQP spool {self.spool_path}: {exc.strerror}", retryable=True
+            ) from None
+
+    def close(self) -> None:
+        spool, publisher = self.spool, self.publisher
+        if spool is None:
+            return
+        try:
+            spool.sync()
+        except OSError as exc:
+            log.error("AMQP spool sync failed", sink=self.name, error=exc.strerror)
+        if publisher is not None:
+            publisher.stop(self.config.drain_timeout)
+        remaining = spool.pending
+        if remaining:
+            log.warning(
+                "AMQP: events left in the spool for the next daemon",
+                sink=self.name,
+                remaining=remaining,
+                delivered=publisher.delivered if publisher else 0,
+                spool=self.spool_path,
+                last_error=publisher.last_error if publisher else None,
+            )
+        else:
+            log.info(
+                "AMQP: all events delivered",
+                sink=self.name,
+                delivered=publisher.delivered if publisher else 0,
+            )
+        spool.close()
+        self.spool = None
+        self.publisher = None
+
+
+def build_amqp_sink(
+    dest: str, *, run_dir: str, properties: Mapping[str, str] | None = None
+) -> AMQPSink:
+    """An unopened AMQP sink for ``dest`` with its endpoint's properties (doc §6.4, §6.5)."""
+    config = parse_amqp_url(dest, endpoint_properties(properties or {}, dest))
+    return AMQPSink(config, run_dir=os.path.abspath(run_dir))
