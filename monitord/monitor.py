@@ -47,6 +47,7 @@ from monitord.workflow import SubworkflowRequest, Workflow, WorkflowContext, Wor
 from notifications.notifier import Notifier
 from sinks.registry import build_sink
 from sinks.runner import SinkSet
+from sinks.spool import SPOOL_DIR_NAME, SpoolSettings
 
 log = structlog.get_logger(__name__)
 
@@ -203,7 +204,8 @@ class Monitor:
         # tracking lists and the sinks' batch order are shared, so one chunk at a time.
         self._feed_lock = threading.Lock()
         self._checkpoints: Checkpointer | None = None
-        self.make_sink_set: Callable[[list[Any]], Any] = SinkSet
+        self.make_sink_set: Callable[[list[Any]], Any] = self._local_sink_set
+        self.spool_settings: SpoolSettings | None = None  # where sinks spool while down
         # --- notifications (issue 6): created by start() in live mode only ---
         self.notifier: Notifier | None = None
         try:
@@ -242,6 +244,13 @@ class Monitor:
         self.restart = self.cfg.replay or os.path.exists(recover)
         if self.restart and not self.cfg.replay:
             log.warning("monitord.recover found: entering recovery mode", run_dir=run_dir)
+        # a sink's spool left by a clean stop is delivered first; on restart it is stale
+        self.spool_settings = SpoolSettings.from_properties(
+            state_path(run_dir, SPOOL_DIR_NAME, output_dir=self.cfg.output_dir, wf_uuid=bd.wf_uuid),
+            restart=self.restart,
+            workflow=bd.wf_uuid,
+            properties=self.cfg.properties,
+        )
         if self.cfg.events:
             dests = [d or default_db_url(run_dir, bd) for d in (self.cfg.dests or [None])]
             sinks = []
@@ -282,6 +291,10 @@ class Monitor:
         tracked = self._open_workflow(run_dir, dagman_out, bd, parent=None)
         if tracked.wf is None:
             raise MonitordError(f"cannot follow the workflow in {run_dir}")
+
+    def _local_sink_set(self, sinks: list[Any]) -> SinkSet:
+        """The per-workflow daemon's sinks: a worker each, spooling while a sink is down."""
+        return SinkSet(sinks, spool=self.spool_settings)
 
     def _open_workflow(
         self, run_dir: str, dagman_out: str, bd: Any, *, parent: SubworkflowRequest | None

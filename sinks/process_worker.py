@@ -7,8 +7,10 @@ Batches cross the process boundary as one orjson document each (``[[name,
 attrs], ...]``), which costs far less than pickling the event objects.
 
 Same contract as :class:`sinks.runner.SinkWorker`: ``start/put/flush/stop``,
-``failed``, ``events_written``; a failure inside the child disables this sink
-only (logged there and reported here).
+``failed``, ``events_written``, ``queued``/``spooled``/``failures``.  The child
+runs a ``SinkWorker`` of its own, so retries and the on-disk spool work the same
+way there; a permanent failure inside the child disables this sink only (logged
+there and reported here).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+import queue
 import signal
 import threading
 import time
@@ -27,8 +30,11 @@ import structlog
 
 from monitord.events import StampedeEvent, make_event
 from sinks.base import Sink
+from sinks.spool import SpoolSettings
 
 log = structlog.get_logger(__name__)
+
+STATS_INTERVAL = 1.0  # seconds between the child's counter reports while idle
 
 _JSON, _PICKLE = b"j", b"p"
 
@@ -85,56 +91,83 @@ def _stop_orphaned_forkserver() -> None:
             pass
 
 
-def _child_main(sink: Sink, inbox: Any, outbox: Any, verbosity: int, parent_pid: int) -> None:
+def _child_main(
+    sink: Sink,
+    inbox: Any,
+    outbox: Any,
+    verbosity: int,
+    parent_pid: int,
+    spool: SpoolSettings | None = None,
+) -> None:
+    """The child: a :class:`~sinks.runner.SinkWorker` (spool included) fed from ``inbox``.
+
+    While the sink is down the worker appends each batch to the spool at once, so the
+    inbox keeps draining and the daemon never waits on the dead server.
+    """
     from monitord.cli import configure_logging
-    from sinks.runner import SinkWorker
+    from sinks.runner import Batch, SinkWorker
 
     configure_logging(verbosity)
     threading.Thread(
         target=_exit_with_parent, args=(parent_pid,), name="parent-watch", daemon=True
     ).start()
-    worker = SinkWorker(sink)
-    try:
-        sink.open()
-    except Exception as exc:  # noqa: BLE001 - reported to the parent, isolation
-        log.error("cannot create events output, disabling it", sink=sink.name, error=str(exc))
-        outbox.put(("failed", str(exc)))
-        sink = None  # type: ignore[assignment]
+    worker = SinkWorker(sink, spool=spool)
+    worker.start()
+    reported: dict[str, Any] = {}
+    last = time.monotonic()
+
+    def report(kind: str = "stats") -> None:
+        nonlocal last
+        stats = worker.stats()
+        if kind != "stats" or stats != reported:
+            reported.clear()
+            reported.update(stats)
+            outbox.put((kind, stats))
+        last = time.monotonic()
+
     while True:
-        item = inbox.get()
+        try:
+            item = inbox.get(timeout=STATS_INTERVAL)
+        except queue.Empty:
+            report()
+            continue
         if item is None:
             break
         if item == b"flush":
-            if sink is not None and not worker.failed:
-                worker.run_guarded(sink.flush)
-            outbox.put(("flushed", worker.events_written))
+            worker.flush()
+            report("flushed")
             continue
-        if sink is None or worker.failed:
-            continue
-        events = decode_batch(item)
-        if worker.run_guarded(lambda ev=events: sink.write_batch(ev)):
-            worker.events_written += len(events)
-        elif worker.failed:
-            outbox.put(("failed", "write failed"))
-    if sink is not None:
-        try:
-            sink.close()
-        except Exception as exc:  # noqa: BLE001
-            log.error("sink close failed", sink=sink.name, error=str(exc))
-    outbox.put(("closed", worker.events_written))
+        count, data = item
+        worker.put_batch(Batch(count, data=data))
+        if (
+            worker.failed and not reported.get("failed")
+        ) or time.monotonic() - last > STATS_INTERVAL:
+            report()
+    worker.stop()
+    report("closed")
 
 
 class ProcessSinkWorker:
-    def __init__(self, sink: Sink, *, max_queue: int = 4, verbosity: int = 0) -> None:
+    """The parent's handle on a sink process: same interface as ``SinkWorker``."""
+
+    def __init__(
+        self,
+        sink: Sink,
+        *,
+        max_queue: int = 4,
+        verbosity: int = 0,
+        spool: SpoolSettings | None = None,
+    ) -> None:
         self.sink = sink
         self.failed = False
         self.events_written = 0
+        self.child_stats: dict[str, Any] = {}
         ctx = multiprocessing.get_context("forkserver")
         self._inbox = ctx.Queue(maxsize=max_queue)
         self._outbox = ctx.Queue()
         self._proc = ctx.Process(
             target=_child_main,
-            args=(sink, self._inbox, self._outbox, verbosity, os.getpid()),
+            args=(sink, self._inbox, self._outbox, verbosity, os.getpid(), spool),
             daemon=True,
         )
         self._flushed = threading.Event()
@@ -143,6 +176,31 @@ class ProcessSinkWorker:
             target=self._read, name=f"sink-{sink.name}-acks", daemon=True
         )
 
+    # counters, as the child last reported them (plus what waits in the pipe)
+    @property
+    def queued(self) -> int:
+        try:
+            waiting = self._inbox.qsize()
+        except (NotImplementedError, OSError):
+            waiting = 0
+        return waiting + int(self.child_stats.get("queued", 0))
+
+    @property
+    def spooled(self) -> int:
+        return int(self.child_stats.get("spooled", 0))
+
+    @property
+    def failures(self) -> int:
+        return int(self.child_stats.get("failures", 0))
+
+    def stats(self) -> dict[str, Any]:
+        return {
+            **self.child_stats,
+            "events_written": self.events_written,
+            "queued": self.queued,
+            "failed": self.failed,
+        }
+
     def start(self) -> None:
         self._proc.start()
         self._reader.start()
@@ -150,16 +208,16 @@ class ProcessSinkWorker:
     def _read(self) -> None:
         while True:
             try:
-                kind, value = self._outbox.get()
+                kind, stats = self._outbox.get()
             except (EOFError, OSError):
                 break
-            if kind == "failed":
+            self.child_stats = stats
+            self.events_written = stats["events_written"]
+            if stats["failed"]:
                 self.failed = True
-            elif kind == "flushed":
-                self.events_written = value
+            if kind == "flushed":
                 self._flushed.set()
             elif kind == "closed":
-                self.events_written = value
                 self._closed.set()
                 return
 
@@ -176,7 +234,7 @@ class ProcessSinkWorker:
     def put(self, batch: Sequence[StampedeEvent]) -> None:
         if self.failed or not self._alive():
             return
-        self._inbox.put(encode_batch(batch))
+        self._inbox.put((len(batch), encode_batch(batch)))
 
     def flush(self, timeout: float | None = None) -> None:
         if self.failed or not self._alive():
@@ -187,12 +245,19 @@ class ProcessSinkWorker:
             if not self._alive():
                 return
 
-    def stop(self) -> None:
+    def request_stop(self) -> None:
         if self._proc.is_alive():
             self._inbox.put(None)
-            while not self._closed.wait(1.0):
-                if not self._proc.is_alive():
-                    break
-            self._proc.join(timeout=30)
+
+    def join(self) -> None:
+        """Wait for the child (it may spend its drain timeout on a down sink first)."""
+        while not self._closed.wait(1.0):
+            if not self._proc.is_alive():
+                break
+        self._proc.join(timeout=30)
         if self._proc.is_alive():
             self._proc.kill()
+
+    def stop(self) -> None:
+        self.request_stop()
+        self.join()

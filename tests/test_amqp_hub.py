@@ -1,0 +1,542 @@
+"""The AMQP hub: one connection per broker shared by many spools (sinks/amqp/hub.py).
+
+With a real broker (``MONITORD_TEST_AMQP_URL``): twenty sinks of twenty "workflows" open
+exactly one TCP connection (counted from /proc, not from the hub's own counter) and every
+workflow's events arrive complete and in order; a huge backlog of one spool does not hold
+back the others; a channel-level failure of one exchange does not stop the other sinks.
+Without a broker: sinks of one broker share a hub, other credentials get another one, and
+the last sink to close ends the hub's thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import aio_pika
+import pytest
+
+from monitord.events import make_event
+from sinks.amqp.config import parse_amqp_url
+from sinks.amqp.hub import HubRegistry, hub_key
+from sinks.amqp.sink import AMQPSink, build_amqp_sink
+from sinks.amqp.spool import Spool
+from tests.servers import require_server
+from tests.test_amqp_broker import Endpoint, _run, new_endpoint
+
+PROPS = {"pegasus.catalog.workflow.events": "*", "pegasus.catalog.workflow.drain_timeout": "60"}
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def tcp_connections(pid: int, port: int) -> set[int]:
+    """Local ports of the established TCP connections of process ``pid`` to ``port``."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    found = set()
+    for table in ("tcp", "tcp6"):
+        try:
+            lines = Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            local, remote, state, inode = fields[1], fields[2], fields[3], fields[9]
+            if state == "01" and int(remote.rsplit(":", 1)[1], 16) == port and inode in inodes:
+                found.add(int(local.rsplit(":", 1)[1], 16))
+    return found
+
+
+class ConnectionSampler:
+    """Samples this process's connections to the broker every 20 ms in a thread."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.most = 0
+        self.seen: set[int] = set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            now = tcp_connections(os.getpid(), self.port)
+            self.most = max(self.most, len(now))
+            self.seen |= now
+            time.sleep(0.02)
+
+    def __enter__(self) -> ConnectionSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+
+def events_of(wf: str, start: int, count: int) -> list:
+    return [
+        make_event("xwf.start", {"xwf.id": wf, "ts": n, "restart_count": 0})
+        for n in range(start, start + count)
+    ]
+
+
+def open_sinks(urls: list[str], root: Path, registry: HubRegistry) -> list[AMQPSink]:
+    sinks = []
+    for i, url in enumerate(urls):
+        sink = build_amqp_sink(url, run_dir=str(root / f"wf{i:02d}"), properties=PROPS)
+        sink.hub_source = registry
+        (root / f"wf{i:02d}").mkdir(parents=True, exist_ok=True)
+        sinks.append(sink)
+    return sinks
+
+
+def by_workflow(messages: list[tuple[str, str, bytes]]) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = defaultdict(list)
+    for _key, _mid, body in messages:
+        obj = json.loads(body)
+        out[obj["xwf_id"]].append(obj["ts"])
+    return out
+
+
+def consume(ep: Endpoint, count: int, timeout: float = 60.0, quiet: float = 0.3) -> list:
+    """Everything in ``ep``'s queue, pushed by the broker (faster than the broker tests'
+    basic.get loop): at least ``count`` messages, then until ``quiet`` s pass without one."""
+
+    async def run() -> list:
+        out: list[tuple[str, str, bytes]] = []
+        conn = await aio_pika.connect(ep.base)
+        async with conn:
+            ch = await conn.channel()
+            await ch.set_qos(prefetch_count=1000)
+            q = await ch.get_queue(ep.queue)
+            last = [time.monotonic()]
+
+            async def on_message(msg: aio_pika.abc.AbstractIncomingMessage) -> None:
+                out.append((msg.routing_key or "", msg.message_id or "", msg.body))
+                last[0] = time.monotonic()
+
+            tag = await q.consume(on_message, no_ack=True)
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                if len(out) >= count and time.monotonic() - last[0] > quiet:
+                    break
+                await asyncio.sleep(0.05)
+            await q.cancel(tag)
+        return out
+
+    return list(_run(run()))
+
+
+def queue_length(ep: Endpoint) -> int:
+    async def count() -> int:
+        conn = await aio_pika.connect(ep.base)
+        async with conn:
+            ch = await conn.channel()
+            q = await ch.declare_queue(ep.queue, durable=True, passive=True)
+            return int(q.declaration_result.message_count or 0)
+
+    return int(_run(count()))
+
+
+@pytest.fixture
+def amqp_base() -> str:
+    return require_server("amqp")
+
+
+@pytest.fixture
+def endpoints(amqp_base: str):  # type: ignore[no-untyped-def]
+    made: list[Endpoint] = []
+    yield made
+    for ep in made:
+        ep.delete()
+
+
+# ---------------------------------------------------------------- with a broker
+
+
+def test_twenty_workflows_share_one_connection_and_arrive_in_order(
+    tmp_path: Path, amqp_base: str, endpoints: list[Endpoint]
+) -> None:
+    """20 sinks (two exchanges) written from four threads at once: 1 connection, all in order."""
+    port = urlsplit(amqp_base).port or 5672
+    exchanges = [new_endpoint(endpoints, amqp_base, f"hub{n}") for n in range(2)]
+    registry = HubRegistry()
+    sinks = open_sinks([exchanges[i % 2].url for i in range(20)], tmp_path, registry)
+    per_batch, batches = 50, 8
+    assert not tcp_connections(os.getpid(), port)
+    with ConnectionSampler(port) as sampler:
+        for sink in sinks:
+            sink.open()
+        hubs = registry.hubs()
+
+        def writer(mine: list[AMQPSink]) -> None:
+            for b in range(batches):
+                for sink in mine:
+                    wf = os.path.basename(os.path.dirname(os.path.dirname(sink.spool_path)))
+                    sink.write_batch(events_of(wf, b * per_batch, per_batch))
+                    sink.flush()
+
+        threads = [threading.Thread(target=writer, args=(sinks[i::4],)) for i in range(4)]
+        t0 = time.monotonic()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        for sink in sinks:
+            sink.close()
+        elapsed = time.monotonic() - t0
+    total = per_batch * batches
+    assert len(hubs) == 1, "one hub per broker"
+    assert hubs[0].connections == 1
+    assert sampler.most == 1, f"{sampler.most} connections at once"
+    assert len(sampler.seen) == 1, f"{len(sampler.seen)} connections opened"
+    assert not registry.hubs(), "the last sink to close ends the hub"
+    assert not tcp_connections(os.getpid(), port), "the connection is closed at the end"
+    got: dict[str, list[int]] = {}
+    for ep in exchanges:
+        got.update(by_workflow(consume(ep, 10 * total)))
+    assert sorted(got) == [f"wf{i:02d}" for i in range(20)]
+    for wf, seq in got.items():
+        assert seq == list(range(total)), f"{wf}: {len(seq)} events, in order: {seq == sorted(seq)}"
+    print(
+        f"\n[amqp hub] 20 sinks, 2 exchanges: {sampler.most} TCP connection to the broker "
+        f"(distinct seen: {len(sampler.seen)}); {20 * total} events delivered, each "
+        f"workflow's {total} complete and in order; {elapsed:.2f} s"
+    )
+
+
+def test_a_huge_backlog_does_not_starve_the_others(
+    tmp_path: Path, amqp_base: str, endpoints: list[Endpoint]
+) -> None:
+    ep = new_endpoint(endpoints, amqp_base, "fair")
+    registry = HubRegistry()
+    sinks = open_sinks([ep.url] * 5, tmp_path, registry)
+    backlog = 6_000
+    big = Spool(sinks[0].spool_path)
+    big.open()
+    for _ in range(0, backlog, 1000):
+        big.append([("stampede.xwf.start", b'{"xwf_id": "wf00"}')] * 1000)
+    big.sync()
+    big.close()
+    sinks[0].open()
+    big_spool = sinks[0].spool
+    assert big_spool is not None and big_spool.pending == backlog
+    for i, sink in enumerate(sinks[1:], start=1):
+        sink.open()
+        sink.write_batch(events_of(f"wf{i:02d}", 0, 20))
+    small = [s.spool for s in sinks[1:]]
+    deadline = time.monotonic() + 60
+    while any(s is not None and s.pending for s in small) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    left_when_small_done = big_spool.pending
+    assert all(s is not None and s.pending == 0 for s in small)
+    for sink in sinks:
+        sink.close()
+    assert left_when_small_done > backlog // 2, left_when_small_done
+    assert queue_length(ep) == backlog + 80
+    print(
+        f"\n[amqp hub] fairness: 4 small spools drained while the {backlog}-event backlog "
+        f"still had {left_when_small_done} to go"
+    )
+
+
+def test_a_broken_exchange_does_not_stop_the_other_sinks(
+    tmp_path: Path, amqp_base: str, endpoints: list[Endpoint]
+) -> None:
+    """An exchange that exists with another type fails its channel only."""
+    good = new_endpoint(endpoints, amqp_base, "good")
+    bad = Endpoint(amqp_base, "bad")
+
+    async def fanout() -> None:
+        conn = await aio_pika.connect(amqp_base)
+        async with conn:
+            ch = await conn.channel()
+            await ch.declare_exchange(bad.exchange, aio_pika.ExchangeType.FANOUT, durable=True)
+
+    _run(fanout())
+    try:
+        registry = HubRegistry()
+        props = {**PROPS, "pegasus.catalog.workflow.drain_timeout": "2"}
+        sinks = []
+        for i, url in enumerate([bad.url, good.url]):
+            sink = build_amqp_sink(url, run_dir=str(tmp_path / f"wf{i}"), properties=props)
+            sink.hub_source = registry
+            sinks.append(sink)
+        for i, sink in enumerate(sinks):
+            sink.open()
+            sink.write_batch(events_of(f"wf{i}", 0, 100))
+        for sink in reversed(sinks):
+            sink.close()
+        got = by_workflow(consume(good, 100))
+        assert got == {"wf1": list(range(100))}
+        left = Spool(sinks[0].spool_path)
+        left.open()
+        assert left.pending == 100, "the broken exchange's events stay spooled"
+        left.close()
+    finally:
+        bad.delete()
+
+
+class CuttableProxy:
+    """A TCP proxy to the broker whose connections the test can cut (a broker going away
+    without a broker restart)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.target = (host, port)
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.server.getsockname()[1])
+        self.sockets: list[socket.socket] = []
+        self.accepted = 0
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target)
+            with self._lock:
+                self.sockets += [client, upstream]
+                self.accepted += 1
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        for sock in (src, dst):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self) -> None:
+        with self._lock:
+            sockets, self.sockets = self.sockets, []
+        for sock in sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+
+    def close(self) -> None:
+        self.server.close()
+        self.cut()
+
+
+def test_a_lost_connection_is_noticed_and_nothing_is_lost(
+    tmp_path: Path, amqp_base: str, endpoints: list[Endpoint]
+) -> None:
+    """Connections cut under two sinks mid-stream: one reconnect, both streams complete."""
+    ep = new_endpoint(endpoints, amqp_base, "cut")
+    parts = urlsplit(ep.url)
+    proxy = CuttableProxy(parts.hostname or "127.0.0.1", parts.port or 5672)
+    via_proxy = ep.url.replace(f"{parts.hostname}:{parts.port}", f"127.0.0.1:{proxy.port}")
+    registry = HubRegistry()
+    try:
+        sinks = open_sinks([via_proxy, via_proxy], tmp_path, registry)
+        for sink in sinks:
+            sink.open()
+        hub = registry.hubs()[0]
+        for n in range(0, 300, 30):
+            for i, sink in enumerate(sinks):
+                sink.write_batch(events_of(f"wf{i:02d}", n, 30))
+            if n == 120:  # cut while the hub is busy: some confirmed, some not yet
+                deadline = time.monotonic() + 30
+                while not any(c.delivered for c in hub.clients) and time.monotonic() < deadline:
+                    time.sleep(0.001)
+                pending_at_cut = hub.pending
+                proxy.cut()
+            time.sleep(0.02)
+        for sink in sinks:
+            sink.close()
+        connections = hub.connections
+    finally:
+        proxy.close()
+    assert connections == 2 and proxy.accepted == 2, (connections, proxy.accepted)
+    messages = consume(ep, 600)
+    unique: dict[str, tuple[str, str, bytes]] = {}
+    for key, mid, body in messages:
+        unique.setdefault(mid, (key, mid, body))  # at least once: a resend keeps its id
+    got = by_workflow(list(unique.values()))
+    assert got == {"wf00": list(range(300)), "wf01": list(range(300))}
+    print(
+        f"\n[amqp hub] connection cut with {pending_at_cut} events unconfirmed: reconnected "
+        f"once, {len(unique)} events delivered in order ({len(messages) - len(unique)} resent)"
+    )
+
+
+# ---------------------------------------------------------------- without a broker
+
+
+def test_sinks_of_one_broker_share_a_hub_and_the_last_one_ends_it(tmp_path: Path) -> None:
+    port = closed_port()
+    registry = HubRegistry()
+    urls = [
+        f"amqp://u:p@127.0.0.1:{port}/vh/ex1",
+        f"amqp://u:p@127.0.0.1:{port}/vh/ex2",  # another exchange: same connection
+        f"amqp://u:other@127.0.0.1:{port}/vh/ex1",  # other credentials: another one
+        f"amqp://u:p@127.0.0.1:{port}/vh2/ex1",  # another vhost: another one
+    ]
+    keys = [hub_key(parse_amqp_url(u)) for u in urls]
+    assert keys[0] == keys[1] and len({keys[0], keys[2], keys[3]}) == 3
+    props = {**PROPS, "pegasus.catalog.workflow.drain_timeout": "0.2"}
+    threads_before = {t.name for t in threading.enumerate()}
+    sinks = []
+    for i, url in enumerate(urls):
+        sink = build_amqp_sink(url, run_dir=str(tmp_path / f"wf{i}"), properties=props)
+        sink.hub_source = registry
+        sink.open()
+        sink.write_batch(events_of(f"wf{i}", 0, 3))
+        sinks.append(sink)
+    assert sinks[0].broker_url == sinks[1].broker_url == f"amqp://u@127.0.0.1:{port}/vh"
+    assert "p@" not in sinks[0].broker_url
+    hubs = registry.hubs()
+    assert len(hubs) == 3
+    assert sorted(h.client_count() for h in hubs) == [1, 1, 2]
+    new_threads = [t for t in threading.enumerate() if t.name not in threads_before]
+    assert len([t for t in new_threads if t.name.startswith("amqp-")]) == 3
+    sinks[0].close()
+    assert len(registry.hubs()) == 3, "ex2's sink still uses the first hub"
+    for sink in sinks[1:]:
+        sink.close()
+    assert not registry.hubs()
+    assert not [t for t in threading.enumerate() if t.name.startswith("amqp-") and t.is_alive()]
+    for i in range(4):
+        spool = Spool(sinks[i].spool_path)
+        spool.open()
+        assert spool.pending == 3
+        spool.close()
+
+
+# ---------------------------------------------------------------- the service
+
+
+def test_service_uses_one_connection_for_twenty_workflows(
+    tmp_path: Path, amqp_base: str, endpoints: list[Endpoint]
+) -> None:
+    """20 live corpus workflows attached to ``monitord serve``, each with its own exchange on
+    one broker: the service process holds exactly one connection to it, and every workflow's
+    events arrive complete and in order."""
+    from sinks.amqp.event_filter import EventFilter
+    from tests.conftest import CORPUS, copy_submit_dir, require_corpus
+    from tests.test_amqp_broker import assert_messages_match, expected_events
+    from tests.test_service import (
+        attach,
+        finished,
+        service_env,
+        start_service,
+        stop_service,
+        wait_until,
+        write_config,
+    )
+
+    require_corpus()
+    sample, count = "process_wf_success", 20
+    port = urlsplit(amqp_base).port or 5672
+    cfg = write_config(tmp_path)
+    env = service_env(tmp_path, cfg)
+    log = tmp_path / "service.log"
+    runs = []
+    for i in range(count):
+        ep = new_endpoint(endpoints, amqp_base, f"svc{i:02d}")
+        run = tmp_path / "runs" / f"run{i:02d}"
+        dagman_out = copy_submit_dir(CORPUS / sample / "input", run)
+        lines = dagman_out.read_text(encoding="utf-8").splitlines(keepends=True)
+        dagman_out.write_text("".join(lines[: len(lines) // 2]), encoding="utf-8")
+        runs.append((run, dagman_out, lines[len(lines) // 2 :], ep))
+    service = start_service(cfg, env, log)
+    try:
+        with ServiceSampler(service.pid, port) as sampler:
+            results: list[Any] = [None] * count
+
+            def attach_one(i: int) -> None:
+                _run_dir, dagman_out, _rest, ep = runs[i]
+                results[i] = attach(
+                    dagman_out,
+                    env,
+                    f"-Dpegasus.catalog.workflow.amqp.url={ep.url}",
+                    "-Dpegasus.catalog.workflow.amqp.events=*",
+                    "-Dpegasus.catalog.workflow.amqp.drain_timeout=30",
+                    "--no-dashboard",
+                )
+
+            attaching = [threading.Thread(target=attach_one, args=(i,)) for i in range(count)]
+            for t in attaching:
+                t.start()
+            for t in attaching:
+                t.join(90)
+            for done in results:
+                assert done is not None and done.returncode == 0, done and done.stderr[-2000:]
+            wait_until(
+                lambda: all(any((r / "monitord.amqp-spool").glob("*/*.seg")) for r, *_ in runs),
+                60,
+                "every workflow's AMQP sink to open",
+                log,
+            )
+            for _run_dir, dagman_out, rest, _ep in runs:
+                with dagman_out.open("a", encoding="utf-8") as fh:
+                    fh.write("".join(rest))
+            for run, *_ in runs:
+                wait_until(lambda r=run: finished(r), 120, f"{run.name} to end", log)
+            wait_until(lambda: not tcp_connections(service.pid, port), 30, "the hub to close", log)
+    finally:
+        assert stop_service(service) == 0
+    text = log.read_text()
+    assert sampler.most == 1, f"{sampler.most} connections at once"
+    assert len(sampler.seen) == 1, f"{len(sampler.seen)} connections opened"
+    assert text.count('"AMQP connected"') == 1
+    expected = expected_events(sample, EventFilter.from_property("*"))
+    delivered = 0
+    for _run_dir, _dagman_out, _rest, ep in runs:
+        got = consume(ep, len(expected))
+        assert_messages_match(got, expected)
+        delivered += len(got)
+    print(
+        f"\n[amqp hub] service, {count} live workflows on one broker: {sampler.most} TCP "
+        f"connection (distinct seen: {len(sampler.seen)}); {delivered} events delivered, "
+        f"{len(expected)} per workflow, each complete and in order"
+    )
+
+
+class ServiceSampler(ConnectionSampler):
+    """:class:`ConnectionSampler` for another process."""
+
+    def __init__(self, pid: int, port: int) -> None:
+        super().__init__(port)
+        self.pid = pid
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                now = tcp_connections(self.pid, self.port)
+            except OSError:
+                now = set()
+            self.most = max(self.most, len(now))
+            self.seen |= now
+            time.sleep(0.02)
