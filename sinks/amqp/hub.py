@@ -625,7 +625,7 @@ class HubRegistry:
         key = hub_key(config)
         with self._lock:
             hub = self._hubs.get(key)
-            if hub is None or not hub.alive and hub.client_count() == 0:
+            if hub is None or not hub.alive:  # (a hub whose thread died is not reused)
                 hub = self._hubs[key] = Hub(config, release=self._release)
             # Attached under the lock, so a hub is never ended and handed out at once.
             return hub.attach(config, spool, name)

@@ -61,7 +61,12 @@ class AMQPSink:
                 spool=self.spool_path,
             )
         hubs = self.hub_source or default_registry()
-        self.publisher = hubs.attach(self.config, spool, self.name)
+        try:
+            self.publisher = hubs.attach(self.config, spool, self.name)
+        except Exception as exc:  # a hub being shut down (service stop)
+            spool.close()
+            self.spool = None
+            raise SinkError(f"{self.name}: {self.config.scrub(str(exc))}", retryable=True) from None
 
     def write_batch(self, events: Sequence[StampedeEvent]) -> None:
         if self.spool is None:
