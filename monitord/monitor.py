@@ -519,6 +519,16 @@ class Monitor:
         self._publish()
 
     # ------------------------------------------------------------------ live following
+    @staticmethod
+    def _follower_outcome(tracked: Tracked, task: asyncio.Task[Any]) -> None:
+        """A daemon-ending error propagates; any other failure ends only that workflow (exit 1)."""
+        exc = task.exception()
+        if exc is not None:
+            if isinstance(exc, MonitordError):
+                raise exc
+            log.error("workflow follower failed", run_dir=tracked.run_dir, error=repr(exc))
+            tracked.exit_code = 1
+
     async def follow_all(self, stop: asyncio.Event) -> None:
         """Follow every tracked workflow (sub-workflows as they appear) until each has ended."""
         tasks: dict[asyncio.Task[None], Tracked] = {}
@@ -533,12 +543,7 @@ class Monitor:
             done, _ = await asyncio.wait(tasks, timeout=1.0, return_when=asyncio.FIRST_COMPLETED)
             for task in done:
                 tracked = tasks.pop(task)
-                exc = task.exception()
-                if exc is not None:
-                    if isinstance(exc, MonitordError):
-                        raise exc
-                    log.error("workflow follower failed", run_dir=tracked.run_dir, error=repr(exc))
-                    tracked.exit_code = 1
+                self._follower_outcome(tracked, task)
                 if stop.is_set() and tracked.wf is not None and tracked.wf.monitord_exit == 0:
                     tracked.wf.monitord_exit = 1
                 await asyncio.to_thread(self._end_locked, tracked)

@@ -80,6 +80,7 @@ class Service:
         self._dirty = False
         self.recent_ends: dict[str, Ended] = {}
         self._saving: asyncio.Lock | None = None
+        self._clients: set[asyncio.Task[Any]] = set()  # connections being served
 
     # ------------------------------------------------------------------ life cycle
     async def run(self) -> int:
@@ -146,18 +147,31 @@ class Service:
         tasks = [item.task for item in self.followed.values() if item.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=120)
+        await self.save(final=True)  # workflows that ended during the stop are not resumed
         for item in list(self.followed.values()):
             item.notify({"event": "stopping"})
         for task in self._background:
             task.cancel()
         if self._http is not None:
             self._http.close()
+        await self._close_clients()
         if self.pool is not None:
             await asyncio.to_thread(self.pool.close)
         with contextlib.suppress(OSError):
             if self._owns_socket:
                 os.unlink(self.cfg.socket)
         log.info("service stopped")
+
+    async def _close_clients(self) -> None:
+        """End the connections still served (they were told "stopping"), before the loop goes."""
+        clients = list(self._clients)
+        if not clients:
+            return
+        _, pending = await asyncio.wait(clients, timeout=2)
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending, timeout=2)
 
     async def _listen(self) -> None:
         self._owns_socket = False
@@ -224,8 +238,10 @@ class Service:
             code = 1
         else:
             code = task.result()
-        if self.stopping:
+        if self.stopping and not _root_finished(item):
             return  # stays in the persisted list: resumed by the next start
+        # (A workflow that reached its end while the service stops is ended for good: the
+        # final save of shutdown() leaves it out, or the next start would follow it again.)
         item.exit_code = code
         if self.followed.get(item.dagman_out) is item:
             del self.followed[item.dagman_out]
@@ -253,12 +269,17 @@ class Service:
             if self._dirty:
                 await self.save()
 
-    async def save(self) -> None:
-        """Write the followed list now (one writer at a time; a no-op once stopping)."""
+    async def save(self, *, final: bool = False) -> None:
+        """Write the followed list now (one writer at a time; once stopping, only the final one).
+
+        While the service stops, the workflows interrupted by the stop must stay listed, so
+        the saves of the stop are skipped; ``shutdown`` makes one last save after every task
+        has ended, which drops only the workflows that did reach their end meanwhile.
+        """
         if self._saving is None:
             self._saving = asyncio.Lock()
         async with self._saving:
-            if self.stopping or not self._dirty:
+            if (self.stopping and not final) or not self._dirty:
                 return
             self._dirty = False
             horizon = time.time() - RECENT_END_SECONDS
@@ -276,16 +297,25 @@ class Service:
 
     # ------------------------------------------------------------------ the socket
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._clients.add(task)
         try:
             await self._serve_client(reader, writer)
         except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        except asyncio.CancelledError:
+            # The loop is going away (service stop).  Swallowed, not re-raised: asyncio's
+            # stream server asks a finished client task for its exception, and a
+            # cancelled one would make it print a traceback.
             pass
         except Exception as exc:  # noqa: BLE001 - a client never takes the service down
             log.error("client handling failed", error=repr(exc))
         finally:
             writer.close()
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception, asyncio.CancelledError):
                 await writer.wait_closed()
+            self._clients.discard(task)  # type: ignore[arg-type]
 
     async def _serve_client(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
@@ -534,6 +564,15 @@ class Service:
             running += int(getattr(notifier, "running", 0) or 0)
             queued += int(getattr(notifier, "queued", 0) or 0)
         return running, queued
+
+
+def _root_finished(item: Followed) -> bool:
+    """The root workflow was ended in order (monitord.done written, monitord.recover gone)."""
+    monitor = item.monitor
+    if monitor is None or not monitor.stats:
+        return False
+    wf = monitor.stats[0].tracked.wf
+    return wf is not None and bool(wf.finished)
 
 
 def _ended_item(key: str, config: MonitorConfig, uid: int, exit_code: int) -> Followed:

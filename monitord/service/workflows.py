@@ -127,12 +127,7 @@ class ServiceMonitor(Monitor):
 
     async def _finish(self, tracked: Tracked, task: asyncio.Task[Any], stop: asyncio.Event) -> None:
         self.watcher.discard(tracked.dagman_out)
-        exc = task.exception()
-        if exc is not None:
-            if isinstance(exc, MonitordError):
-                raise exc
-            log.error("workflow follower failed", run_dir=tracked.run_dir, error=repr(exc))
-            tracked.exit_code = 1
+        self._follower_outcome(tracked, task)
         stats = self._stats_of.get(id(tracked))
         if stats is not None:
             stats.ended = True
