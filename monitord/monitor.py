@@ -33,6 +33,7 @@ from monitord.readers.dagfile import parse_dag
 from monitord.readers.staticbp import StaticBPError, parse_static_bp
 from monitord.statefiles import (
     other_instance_running,
+    pid_alive,
     read_info,
     remove,
     state_path,
@@ -731,16 +732,6 @@ class Monitor:
         await asyncio.to_thread(self.sinks.close)
         if self.pid_path:
             remove(self.pid_path)
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def poll_interval(count: int) -> float:

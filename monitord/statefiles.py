@@ -105,6 +105,11 @@ def other_instance_running(path: str) -> bool:
         return True
     if pid == os.getpid():
         return False
+    return pid_alive(pid)
+
+
+def pid_alive(pid: int) -> bool:
+    """True while ``pid`` exists (a process of another user counts as alive)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
