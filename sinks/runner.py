@@ -304,7 +304,7 @@ class SinkWorker:
                 if action is None:
                     break
                 self._attempt(action)
-        except Exception as exc:  # noqa: BLE001 - isolation: a runner bug stays with its sink
+        except Exception as exc:  # isolation: a runner bug stays with its sink
             log.error(
                 "sink worker crashed, disabling the sink", sink=self.sink.name, error=repr(exc)
             )
@@ -397,7 +397,7 @@ class SinkWorker:
                 self._went_down(exc, opening=opening, flushing=flushing)
             else:
                 self._disable(exc, opening=opening)
-        except Exception as exc:  # noqa: BLE001 - isolation: any sink error is contained
+        except Exception as exc:  # isolation: any sink error is contained
             self._disable(exc, opening=opening)
         else:
             if self._attempts or self._retry_at or self.down:
@@ -411,7 +411,7 @@ class SinkWorker:
         except Exception:
             try:
                 self.sink.close()  # a half-open sink releases what it holds before a retry
-            except Exception:  # noqa: BLE001, S110 - the open error is the one that matters
+            except Exception:  # the open error is the one that matters
                 pass
             raise
         self._opened = True
@@ -569,7 +569,7 @@ class SinkWorker:
         if self._opened:
             try:
                 self.sink.close()
-            except Exception as exc:  # noqa: BLE001 - isolation
+            except Exception as exc:  # isolation
                 if not self.failed:
                     log.error("sink close failed", sink=self.sink.name, error=str(exc))
         spool = self.spool

@@ -171,7 +171,7 @@ class SinkLane:
             if handle.opened:
                 try:
                     sink.close()
-                except Exception as exc:  # noqa: BLE001 - isolation
+                except Exception as exc:  # isolation
                     log.error("sink close failed", sink=sink.name, error=str(exc))
             handle.opened = False
             payload.set()
@@ -213,7 +213,7 @@ class SinkLane:
                 return False
             self._fail(handle, what, exc)
             return False
-        except Exception as exc:  # noqa: BLE001 - isolation: a sink bug stays with its sink
+        except Exception as exc:  # isolation: a sink bug stays with its sink
             self._fail(handle, what, exc)
             return False
         handle.attempts = 0
