@@ -176,7 +176,7 @@ def build_parser(prog: str = "pegasus-monitord", mode: str = REFERENCE) -> argpa
             "-q",
             "--quiet",
             action="store_true",
-            help="no progress display and no summary line (they show only on a terminal)",
+            help="no progress display (shown on a terminal) and no summary line at the end",
         )
     if mode == ATTACH:  # taken out of argv by split_attach_options; listed here for --help
         p.add_argument(
