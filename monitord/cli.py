@@ -548,7 +548,7 @@ def demo(argv: Sequence[str]) -> int:
     dest = args.dir or tempfile.mkdtemp(prefix="monitord-demo-")
     dagman_out = generate_example(__import__("pathlib").Path(dest), jobs=args.jobs)
     t0 = time.perf_counter()
-    status = main(["--no-dashboard", "-r", str(dagman_out)])
+    status = main(["replay", "-q", "--no-dashboard", str(dagman_out)])
     elapsed = time.perf_counter() - t0
     if status != 0:
         return status
