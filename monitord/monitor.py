@@ -46,6 +46,7 @@ from monitord.statefiles import (
 from monitord.tail import ChangeWatch, LineFollower
 from monitord.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
 from notifications.notifier import Notifier
+from sinks.plugins.host import with_plugins
 from sinks.registry import build_sink
 from sinks.runner import SinkSet
 from sinks.spool import SPOOL_DIR_NAME, SpoolSettings
@@ -285,7 +286,13 @@ class Monitor:
                     )
                 except Exception as exc:  # noqa: BLE001
                     log.warning("dashboard disabled", error=str(exc))
-            self.sinks = self.make_sink_set(sinks)
+            # event plugins (issue 13): beside the sinks, per workflow, on the same runtime
+            self.sinks = with_plugins(
+                self.make_sink_set(sinks),
+                self.cfg.properties,
+                restart=self.restart,
+                spool=self.spool_settings,
+            )
             self.sinks.start()
         self.options.events_enabled = self.cfg.events and bool(self.sinks)
         self._start_notifications(run_dir)  # notifications (issue 6)
