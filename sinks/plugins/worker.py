@@ -129,10 +129,19 @@ class PluginWorker:
                 plugin=self.name,
                 join_timeout=self.settings.join_timeout,
                 undelivered=left,
+                delivered=self.delivered,
+                dropped=self.dropped,
             )
             return
         self.state = "stopped"
         self._call_stop()
+        log.info(
+            "plugin stopped",
+            plugin=self.name,
+            delivered=self.delivered,
+            dropped=self.dropped,
+            errors=self.errors,
+        )
 
     def _call_stop(self) -> None:
         stop = getattr(self.plugin, "stop", None)
