@@ -38,6 +38,7 @@ class PluginSink:
         self.worker = worker
         self.name = f"plugin:{worker.name}"
         self._last: Sequence[StampedeEvent] | None = None  # the last batch taken
+        self._unconfirmed = False  # a flush failed after the last batch was taken
         self._spool = spool if worker.settings.spools else None
 
     def _handback_path(self) -> str | None:
@@ -73,8 +74,10 @@ class PluginSink:
         if not worker.settings.spools:
             worker.offer(wants(worker.filter, events))
             return
-        if self._last is not None and _same(self._last, events):
-            return  # the runtime offers again a spooled batch whose flush timed out: taken
+        if self._unconfirmed:
+            self._unconfirmed = False
+            if self._last is not None and _same(self._last, events):
+                return  # the runtime offers again a spooled batch whose flush timed out: taken
         if not worker.alive:
             raise SinkError(f"plugin {worker.name} is not running", retryable=True)
         if not worker.offer_batch(wants(worker.filter, events)):
@@ -86,6 +89,7 @@ class PluginSink:
     def flush(self) -> None:
         worker = self.worker
         if worker.settings.spools and not worker.wait_idle(FLUSH_WAIT):
+            self._unconfirmed = True
             raise SinkError(
                 f"plugin {worker.name} is busy ({worker.pending} events pending)", retryable=True
             )
