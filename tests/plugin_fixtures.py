@@ -9,6 +9,7 @@ their entry points exactly as a site's plugins would be.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import subprocess
 import sys
@@ -33,10 +34,13 @@ def install_plugin_packages() -> None:
     global _installed
     if _installed:
         return
+    # without build isolation pip needs setuptools and wheel here; else it fetches them
+    local_build = all(importlib.util.find_spec(m) for m in ("setuptools", "wheel"))
     for package in (CONTRACT_PLUGINS, EXAMPLE_PLUGIN):
         base = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", str(package)]
-        quick = subprocess.run([*base, "--no-build-isolation"], capture_output=True, text=True)
-        if quick.returncode != 0:
+        if local_build:
+            quick = subprocess.run([*base, "--no-build-isolation"], capture_output=True, text=True)
+        if not local_build or quick.returncode != 0:
             full = subprocess.run(base, capture_output=True, text=True)
             assert full.returncode == 0, f"cannot install {package}: {full.stderr[-2000:]}"
     importlib.invalidate_caches()

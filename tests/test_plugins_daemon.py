@@ -272,3 +272,69 @@ def test_kill_9_during_follow_then_restart_starts_the_plugin_over(tmp_path: Path
     assert payload_differences(after, expected_events(bp, None)) == []
     assert len(before) < len(after)
     _db_equal(run, sample)
+
+
+def test_plugins_command_lists_installed_enabled_and_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from sinks.plugins.listing import main
+
+    run = tmp_path / "run"
+    run.mkdir()
+    conf = tmp_path / "site.properties"
+    conf.write_text(
+        "pegasus.monitord.plugins.ticker.enabled = true\n"
+        "pegasus.monitord.plugins.ticker.tick_interval = 2\n"
+        "pegasus.monitord.plugins.ticker.api_token = s3cret\n"
+        "pegasus.monitord.plugins.slow.enabled = yes\n"
+        "pegasus.monitord.plugins.slow.overflow_policy = sometimes\n"
+        "pegasus.monitord.plugins.ghost.enabled = on\n"
+    )
+    assert main(["-Dpegasus.monitord.plugins.raiser.enabled=1", "--conf", str(conf), str(run)]) == 0
+    out = capsys.readouterr().out
+    assert "ticker: enabled" in out and "tick_interval: 2.0" in out
+    assert "raiser: enabled" in out and "oldstyle: disabled" in out
+    assert "ghost: enabled, NOT INSTALLED" in out
+    assert "pegasus.monitord.plugins.slow.overflow_policy = 'sometimes'" in out
+    assert "api_token = ****" in out and "s3cret" not in out
+    assert main(["--json", "--conf", str(conf), str(run)]) == 0
+    listing = {p["name"]: p for p in json.loads(capsys.readouterr().out)["plugins"]}
+    assert listing["ticker"]["enabled"] and not listing["oldstyle"]["enabled"]
+    assert listing["ticker"]["class_event_filter"] == "stampede.job_inst."
+    assert listing["job_summary"]["installed"]  # the example package
+    assert main([str(tmp_path / "absent")]) == 1
+
+
+@pytest.mark.parametrize("sample", ["process_wf_failure", "hierarchical_wf_success"])
+def test_example_job_summary_plugin(sample: str, tmp_path: Path) -> None:
+    """The shipped example keeps one summary per workflow equal to what the events say."""
+    import json
+
+    require_corpus()
+    run = tmp_path / "run"
+    copy_submit_dir(CORPUS / sample / "input", run)
+    out = tmp_path / "summaries"
+    args = [
+        "-Dpegasus.monitord.plugins.job_summary.enabled=true",
+        f"-Dpegasus.monitord.plugins.job_summary.dir={out}",
+        "-Dpegasus.monitord.plugins.job_summary.tick_interval=0.2",
+        "-r",
+    ]
+    proc = _run(run, args, _env(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    ends = expected_events(CORPUS / sample / "expected" / "events.bp", ("stampede.xwf.end",))
+    finals = expected_events(
+        CORPUS / sample / "expected" / "events.bp", ("stampede.job_inst.main.end",)
+    )
+    assert {e["xwf.id"] for e in ends} <= {
+        p.name.split(".")[0] for p in out.glob("*.job-summary.json")
+    }
+    for end in ends:
+        doc = json.loads((out / f"{end['xwf.id']}.job-summary.json").read_text())
+        assert doc["state"] == "finished" and str(doc["status"]) == end["status"]
+        mine = [e for e in finals if e["xwf.id"] == end["xwf.id"]]
+        failed = sorted(e["job.id"] for e in mine if e["status"] != "0")
+        assert sorted(f["job"] for f in doc["failed"]) == failed
+        assert doc["job_counts"].get("succeeded", 0) == len(mine) - len(failed)
