@@ -20,7 +20,13 @@ from typing import Any
 import structlog
 
 from monitord.events import StampedeEvent
-from sinks.plugins.config import PluginConfigError, PluginSettings, enabled_names, parse_settings
+from sinks.plugins.config import (
+    PROCESS,
+    PluginConfigError,
+    PluginSettings,
+    enabled_names,
+    parse_settings,
+)
 from sinks.plugins.contract import Installed, installed_plugins
 from sinks.plugins.sink import PluginSink
 from sinks.plugins.worker import PluginWorker
@@ -89,10 +95,10 @@ class PluginHost:
 
 def load_plugins(
     props: Mapping[str, str], installed: Mapping[str, Installed] | None = None
-) -> tuple[list[tuple[PluginSettings, Any]], list[Skipped]]:
-    """Instantiate every enabled, installed, well-configured plugin; the rest are skipped."""
+) -> tuple[list[tuple[PluginSettings, Installed]], list[Skipped]]:
+    """Every enabled, installed, well-configured plugin; the rest are skipped (and why)."""
     found = installed_plugins() if installed is None else installed
-    ready: list[tuple[PluginSettings, Any]] = []
+    ready: list[tuple[PluginSettings, Installed]] = []
     skipped: list[Skipped] = []
     for name in enabled_names(props):
         entry = found.get(name)
@@ -106,14 +112,22 @@ def load_plugins(
             log.error("bad plugin property, skipping the plugin", plugin=name, error=str(exc))
             skipped.append(Skipped(name, f"bad property: {exc}"))
             continue
-        try:
-            plugin = entry.load()()
-        except Exception as exc:  # noqa: BLE001 - a broken plugin package skips that plugin
-            log.error("cannot load plugin, skipping it", plugin=name, error=repr(exc))
-            skipped.append(Skipped(name, f"cannot load {entry.target}: {exc!r}"))
-            continue
-        ready.append((settings, plugin))
+        ready.append((settings, entry))
     return ready, skipped
+
+
+def _make_worker(settings: PluginSettings, entry: Installed) -> Any:
+    """The plugin's worker: a thread here, or (``isolation = process``) a child process."""
+    if settings.isolation == PROCESS:
+        from sinks.plugins.isolated import ProcessPluginWorker
+
+        return ProcessPluginWorker(settings, entry.target)
+    try:
+        plugin = entry.load()()
+    except Exception as exc:  # noqa: BLE001 - a broken plugin package skips that plugin
+        log.error("cannot load plugin, skipping it", plugin=settings.name, error=repr(exc))
+        return Skipped(settings.name, f"cannot load {entry.target}: {exc!r}")
+    return PluginWorker(settings, plugin)
 
 
 def start_plugins(
@@ -123,7 +137,9 @@ def start_plugins(
     if not enabled_names(props):
         return None
     ready, skipped = load_plugins(props)
-    workers = [_make_worker(settings, plugin) for settings, plugin in ready]
+    made = [_make_worker(settings, entry) for settings, entry in ready]
+    skipped += [m for m in made if isinstance(m, Skipped)]
+    workers = [m for m in made if not isinstance(m, Skipped)]
     started: dict[str, bool] = {}
 
     def start(worker: Any) -> None:
@@ -146,14 +162,6 @@ def start_plugins(
     if not running and not skipped:
         return None
     return PluginHost(running, skipped)
-
-
-def _make_worker(settings: PluginSettings, plugin: Any) -> Any:
-    if settings.isolation == "process":
-        from sinks.plugins.isolated import ProcessPluginWorker
-
-        return ProcessPluginWorker(settings, plugin)
-    return PluginWorker(settings, plugin)
 
 
 class SinksAndPlugins:

@@ -88,7 +88,8 @@ class PluginSink:
 
     def flush(self) -> None:
         worker = self.worker
-        if worker.settings.spools and not worker.wait_idle(FLUSH_WAIT):
+        running = worker.alive  # a process-isolated plugin's dead child restarts here
+        if worker.settings.spools and not (running and worker.wait_idle(FLUSH_WAIT)):
             self._unconfirmed = True
             raise SinkError(
                 f"plugin {worker.name} is busy ({worker.pending} events pending)", retryable=True
