@@ -122,17 +122,25 @@ def kw_key(key: str) -> str:
     return out
 
 
+_MUTABLE = (list, dict, set)
+
+
 def payload(event: StampedeEvent) -> tuple[str, dict[str, Any]]:
     """``(fully-qualified name, kw)``: a fresh dict per call (each plugin owns its copy).
 
     Values are shallow-copied; containers (lists, dicts of composite events) are
     copied one level down so a plugin mutating them cannot reach another plugin.
+    Runs once per event per plugin, hence the cached key spellings.
     """
-    kw: dict[str, Any] = {}
-    for key, value in event.attrs.items():
-        if isinstance(value, list | dict | set):
-            value = value.copy()
-        kw[kw_key(key)] = value
+    keys = _KW_KEYS
+    attrs = event.attrs
+    try:
+        kw = {keys[key]: value for key, value in attrs.items()}
+    except KeyError:
+        kw = {kw_key(key): value for key, value in attrs.items()}
+    for key, value in kw.items():
+        if type(value) in _MUTABLE:
+            kw[key] = value.copy()
     return PREFIX + event.name, kw
 
 

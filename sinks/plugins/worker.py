@@ -32,6 +32,7 @@ from sinks.plugins.properties import PluginProperties
 log = structlog.get_logger(__name__)
 
 DROP_LOG_EVERY = 1000
+CHUNK = 256  # events the plugin's thread takes from its queue at once
 
 
 def _bounded(
@@ -73,7 +74,8 @@ class PluginWorker:
         self.last_error: str | None = None
         self._items: deque[StampedeEvent] = deque()
         self._busy = False  # inside handle_event / tick
-        self._current: StampedeEvent | None = None  # the event handle_event is running for
+        self._chunk: list[StampedeEvent] = []  # taken from the queue, being handled
+        self._pos = 0  # index in _chunk of the event handle_event is running for
         self._closing = False
         self._cond = threading.Condition()
         self._thread = threading.Thread(target=self._run, name=f"plugin-{self.name}", daemon=True)
@@ -160,10 +162,14 @@ class PluginWorker:
     def alive(self) -> bool:
         return self._thread.is_alive()
 
+    def _in_hand(self) -> int:
+        """Events taken from the queue and not finished yet."""
+        return len(self._chunk) - self._pos if self._busy else 0
+
     @property
     def pending(self) -> int:
         """Events queued or being handled."""
-        return len(self._items) + (1 if self._busy else 0)
+        return len(self._items) + self._in_hand()
 
     def offer(self, events: Sequence[StampedeEvent]) -> None:
         """Queue events under a drop policy: never blocks, loses what does not fit (counted)."""
@@ -191,7 +197,7 @@ class PluginWorker:
             return False
         size = self.settings.queue_size
         with self._cond:
-            held = len(self._items) + (1 if self._busy else 0)
+            held = len(self._items) + self._in_hand()
             if not force and size > 0 and held and held + len(events) > size:
                 return False
             self._items.extend(events)
@@ -212,8 +218,7 @@ class PluginWorker:
     def unhandled(self) -> list[StampedeEvent]:
         """Events taken but not (known to be) handled: the one in progress, then the queue."""
         with self._cond:
-            current = [self._current] if self._current is not None else []
-            return current + list(self._items)
+            return (self._chunk[self._pos :] if self._busy else []) + list(self._items)
 
     def _count_drops(self, lost: int) -> None:
         before = self.dropped
@@ -232,14 +237,16 @@ class PluginWorker:
 
     # ------------------------------------------------------------------ the plugin's thread
     def _run(self) -> None:
+        """Take up to CHUNK queued events at a time (one lock round per chunk, not per event)."""
         interval = self.settings.tick_interval
         handle = getattr(self.plugin, "handle_event", None)
         tick = getattr(self.plugin, "tick", None) if interval > 0 else None
         next_tick = time.monotonic() + interval
         cond = self._cond
+        items = self._items
         while True:
             with cond:
-                while not self._items and not self._closing:
+                while not items and not self._closing:
                     if tick is None:
                         cond.wait()
                         continue
@@ -247,31 +254,38 @@ class PluginWorker:
                     if wait <= 0:
                         break
                     cond.wait(wait)
-                if not self._items and self._closing:
+                if not items and self._closing:
                     return  # drained: no tick after the last event
-                event = self._items.popleft() if self._items else None
-                self._busy = True
-                self._current = event
+                take = min(len(items), CHUNK)
+                chunk = [items.popleft() for _ in range(take)]
+                self._chunk, self._pos, self._busy = chunk, 0, True
             try:
-                if event is not None and handle is not None:
-                    name, kw = payload(event)
-                    try:
-                        handle(name, kw)
-                    except Exception as exc:  # noqa: BLE001 - contained per plugin
-                        self._hook_failed("handle_event", exc, name)
+                for pos, event in enumerate(chunk):
+                    self._pos = pos
+                    if handle is not None:
+                        name, kw = payload(event)
+                        try:
+                            handle(name, kw)
+                        except Exception as exc:  # noqa: BLE001 - contained per plugin
+                            self._hook_failed("handle_event", exc, name)
                     self.delivered += 1
-                if tick is not None and time.monotonic() >= next_tick:
-                    try:
-                        tick()
-                    except Exception as exc:  # noqa: BLE001 - contained per plugin
-                        self._hook_failed("tick", exc, None)
-                    self.ticks += 1
-                    next_tick = time.monotonic() + interval
+                    if tick is not None and time.monotonic() >= next_tick:
+                        next_tick = self._tick(tick, interval)
+                if not chunk and tick is not None:
+                    next_tick = self._tick(tick, interval)
             finally:
                 with cond:
                     self._busy = False
-                    self._current = None
+                    self._chunk = []
                     cond.notify_all()
+
+    def _tick(self, tick: Callable[[], None], interval: float) -> float:
+        try:
+            tick()
+        except Exception as exc:  # noqa: BLE001 - contained per plugin
+            self._hook_failed("tick", exc, None)
+        self.ticks += 1
+        return time.monotonic() + interval
 
     def _hook_failed(self, hook: str, exc: Exception, event: str | None) -> None:
         self._error(f"{hook}() raised {exc!r}")
