@@ -74,7 +74,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.jobs} jobs ({gen.expected.job_instances} instances), "
         f"policy {args.policy}, isolation {args.isolation}, {args.rounds} rounds"
     )
-    print(f"{'config':<18} {'wall s (median)':>16} {'min':>7} {'max':>7} {'cpu s':>7} {'peak MB':>8}")
+    print(
+        f"{'config':<18} {'wall s (median)':>16} {'min':>7} {'max':>7} {'cpu s':>7} {'peak MB':>8}"
+    )
     for label in configs:
         w = walls[label]
         print(
