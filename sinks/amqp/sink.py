@@ -25,8 +25,8 @@ from monitord.events import StampedeEvent
 from sinks.amqp.config import AMQPConfig, endpoint_properties, parse_amqp_url
 from sinks.amqp.encoder import encode_selected
 from sinks.amqp.hub import HubClient, HubRegistry, broker_url, default_registry
-from sinks.amqp.spool import Spool, SpoolError
 from sinks.base import SinkError
+from sinks.spool.segments import Spool, SpoolError
 
 log = structlog.get_logger(__name__)
 

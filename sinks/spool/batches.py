@@ -8,12 +8,10 @@ stopped while a sink was still down leaves the spool behind; the next daemon
 for the same run directory delivers it first (resume), or discards it when the
 outputs start over (replay, recovery).
 
-Storage is the segment/frame/cursor spool of the AMQP sink
-(:class:`sinks.amqp.spool.Spool`: CRC-checked frames, durable cursor, flock,
-torn-tail repair): one frame per batch, the frame's key holding the batch's
-event count and its body the batch as :func:`sinks.process_worker.encode_batch`
-makes it.  That module is imported only when a spool is actually opened, so a
-daemon whose sinks never fail never loads the AMQP client library.
+Storage is the segment log of :mod:`sinks.spool.segments` (CRC-checked frames,
+durable cursor, flock, torn-tail repair), the same one the AMQP sink keeps its
+messages in: one frame per batch, the frame's key holding the batch's event
+count and its body the batch as :func:`sinks.process_worker.encode_batch` makes it.
 
 Layout: ``<run dir>/monitord.spool/<sink key>/`` (``<outdir>/<wf_uuid>-monitord.spool/…``
 with ``-o``; ``<dir>/<wf_uuid>/…`` with the property ``pegasus.monitord.spool.dir``), where
@@ -30,12 +28,11 @@ import os
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 
-if TYPE_CHECKING:
-    from sinks.amqp.spool import Record, Spool
+from sinks.spool.segments import Record, Spool, SpoolError
 
 log = structlog.get_logger(__name__)
 
@@ -141,8 +138,6 @@ class BatchSpool:
 
     def open(self) -> None:
         """Lock and recover the spool; counts what an earlier daemon left in it."""
-        from sinks.amqp.spool import Spool, SpoolError
-
         spool = Spool(self.path)
         try:
             spool.open()

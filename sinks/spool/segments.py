@@ -1,4 +1,4 @@
-"""A durable, append-only, per-endpoint spool of AMQP messages awaiting broker confirmation.
+"""A durable, append-only log of frames awaiting delivery (AMQP messages, event batches).
 
 Layout of one spool directory::
 
