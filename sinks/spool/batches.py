@@ -10,8 +10,9 @@ outputs start over (replay, recovery).
 
 Storage is the segment log of :mod:`sinks.spool.segments` (CRC-checked frames,
 durable cursor, flock, torn-tail repair), the same one the AMQP sink keeps its
-messages in: one frame per batch, the frame's key holding the batch's event
-count and its body the batch as :func:`sinks.process_worker.encode_batch` makes it.
+messages in: one frame per batch, its key holding the batch's event count and
+when it was appended, its body the batch as :func:`sinks.process_worker.encode_batch`
+makes it.
 
 Layout: ``<run dir>/monitord.spool/<sink key>/`` (``<outdir>/<wf_uuid>-monitord.spool/…``
 with ``-o``; ``<dir>/<wf_uuid>/…`` with the property ``pegasus.monitord.spool.dir``), where
@@ -26,6 +27,8 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import time
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -129,6 +132,8 @@ class BatchSpool:
         self._head: Record | None = None
         self.events = 0  # events in the spool (appended, not yet committed)
         self.batches = 0
+        self.bytes = 0
+        self._ages: deque[tuple[float, int]] = deque()  # (appended at, bytes) per batch
         self.appended_events = 0  # totals over this daemon's life
         self.committed_events = 0
 
@@ -144,15 +149,18 @@ class BatchSpool:
         except SpoolError as exc:
             raise SpoolUnavailable(str(exc)) from None
         self._spool = spool
-        events = batches = 0
+        events = 0
+        ages: deque[tuple[float, int]] = deque()
         while True:
             records = spool.read_batch(max_records=1000)
             if not records:
                 break
-            batches += len(records)
-            events += sum(_count(r) for r in records)
+            for record in records:
+                events += _count(record)
+                ages.append((_appended_at(record), len(record.body)))
         spool.rewind()
-        self.events, self.batches = events, batches
+        self.events, self.batches, self._ages = events, len(ages), ages
+        self.bytes = sum(size for _, size in ages)
 
     def discard(self) -> int:
         """Forget every spooled batch (the outputs start over); returns the events dropped."""
@@ -165,15 +173,24 @@ class BatchSpool:
             spool.commit(records[-1].end, len(records))
             dropped += sum(_count(r) for r in records)
         self._head = None
-        self.events = self.batches = 0
+        self.forget_damaged()
         return dropped
+
+    def forget_damaged(self) -> None:
+        """Nothing readable is left (damaged frames were skipped): the counts say so too."""
+        with self._counts:
+            self.events = self.batches = self.bytes = 0
+            self._ages.clear()
 
     def append(self, count: int, data: bytes) -> None:
         """One batch (``data`` from ``encode_batch``, ``count`` events), as one write."""
-        self._require().append([(str(count), data)])
+        now = time.time()
+        self._require().append([(f"{count}:{now:.3f}", data)])
         with self._counts:
             self.events += count
             self.batches += 1
+            self.bytes += len(data)
+            self._ages.append((now, len(data)))
             self.appended_events += count
 
     def sync(self) -> None:
@@ -200,7 +217,15 @@ class BatchSpool:
         with self._counts:
             self.events -= count
             self.batches -= 1
+            if self._ages:
+                self.bytes -= self._ages.popleft()[1]
             self.committed_events += count
+
+    def oldest_age(self) -> float:
+        """Seconds since the oldest spooled batch was appended (0 when empty)."""
+        with self._counts:
+            oldest = self._ages[0][0] if self._ages else None
+        return max(0.0, time.time() - oldest) if oldest else 0.0
 
     def close(self) -> None:
         """Release the spool; an empty one is removed (directory and all)."""
@@ -218,10 +243,18 @@ class BatchSpool:
 
 
 def _count(record: Record) -> int:
+    """The frame key is ``<events>:<unix time appended>`` (older spools: ``<events>``)."""
     try:
-        return int(record.routing_key)
+        return int(record.routing_key.partition(":")[0])
     except ValueError:
         return 0
+
+
+def _appended_at(record: Record) -> float:
+    try:
+        return float(record.routing_key.partition(":")[2])
+    except ValueError:
+        return time.time()  # unknown: counted from now
 
 
 def _remove_tree(path: str) -> None:
