@@ -137,6 +137,8 @@ class Service:
         if sdnotify is not None:
             sdnotify.sd_notify("STOPPING=1")
         log.info("service stopping", workflows=len(self.followed))
+        if self.pool is not None:
+            self.pool.begin_close()  # workflows still delivering leave the rest spooled
         if self._server is not None:
             self._server.close()
         for item in list(self.followed.values()):
@@ -238,8 +240,10 @@ class Service:
             code = 1
         else:
             code = task.result()
-        if self.stopping and not _root_finished(item):
-            return  # stays in the persisted list: resumed by the next start
+        if self.stopping and (not _root_finished(item) or _undelivered(item)):
+            # stays in the persisted list: resumed by the next start (which delivers the
+            # spool of a workflow that ended but whose events were not all delivered)
+            return
         # (A workflow that reached its end while the service stops is ended for good: the
         # final save of shutdown() leaves it out, or the next start would follow it again.)
         item.exit_code = code
@@ -564,6 +568,12 @@ class Service:
             running += int(getattr(notifier, "running", 0) or 0)
             queued += int(getattr(notifier, "queued", 0) or 0)
         return running, queued
+
+
+def _undelivered(item: Followed) -> int:
+    """Events of the workflow its sinks have not taken yet (spooled or queued)."""
+    sinks = getattr(item.monitor, "sinks", None)
+    return int(getattr(sinks, "undelivered", 0) or 0)
 
 
 def _root_finished(item: Followed) -> bool:

@@ -286,6 +286,12 @@ class SinkPool:
             by_name.setdefault(snap["name"], []).append(snap)
         return [merge_health(name, snaps) for name, snaps in sorted(by_name.items())]
 
+    def begin_close(self) -> None:
+        """Service stop: no more waiting for down sinks; what they hold stays spooled."""
+        self.closing = True
+        for handle in self.handles():
+            handle.request_stop(0.0, abort=True)
+
     def close(self) -> None:
         self.closing = True
         for lane in self.lanes():
@@ -382,7 +388,12 @@ class SharedSinkSet:
     @property
     def undelivered(self) -> int:
         """Events handed over and not yet in their sinks (memory and spool)."""
-        return sum(h.spooled + sum(b.count for b in h.pending_batches()) for h in self.handles)
+        total = 0
+        for handle in self.handles:
+            snap = handle.health()
+            total += int(snap.get("spooled_events", 0))
+            total += sum(b.count for b in handle.pending_batches())
+        return total
 
     def health(self) -> list[dict[str, Any]]:
         return [h.health() for h in self.handles]

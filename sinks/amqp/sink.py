@@ -52,6 +52,7 @@ class AMQPSink:
         self.publisher: HubClient | None = None
         self.events_spooled = 0
         self._oldest_since: float | None = None  # wall time the oldest undelivered was spooled
+        self.left_in_spool = 0  # undelivered when closed (for the next daemon)
 
     def open(self) -> None:
         if self.spool is not None:
@@ -110,7 +111,7 @@ class AMQPSink:
     def health(self) -> dict[str, Any]:
         """The broker's state and this endpoint's undelivered backlog (delivery runtime)."""
         spool, publisher = self.spool, self.publisher
-        pending = spool.pending if spool is not None else 0
+        pending = spool.pending if spool is not None else self.left_in_spool
         if not pending:
             self._oldest_since = None
         hub = publisher.hub if publisher is not None else None
@@ -136,7 +137,7 @@ class AMQPSink:
             log.error("AMQP spool sync failed", sink=self.name, error=exc.strerror)
         if publisher is not None:
             publisher.stop(self.config.drain_timeout)
-        remaining = spool.pending
+        remaining = self.left_in_spool = spool.pending
         if remaining:
             log.warning(
                 "AMQP: events left in the spool for the next daemon",
