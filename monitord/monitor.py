@@ -753,16 +753,18 @@ def _log_level_changed(direction: int) -> None:
     )
 
 
-async def run_follow(config: MonitorConfig) -> int:
+async def run_follow(config: MonitorConfig, monitor: Monitor | None = None) -> int:
     """Live mode (``-N`` / no ``-r``): follow until DAGMan and every sub-workflow are done.
 
     SIGINT and SIGTERM end every workflow in order (exit code 1 in jobstate.log, monitord.info
     written, monitord.recover removed) after the sinks have flushed; the process exits 1.
     SIGUSR1 / SIGUSR2 make the log one step more / less verbose; SIGHUP is ignored.
+    ``monitor``: a Monitor (subclass) made for ``config`` by the caller, e.g. one that
+    reports progress.
     """
     import signal
 
-    monitor = Monitor(config)
+    monitor = monitor or Monitor(config)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -778,8 +780,9 @@ async def run_follow(config: MonitorConfig) -> int:
     return 1 if stop.is_set() else 0
 
 
-async def run_replay(config: MonitorConfig) -> int:
-    monitor = Monitor(config)
+async def run_replay(config: MonitorConfig, monitor: Monitor | None = None) -> int:
+    """Replay mode (``-r``): rebuild every output from the finished workflow's files."""
+    monitor = monitor or Monitor(config)
     try:
         await asyncio.to_thread(monitor.start)
         await monitor.replay_all()
