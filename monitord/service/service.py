@@ -498,7 +498,7 @@ class Service:
     # ------------------------------------------------------------------ status
     def snapshot(self) -> Any:
         from monitord.service.jobcounts import job_counts, percent_done
-        from monitord.service.status import ServiceSnapshot, SinkStatus, WorkflowStatus
+        from monitord.service.status import ServiceSnapshot, WorkflowStatus, sink_status
 
         now = time.time()
         workflows = []
@@ -531,25 +531,26 @@ class Service:
                     size, mtime = 0, now
                 lag = max(0, size - stats.bytes_fed) if not stats.ended else 0
                 counts = job_counts(wf) if wf is not None else {}
+                state = _state(wf, stats.ended, item.stop.is_set())
+                undelivered = _undelivered(item) if index == 0 else 0
+                if undelivered and stats.ended and item.exit_code is None:
+                    state = "delivering"  # ended, but not all its events are in the sinks yet
                 workflows.append(
                     WorkflowStatus(
                         wf_uuid=wf.uuid if wf is not None else (item.wf_uuid or ""),
                         dagman_out=tracked.dagman_out,
                         run_dir=tracked.run_dir,
-                        state=_state(wf, stats.ended, item.stop.is_set()),
+                        state=state,
                         jobs=counts,
                         percent_done=percent_done(counts) if counts else 0.0,
                         lag_bytes=lag,
                         lag_seconds=max(0.0, now - mtime) if lag else 0.0,
                         events_per_second=rate if index == 0 else 0.0,
                         events_total=monitor.events_total if index == 0 else 0,
+                        undelivered=undelivered,
                     )
                 )
-        sinks = []
-        if self.pool is not None:
-            for lane in self.pool.lanes():
-                s = lane.stats
-                sinks.append(SinkStatus(s.name, s.queued, _spooled(lane), s.failures))
+        sinks = [] if self.pool is None else [sink_status(h) for h in self.pool.health()]
         running, queued = self._notification_counts()
         return ServiceSnapshot(
             started_at=self.started_at,
@@ -601,14 +602,6 @@ def _state(wf: Any, ended: bool, stopping: bool) -> str:
     if stopping:
         return "stopping"
     return "running"
-
-
-def _spooled(lane: Any) -> int:
-    total = 0
-    for handle in list(lane.ready) + list(lane.sleeping):
-        spool = getattr(handle.sink, "spool", None)
-        total += int(getattr(spool, "pending", 0) or 0)
-    return total
 
 
 def _stamp(path: str) -> tuple[int, int]:
