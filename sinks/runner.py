@@ -122,6 +122,38 @@ EXIT = object()  # the delivery is over: run ``finish`` and forget it
 Step = Callable[[], None] | _Wait | object
 
 
+class OutageReporter:
+    """The two log lines of an outage: when the sink goes down, when it is back (how long,
+    how many events drained).  Called with the delivery's ``cond`` held."""
+
+    def went_down(
+        self, delivery: Delivery, error: str, never_opened: bool, retry_in: float
+    ) -> None:
+        (log.error if never_opened else log.warning)(
+            "cannot create events output, spooling its events until it is back"
+            if never_opened
+            else "sink down, spooling its events until it is back",
+            sink=delivery.sink.name,
+            error=error,
+            retry_in=round(retry_in, 2),
+            spool=delivery.spool.path if delivery.spool else None,
+        )
+
+    def came_back(
+        self, delivery: Delivery, *, outage: float, drained: int, drain_seconds: float
+    ) -> None:
+        log.info(
+            "sink is back",
+            sink=delivery.sink.name,
+            down_seconds=round(outage - drain_seconds, 1),
+            drained_events=drained,
+            drain_seconds=round(drain_seconds, 2),
+        )
+
+    def gone(self, delivery: Delivery) -> None:
+        """The delivery ended (stop, disabled), whatever its state."""
+
+
 class Delivery:
     """One sink's delivery: memory queue, spool and policy, with no thread of its own.
 
@@ -140,6 +172,7 @@ class Delivery:
         spool: SpoolSettings | None = None,
         cond: threading.Condition | None = None,
         wake: Callable[[], None] | None = None,
+        reporter: OutageReporter | None = None,
     ) -> None:
         self.sink = sink
         self.max_queue = max_queue
@@ -157,6 +190,7 @@ class Delivery:
         self.self_spooling = bool(getattr(sink, "spools_itself", False))
         self._cond = cond or threading.Condition()
         self._wake = wake
+        self.reporter: OutageReporter = reporter or OutageReporter()
         self._items: deque[_Item] = deque()
         self._opened = False
         self._recovered = False
@@ -556,17 +590,10 @@ class Delivery:
                     attempt=verdict.attempt,
                 )
             elif verdict.first:
-                (log.error if never_opened else log.warning)(
-                    "cannot create events output, spooling its events until it is back"
-                    if never_opened
-                    else "sink down, spooling its events until it is back",
-                    sink=self.sink.name,
-                    error=str(exc),
-                    retry_in=round(verdict.delay, 2),
-                    spool=self.spool.path if self.spool else None,
-                )
-            elif verdict.attempt <= 3 or verdict.attempt % LOG_EVERY == 0:
-                log.warning(
+                self._drained_before = self.drained_events
+                self.reporter.went_down(self, str(exc), never_opened, verdict.delay)
+            elif verdict.attempt % LOG_EVERY == 0:
+                log.info(
                     "sink still down, retrying",
                     sink=self.sink.name,
                     error=str(exc),
@@ -580,9 +607,8 @@ class Delivery:
         """A call worked after failures.  ``cond`` held."""
         recovery = self.policy.succeeded(backlog=self._backlog())
         if recovery is not None:
-            self._drained_before = self.drained_events
-            log.info(
-                "sink is back",
+            log.debug(
+                "sink answers again, delivering its spool",
                 sink=self.sink.name,
                 down_seconds=round(recovery.down_seconds, 1),
                 failed_attempts=recovery.failed_attempts,
@@ -597,12 +623,11 @@ class Delivery:
         outage = self.policy.caught_up()
         if outage is not None:
             now = time.monotonic()
-            log.info(
-                "sink spool drained",
-                sink=self.sink.name,
-                events=self.drained_events - self._drained_before,
-                drain_seconds=round(now - (back_at or now), 2),
-                outage_seconds=round(outage, 1),
+            self.reporter.came_back(
+                self,
+                outage=outage,
+                drained=self.drained_events - self._drained_before,
+                drain_seconds=now - (back_at or now),
             )
             self._notify()
 
@@ -635,6 +660,7 @@ class Delivery:
                 )
             spool.close()
         with self._cond:
+            self.reporter.gone(self)
             self.finished.set()
             self._notify()
 

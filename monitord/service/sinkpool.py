@@ -48,7 +48,7 @@ from monitord.events import StampedeEvent
 from sinks.amqp.hub import HubRegistry
 from sinks.base import Sink
 from sinks.policy import DISABLED, DOWN, DRAINING, UP
-from sinks.runner import EXIT, Delivery, Step, _Wait
+from sinks.runner import EXIT, Delivery, OutageReporter, Step, _Wait
 from sinks.spool import SpoolSettings
 
 log = structlog.get_logger(__name__)
@@ -76,13 +76,70 @@ class LaneHandle(Delivery):
         self.wf_uuid = wf_uuid
         self.scheduled = False
         self.owner = ownership.current()  # of the workflow whose Monitor made the handle
-        super().__init__(sink, spool=spool, cond=lane.cond, wake=self._schedule)
+        super().__init__(
+            sink,
+            spool=spool,
+            cond=lane.cond,
+            wake=self._schedule,
+            reporter=lane.reporter_for(sink.name),
+        )
 
     def _schedule(self) -> None:
         self.lane.schedule(self)
 
     def _running(self) -> bool:
         return not self.finished.is_set() and self.lane.thread_alive()
+
+
+class DestinationReporter(OutageReporter):
+    """One "down" and one "back" line per destination, not one per workflow writing to it.
+
+    Called with the lane's ``cond`` held (every delivery to a destination is on one lane).
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.down: set[int] = set()  # deliveries down now
+        self.since = 0.0
+        self.drained = 0
+        self.workflows: set[str] = set()
+
+    def went_down(
+        self, delivery: Delivery, error: str, never_opened: bool, retry_in: float
+    ) -> None:
+        if not self.down:
+            self.since, self.drained = time.monotonic(), 0
+            self.workflows.clear()
+            log.warning(
+                "sink down, spooling its events until it is back",
+                sink=self.name,
+                error=error,
+                retry_in=round(retry_in, 2),
+            )
+        self.down.add(id(delivery))
+        self.workflows.add(str(getattr(delivery, "wf_uuid", "")))
+
+    def came_back(
+        self, delivery: Delivery, *, outage: float, drained: int, drain_seconds: float
+    ) -> None:
+        self.drained += drained
+        self._left(delivery, back=True)
+
+    def gone(self, delivery: Delivery) -> None:
+        self._left(delivery, back=False)  # stopped or disabled while down: not "back"
+
+    def _left(self, delivery: Delivery, *, back: bool) -> None:
+        if id(delivery) not in self.down:
+            return
+        self.down.discard(id(delivery))
+        if not self.down and back:
+            log.info(
+                "sink is back",
+                sink=self.name,
+                down_seconds=round(time.monotonic() - self.since, 1),
+                drained_events=self.drained,
+                workflows=len(self.workflows),
+            )
 
 
 class SinkLane:
@@ -94,7 +151,8 @@ class SinkLane:
         self.ready: deque[LaneHandle] = deque()
         self.sleeping: dict[LaneHandle, float] = {}
         self.members: list[LaneHandle] = []
-        self.finished: list[LaneHandle] = []  # ended deliveries (their counters stay)
+        self.ended = LaneStats(name)  # counters of the deliveries that ended
+        self.reporters: dict[str, DestinationReporter] = {}
         self.alive = True
         self._thread = threading.Thread(target=self._run, name=f"lane-{name}", daemon=True)
         self._thread.start()
@@ -102,15 +160,22 @@ class SinkLane:
     @property
     def stats(self) -> LaneStats:
         with self.cond:
-            every = [*self.members, *self.finished]
+            live, ended = self.members, self.ended
             return LaneStats(
                 self.name,
-                handles=len(self.members),
-                queued=sum(h.queued for h in self.members),
-                failures=sum(h.policy.permanent_failures for h in every),
-                retries=sum(h.policy.retries for h in every),
-                events_written=sum(h.events_written for h in every),
+                handles=len(live),
+                queued=sum(h.queued for h in live),
+                failures=ended.failures + sum(h.policy.permanent_failures for h in live),
+                retries=ended.retries + sum(h.policy.retries for h in live),
+                events_written=ended.events_written + sum(h.events_written for h in live),
             )
+
+    def reporter_for(self, name: str) -> DestinationReporter:
+        with self.cond:
+            reporter = self.reporters.get(name)
+            if reporter is None:
+                reporter = self.reporters[name] = DestinationReporter(name)
+            return reporter
 
     def thread_alive(self) -> bool:
         return self._thread.is_alive()
@@ -184,7 +249,9 @@ class SinkLane:
                 if handle.finished.is_set():
                     if handle in self.members:
                         self.members.remove(handle)
-                        self.finished.append(handle)
+                        self.ended.failures += handle.policy.permanent_failures
+                        self.ended.retries += handle.policy.retries
+                        self.ended.events_written += handle.events_written
                     self.sleeping.pop(handle, None)
                     self.cond.notify_all()
                 else:
