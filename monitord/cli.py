@@ -1,9 +1,11 @@
-"""Command line: ``pegasus-monitord [options] <wf>.dag.dagman.out`` (drop-in), and ``monitord demo``.
+"""Command lines: ``monitord <command> ...`` and the drop-in ``pegasus-monitord [options] <wf>.dag.dagman.out``.
 
-Every option of the reference is accepted (behaviour doc §9.1); the ones that
-belong to live following and notifications are parsed and stored for the
-daemon.  Errors end with one line on stderr and a non-zero status, never a
-traceback.
+``monitord --help`` lists the commands (replay, follow, attach, serve, status, play, plugins,
+demo); ``monitord`` given the reference's options instead of a command runs the daemon as
+``pegasus-monitord`` would.  ``pegasus-monitord`` accepts exactly the reference's options (behaviour
+doc §9.1) and shows nothing the reference does not; ``monitord replay``/``follow`` add a progress
+display on a terminal and a summary line (``-q`` for neither).  Errors end with one line on
+stderr and a non-zero status, never a traceback.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -31,12 +34,44 @@ def _positive_or_zero(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def version_text(prog: str) -> str:
+    """``monitord 0.1.0`` (the installed distribution's version)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ours = version("monitord")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        ours = "unknown"
+    if prog == "pegasus-monitord":
+        return f"pegasus-monitord (monitord {ours}, drop-in for Pegasus WMS 5.1.3)"
+    return f"monitord {ours}"
+
+
+# What the daemon's parser is for: the reference's options only, or a `monitord` command.
+REFERENCE, REPLAY, FOLLOW, ATTACH, LEGACY = "reference", "replay", "follow", "attach", "legacy"
+
+_DESCRIPTIONS = {
+    REFERENCE: "Follow a Pegasus workflow's DAGMan log and record it in the Stampede database.",
+    LEGACY: "Follow a Pegasus workflow's DAGMan log and record it in the Stampede database "
+    "(pegasus-monitord's options; see `monitord --help` for the commands).",
+    REPLAY: "Rebuild every output of a finished workflow (jobstate.log, the Stampede database, "
+    "event files) from its submit directory; the same as pegasus-monitord -r.",
+    FOLLOW: "Follow a running workflow until DAGMan and every sub-workflow have ended; "
+    "catches up first with what is already written (pegasus-monitord without -r).",
+    ATTACH: "Hand the workflow to the running monitord service (monitord serve), which follows "
+    "it with every other workflow of this host; the daemon's options apply.",
+}
+
+
+def build_parser(prog: str = "pegasus-monitord", mode: str = REFERENCE) -> argparse.ArgumentParser:
+    """The daemon's options; ``mode`` adds what a ``monitord`` command has beyond the reference."""
     p = argparse.ArgumentParser(
-        prog="pegasus-monitord",
-        description="Follow a Pegasus workflow's DAGMan log and record it in the Stampede database.",
+        prog=prog,
+        description=_DESCRIPTIONS[mode],
+        epilog="Java-style properties may come first: -Dpegasus.monitord.encoding=json ...",
     )
     p.add_argument("dagman_out", help="the workflow's <wf>.dag.dagman.out")
+    p.add_argument("--version", action="version", version=version_text(prog))
     p.add_argument(
         "-a",
         "--adjust",
@@ -52,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-j", "--job", dest="jobstate", help="alternative jobstate file name")
     p.add_argument("-o", "--output-dir", help="directory for jobstate.log and monitord.* files")
-    p.add_argument("--conf", help="properties file")
+    p.add_argument("--conf", help="properties file (default: the workflow's, then ~/.pegasusrc)")
     p.add_argument("--no-recursive", action="store_true", help="do not follow sub-workflows")
     p.add_argument(
         "--no-database",
@@ -63,10 +98,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="no event sinks at all (jobstate.log only)",
     )
     p.add_argument(
-        "--no-notifications", "--no-notification", dest="no_notifications", action="store_true"
+        "--no-notifications",
+        "--no-notification",
+        dest="no_notifications",
+        action="store_true",
+        help="do not run the workflow's .notify scripts",
     )
-    p.add_argument("--notifications-max", type=_positive_or_zero, default=None)
-    p.add_argument("--notifications-timeout", type=_positive_or_zero, default=None)
+    p.add_argument(
+        "--notifications-max",
+        type=_positive_or_zero,
+        default=None,
+        metavar="N",
+        help="notification scripts running at once (default 10; 0 turns them off)",
+    )
+    p.add_argument(
+        "--notifications-timeout",
+        type=_positive_or_zero,
+        default=None,
+        metavar="SECONDS",
+        help="kill a notification script after this long (default 0: never)",
+    )
     p.add_argument(
         "-S",
         "--sim",
@@ -74,21 +125,42 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="sleep MS milliseconds after each line (developer)",
     )
+    replay_help = "rebuild the outputs of a finished workflow"
     p.add_argument(
-        "-r", "--replay", action="store_true", help="rebuild the outputs of a finished workflow"
+        "-r",
+        "--replay",
+        action="store_true",
+        default=mode == REPLAY,
+        help=argparse.SUPPRESS if mode in (REPLAY, FOLLOW) else replay_help,
     )
-    p.add_argument("--db-stats", action="store_true")
+    p.add_argument(
+        "--db-stats",
+        action="store_true",
+        help="accepted for compatibility (the reference's database statistics; no effect)",
+    )
     p.add_argument(
         "--keep-state", action="store_true", help="keep finished jobs when DAGMan restarts"
     )
     p.add_argument("--skip-stdout", action="store_true", help="do not store job stdout/stderr text")
     p.add_argument("-f", "--force", action="store_true", help="skip the already-running check")
-    p.add_argument("-v", "--verbose", action="count", default=0)
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="more log detail: -v debug, -vv trace (SIGUSR1/SIGUSR2 change it while running)",
+    )
     p.add_argument("--fast-start", action="store_true", help="accepted; fast start is the default")
     p.add_argument(
         "-d", "--dest", help="event destination: SQLAlchemy URL, file:// URL, path, or - for stdout"
     )
-    p.add_argument("-e", "--encoding", choices=("bp", "json"), default=None)
+    p.add_argument(
+        "-e",
+        "--encoding",
+        choices=("bp", "json"),
+        default=None,
+        help="event file encoding: NetLogger bp (default) or JSON lines",
+    )
     p.add_argument(
         "--no-dashboard",
         action="store_true",
@@ -99,6 +171,20 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="live: poll dagman.out instead of using inotify (also MONITORD_FORCE_POLLING=1)",
     )
+    if mode != REFERENCE:
+        p.add_argument(
+            "-q",
+            "--quiet",
+            action="store_true",
+            help="no progress display and no summary line (they show only on a terminal)",
+        )
+    if mode == ATTACH:  # taken out of argv by split_attach_options; listed here for --help
+        p.add_argument(
+            "--wait", action="store_true", help="wait until the service has followed it to its end"
+        )
+        p.add_argument(
+            "--service-config", metavar="FILE", help="the service's configuration (its socket)"
+        )
     return p
 
 
@@ -118,6 +204,16 @@ def split_properties(argv: Sequence[str]) -> tuple[dict[str, str], list[str]]:
     return props, args
 
 
+class _CurrentStderr:
+    """Whatever ``sys.stderr`` is when a line is logged (the progress display redirects it)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure_logging(verbosity: int) -> None:
     """Console logging at INFO (-v DEBUG, -vv TRACE); the level can change later (SIGUSR1/2).
 
@@ -134,7 +230,7 @@ def configure_logging(verbosity: int) -> None:
             structlog.dev.ConsoleRenderer(colors=False),
         ],
         wrapper_class=loglevel.GatedLogger,
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=_CurrentStderr()),
         cache_logger_on_first_use=True,
     )
 
@@ -215,47 +311,138 @@ def notification_settings(args: argparse.Namespace, props: dict[str, str]) -> di
     }
 
 
+@dataclass(frozen=True)
+class Command:
+    """One ``monitord <name>``: what ``monitord --help`` says of it, and what runs it."""
+
+    name: str
+    summary: str
+    run: Callable[[list[str]], int]
+
+
+def _replay(argv: list[str]) -> int:
+    return run_daemon(argv, prog="monitord replay", mode=REPLAY)
+
+
+def _follow(argv: list[str]) -> int:
+    return run_daemon(argv, prog="monitord follow", mode=FOLLOW)
+
+
+def _attach(argv: list[str]) -> int:
+    from monitord.service.cli import split_attach_options
+
+    attach_opts, rest = split_attach_options(argv)
+    return run_daemon(rest, prog="monitord attach", mode=ATTACH, attach=attach_opts)
+
+
+def _serve(argv: list[str]) -> int:
+    from monitord.service.cli import serve_main
+
+    return serve_main(argv)
+
+
+def _status(argv: list[str]) -> int:
+    from monitord.service.status_cli import main as status_main
+
+    return status_main(argv)
+
+
+def _play(argv: list[str]) -> int:
+    from monitord.player import main as play_main
+
+    return play_main(argv)
+
+
+def _plugins(argv: list[str]) -> int:
+    try:
+        from sinks.plugins.listing import main as plugins_main
+    except ImportError as exc:
+        print(f"monitord plugins: error: plugin support is not installed ({exc})", file=sys.stderr)
+        return 1
+    return int(plugins_main(argv))
+
+
+def _demo(argv: list[str]) -> int:
+    return demo(argv)
+
+
+COMMANDS: dict[str, Command] = {
+    c.name: c
+    for c in (
+        Command(
+            "replay", "rebuild the outputs of a finished workflow (pegasus-monitord -r)", _replay
+        ),
+        Command("follow", "follow a running workflow to its end (pegasus-monitord)", _follow),
+        Command("attach", "hand a workflow to the running service", _attach),
+        Command("serve", "follow every workflow of this host in one service", _serve),
+        Command("status", "show the workflows the service follows, with job counts", _status),
+        Command("play", "re-enact a finished workflow line by line, for a live daemon", _play),
+        Command("plugins", "list the event-sink plugins installed", _plugins),
+        Command("demo", "make an example workflow, replay it, show what was recorded", _demo),
+    )
+}
+
+
+def top_parser() -> argparse.ArgumentParser:
+    """``monitord --help``: the commands, and the pegasus-monitord form."""
+    p = argparse.ArgumentParser(
+        prog="monitord",
+        usage="monitord <command> [options] ...\n"
+        "       monitord [pegasus-monitord options] <wf>.dag.dagman.out",
+        description="Record Pegasus workflows in the Stampede database (a drop-in "
+        "pegasus-monitord), one workflow at a time or all of a host's in one service.",
+        epilog="`monitord <command> --help` shows a command's options.  Without a command, "
+        "monitord takes pegasus-monitord's options (e.g. `monitord -r wf.dag.dagman.out`).",
+    )
+    p.add_argument("--version", action="version", version=version_text("monitord"))
+    commands = p.add_subparsers(title="commands", metavar="<command>")
+    for command in COMMANDS.values():
+        commands.add_parser(command.name, help=command.summary, add_help=False)
+    return p
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """``monitord``: a command, or pegasus-monitord's options."""
     if argv is None:
         from monitord.proctitle import hide_secrets_in_title
 
         hide_secrets_in_title(sys.argv)
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "demo":
-        return demo(argv[1:])
-    # --- service status (issue 7): monitord status [--config FILE | --url URL]
-    if argv and argv[0] == "status":
-        from monitord.service.status_cli import main as status_main
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        top_parser().print_help(sys.stderr)
+        return 2
+    if args[0] in ("-h", "--help", "--version"):
+        top_parser().parse_args(args[:1])  # prints, then exits 0
+    command = COMMANDS.get(args[0])
+    if command is not None:
+        return command.run(args[1:])
+    return run_daemon(args, prog="monitord", mode=LEGACY)
 
-        return status_main(argv[1:])
-    # --- end service status
-    if argv and argv[0] == "play":
-        from monitord.player import main as play_main
 
-        return play_main(argv[1:])
-    # --- service (issue 7): monitord serve / monitord attach
-    if argv and argv[0] == "serve":
-        from monitord.service.cli import serve_main
+def pegasus_main(argv: Sequence[str] | None = None) -> int:
+    """``pegasus-monitord``: the reference's options, nothing shown beyond what it shows."""
+    if argv is None:
+        from monitord.proctitle import hide_secrets_in_title
 
-        return serve_main(argv[1:])
-    attach_opts = None
-    if argv and argv[0] == "attach":
-        from monitord.service.cli import split_attach_options
+        hide_secrets_in_title(sys.argv)
+    args = list(sys.argv[1:] if argv is None else argv)
+    return run_daemon(args, prog="pegasus-monitord", mode=REFERENCE)
 
-        attach_opts, argv = split_attach_options(argv[1:])
-    # --- end service
+
+def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None = None) -> int:
+    """Parse the daemon's options, then replay or follow the workflow (or hand it over)."""
     cli_props, rest = split_properties(argv)
-    parser = build_parser()
+    parser = build_parser(prog, mode)
     args = parser.parse_args(rest)
     configure_logging(args.verbose)
     if args.no_events and args.dest:
-        print("pegasus-monitord: error: --no-events conflicts with --dest", file=sys.stderr)
+        print(f"{prog}: error: --no-events conflicts with --dest", file=sys.stderr)
         return 1
     run_dir = os.path.dirname(os.path.abspath(args.dagman_out))
     try:
         props = load_properties(args.conf, cli_props, run_dir)
-    except Exception as exc:  # noqa: BLE001
-        print(f"pegasus-monitord: error: cannot read properties: {exc}", file=sys.stderr)
+    except Exception as exc:
+        print(f"{prog}: error: cannot read properties: {exc}", file=sys.stderr)
         return 1
     if props.get("pegasus.monitord.arguments"):
         extra = [a for a in props["pegasus.monitord.arguments"].split(" ") if a]
@@ -279,7 +466,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         notify_settings = notification_settings(args, props)
     except ValueError as exc:
-        print(f"pegasus-monitord: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
     config = MonitorConfig(
         dagman_out=args.dagman_out,
@@ -310,23 +497,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             os.makedirs(out, exist_ok=True)
         except OSError as exc:
-            print(f"pegasus-monitord: error: cannot create {out}: {exc.strerror}", file=sys.stderr)
+            print(f"{prog}: error: cannot create {out}: {exc.strerror}", file=sys.stderr)
             return 1
     # --- service hand-over (issue 7): `monitord attach`, or -N with a service configured
-    if not args.replay and (attach_opts is not None or args.condor_daemon):
+    if not args.replay and (attach is not None or args.condor_daemon):
         from monitord.service.cli import handover
 
-        handed = handover(config, attach_opts)
+        handed = handover(config, attach)
         if handed is not None:
             return handed
     # --- end service hand-over
     try:
-        return asyncio.run(run_replay(config) if args.replay else run_follow(config))
+        return _run(config, quiet=mode == REFERENCE or args.quiet)
     except MonitordError as exc:
-        print(f"pegasus-monitord: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 1
+
+
+def _run(config: MonitorConfig, *, quiet: bool) -> int:
+    """Replay or follow; unless ``quiet``, with progress on a terminal and a summary line."""
+    if quiet:
+        return asyncio.run(run_replay(config) if config.replay else run_follow(config))
+    from monitord.progress import CountingMonitor, run_with_progress, summary_line
+
+    monitor = CountingMonitor(config)
+    run = run_replay(config, monitor) if config.replay else run_follow(config, monitor)
+    if sys.stderr.isatty():
+        status = asyncio.run(
+            run_with_progress(run, monitor, replay=config.replay, stream=sys.stderr)
+        )
+    else:
+        status = asyncio.run(run)
+    print(summary_line(monitor, replay=config.replay), file=sys.stderr)
+    return status
 
 
 def demo(argv: Sequence[str]) -> int:
@@ -336,7 +541,7 @@ def demo(argv: Sequence[str]) -> int:
     from monitord.synthetic import generate_example
 
     p = argparse.ArgumentParser(prog="monitord demo", description=demo.__doc__)
-    p.add_argument("--jobs", type=int, default=50)
+    p.add_argument("--jobs", type=int, default=50, help="jobs in the example (default 50)")
     p.add_argument("--dir", help="where to create the example (default: a new temporary directory)")
     args = p.parse_args(list(argv))
     configure_logging(0)

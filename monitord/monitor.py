@@ -208,6 +208,8 @@ class Monitor:
         self._checkpoints: Checkpointer | None = None
         self.make_sink_set: Callable[[list[Any]], Any] = self._local_sink_set
         self.spool_settings: SpoolSettings | None = None  # where sinks spool while down
+        self.requested_outputs = 0  # events destinations asked for (-d, properties, default)
+        self.output_errors: list[str] = []  # why some could not even be created
         # --- notifications (issue 6): created by start() in live mode only ---
         self.notifier: Notifier | None = None
         try:
@@ -255,6 +257,7 @@ class Monitor:
         )
         if self.cfg.events:
             dests = [d or default_db_url(run_dir, bd) for d in (self.cfg.dests or [None])]
+            self.requested_outputs = len(dests)
             sinks = []
             for dest in dests:
                 try:
@@ -271,6 +274,7 @@ class Monitor:
                     )
                 except Exception as exc:  # noqa: BLE001 - a bad destination disables only itself
                     log.error("cannot create events output, disabling it", error=str(exc))
+                    self.output_errors.append(str(exc))
             if self.cfg.dashboard and sinks:
                 from sinks.sql.dashboard import DashboardSink, default_dashboard_url
 
@@ -299,6 +303,18 @@ class Monitor:
         tracked = self._open_workflow(run_dir, dagman_out, bd, parent=None)
         if tracked.wf is None:
             raise MonitordError(f"cannot follow the workflow in {run_dir}")
+
+    def check_outputs(self) -> None:
+        """After the run: every requested events destination failed for good (could not be
+        created or opened, or was disabled) -> one clear error, a non-zero exit status."""
+        if not self.requested_outputs:
+            return
+        reasons = list(self.output_errors)
+        for worker in getattr(self.sinks, "workers", []):
+            if worker.failed and getattr(worker.sink, "name", None) != "dashboard":
+                reasons.append(str(worker.health().get("last_error") or worker.sink.name))
+        if len(reasons) >= self.requested_outputs:
+            raise MonitordError("no events output could be written: " + "; ".join(reasons))
 
     def _local_sink_set(self, sinks: list[Any]) -> SinkSet:
         """The per-workflow daemon's sinks: a worker each, spooling while a sink is down."""
@@ -760,16 +776,18 @@ def _log_level_changed(direction: int) -> None:
     )
 
 
-async def run_follow(config: MonitorConfig) -> int:
+async def run_follow(config: MonitorConfig, monitor: Monitor | None = None) -> int:
     """Live mode (``-N`` / no ``-r``): follow until DAGMan and every sub-workflow are done.
 
     SIGINT and SIGTERM end every workflow in order (exit code 1 in jobstate.log, monitord.info
     written, monitord.recover removed) after the sinks have flushed; the process exits 1.
     SIGUSR1 / SIGUSR2 make the log one step more / less verbose; SIGHUP is ignored.
+    ``monitor``: a Monitor (subclass) made for ``config`` by the caller, e.g. one that
+    reports progress.
     """
     import signal
 
-    monitor = Monitor(config)
+    monitor = monitor or Monitor(config)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -782,14 +800,17 @@ async def run_follow(config: MonitorConfig) -> int:
         await monitor.follow_all(stop)
     finally:
         await monitor.close(stop)
+    monitor.check_outputs()
     return 1 if stop.is_set() else 0
 
 
-async def run_replay(config: MonitorConfig) -> int:
-    monitor = Monitor(config)
+async def run_replay(config: MonitorConfig, monitor: Monitor | None = None) -> int:
+    """Replay mode (``-r``): rebuild every output from the finished workflow's files."""
+    monitor = monitor or Monitor(config)
     try:
         await asyncio.to_thread(monitor.start)
         await monitor.replay_all()
     finally:
         await monitor.close()
+    monitor.check_outputs()
     return 0

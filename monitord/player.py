@@ -537,7 +537,13 @@ def main(argv: Sequence[str]) -> int:
     )
     p.add_argument("src", help="a finished submit directory (with <wf>.dag.dagman.out)")
     p.add_argument("dest", help="a new (or empty) directory to write into")
-    p.add_argument("--lines-per-second", type=float, default=200.0, metavar="N")
+    p.add_argument(
+        "--lines-per-second",
+        type=float,
+        default=200.0,
+        metavar="N",
+        help="pace of dagman.out (default %(default)s)",
+    )
     p.add_argument(
         "--seed", type=int, default=None, help="random (reproducible) gaps instead of even ones"
     )

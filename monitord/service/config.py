@@ -1,18 +1,24 @@
-"""The service's TOML configuration: parsed once at start, every key checked.
+"""The service's TOML configuration: parsed once at start, every key checked by pydantic.
 
-Configuration is data: each section is a table of known keys with a type and a
-check, so a typo or a wrong type stops the service at start with one line that
-names the bad key (``[limits] sink_thread: unknown key``), never later.
+The sections are (pydantic) dataclasses whose fields say type and range; unknown keys are
+refused.  A typo or a wrong type stops the service at start with one line that names the file,
+the line when known, and the key (``svc.toml:12: [limits] sink_thread: unknown key``), never later.
+pydantic's error types are worded here once (:func:`_wording`) in the configuration's terms.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import os
+import re
 import tomllib
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import field
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, ConfigDict, Field, Strict, TypeAdapter, ValidationError
+from pydantic.dataclasses import dataclass
+from pydantic_core import ErrorDetails
 
 DEFAULT_CONFIG = "/etc/monitord/service.toml"
 CONFIG_ENV = "MONITORD_SERVICE_CONFIG"
@@ -23,46 +29,116 @@ class ConfigError(Exception):
     """A configuration problem, worded to name the file and the key."""
 
 
-@dataclass(frozen=True)
+# --- value types -------------------------------------------------------------------
+
+
+def _non_empty(text: str) -> str:
+    if not text:
+        raise ValueError("must not be empty")
+    return text
+
+
+def _listen(text: str) -> str:
+    if text and (":" not in text or not text.rsplit(":", 1)[1].isdigit()):
+        raise ValueError(f"must be HOST:PORT (or empty to disable), not {text!r}")
+    return text
+
+
+def _pattern(text: str) -> str:
+    if not text or "/" in text:
+        raise ValueError("must be a file-name pattern such as *.dag.dagman.out")
+    if not fnmatch.fnmatch("x.dag.dagman.out", text) and not text.endswith(".dagman.out"):
+        raise ValueError("must match DAGMan output files (*.dagman.out)")
+    return text
+
+
+Str = Annotated[str, Strict()]
+Bool = Annotated[bool, Strict()]
+Path = Annotated[str, Strict(), AfterValidator(_non_empty), AfterValidator(os.path.expanduser)]
+OptionalStr = Annotated[str, Strict(), AfterValidator(lambda text: text or None)]
+Seconds = Annotated[float, Strict()]  # an integer is accepted as well
+
+
+def _int(lo: int, hi: int | None = None) -> Any:
+    return Annotated[int, Strict(), Field(ge=lo, le=hi)]
+
+
+_SECTION = ConfigDict(extra="forbid", frozen=True)
+
+
+# --- sections ----------------------------------------------------------------------
+
+
+@dataclass(config=_SECTION)
 class Defaults:
     """Per-workflow options for workflows the service picks up itself (watch roots, restarts).
 
     Attached workflows bring their own options (those of the client's command line).
     """
 
-    dests: tuple[str, ...] = ()
-    encoding: str = "bp"
-    no_events: bool = False
-    no_notifications: bool = False
-    notifications_max: int | None = None
-    notifications_timeout: int | None = None
-    skip_stdout: bool = False
-    keep_state: bool = False
-    no_recursive: bool = False
-    dashboard: bool = False
-    dashboard_url: str | None = None
-    use_properties: bool = True
+    dests: tuple[Annotated[str, Strict(), AfterValidator(_non_empty)], ...] = ()
+    encoding: Literal["bp", "json"] = "bp"
+    no_events: Bool = False
+    no_notifications: Bool = False
+    notifications_max: _int(0) | None = None  # type: ignore[valid-type]
+    notifications_timeout: _int(0) | None = None  # type: ignore[valid-type]
+    skip_stdout: Bool = False
+    keep_state: Bool = False
+    no_recursive: Bool = False
+    dashboard: Bool = False
+    dashboard_url: OptionalStr | None = None
+    use_properties: Bool = True
 
 
-@dataclass(frozen=True)
+@dataclass(config=_SECTION)
 class WatchRoot:
-    root: str
-    pattern: str = "*.dag.dagman.out"
-    max_depth: int = 6
+    root: Path
+    pattern: Annotated[str, Strict(), AfterValidator(_pattern)] = "*.dag.dagman.out"
+    max_depth: _int(0, 64) = 6  # type: ignore[valid-type]
 
 
-@dataclass(frozen=True)
+@dataclass(config=_SECTION)
 class Limits:
-    sink_threads: int = 4
-    worker_threads: int = 8
-    idle_check_seconds: float = 30.0
-    poll_seconds: float = 1.0
-    scan_interval_seconds: float = 10.0
-    max_workflows: int = 5000
+    sink_threads: _int(1, 256) = 4  # type: ignore[valid-type]
+    worker_threads: _int(2, 256) = 8  # type: ignore[valid-type]
+    idle_check_seconds: Annotated[Seconds, Field(ge=1.0)] = 30.0
+    poll_seconds: Annotated[Seconds, Field(ge=0.05)] = 1.0
+    scan_interval_seconds: Annotated[Seconds, Field(ge=0.1)] = 10.0
+    max_workflows: _int(1) = 5000  # type: ignore[valid-type]
 
 
-@dataclass(frozen=True)
+@dataclass(config=_SECTION)
+class _Service:
+    socket: Path = "/run/monitord/monitord.sock"
+    socket_mode: _int(0, 0o777) = 0o666  # type: ignore[valid-type]
+    state_dir: Path = "/var/lib/monitord"
+    log_format: Literal["json", "console"] = "json"
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+
+
+@dataclass(config=_SECTION)
+class _Http:
+    listen: Annotated[str, Strict(), AfterValidator(_listen)] = DEFAULT_LISTEN
+
+
+@dataclass(config=_SECTION)
+class _Document:
+    """The file as written: its sections."""
+
+    service: _Service = field(default_factory=_Service)
+    http: _Http = field(default_factory=_Http)
+    defaults: Defaults = field(default_factory=Defaults)
+    watch: list[WatchRoot] = field(default_factory=list)
+    limits: Limits = field(default_factory=Limits)
+
+
+_DOCUMENT = TypeAdapter(_Document)
+
+
+@dataclasses.dataclass(frozen=True)
 class ServiceConfig:
+    """What the service runs with (the sections of the file, [service] and [http] flattened)."""
+
     path: str | None = None
     socket: str = "/run/monitord/monitord.sock"
     socket_mode: int = 0o666
@@ -75,165 +151,137 @@ class ServiceConfig:
     limits: Limits = field(default_factory=Limits)
 
 
-# --- key checks ------------------------------------------------------------------
-
-Check = Callable[[Any], Any]
+# --- errors in the configuration's words ---------------------------------------------
 
 
-def _str(value: Any) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"must be a string, not {type(value).__name__}")
-    return value
+def _fields(section: Any) -> dict[str, Any]:
+    return dict(getattr(section, "__pydantic_fields__", {}))
 
 
-def _path(value: Any) -> str:
-    text = _str(value)
-    if not text:
-        raise ValueError("must not be empty")
-    return os.path.expanduser(text)
+def _where(loc: tuple[int | str, ...]) -> tuple[str, str | None, Any]:
+    """``("watch", 0, "depth")`` -> ("[[watch]] #1", "depth", the section's class)."""
+    section = str(loc[0])
+    doc_field = _fields(_Document).get(section)
+    cls = doc_field.annotation if doc_field is not None else None
+    rest = list(loc[1:])
+    if section == "watch":
+        cls = WatchRoot
+        label = "[[watch]]"
+        if rest and isinstance(rest[0], int):
+            label += f" #{rest.pop(0) + 1}"
+    else:
+        label = f"[{section}]"
+    key = str(rest[0]) if rest else None
+    return label, key, cls
 
 
-def _opt_str(value: Any) -> str | None:
-    return _str(value) or None
+def _bounds(cls: Any, key: str, ctx: dict[str, Any]) -> tuple[Any, Any]:
+    """The field's lower and upper bound (pydantic names only the one that failed)."""
+    lo, hi = ctx.get("ge"), ctx.get("le")
+    info = _fields(cls).get(key)
+    for item in getattr(info, "metadata", []):
+        lo = getattr(item, "ge", lo)
+        hi = getattr(item, "le", hi)
+    return lo, hi
 
 
-def _bool(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"must be true or false, not {value!r}")
-    return value
+def _wording(err: ErrorDetails) -> str:
+    """One pydantic error as ``[section] key: what is wrong``."""
+    loc = tuple(err["loc"])
+    kind, value, ctx = err["type"], err.get("input"), err.get("ctx") or {}
+    if (
+        len(loc) == 1
+        and kind == "unexpected_keyword_argument"
+        or (len(loc) == 1 and kind == "extra_forbidden")
+    ):
+        known = ", ".join(sorted(_fields(_Document)))
+        return f"[{loc[0]}]: unknown section (known: {known})"
+    label, key, cls = _where(loc)
+    if key is None:
+        if loc[0] == "watch" and kind == "list_type":
+            return f"{label}: must be an array of tables ([[watch]])"
+        return f"{label}: must be a table"
+    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
+        return f"{label} {key}: unknown key (known: {', '.join(sorted(_fields(cls)))})"
+    if kind in ("missing", "missing_argument"):
+        return (
+            f"{label} {key}: missing (the directory to watch)"
+            if key == "root"
+            else (f"{label} {key}: missing")
+        )
+    if kind in ("greater_than_equal", "less_than_equal"):
+        lo, hi = _bounds(cls, key, ctx)
+        what = f"between {lo} and {hi}" if hi is not None else f">= {lo}"
+        return f"{label} {key}: must be {what}, not {value!r}"
+    if kind == "literal_error":
+        allowed = ctx.get("expected", "").replace("'", "").replace(" or ", ", ")
+        return f"{label} {key}: must be one of {allowed}, not {value!r}"
+    if kind == "bool_type":
+        return f"{label} {key}: must be true or false, not {value!r}"
+    if kind in ("int_type", "int_from_float"):
+        return f"{label} {key}: must be an integer, not {value!r}"
+    if kind in ("float_type", "float_parsing"):
+        return f"{label} {key}: must be a number of seconds, not {value!r}"
+    if kind in ("tuple_type", "list_type") or len(loc) > 2 + (loc[0] == "watch"):
+        return f"{label} {key}: must be a list of non-empty strings"
+    if kind == "string_type":
+        return f"{label} {key}: must be a string, not {type(value).__name__}"
+    if kind == "value_error":
+        return f"{label} {key}: {ctx.get('error', err['msg'])}"
+    return f"{label} {key}: {err['msg']}"
 
 
-def _int(lo: int, hi: int | None = None) -> Check:
-    def check(value: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"must be an integer, not {value!r}")
-        if value < lo or (hi is not None and value > hi):
-            raise ValueError(f"must be between {lo} and {hi}" if hi else f"must be >= {lo}")
-        return value
-
-    return check
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\"-]+?)\s*\]")
 
 
-def _seconds(lo: float) -> Check:
-    def check(value: Any) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ValueError(f"must be a number of seconds, not {value!r}")
-        if value < lo:
-            raise ValueError(f"must be >= {lo}")
-        return float(value)
-
-    return check
-
-
-def _choice(*allowed: str) -> Check:
-    def check(value: Any) -> str:
-        if value not in allowed:
-            raise ValueError(f"must be one of {', '.join(allowed)}, not {value!r}")
-        return str(value)
-
-    return check
-
-
-def _str_list(value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise ValueError("must be a list of non-empty strings")
-    return tuple(value)
-
-
-def _listen(value: Any) -> str:
-    text = _str(value)
-    if text and (":" not in text or not text.rsplit(":", 1)[1].isdigit()):
-        raise ValueError(f"must be HOST:PORT (or empty to disable), not {text!r}")
-    return text
+def _line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
+    """The line of ``loc`` (section, [index], key) in the TOML ``text``, when it is plain."""
+    section = str(loc[0])
+    index = loc[1] if len(loc) > 1 and isinstance(loc[1], int) else 0
+    keys = [p for p in loc[1:] if isinstance(p, str)]
+    seen = -1
+    inside = False
+    header_line = None
+    for number, line in enumerate(text.splitlines(), 1):
+        m = _HEADER.match(line)
+        if m:
+            inside = m.group(2).strip('"') == section
+            if inside:
+                seen += 1
+                inside = seen == index
+                if inside:
+                    header_line = number
+            continue
+        if not keys:
+            continue
+        if inside and re.match(rf"^\s*\"?{re.escape(keys[0])}\"?\s*=", line):
+            return number
+    return header_line
 
 
-def _pattern(value: Any) -> str:
-    text = _str(value)
-    if not text or "/" in text:
-        raise ValueError("must be a file-name pattern such as *.dag.dagman.out")
-    if not fnmatch.fnmatch("x.dag.dagman.out", text) and not text.endswith(".dagman.out"):
-        raise ValueError("must match DAGMan output files (*.dagman.out)")
-    return text
-
-
-SERVICE_KEYS: dict[str, Check] = {
-    "socket": _path,
-    "socket_mode": _int(0, 0o777),
-    "state_dir": _path,
-    "log_format": _choice("json", "console"),
-    "log_level": _choice("debug", "info", "warning", "error"),
-}
-HTTP_KEYS: dict[str, Check] = {"listen": _listen}
-DEFAULT_KEYS: dict[str, Check] = {
-    "dests": _str_list,
-    "encoding": _choice("bp", "json"),
-    "no_events": _bool,
-    "no_notifications": _bool,
-    "notifications_max": _int(0),
-    "notifications_timeout": _int(0),
-    "skip_stdout": _bool,
-    "keep_state": _bool,
-    "no_recursive": _bool,
-    "dashboard": _bool,
-    "dashboard_url": _opt_str,
-    "use_properties": _bool,
-}
-WATCH_KEYS: dict[str, Check] = {"root": _path, "pattern": _pattern, "max_depth": _int(0, 64)}
-LIMIT_KEYS: dict[str, Check] = {
-    "sink_threads": _int(1, 256),
-    "worker_threads": _int(2, 256),
-    "idle_check_seconds": _seconds(1.0),
-    "poll_seconds": _seconds(0.05),
-    "scan_interval_seconds": _seconds(0.1),
-    "max_workflows": _int(1),
-}
-
-
-def _section(where: str, table: Any, keys: dict[str, Check]) -> dict[str, Any]:
-    if not isinstance(table, dict):
-        raise ConfigError(f"{where}: must be a table")
-    out: dict[str, Any] = {}
-    for key, value in table.items():
-        check = keys.get(key)
-        if check is None:
-            raise ConfigError(f"{where} {key}: unknown key (known: {', '.join(sorted(keys))})")
-        try:
-            out[key] = check(value)
-        except ValueError as exc:
-            raise ConfigError(f"{where} {key}: {exc}") from None
-    return out
-
-
-def parse_config(data: dict[str, Any], path: str | None = None) -> ServiceConfig:
-    """Validate an already-parsed TOML document."""
+def parse_config(
+    data: dict[str, Any], path: str | None = None, text: str | None = None
+) -> ServiceConfig:
+    """Validate an already-parsed TOML document (``text``: its source, for line numbers)."""
     name = path or "<config>"
-    known = {"service", "http", "defaults", "watch", "limits"}
-    for key in data:
-        if key not in known:
-            raise ConfigError(
-                f"{name}: [{key}]: unknown section (known: {', '.join(sorted(known))})"
-            )
-    service = _section(f"{name}: [service]", data.get("service", {}), SERVICE_KEYS)
-    http = _section(f"{name}: [http]", data.get("http", {}), HTTP_KEYS)
-    defaults = _section(f"{name}: [defaults]", data.get("defaults", {}), DEFAULT_KEYS)
-    limits = _section(f"{name}: [limits]", data.get("limits", {}), LIMIT_KEYS)
-    raw_watch = data.get("watch", [])
-    if not isinstance(raw_watch, list):
-        raise ConfigError(f"{name}: [[watch]]: must be an array of tables ([[watch]])")
-    watch = []
-    for i, item in enumerate(raw_watch):
-        where = f"{name}: [[watch]] #{i + 1}"
-        entry = _section(where, item, WATCH_KEYS)
-        if "root" not in entry:
-            raise ConfigError(f"{where} root: missing (the directory to watch)")
-        watch.append(WatchRoot(**entry))
+    try:
+        doc = _DOCUMENT.validate_python(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        line = _line_of(text, tuple(first["loc"])) if text is not None else None
+        where = f"{name}:{line}" if line else name
+        raise ConfigError(f"{where}: {_wording(first)}") from None
     return ServiceConfig(
         path=path,
-        http_listen=http.get("listen", DEFAULT_LISTEN),
-        defaults=Defaults(**defaults),
-        watch=tuple(watch),
-        limits=Limits(**limits),
-        **service,
+        socket=doc.service.socket,
+        socket_mode=doc.service.socket_mode,
+        state_dir=doc.service.state_dir,
+        log_format=doc.service.log_format,
+        log_level=doc.service.log_level,
+        http_listen=doc.http.listen,
+        defaults=doc.defaults,
+        watch=tuple(doc.watch),
+        limits=doc.limits,
     )
 
 
@@ -241,12 +289,16 @@ def load_config(path: str) -> ServiceConfig:
     """Read and validate ``path``; any problem raises :class:`ConfigError` naming the key."""
     try:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+            raw = fh.read()
+        text = raw.decode("utf-8")
+        data = tomllib.loads(text)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: not UTF-8 ({exc.reason})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    return parse_config(data, path)
+    return parse_config(data, path, text)
 
 
 def configured_path(explicit: str | None = None) -> str | None:

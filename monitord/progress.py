@@ -1,0 +1,155 @@
+"""What ``monitord replay`` / ``monitord follow`` show on a terminal: progress, then a summary.
+
+Command-line layer.  :class:`CountingMonitor` is the daemon's Monitor plus counters (bytes and
+lines fed, events, job instances ended); :func:`run_with_progress` draws them with rich while the
+daemon runs (lines/s, jobs done, percent of the dagman.out files and an ETA from their sizes)
+when stderr is a terminal; :func:`summary_line` is the one line printed at the end.  The
+counters are written by the daemon's worker threads and only read here, so they are
+approximate while running and exact at the end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Coroutine
+from typing import Any, TextIO
+
+from monitord.monitor import Monitor, MonitorConfig, Tracked
+
+REFRESH = 0.25  # seconds between two readings of the counters
+_INSTANCE_END = "job_inst.main.end"
+
+
+class CountingMonitor(Monitor):
+    """A Monitor that counts what it processes, for the progress display and the summary."""
+
+    def __init__(self, config: MonitorConfig) -> None:
+        super().__init__(config)
+        self.started = time.monotonic()
+        self.opened: list[Tracked] = []  # every (sub-)workflow, in the order they were found
+        self.bytes_fed = 0
+        self.lines_fed = 0
+        self.events_total = 0
+        self.instances_ended = 0
+
+    def _open_workflow(self, run_dir: str, dagman_out: str, bd: Any, *, parent: Any) -> Tracked:
+        tracked = super()._open_workflow(run_dir, dagman_out, bd, parent=parent)
+        self.opened.append(tracked)
+        return tracked
+
+    def _feed(self, tracked: Tracked, lines: list[str]) -> None:
+        self.lines_fed += len(lines)
+        self.bytes_fed += sum(map(len, lines)) + len(lines)
+        super()._feed(tracked, lines)
+
+    def _publish(self) -> None:
+        events = self.events
+        self.events_total += len(events)
+        self.instances_ended += sum(1 for e in events if e.name == _INSTANCE_END)
+        super()._publish()
+
+    def bytes_total(self) -> int:
+        """The size of every dagman.out found so far (live: it grows)."""
+        total = 0
+        for tracked in list(self.opened):
+            try:
+                total += os.path.getsize(tracked.dagman_out)
+            except OSError:
+                pass
+        return total
+
+
+def summary_line(monitor: CountingMonitor, *, replay: bool) -> str:
+    """``replayed 3 workflows in 1.2 s: 120 jobs, 131 job instances, 2345 events, ...``."""
+    seconds = time.monotonic() - monitor.started
+    workflows = [t.wf for t in monitor.opened if t.wf is not None]
+    jobs = sum(len({name for name, _seq in wf.jobs}) for wf in workflows)
+    instances = sum(len(wf.jobs) for wf in workflows)
+    parts = [
+        f"{jobs} jobs",
+        f"{instances} job instances",
+        f"{monitor.events_total} events",
+    ]
+    stats = _sink_stats(monitor)
+    if stats:
+        written = sum(int(s.get("events_written", 0)) for s in stats)
+        parts.append(f"{written} events written to {len(stats)} destination(s)")
+    verb = "replayed" if replay else "followed"
+    count = len(workflows)
+    noun = "workflow" if count == 1 else "workflows"
+    return f"monitord: {verb} {count} {noun} in {seconds:.1f} s: " + ", ".join(parts)
+
+
+def _sink_stats(monitor: Monitor) -> list[dict[str, Any]]:
+    stats = getattr(monitor.sinks, "stats", None)
+    if stats is None:
+        return []
+    try:
+        return list(stats())
+    except Exception:  # the summary never fails a run that succeeded
+        return []
+
+
+async def run_with_progress(
+    run: Coroutine[Any, Any, int],
+    monitor: CountingMonitor,
+    *,
+    replay: bool,
+    stream: TextIO,
+) -> int:
+    """Await ``run`` while a progress bar on ``stream`` (a terminal) shows ``monitor``'s counters."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[rate]:>9,.0f} lines/s"),
+        TextColumn("{task.fields[jobs]:>7,} jobs done"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=Console(file=stream),
+        transient=True,  # the summary line replaces it
+    )
+    first = "replaying" if replay else "catching up"
+    task = progress.add_task(first, total=None, rate=0.0, jobs=0)
+
+    def refresh() -> None:
+        total = monitor.bytes_total()
+        done = min(monitor.bytes_fed, total)
+        elapsed = max(time.monotonic() - monitor.started, 1e-6)
+        description = first
+        if not replay and total and done >= total:
+            description = "following"
+        progress.update(
+            task,
+            description=description,
+            total=total or None,
+            completed=done,
+            rate=monitor.lines_fed / elapsed,
+            jobs=monitor.instances_ended,
+        )
+
+    async def keep_refreshing() -> None:
+        while True:
+            refresh()
+            await asyncio.sleep(REFRESH)
+
+    with progress:
+        refresher = asyncio.create_task(keep_refreshing())
+        try:
+            return await run
+        finally:
+            refresher.cancel()
+            refresh()

@@ -1,0 +1,176 @@
+"""The service's /metrics: prometheus-client metric families built from one status snapshot.
+
+A custom collector (no global gauges to keep in step): every scrape takes one
+:class:`~monitord.service.status.ServiceSnapshot` and turns it into metric families, and
+prometheus-client writes the exposition format (escaping, +Inf/NaN, counters' ``_total``).
+To expose more (e.g. per-sink health), add a family in :meth:`SnapshotCollector.families`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
+
+from monitord.service.status import JOB_COLUMNS, ServiceSnapshot
+
+PROMETHEUS_TYPE = CONTENT_TYPE_PLAIN_0_0_4  # what generate_latest writes
+
+
+def _gauge(
+    name: str, help_text: str, labels: tuple[str, ...], samples: Iterable[tuple[tuple, float]]
+) -> GaugeMetricFamily:
+    family = GaugeMetricFamily(name, help_text, labels=list(labels))
+    for values, value in samples:
+        family.add_metric(list(values), value)
+    return family
+
+
+def _counter(
+    name: str, help_text: str, labels: tuple[str, ...], samples: Iterable[tuple[tuple, float]]
+) -> CounterMetricFamily:
+    family = CounterMetricFamily(name, help_text, labels=list(labels))
+    for values, value in samples:
+        family.add_metric(list(values), value)
+    return family
+
+
+class SnapshotCollector:
+    """A prometheus-client collector reading a fresh snapshot on every scrape."""
+
+    def __init__(self, snapshot: Callable[[], ServiceSnapshot]) -> None:
+        self._snapshot = snapshot
+
+    def collect(self) -> Iterator[Metric]:
+        yield from self.families(self._snapshot())
+
+    @staticmethod
+    def families(snap: ServiceSnapshot) -> Iterator[Metric]:
+        wfs = snap.workflows
+        wf = ("wf_uuid",)
+        yield _gauge(
+            "process_start_time_seconds",
+            "Start time of the process since unix epoch in seconds.",
+            (),
+            [((), snap.started_at)],
+        )
+        yield _gauge("monitord_workflows", "Workflows followed.", (), [((), len(wfs))])
+        yield _gauge(
+            "monitord_workflow_lag_bytes",
+            "Bytes of dagman.out not processed yet.",
+            wf,
+            [((w.wf_uuid,), w.lag_bytes) for w in wfs],
+        )
+        yield _gauge(
+            "monitord_workflow_lag_seconds",
+            "Age of the oldest dagman.out data not processed yet.",
+            wf,
+            [((w.wf_uuid,), w.lag_seconds) for w in wfs],
+        )
+        yield _gauge(
+            "monitord_workflow_events_per_second",
+            "Stampede events produced per second (recent average).",
+            wf,
+            [((w.wf_uuid,), w.events_per_second) for w in wfs],
+        )
+        yield _counter(
+            "monitord_workflow_events_total",
+            "Stampede events produced.",
+            wf,
+            [((w.wf_uuid,), w.events_total) for w in wfs],
+        )
+        yield _gauge(
+            "monitord_workflow_jobs",
+            "DAG nodes per state, as pegasus-status counts them.",
+            ("wf_uuid", "state"),
+            [((w.wf_uuid, c), w.jobs.get(c, 0)) for w in wfs for c in JOB_COLUMNS],
+        )
+        yield _gauge(
+            "monitord_workflow_percent_done",
+            "Nodes done successfully, in percent of all nodes.",
+            wf,
+            [((w.wf_uuid,), w.percent_done) for w in wfs],
+        )
+        sink = ("sink",)
+        sinks = snap.sinks
+        yield _gauge(
+            "monitord_sink_up",
+            "1 while every workflow's delivery to the sink works (up or draining a backlog), "
+            "0 while any is down (retrying) or disabled.",
+            sink,
+            [((s.name,), 1.0 if s.healthy else 0.0) for s in sinks],
+        )
+        yield _gauge(
+            "monitord_sink_disabled",
+            "Workflows whose delivery to the sink was given up (permanent error).",
+            sink,
+            [((s.name,), 1.0 if s.state == "disabled" else 0.0) for s in sinks],
+        )
+        yield _gauge(
+            "monitord_sink_queued",
+            "Event batches waiting in memory for the sink.",
+            sink,
+            [((s.name,), s.queued) for s in sinks],
+        )
+        yield _gauge(
+            "monitord_sink_spooled_events",
+            "Events spooled on disk, not yet delivered to the sink.",
+            sink,
+            [((s.name,), s.spooled) for s in sinks],
+        )
+        yield _gauge(
+            "monitord_sink_spooled_bytes",
+            "Bytes of the spooled events not yet delivered to the sink.",
+            sink,
+            [((s.name,), s.spooled_bytes) for s in sinks],
+        )
+        yield _gauge(
+            "monitord_sink_oldest_undelivered_seconds",
+            "Age of the oldest event spooled for the sink and not delivered yet (0 when none).",
+            sink,
+            [((s.name,), s.oldest_age) for s in sinks],
+        )
+        yield _counter(
+            "monitord_sink_retries_total",
+            "Failed attempts to deliver to the sink that will be retried (retryable errors).",
+            sink,
+            [((s.name,), s.retries) for s in sinks],
+        )
+        yield _counter(
+            "monitord_sink_permanent_failures_total",
+            "Permanent errors that disabled a workflow's delivery to the sink.",
+            sink,
+            [((s.name,), s.permanent_failures) for s in sinks],
+        )
+        yield _counter(
+            "monitord_sink_failures_total",
+            "Failed attempts to deliver to the sink (retryable and permanent).",
+            sink,
+            [((s.name,), s.failures) for s in sinks],
+        )
+        yield _gauge(
+            "monitord_notifications_running",
+            "Notification scripts running.",
+            (),
+            [((), snap.notifications_running)],
+        )
+        yield _gauge(
+            "monitord_notifications_queued",
+            "Notifications waiting for a free slot.",
+            (),
+            [((), snap.notifications_queued)],
+        )
+
+
+def metrics_registry(snapshot: Callable[[], ServiceSnapshot]) -> CollectorRegistry:
+    """A registry of its own (not prometheus-client's global one) holding the snapshot collector."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(SnapshotCollector(snapshot))
+    return registry
+
+
+def render_metrics(snapshot: ServiceSnapshot) -> str:
+    """The snapshot in the Prometheus text exposition format 0.0.4."""
+    return generate_latest(metrics_registry(lambda: snapshot)).decode()
