@@ -330,6 +330,9 @@ def test_spool_policy_through_the_runtime_loses_nothing_and_never_blocks(tmp_pat
     runner.flush()
     assert time.monotonic() - began < 3, "the producer waited for a held plugin"
     assert runner.spooled > 0 and runner.down
+    host = PluginHost([(worker, runner)], [])
+    (state,) = host.snapshot()
+    assert state["spooled"] == runner.spooled and state["delivery"] == "down"
     plugin.gate.set()
     deadline = time.monotonic() + 20
     while (runner.spooled or worker.pending) and time.monotonic() < deadline:
@@ -354,7 +357,7 @@ def test_host_snapshot_reports_each_plugin(tmp_path: Path) -> None:
     both.close()
     (state,) = plugin_snapshot(both)
     assert state["name"] == "t" and state["delivered"] == 4 and state["dropped"] == 0
-    assert state["spooled"] == 0 and state["state"] == "stopped"
+    assert state["spooled"] == 0 and state["state"] == "stopped" and state["delivery"] == "up"
 
 
 def test_enabled_but_missing_or_misconfigured_plugins_are_skipped() -> None:

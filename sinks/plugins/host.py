@@ -83,12 +83,21 @@ class PluginHost:
         self.join()
 
     def snapshot(self) -> list[dict[str, Any]]:
-        """Per plugin: state, delivered, queued, dropped, spooled, errors, last error."""
+        """Per plugin: state, delivered, queued, dropped, spooled, errors, last error.
+
+        ``delivery`` is the runtime's view (``up``; ``down`` while the plugin has no room
+        and its events wait in the spool; ``draining`` while it catches up).
+        """
         out = []
         for worker, runner in self.plugins:
             state = worker.snapshot()
-            state["spooled"] = runner.spooled
-            state["behind"] = runner.down  # events wait in the spool for the plugin
+            health = runner.health()
+            state.update(
+                spooled=health.get("spooled_events", 0),
+                spooled_bytes=health.get("spooled_bytes", 0),
+                oldest_undelivered_age=health.get("oldest_age", 0.0),
+                delivery=health.get("state"),
+            )
             out.append(state)
         return out + [s.snapshot() for s in self.skipped]
 
