@@ -29,7 +29,7 @@ import structlog
 
 from monitord.events import StampedeEvent
 from sinks.plugins.config import THREAD, PluginSettings
-from sinks.plugins.worker import PluginWorker
+from sinks.plugins.worker import PluginCounters, PluginWorker
 from sinks.process_worker import decode_batch, encode_batch
 
 log = structlog.get_logger(__name__)
@@ -99,20 +99,13 @@ def _child_main(
 # ---------------------------------------------------------------- the daemon's side
 
 
-class ProcessPluginWorker:
+class ProcessPluginWorker(PluginCounters):
     """:class:`PluginWorker`'s interface, the plugin running in a child process."""
 
     def __init__(self, settings: PluginSettings, target: str) -> None:
-        self.settings = settings
-        self.name = settings.name
+        super().__init__(settings)  # ``delivered``: over every child
         self.target = target
-        self.filter: tuple[str, ...] | None = None
-        self.state = "new"
-        self.delivered = 0  # over every child
-        self.dropped = 0
-        self.errors = 0
         self.restarts = 0
-        self.last_error: str | None = None
         self._props: dict[str, str] = {}
         self._cond = threading.Condition()
         self._unacked: deque[StampedeEvent] = deque()  # sent, not yet handled, in order
@@ -251,14 +244,7 @@ class ProcessPluginWorker:
                 proc.kill()
                 proc.join(5)
         self.state = self._stopped_state or "stuck"
-        log.info(
-            "plugin stopped",
-            plugin=self.name,
-            delivered=self.delivered,
-            dropped=self.dropped,
-            errors=self.errors,
-            restarts=self.restarts,
-        )
+        self._log_stopped(restarts=self.restarts)
 
     # ------------------------------------------------------------------ producer side
     @property
@@ -322,21 +308,6 @@ class ProcessPluginWorker:
         with self._cond:
             return list(self._unacked)
 
-    def _error(self, text: str) -> None:
-        self.errors += 1
-        self.last_error = text
-
     def snapshot(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "state": self.state,
-            "isolation": "process",
-            "overflow_policy": self.settings.overflow_policy,
-            "delivered": self.delivered,
-            "queued": len(self._unacked),
-            "dropped": self.dropped,
-            "errors": self.errors,
-            "restarts": self.restarts,
-            "pid": self._proc.pid if self._proc is not None else None,
-            "last_error": self.last_error,
-        }
+        pid = self._proc.pid if self._proc is not None else None
+        return {**self._counters(len(self._unacked)), "restarts": self.restarts, "pid": pid}

@@ -18,6 +18,7 @@ import sys
 from typing import Any
 
 from sinks.plugins.config import (
+    SETTING_KEYS,
     PluginConfigError,
     enabled_names,
     is_true,
@@ -27,18 +28,7 @@ from sinks.plugins.config import (
 from sinks.plugins.contract import ENTRY_POINT_GROUP, installed_plugins
 
 SECRET_WORDS = ("password", "passwd", "secret", "token", "key", "auth", "credential")
-OUR_KEYS = frozenset(
-    (
-        "enabled",
-        "events",
-        "queue_size",
-        "overflow_policy",
-        "tick_interval",
-        "join_timeout",
-        "start_timeout",
-        "isolation",
-    )
-)
+OUR_KEYS = frozenset(SETTING_KEYS)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -58,20 +58,54 @@ def _bounded(
     return helper, outcome[0] if outcome else None
 
 
-class PluginWorker:
-    """The plugin object, its buffer and its thread; counters for the status pages."""
+class PluginCounters:
+    """What every plugin worker (thread or process) reports, and how it counts a failure."""
 
-    def __init__(self, settings: PluginSettings, plugin: Any) -> None:
+    def __init__(self, settings: PluginSettings) -> None:
         self.settings = settings
         self.name = settings.name
-        self.plugin = plugin
-        self.filter: tuple[str, ...] | None = None
+        self.filter: tuple[str, ...] | None = None  # prefixes of the events it gets (None: all)
         self.state = "new"  # new, running, stopped, skipped, stuck
         self.delivered = 0  # events handed to handle_event (raised or not)
         self.dropped = 0
-        self.errors = 0  # hook calls that raised
-        self.ticks = 0
+        self.errors = 0  # hook calls that raised (and, isolated, process deaths)
         self.last_error: str | None = None
+
+    def _error(self, text: str) -> None:
+        self.errors += 1
+        self.last_error = text
+
+    def _log_stopped(self, **more: Any) -> None:
+        log.info(
+            "plugin stopped",
+            plugin=self.name,
+            delivered=self.delivered,
+            dropped=self.dropped,
+            errors=self.errors,
+            **more,
+        )
+
+    def _counters(self, queued: int) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "state": self.state,
+            "isolation": self.settings.isolation,
+            "overflow_policy": self.settings.overflow_policy,
+            "delivered": self.delivered,
+            "queued": queued,
+            "dropped": self.dropped,
+            "errors": self.errors,
+            "last_error": self.last_error,
+        }
+
+
+class PluginWorker(PluginCounters):
+    """The plugin object, its buffer and its thread; counters for the status pages."""
+
+    def __init__(self, settings: PluginSettings, plugin: Any) -> None:
+        super().__init__(settings)
+        self.plugin = plugin
+        self.ticks = 0
         self._items: deque[StampedeEvent] = deque()
         self._busy = False  # inside handle_event / tick
         self._chunk: list[StampedeEvent] = []  # taken from the queue, being handled
@@ -137,13 +171,7 @@ class PluginWorker:
             return
         self.state = "stopped"
         self._call_stop()
-        log.info(
-            "plugin stopped",
-            plugin=self.name,
-            delivered=self.delivered,
-            dropped=self.dropped,
-            errors=self.errors,
-        )
+        self._log_stopped()
 
     def _call_stop(self) -> None:
         stop = getattr(self.plugin, "stop", None)
@@ -231,10 +259,6 @@ class PluginWorker:
                 dropped=self.dropped,
             )
 
-    def _error(self, text: str) -> None:
-        self.errors += 1
-        self.last_error = text
-
     # ------------------------------------------------------------------ the plugin's thread
     def _run(self) -> None:
         """Take up to CHUNK queued events at a time (one lock round per chunk, not per event)."""
@@ -306,15 +330,4 @@ class PluginWorker:
             )
 
     def snapshot(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "state": self.state,
-            "isolation": self.settings.isolation,
-            "overflow_policy": self.settings.overflow_policy,
-            "delivered": self.delivered,
-            "queued": len(self._items),
-            "dropped": self.dropped,
-            "errors": self.errors,
-            "ticks": self.ticks,
-            "last_error": self.last_error,
-        }
+        return {**self._counters(len(self._items) + self._in_hand()), "ticks": self.ticks}
