@@ -153,7 +153,13 @@ def test_live_follow_feeds_each_plugin_its_events(tmp_path: Path) -> None:
 
 
 def test_spool_policy_a_stopped_plugin_gets_every_event_afterwards(tmp_path: Path) -> None:
-    """The blocker is held (gate file) for a while during a live follow, then let go."""
+    """The blocker is held (gate file) for a while during a live follow, then let go.
+
+    The log keeps growing the whole time (a live DAGMan; an idle one would be declared dead),
+    and is played over 1.5 times the hold, so events come before, during and after it.
+    """
+    import threading
+
     require_corpus()
     sample = "process_wf_success"
     stopped_for = float(os.environ.get("MONITORD_PLUGIN_STOP_SECONDS", "8"))
@@ -163,20 +169,24 @@ def test_spool_policy_a_stopped_plugin_gets_every_event_afterwards(tmp_path: Pat
     gate.touch()
     args = plugin_args(tmp_path, {"blocker": {"gate": str(gate), "queue_size": "5"}})
     daemon = _start_live(run, args, _env(tmp_path))
+    player = threading.Thread(
+        target=_play, args=(lines[10:], dagman_out, stopped_for * 1.5, max(40, int(stopped_for)))
+    )
     try:
-        started = time.monotonic()
-        _play(lines[10 : len(lines) // 2], dagman_out, 1.0)
-        deadline = started + stopped_for
+        player.start()
+        deadline = time.monotonic() + stopped_for
         spooled = False
         while time.monotonic() < deadline:
             spooled = spooled or any((run / "monitord.spool").glob("*/*"))
             time.sleep(0.2)
         assert spooled, "nothing was spooled for the stopped plugin"
         assert events_in(journal(tmp_path / "blocker.jsonl")) == []
+        assert daemon.poll() is None, "the daemon ended while the plugin was stopped"
         gate.unlink()
-        _play(lines[len(lines) // 2 :], dagman_out, 1.0)
+        player.join()
         _, err = daemon.communicate(timeout=120)
     finally:
+        player.join()
         if daemon.poll() is None:
             daemon.kill()
     assert daemon.returncode == 0, err[-3000:]

@@ -34,6 +34,7 @@ OUR_KEYS = frozenset(SETTING_KEYS)
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="monitord plugins",
+        usage="monitord plugins [-Dkey=value ...] [--conf FILE] [--json] [SUBMIT_DIR]",
         description="List the installed pegasus-monitord event plugins "
         f"(entry-point group {ENTRY_POINT_GROUP}), whether a workflow enables each, "
         "and their settings.",
