@@ -210,8 +210,15 @@ class SinksAndPlugins:
 def with_plugins(
     sinks: Any, props: Mapping[str, str], *, restart: bool, spool: SpoolSettings | None
 ) -> Any:
-    """``sinks`` feeding also the plugins ``props`` enable (``sinks`` itself when none)."""
-    host = start_plugins(props, restart=restart, spool=spool)
+    """``sinks`` feeding also the plugins ``props`` enable (``sinks`` itself when none).
+
+    Nothing a plugin package does (a broken entry point, a bad distribution) stops the daemon.
+    """
+    try:
+        host = start_plugins(props, restart=restart, spool=spool)
+    except Exception as exc:  # noqa: BLE001 - plugins are optional; the sinks are not
+        log.error("cannot start the event plugins, running without them", error=repr(exc))
+        return sinks
     return sinks if host is None else SinksAndPlugins(sinks, host)
 
 
