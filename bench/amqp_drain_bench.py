@@ -32,7 +32,7 @@ from monitord.readers.bp import parse_bp_line  # noqa: E402
 from sinks.amqp.config import parse_amqp_url  # noqa: E402
 from sinks.amqp.encoder import encode_selected  # noqa: E402
 from sinks.amqp.sink import AMQPSink  # noqa: E402
-from sinks.amqp.spool import Spool  # noqa: E402
+from sinks.spool.segments import Spool  # noqa: E402
 
 CORPUS_BP = PROJECT.parent / "shared" / "corpus" / "hierarchical_wf_success" / "expected"
 

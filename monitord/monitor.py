@@ -46,6 +46,7 @@ from monitord.statefiles import (
 from monitord.tail import ChangeWatch, LineFollower
 from monitord.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
 from notifications.notifier import Notifier
+from sinks.plugins.host import with_plugins
 from sinks.registry import build_sink
 from sinks.runner import SinkSet
 from sinks.spool import SPOOL_DIR_NAME, SpoolSettings
@@ -207,6 +208,8 @@ class Monitor:
         self._checkpoints: Checkpointer | None = None
         self.make_sink_set: Callable[[list[Any]], Any] = self._local_sink_set
         self.spool_settings: SpoolSettings | None = None  # where sinks spool while down
+        self.requested_outputs = 0  # events destinations asked for (-d, properties, default)
+        self.output_errors: list[str] = []  # why some could not even be created
         # --- notifications (issue 6): created by start() in live mode only ---
         self.notifier: Notifier | None = None
         try:
@@ -254,6 +257,7 @@ class Monitor:
         )
         if self.cfg.events:
             dests = [d or default_db_url(run_dir, bd) for d in (self.cfg.dests or [None])]
+            self.requested_outputs = len(dests)
             sinks = []
             for dest in dests:
                 try:
@@ -270,6 +274,7 @@ class Monitor:
                     )
                 except Exception as exc:  # a bad destination disables only itself
                     log.error("cannot create events output, disabling it", error=str(exc))
+                    self.output_errors.append(str(exc))
             if self.cfg.dashboard and sinks:
                 from sinks.sql.dashboard import DashboardSink, default_dashboard_url
 
@@ -285,13 +290,31 @@ class Monitor:
                     )
                 except Exception as exc:
                     log.warning("dashboard disabled", error=str(exc))
-            self.sinks = self.make_sink_set(sinks)
+            # event plugins (issue 13): beside the sinks, per workflow, on the same runtime
+            self.sinks = with_plugins(
+                self.make_sink_set(sinks),
+                self.cfg.properties,
+                restart=self.restart,
+                spool=self.spool_settings,
+            )
             self.sinks.start()
         self.options.events_enabled = self.cfg.events and bool(self.sinks)
         self._start_notifications(run_dir)  # notifications (issue 6)
         tracked = self._open_workflow(run_dir, dagman_out, bd, parent=None)
         if tracked.wf is None:
             raise MonitordError(f"cannot follow the workflow in {run_dir}")
+
+    def check_outputs(self) -> None:
+        """After the run: every requested events destination failed for good (could not be
+        created or opened, or was disabled) -> one clear error, a non-zero exit status."""
+        if not self.requested_outputs:
+            return
+        reasons = list(self.output_errors)
+        for worker in getattr(self.sinks, "workers", []):
+            if worker.failed and getattr(worker.sink, "name", None) != "dashboard":
+                reasons.append(str(worker.health().get("last_error") or worker.sink.name))
+        if len(reasons) >= self.requested_outputs:
+            raise MonitordError("no events output could be written: " + "; ".join(reasons))
 
     def _local_sink_set(self, sinks: list[Any]) -> SinkSet:
         """The per-workflow daemon's sinks: a worker each, spooling while a sink is down."""
@@ -777,6 +800,7 @@ async def run_follow(config: MonitorConfig, monitor: Monitor | None = None) -> i
         await monitor.follow_all(stop)
     finally:
         await monitor.close(stop)
+    monitor.check_outputs()
     return 1 if stop.is_set() else 0
 
 
@@ -788,4 +812,5 @@ async def run_replay(config: MonitorConfig, monitor: Monitor | None = None) -> i
         await monitor.replay_all()
     finally:
         await monitor.close()
+    monitor.check_outputs()
     return 0

@@ -6,11 +6,12 @@ process the loader runs on the second core while the parser keeps the first.
 Batches cross the process boundary as one orjson document each (``[[name,
 attrs], ...]``), which costs far less than pickling the event objects.
 
-Same contract as :class:`sinks.runner.SinkWorker`: ``start/put/flush/stop``,
-``failed``, ``events_written``, ``queued``/``spooled``/``failures``.  The child
-runs a ``SinkWorker`` of its own, so retries and the on-disk spool work the same
-way there; a permanent failure inside the child disables this sink only (logged
-there and reported here).
+This is only an executor of the delivery runtime: the child runs a
+:class:`sinks.runner.SinkWorker` (the same :class:`~sinks.runner.Delivery`, so the
+same policy and spool); the parent's handle has the same contract
+(``start/put/flush/stop``, ``failed``, ``events_written``, ``queued``/``spooled``/
+``failures``, ``health()``) from what the child reports.  A permanent failure inside
+the child disables this sink only (logged there and reported here).
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ def _child_main(
 
     def report(kind: str = "stats") -> None:
         nonlocal last
-        stats = worker.stats()
+        stats = {**worker.stats(), "health": worker.health()}
         if kind != "stats" or stats != reported:
             reported.clear()
             reported.update(stats)
@@ -162,6 +163,7 @@ class ProcessSinkWorker:
         self.failed = False
         self.events_written = 0
         self.child_stats: dict[str, Any] = {}
+        self._failed_at: float | None = None
         ctx = multiprocessing.get_context("forkserver")
         self._inbox = ctx.Queue(maxsize=max_queue)
         self._outbox = ctx.Queue()
@@ -193,9 +195,21 @@ class ProcessSinkWorker:
     def failures(self) -> int:
         return int(self.child_stats.get("failures", 0))
 
+    @property
+    def down(self) -> bool:
+        return bool(self.child_stats.get("health", {}).get("state") == "down")
+
+    def health(self) -> dict[str, Any]:
+        """The child's delivery health as it last reported it (disabled if the child died)."""
+        snap = dict(self.child_stats.get("health") or {"state": "up", "since": None})
+        snap.update(name=self.sink.name, events_written=self.events_written)
+        if self.failed and snap.get("state") != "disabled":
+            snap.update(state="disabled", since=self._failed_at, last_error="sink process died")
+        return snap
+
     def stats(self) -> dict[str, Any]:
         return {
-            **self.child_stats,
+            **{k: v for k, v in self.child_stats.items() if k != "health"},
             "events_written": self.events_written,
             "queued": self.queued,
             "failed": self.failed,
@@ -229,6 +243,7 @@ class ProcessSinkWorker:
                 "sink process died, disabling it", sink=self.sink.name, exitcode=self._proc.exitcode
             )
             self.failed = True
+            self._failed_at = time.time()
         return False
 
     def put(self, batch: Sequence[StampedeEvent]) -> None:

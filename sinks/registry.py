@@ -58,6 +58,7 @@ def build_sink(
     from sinks.sql import SQLSink
     from sinks.sql.database import connect_timeout_args
 
+    require_driver(dest)
     timeout = endpoint_property(properties or {}, dest, "timeout")
     return SQLSink(
         dest,
@@ -66,6 +67,36 @@ def build_sink(
         pegasus_version=pegasus_version,
         engine_kw=connect_timeout_args(dest, timeout) if timeout else None,
     )
+
+
+# database backend -> the extra of monitord that installs its driver
+DRIVER_EXTRAS = {"postgresql": "postgresql", "mysql": "mysql", "mariadb": "mysql"}
+
+
+def require_driver(dest: str) -> None:
+    """A permanent :class:`SinkError` naming what to install when the database driver of
+    ``dest`` is missing (found before any connection is tried)."""
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    from sinks.sql.database import parse_url, safe_url
+
+    try:
+        url = parse_url(dest)
+        dialect = url.get_dialect()
+    except NoSuchModuleError:
+        raise SinkError(f"{safe_url(dest)}: unknown database type {_scheme(dest)!r}") from None
+    except ArgumentError:
+        raise SinkError(f"invalid database URL {safe_url(dest)}") from None
+    try:
+        dialect.import_dbapi()
+    except ImportError as exc:
+        backend = url.get_backend_name()
+        extra = DRIVER_EXTRAS.get(backend)
+        hint = f"; install it with: pip install 'monitord[{extra}]'" if extra else ""
+        missing = exc.name or str(exc)
+        raise SinkError(
+            f"no {backend} database driver ({missing}) for {safe_url(dest)}{hint}"
+        ) from None
 
 
 WORKFLOW_PREFIX = "pegasus.catalog.workflow."

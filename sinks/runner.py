@@ -1,23 +1,46 @@
-"""Isolation, batching and spooling around every sink: one worker thread per sink.
+"""The delivery runtime: every sink of every mode gets its batches the same way.
 
-The daemon hands each batch of events to :meth:`SinkSet.publish`; every sink
-receives it on its own thread (the SQL sink in its own process, see
-:mod:`sinks.process_worker`), so SQL commits never run on the event loop and a
-slow sink never stalls the others more than its small queue allows.
+A sink (:class:`sinks.base.Sink`) only says how to open, write a batch, flush
+and close, and which errors are retryable (``SinkError(retryable=True)``).
+Everything else is here, written once:
 
-A sink that fails *retryably* (connection refused, server restarting, locked
-database, deadlock storm), whether at open, write or flush, is "down": its
-queued batches and every new one go to its on-disk spool (:mod:`sinks.spool`)
-with one disk append, so the daemon and the other sinks carry on.  The worker
-retries with capped exponential backoff, never giving up; once the sink takes
-a batch again it writes the spool out, oldest first, and only then new
-batches (strict order: while the spool holds anything, new batches join it).
-A permanent failure disables that sink only, logged once.
+* :class:`Delivery` -- one sink's delivery: a small memory queue, its on-disk
+  spool (:mod:`sinks.spool`), and the retry/state policy
+  (:class:`sinks.policy.DeliveryState`, pure and tested without I/O).  It has no
+  thread: an *executor* asks it :meth:`Delivery.decide` (with ``cond`` held) for
+  the next step and runs that step with :meth:`Delivery.run`.
+* Executors only say where the work runs: :class:`SinkWorker` (a dedicated
+  thread: the per-workflow daemon), :class:`sinks.process_worker.ProcessSinkWorker`
+  (a child process running a ``SinkWorker``: CPU-bound sinks), and the service's
+  lanes (:class:`monitord.service.sinkpool.SinkLane`: many deliveries on a few
+  threads, one step each per turn).
+* :class:`SinkSet` -- the per-workflow daemon's sinks, one executor each.
+
+API for a host of sinks (e.g. plugins)::
+
+    worker = SinkWorker(sink, spool=SpoolSettings(root="/var/spool/x"))  # or a lane
+    worker.start()
+    worker.put(events)          # never blocks on a down sink (spools); back-pressure when up
+    worker.flush()              # returns once all is in the sink or durably spooled
+    worker.health()             # {"state": up|down|draining|disabled, "since", spooled_events,
+                                #  spooled_bytes, oldest_age, retries, permanent_failures, ...}
+    worker.stop()               # drains; a down sink gets ``drain_timeout`` s, the rest
+                                # stays spooled and the next start delivers it first
+
+Behaviour.  A sink that fails *retryably* (connection refused, server
+restarting, locked database, deadlock storm), whether at open, write or flush,
+is "down": its queued batches and every new one go to its spool with one disk
+append, so the producer and the other sinks carry on.  It is retried with
+jittered, capped exponential backoff, never giving up; once it takes a call
+again it writes the spool out, oldest first, and only then new batches (strict
+order: while the spool holds anything, new batches join it).  A permanent
+failure disables that sink only, logged once.  A sink that keeps its own
+durable spool (``spools_itself``: AMQP) gets no second one.
 
 Ordering invariant: every batch in the spool is older than every batch in the
 memory queue.  The producer appends to the spool only while the queue is empty,
-and the worker moves the queue into the spool (in order) when the sink goes
-down; the worker takes from the queue only when the spool is empty.
+and the executor moves the queue into the spool (in order) when the sink goes
+down; it takes from the queue only when the spool is empty.
 
 ``flush`` returns once every batch handed over is durably in the sink or in the
 spool (fsync): the daemon's checkpoints (monitord.info / monitord.recover) rely
@@ -26,8 +49,8 @@ leaves the rest spooled for the next daemon (which delivers it first on resume,
 and discards it when the outputs start over).
 
 Without :class:`~sinks.spool.SpoolSettings` (or when the spool cannot be
-written) a worker keeps batches in memory: a down sink then blocks the producer
-while it is retried ``retries`` times, and is disabled after that.
+written) batches stay in memory: a down sink then blocks the producer while it
+is retried ``retries`` times, and is disabled after that.
 """
 
 from __future__ import annotations
@@ -43,7 +66,8 @@ from typing import Any
 import structlog
 
 from monitord.events import StampedeEvent
-from sinks.base import Sink, SinkError
+from sinks.base import Sink
+from sinks.policy import DeliveryState, RetryPolicy
 from sinks.process_worker import ProcessSinkWorker, decode_batch, encode_batch
 from sinks.spool import BatchSpool, SpoolSettings, SpoolUnavailable
 
@@ -85,8 +109,59 @@ class _Flush:
 _Item = Batch | _Flush
 
 
-class SinkWorker:
-    """Drives one sink from a dedicated thread, spooling while the sink is down."""
+class _Wait:
+    """A delivery has nothing to do for ``timeout`` seconds (None: until notified)."""
+
+    __slots__ = ("timeout",)
+
+    def __init__(self, timeout: float | None) -> None:
+        self.timeout = timeout
+
+
+EXIT = object()  # the delivery is over: run ``finish`` and forget it
+Step = Callable[[], None] | _Wait | object
+
+
+class OutageReporter:
+    """The two log lines of an outage: when the sink goes down, when it is back (how long,
+    how many events drained).  Called with the delivery's ``cond`` held."""
+
+    def went_down(
+        self, delivery: Delivery, error: str, never_opened: bool, retry_in: float
+    ) -> None:
+        (log.error if never_opened else log.warning)(
+            "cannot create events output, spooling its events until it is back"
+            if never_opened
+            else "sink down, spooling its events until it is back",
+            sink=delivery.sink.name,
+            error=error,
+            retry_in=round(retry_in, 2),
+            spool=delivery.spool.path if delivery.spool else None,
+        )
+
+    def came_back(
+        self, delivery: Delivery, *, outage: float, drained: int, drain_seconds: float
+    ) -> None:
+        log.info(
+            "sink is back",
+            sink=delivery.sink.name,
+            down_seconds=round(outage - drain_seconds, 1),
+            drained_events=drained,
+            drain_seconds=round(drain_seconds, 2),
+        )
+
+    def gone(self, delivery: Delivery) -> None:
+        """The delivery ended (stop, disabled), whatever its state."""
+
+
+class Delivery:
+    """One sink's delivery: memory queue, spool and policy, with no thread of its own.
+
+    An executor runs it: :class:`SinkWorker` on a dedicated thread, a service lane
+    (:mod:`monitord.service.sinkpool`) among many others.  ``cond`` is the lock the
+    producer and the executor share (the lane's for every delivery on a lane);
+    ``wake`` (called with it held) tells the executor this delivery has work.
+    """
 
     def __init__(
         self,
@@ -95,35 +170,61 @@ class SinkWorker:
         max_queue: int = 4,
         retries: int = 10,
         spool: SpoolSettings | None = None,
+        cond: threading.Condition | None = None,
+        wake: Callable[[], None] | None = None,
+        reporter: OutageReporter | None = None,
     ) -> None:
         self.sink = sink
         self.max_queue = max_queue
-        self.retries = retries  # memory mode only: attempts before a down sink is disabled
         self.settings = spool
         self.spool: BatchSpool | None = None
-        self.failed = False
+        self.policy = DeliveryState(
+            RetryPolicy(
+                first=spool.first_backoff if spool else MEMORY_FIRST_BACKOFF,
+                cap=spool.max_backoff if spool else MEMORY_MAX_BACKOFF,
+                max_attempts=retries,  # memory mode only: a spool waits for ever
+            )
+        )
         self.events_written = 0
-        self.failures = 0  # failed sink calls (retryable or not)
-        self.outages = 0
-        self.outage_seconds = 0.0
         self.drained_events = 0  # events written from the spool
-        self._cond = threading.Condition()
+        self.self_spooling = bool(getattr(sink, "spools_itself", False))
+        self._cond = cond or threading.Condition()
+        self._wake = wake
+        self.reporter: OutageReporter = reporter or OutageReporter()
         self._items: deque[_Item] = deque()
         self._opened = False
-        self._down_since: float | None = None  # the sink is down (last call failed retryably)
-        self._back_at: float | None = None  # when it took a call again (its spool then drains)
+        self._recovered = False
         self._drained_before = 0
-        self._retry_at = 0.0
-        self._backoff = self._first_backoff()
-        self._attempts = 0  # consecutive failures
         self._needs_flush = False  # a sink flush failed: redo it before the next write
         self._unflushed = False  # batches written since the sink's last flush
         self._spool_broken = False
         self._stopping = False
+        self._abort = False
         self._stop_deadline = 0.0
-        self._thread = threading.Thread(target=self._run, name=f"sink-{sink.name}", daemon=True)
+        self.finished = threading.Event()  # ``finish`` ran: sink closed, spool released
 
     # ------------------------------------------------------------------ counters
+    @property
+    def failed(self) -> bool:
+        return self.policy.disabled
+
+    @property
+    def down(self) -> bool:
+        return self.policy.down_since is not None
+
+    @property
+    def failures(self) -> int:
+        """Failed sink calls (retryable or not)."""
+        return self.policy.retries + self.policy.permanent_failures
+
+    @property
+    def outages(self) -> int:
+        return self.policy.outages
+
+    @property
+    def outage_seconds(self) -> float:
+        return self.policy.outage_seconds
+
     @property
     def queued(self) -> int:
         """Batches waiting in memory."""
@@ -134,10 +235,6 @@ class SinkWorker:
         """Events in the spool (not yet in the sink)."""
         spool = self.spool
         return spool.events if spool is not None else 0
-
-    @property
-    def down(self) -> bool:
-        return self._down_since is not None
 
     def stats(self) -> dict[str, Any]:
         return {
@@ -151,9 +248,30 @@ class SinkWorker:
             "drained_events": self.drained_events,
         }
 
+    def health(self) -> dict[str, Any]:
+        """State, counters and backlog of this sink (health checks, status, metrics)."""
+        spool = self.spool
+        snap = self.policy.snapshot()
+        own = getattr(self.sink, "health", None)
+        if callable(own) and not self.failed:
+            snap.update(own())  # a sink with its own spool (AMQP) knows its own backlog
+        else:
+            snap.update(
+                spooled_events=spool.events if spool is not None else 0,
+                spooled_bytes=spool.bytes if spool is not None else 0,
+                oldest_age=spool.oldest_age() if spool is not None else 0.0,
+            )
+        snap.update(
+            name=self.sink.name, queued_batches=self.queued, events_written=self.events_written
+        )
+        return snap
+
     # ------------------------------------------------------------------ producer side
-    def start(self) -> None:
-        self._thread.start()
+    def _notify(self) -> None:
+        """``cond`` held: wake the producers and the executor."""
+        self._cond.notify_all()
+        if self._wake is not None:
+            self._wake()
 
     def put(self, batch: Sequence[StampedeEvent]) -> None:
         self.put_batch(Batch(len(batch), events=batch))
@@ -164,48 +282,64 @@ class SinkWorker:
             while not self.failed:
                 if self._spool_takes_new():
                     if self._append(batch):
-                        self._cond.notify_all()
+                        self._notify()
                         return
                     continue  # the spool just broke: queue it in memory
-                if len(self._items) < self.max_queue or not self._thread.is_alive():
+                if len(self._items) < self.max_queue or not self._running():
                     self._items.append(batch)
-                    self._cond.notify_all()
+                    self._notify()
                     return
                 self._cond.wait(1.0)
 
+    def _running(self) -> bool:
+        """The executor still serves this delivery."""
+        return not self.finished.is_set()
+
     def flush(self, timeout: float | None = None) -> None:
         """Return once every batch handed over is in the sink or durably in the spool."""
+        self.wait_flushed(self.request_flush(), timeout)
+
+    def request_flush(self) -> _Flush | None:
+        """Ask for a flush; None when nothing needs waiting for (see :meth:`wait_flushed`)."""
         with self._cond:
-            if self.failed or not self._thread.is_alive():
-                return
+            if self.failed or not self._running():
+                return None
             if not self._items and self._spool_ready():
                 self._sync_spool()
                 if self._spool_ready() and (self._backlog() or self.down):
-                    return  # the worker is draining or waiting: the spool holds the rest
+                    return None  # the executor is draining or waiting: the spool holds the rest
             request = _Flush()
             self._items.append(request)
-            self._cond.notify_all()
+            self._notify()
+            return request
+
+    def wait_flushed(self, request: _Flush | None, timeout: float | None = None) -> None:
+        if request is None:
+            return
         deadline = None if timeout is None else time.monotonic() + timeout
         while not request.done.wait(1.0):
-            if not self._thread.is_alive() or (deadline and time.monotonic() > deadline):
+            if not self._running() or (deadline and time.monotonic() > deadline):
                 return
 
-    def request_stop(self) -> None:
+    def pending_batches(self) -> list[Batch]:
+        """The batches waiting in memory (a copy)."""
         with self._cond:
-            if not self._stopping:
-                self._stopping = True
+            return [item for item in self._items if isinstance(item, Batch)]
+
+    def request_stop(self, drain_timeout: float | None = None, *, abort: bool = False) -> None:
+        """Stop once everything is delivered, or after ``drain_timeout`` seconds of trying a
+        down sink (default: the spool settings'; the rest stays spooled for the next start).
+        ``abort``: stop after the current step, spooling what is still in memory."""
+        with self._cond:
+            self._abort = self._abort or abort
+            if drain_timeout is None:
                 # memory mode: the retries bound the wait, nothing can be left behind
-                drain = self.settings.drain_timeout if self.settings else float("inf")
-                self._stop_deadline = time.monotonic() + drain
-            self._cond.notify_all()
-
-    def join(self) -> None:
-        if self._thread.is_alive():
-            self._thread.join()
-
-    def stop(self) -> None:
-        self.request_stop()
-        self.join()
+                drain_timeout = self.settings.drain_timeout if self.settings else float("inf")
+            deadline = time.monotonic() + drain_timeout
+            if not self._stopping or deadline < self._stop_deadline:
+                self._stop_deadline = deadline
+            self._stopping = True
+            self._notify()
 
     # ------------------------------------------------------------------ state (cond held)
     def _spool_ready(self) -> bool:
@@ -250,9 +384,13 @@ class SinkWorker:
         )
         self._spool_broken = True
 
+    def _can_wait(self) -> bool:
+        """Batches of a down sink can wait on disk (its spool, or the sink's own)."""
+        return self.self_spooling or (self.settings is not None and not self._spool_broken)
+
     def _ensure_spool(self) -> bool:
-        """Open (create) the spool if this worker has one; False in memory mode."""
-        if self.settings is None or self._spool_broken:
+        """Open (create) the spool if this delivery has one; False in memory mode."""
+        if self.settings is None or self._spool_broken or self.self_spooling:
             return False
         if self.spool is None:
             self.spool = BatchSpool(self.settings.path_for(self.sink))
@@ -278,50 +416,80 @@ class SinkWorker:
                 item.done.set()
             self._items.popleft()
         self._sync_spool()
-        self._cond.notify_all()
+        self._notify()
 
     def _release_waiters(self) -> None:
+        if not self._items:
+            return
         for item in self._items:
             if isinstance(item, _Flush):
                 item.done.set()
         self._items.clear()
-        self._cond.notify_all()
+        self._notify()
 
-    def _first_backoff(self) -> float:
-        return self.settings.first_backoff if self.settings else MEMORY_FIRST_BACKOFF
+    # ------------------------------------------------------------------ the executor's side
+    def decide(self) -> Step:
+        """The next step (``cond`` held): an action to run without the lock, a wait, or EXIT."""
+        if not self._recovered:
+            return self._recover_spool
+        if self.failed:
+            self._release_waiters()
+            return EXIT if self._stopping else _Wait(None)
+        backlog = self._backlog()
+        pending = backlog or bool(self._items) or self._needs_flush
+        if self._stopping and (self._abort or not pending):
+            return EXIT
+        if not pending and self._opened:
+            if self.down:
+                self._caught_up()  # nothing left to retry with
+            return _Wait(None)
+        if not pending and not self.down:
+            return _Wait(None)  # not opened yet and nothing to write
+        now = time.monotonic()
+        failing = self.policy.attempts > 0
+        if self._stopping and failing and now >= self._stop_deadline:
+            return EXIT  # the rest stays spooled for the next daemon
+        wait = self.policy.wait()
+        if wait > 0:
+            if self._stopping:
+                wait = min(wait, max(0.0, self._stop_deadline - now))
+            return _Wait(max(0.01, wait))
+        if not self._opened:
+            return self._open
+        if self._needs_flush:
+            return self._flush_sink
+        if backlog:
+            return self._deliver
+        item = self._items[0]
+        return self._write_item if isinstance(item, Batch) else self._flush_item
 
-    def _max_backoff(self) -> float:
-        return self.settings.max_backoff if self.settings else MEMORY_MAX_BACKOFF
-
-    # ------------------------------------------------------------------ worker thread
-    def _run(self) -> None:
+    def run(self, action: Callable[[], None]) -> None:
+        """Run one action (``cond`` not held); a failure goes to the policy."""
         try:
-            self._recover_spool()
-            self._attempt(self._open)
-            while True:
+            action()
+        except Exception as exc:  # noqa: BLE001 - isolation: any sink error is contained
+            self._failed(exc, action)
+        else:
+            if self.policy.attempts or self.policy.down_since is not None:
                 with self._cond:
-                    action = self._next_action()
-                if action is None:
-                    break
-                self._attempt(action)
-        except Exception as exc:  # isolation: a runner bug stays with its sink
-            log.error(
-                "sink worker crashed, disabling the sink", sink=self.sink.name, error=repr(exc)
-            )
-            with self._cond:
-                self.failed = True
-        finally:
-            self._finish()
+                    self._succeeded()
 
+    def crashed(self, exc: BaseException) -> None:
+        """The executor itself failed on this delivery (a runtime bug): disable the sink."""
+        log.error("sink worker crashed, disabling the sink", sink=self.sink.name, error=repr(exc))
+        with self._cond:
+            self.policy.disable(exc)
+            self._release_waiters()
+
+    # --- the actions (cond not held) ---
     def _recover_spool(self) -> None:
         """A spool left by an earlier daemon: delivered first, or discarded on restart."""
-        if self.settings is None:
-            return
-        path = self.settings.path_for(self.sink)
-        if not os.path.isdir(path):
-            return
         with self._cond:
-            if not self._ensure_spool():
+            self._recovered = True
+            if self.settings is None or self.self_spooling:
+                return
+            path = self.settings.path_for(self.sink)
+            if not os.path.isdir(path) or not self._ensure_spool():
                 return
             spool = self.spool
             assert spool is not None
@@ -346,72 +514,13 @@ class SinkWorker:
                     spool=path,
                 )
 
-    def _next_action(self) -> Callable[[], None] | None:
-        """What to do next (None: exit); waits while there is nothing to do.  ``cond`` held."""
-        while True:
-            if self.failed:
-                self._release_waiters()
-                if self._stopping:
-                    return None
-                self._cond.wait()
-                continue
-            backlog = self._backlog()
-            pending = backlog or bool(self._items) or self._needs_flush
-            if self._stopping and not pending:
-                return None
-            if not pending and self._opened:
-                if self.down:
-                    self._clear_down()  # nothing left to retry with
-                self._cond.wait()
-                continue
-            if not pending and not self.down:
-                self._cond.wait()  # not opened yet and nothing to write (cannot happen)
-                continue
-            now = time.monotonic()
-            failing = self._attempts > 0
-            if self._stopping and failing and now >= self._stop_deadline:
-                return None  # the rest stays spooled for the next daemon
-            if now < self._retry_at:
-                wake = (
-                    min(self._retry_at, self._stop_deadline) if self._stopping else self._retry_at
-                )
-                self._cond.wait(max(0.01, wake - now))
-                continue
-            if not self._opened:
-                return self._open
-            if self._needs_flush:
-                return self._flush_sink
-            if backlog:
-                return self._deliver
-            item = self._items[0]
-            return self._write_item if isinstance(item, Batch) else self._flush_item
-
-    def _attempt(self, action: Callable[[], None]) -> None:
-        """Run one sink call; a failure is sorted into "down" (retryable) or "disabled"."""
-        opening = action == self._open
-        try:
-            action()
-        except SinkError as exc:
-            if exc.retryable:
-                flushing = action in (self._flush_item, self._flush_sink)
-                self._went_down(exc, opening=opening, flushing=flushing)
-            else:
-                self._disable(exc, opening=opening)
-        except Exception as exc:  # isolation: any sink error is contained
-            self._disable(exc, opening=opening)
-        else:
-            if self._attempts or self._retry_at or self.down:
-                with self._cond:
-                    self._succeeded()
-
-    # --- the actions (cond not held) ---
     def _open(self) -> None:
         try:
             self.sink.open()
         except Exception:
             try:
                 self.sink.close()  # a half-open sink releases what it holds before a retry
-            except Exception:  # the open error is the one that matters
+            except Exception:  # noqa: BLE001, S110 - the open error is the one that matters
                 pass
             raise
         self._opened = True
@@ -422,7 +531,7 @@ class SinkWorker:
         head = spool.head()
         if head is None:  # counted but unreadable (damaged frames were skipped)
             with self._cond:
-                spool.events = spool.batches = 0
+                spool.forget_damaged()
             return
         count, data = head
         self.sink.write_batch(decode_batch(data))
@@ -431,9 +540,9 @@ class SinkWorker:
         with self._cond:
             self.events_written += count
             self.drained_events += count
-            if self._down_since is None and not self._backlog():
-                log.info("sink spool drained", sink=self.sink.name, events=self.drained_events)
-            self._cond.notify_all()
+            if not self._backlog():
+                self._caught_up()
+            self._notify()
 
     def _write_item(self) -> None:
         item = self._items[0]
@@ -443,7 +552,7 @@ class SinkWorker:
         with self._cond:
             self._items.popleft()
             self.events_written += item.count
-            self._cond.notify_all()
+            self._notify()
 
     def _flush_item(self) -> None:
         item = self._items[0]
@@ -458,118 +567,85 @@ class SinkWorker:
         self.sink.flush()
         self._needs_flush = self._unflushed = False
 
-    # --- outcomes (cond not held) ---
-    def _went_down(self, exc: SinkError, *, opening: bool, flushing: bool) -> None:
+    # --- outcomes ---
+    def _failed(self, exc: BaseException, action: Callable[[], None]) -> None:
+        opening = action == self._open
         with self._cond:
-            self.failures += 1
-            self._attempts += 1
-            first = self._down_since is None
-            delay = self._backoff
-            self._retry_at = time.monotonic() + delay
-            self._backoff = min(self._backoff * 2, self._max_backoff())
-            if first:
-                self._down_since = time.monotonic()
-                self.outages += 1
-            if self.settings is None or self._spool_broken:
-                self._memory_retry(exc, opening=opening)
+            verdict = self.policy.failed(exc, can_wait=self._can_wait())
+            if verdict.disable:
+                what = "cannot create events output" if opening else "sink failed"
+                log.error(f"{what}, disabling it", sink=self.sink.name, error=str(exc))
+                self._release_waiters()
                 return
             # writes the sink took but has not made durable yet must be flushed before more
+            flushing = action in (self._flush_item, self._flush_sink)
             self._needs_flush = self._needs_flush or flushing or self._unflushed
             self._spill()
             never_opened = opening and not self._opened
-            if first:
-                (log.error if never_opened else log.warning)(
-                    "cannot create events output, spooling its events until it is back"
-                    if never_opened
-                    else "sink down, spooling its events until it is back",
+            if not self._can_wait() or self.settings is None:
+                log.warning(
+                    "sink error, retrying",
                     sink=self.sink.name,
                     error=str(exc),
-                    retry_in=round(delay, 2),
-                    spool=self.spool.path if self.spool else None,
+                    attempt=verdict.attempt,
                 )
-            elif self._attempts <= 3 or self._attempts % LOG_EVERY == 0:
-                log.warning(
+            elif verdict.first:
+                self._drained_before = self.drained_events
+                self.reporter.went_down(self, str(exc), never_opened, verdict.delay)
+            elif verdict.attempt % LOG_EVERY == 0:
+                log.info(
                     "sink still down, retrying",
                     sink=self.sink.name,
                     error=str(exc),
-                    attempt=self._attempts,
-                    retry_in=round(delay, 2),
+                    attempt=verdict.attempt,
+                    retry_in=round(verdict.delay, 2),
                     spooled=self.spooled,
                 )
-
-    def _memory_retry(self, exc: SinkError, *, opening: bool) -> None:
-        """No spool: the batch stays at the head of the queue; give up after ``retries``.
-        ``cond`` held."""
-        if opening or self._attempts > self.retries:
-            what = "cannot create events output" if opening else "sink failed"
-            log.error(f"{what}, disabling it", sink=self.sink.name, error=str(exc))
-            self.failed = True
-            self._release_waiters()
-            return
-        log.warning(
-            "sink error, retrying", sink=self.sink.name, error=str(exc), attempt=self._attempts
-        )
+            self._notify()
 
     def _succeeded(self) -> None:
-        """A call worked after failures: no more backoff.  ``cond`` held."""
-        if self._attempts and self._down_since is not None:
-            now = time.monotonic()
-            self._back_at = now
-            self._drained_before = self.drained_events
-            log.info(
-                "sink is back",
+        """A call worked after failures.  ``cond`` held."""
+        recovery = self.policy.succeeded(backlog=self._backlog())
+        if recovery is not None:
+            log.debug(
+                "sink answers again, delivering its spool",
                 sink=self.sink.name,
-                down_seconds=round(now - self._down_since, 1),
-                failed_attempts=self._attempts,
+                down_seconds=round(recovery.down_seconds, 1),
+                failed_attempts=recovery.failed_attempts,
                 spooled=self.spooled,
             )
-        self._attempts = 0
-        self._retry_at = 0.0
-        self._backoff = self._first_backoff()
-        if self._down_since is not None and not self._backlog():
-            self._clear_down()
+        if not self._backlog():
+            self._caught_up()
 
-    def _clear_down(self) -> None:
-        """The outage is over: the sink works and the spool is empty.  ``cond`` held."""
-        if self._down_since is not None:
+    def _caught_up(self) -> None:
+        """The sink works and the spool is empty: the outage is over.  ``cond`` held."""
+        back_at = self.policy.back_at
+        outage = self.policy.caught_up()
+        if outage is not None:
             now = time.monotonic()
-            self.outage_seconds += now - self._down_since
-            log.info(
-                "sink spool drained",
-                sink=self.sink.name,
-                events=self.drained_events - self._drained_before,
-                drain_seconds=round(now - (self._back_at or now), 2),
-                outage_seconds=round(now - self._down_since, 1),
+            self.reporter.came_back(
+                self,
+                outage=outage,
+                drained=self.drained_events - self._drained_before,
+                drain_seconds=now - (back_at or now),
             )
-        self._down_since = None
-        self._back_at = None
-        self._cond.notify_all()
+            self._notify()
 
-    def _disable(self, exc: BaseException, *, opening: bool) -> None:
-        what = "cannot create events output" if opening else "sink failed"
-        log.error(f"{what}, disabling it", sink=self.sink.name, error=str(exc))
-        with self._cond:
-            self.failures += 1
-            self.failed = True
-            self._release_waiters()
-
-    def _finish(self) -> None:
+    def finish(self) -> None:
         """Close the sink; say what is left in the spool for the next daemon."""
         with self._cond:
             self._stopping = True
-            if self._items and self.down:
+            if self._items and (self.down or self._abort):
                 self._spill()
             lost = sum(item.count for item in self._items if isinstance(item, Batch))
             self._release_waiters()
             self._sync_spool()
-            if self.down and self._down_since is not None:
-                self.outage_seconds += time.monotonic() - self._down_since
         if lost and not self.failed:
             log.error("sink down at exit: events lost", sink=self.sink.name, events=lost)
         if self._opened:
             try:
                 self.sink.close()
-            except Exception as exc:  # isolation
+            except Exception as exc:  # noqa: BLE001 - isolation
                 if not self.failed:
                     log.error("sink close failed", sink=self.sink.name, error=str(exc))
         spool = self.spool
@@ -583,6 +659,55 @@ class SinkWorker:
                     spool=spool.path,
                 )
             spool.close()
+        with self._cond:
+            self.reporter.gone(self)
+            self.finished.set()
+            self._notify()
+
+
+class SinkWorker(Delivery):
+    """A delivery on a dedicated thread (the per-workflow daemon; a sink process's child)."""
+
+    def __init__(
+        self,
+        sink: Sink,
+        *,
+        max_queue: int = 4,
+        retries: int = 10,
+        spool: SpoolSettings | None = None,
+    ) -> None:
+        super().__init__(sink, max_queue=max_queue, retries=retries, spool=spool)
+        self._thread = threading.Thread(target=self._run, name=f"sink-{sink.name}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _running(self) -> bool:
+        return self._thread.is_alive() and not self.finished.is_set()
+
+    def join(self) -> None:
+        if self._thread.is_alive():
+            self._thread.join()
+
+    def stop(self) -> None:
+        self.request_stop()
+        self.join()
+
+    def _run(self) -> None:
+        try:
+            while True:
+                with self._cond:
+                    step = self.decide()
+                    while isinstance(step, _Wait):
+                        self._cond.wait(step.timeout)
+                        step = self.decide()
+                if step is EXIT:
+                    break
+                self.run(step)  # type: ignore[arg-type]
+        except Exception as exc:  # noqa: BLE001 - isolation: a runner bug stays with its sink
+            self.crashed(exc)
+        finally:
+            self.finish()
 
 
 class SinkSet:
@@ -631,3 +756,12 @@ class SinkSet:
     def stats(self) -> list[dict[str, Any]]:
         """Per sink: name, queued batches, spooled events, failures, events written."""
         return [{"name": w.sink.name, **w.stats()} for w in self.workers]
+
+    def health(self) -> list[dict[str, Any]]:
+        """Per sink: :meth:`Delivery.health`."""
+        return [w.health() for w in self.workers]
+
+    @property
+    def all_failed(self) -> bool:
+        """Every sink is disabled (none can take events)."""
+        return bool(self.workers) and all(w.failed for w in self.workers)

@@ -30,8 +30,8 @@ import pytest
 
 from monitord.readers.bp import parse_bp_line
 from sinks.amqp.event_filter import EventFilter
-from sinks.amqp.spool import Spool
 from sinks.encoding import bp_timestamp, bp_value
+from sinks.spool.segments import Spool
 from tests.conftest import (
     CORPUS,
     CORPUS_TZ,

@@ -28,7 +28,7 @@ from monitord.events import make_event
 from sinks.amqp.config import parse_amqp_url
 from sinks.amqp.hub import HubRegistry, hub_key
 from sinks.amqp.sink import AMQPSink, build_amqp_sink
-from sinks.amqp.spool import Spool
+from sinks.spool.segments import Spool
 from tests.servers import require_server
 from tests.test_amqp_broker import Endpoint, _run, new_endpoint
 

@@ -28,7 +28,16 @@ from tests.status_fixtures import (
 
 SINKS = [
     SinkStatus(name="sqlite:///run/wf.stampede.db", queued=3, spooled=0, failures=0),
-    SinkStatus(name='amqp "broker"\nnext', queued=0, spooled=7, failures=4),
+    SinkStatus(
+        name='amqp "broker"\nnext',
+        queued=0,
+        spooled=7,
+        failures=4,
+        state="draining",
+        spooled_bytes=900,
+        oldest_age=12.5,
+        retries=4,
+    ),
 ]
 
 
@@ -83,6 +92,32 @@ async def test_healthz(server, source):
     assert 12 <= doc["uptime_seconds"] < 120
 
 
+async def test_healthz_names_the_sinks_down_or_disabled(source):
+    source.sinks = [
+        *SINKS,
+        SinkStatus("postgresql://u@db/x", 0, 120, 31, state="down", since=1.7e9, retries=31,
+                   workflows=5, workflows_not_up=["w1", "w2"], last_error="connection refused"),
+        SinkStatus("mysql://u@db/y", 0, 0, 1, state="disabled", since=1.8e9,
+                   permanent_failures=1, last_error="Access denied"),
+    ]  # fmt: skip
+    srv = await start_http(source, "127.0.0.1:0")
+    try:
+        status, _, body = await get(port_of(srv), "/healthz")
+        doc = orjson.loads(body)
+        assert status == 503 and doc["status"] == "failing", doc
+        assert [(s["name"], s["state"], s["since"]) for s in doc["sinks"]] == [
+            ("postgresql://u@db/x", "down", 1.7e9),
+            ("mysql://u@db/y", "disabled", 1.8e9),
+        ]
+        assert doc["sinks"][0]["spooled"] == 120 and doc["sinks"][0]["workflows"] == ["w1", "w2"]
+        _, _, metrics = await get(port_of(srv), "/metrics")
+        assert b'monitord_sink_up{sink="postgresql://u@db/x"} 0.0' in metrics
+        assert b'monitord_sink_disabled{sink="mysql://u@db/y"} 1.0' in metrics
+    finally:
+        srv.close()
+        await srv.wait_closed()
+
+
 async def test_metrics_parse_with_prometheus_client(server, source):
     status, headers, body = await get(port_of(server), "/metrics")
     assert status == 200
@@ -120,8 +155,15 @@ async def test_metrics_parse_with_prometheus_client(server, source):
     assert any(f.size == f.fed_bytes for f in source.fed)
     for sink in SINKS:  # the second name needs quote and newline escaping
         assert value("monitord_sink_queued", sink=sink.name) == sink.queued
-        assert value("monitord_sink_spooled", sink=sink.name) == sink.spooled
+        assert value("monitord_sink_spooled_events", sink=sink.name) == sink.spooled
+        assert value("monitord_sink_spooled_bytes", sink=sink.name) == sink.spooled_bytes
+        assert value("monitord_sink_oldest_undelivered_seconds", sink=sink.name) == (
+            sink.oldest_age
+        )
         assert value("monitord_sink_failures_total", sink=sink.name) == sink.failures
+        assert value("monitord_sink_retries_total", sink=sink.name) == sink.retries
+        assert value("monitord_sink_permanent_failures_total", sink=sink.name) == 0
+        assert value("monitord_sink_up", sink=sink.name) == 1  # draining a backlog is up
     assert value("monitord_notifications_running") == 1
     assert value("monitord_notifications_queued") == 2
 

@@ -114,7 +114,7 @@ def publish_all(sinks: SinkSet, batches: range) -> list[float]:
 
 
 def frames_on_disk(spool_dir: Path) -> int:
-    from sinks.amqp.spool import decode_frames
+    from sinks.spool.segments import decode_frames
 
     return sum(
         len(decode_frames(seg.read_bytes(), 0)[0]) for seg in sorted(spool_dir.glob("*.seg"))

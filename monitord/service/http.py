@@ -83,12 +83,28 @@ def _is_loopback(host: str) -> bool:
 
 
 def service_health(snapshot: ServiceSnapshot) -> tuple[bool, dict[str, Any]]:
-    """Whether the service is healthy, and what /healthz tells about it."""
-    return True, {
+    """Whether the service is healthy, and what /healthz tells about it: failing (503) while
+    any destination is down or disabled, naming each with its state and since when."""
+    failing = [
+        {
+            "name": s.name,
+            "state": s.state,
+            "since": s.since,
+            "error": s.last_error,
+            "spooled": s.spooled,
+            "workflows": s.workflows_not_up,
+        }
+        for s in snapshot.sinks
+        if not s.healthy
+    ]
+    details: dict[str, Any] = {
         "uptime_seconds": round(max(0.0, time.time() - snapshot.started_at), 3),
         "workflows": len(snapshot.workflows),
         "pid": os.getpid(),
     }
+    if failing:
+        details["sinks"] = failing
+    return not failing, details
 
 
 class HttpEndpoint(asyncio.AbstractServer):

@@ -94,23 +94,61 @@ class SnapshotCollector:
             [((w.wf_uuid,), w.percent_done) for w in wfs],
         )
         sink = ("sink",)
+        sinks = snap.sinks
         yield _gauge(
-            "monitord_sink_queued",
-            "Event batches waiting for the sink.",
+            "monitord_sink_up",
+            "1 while every workflow's delivery to the sink works (up or draining a backlog), "
+            "0 while any is down (retrying) or disabled.",
             sink,
-            [((s.name,), s.queued) for s in snap.sinks],
+            [((s.name,), 1.0 if s.healthy else 0.0) for s in sinks],
         )
         yield _gauge(
-            "monitord_sink_spooled",
-            "Event batches spooled to disk for the sink.",
+            "monitord_sink_disabled",
+            "Workflows whose delivery to the sink was given up (permanent error).",
             sink,
-            [((s.name,), s.spooled) for s in snap.sinks],
+            [((s.name,), 1.0 if s.state == "disabled" else 0.0) for s in sinks],
+        )
+        yield _gauge(
+            "monitord_sink_queued",
+            "Event batches waiting in memory for the sink.",
+            sink,
+            [((s.name,), s.queued) for s in sinks],
+        )
+        yield _gauge(
+            "monitord_sink_spooled_events",
+            "Events spooled on disk, not yet delivered to the sink.",
+            sink,
+            [((s.name,), s.spooled) for s in sinks],
+        )
+        yield _gauge(
+            "monitord_sink_spooled_bytes",
+            "Bytes of the spooled events not yet delivered to the sink.",
+            sink,
+            [((s.name,), s.spooled_bytes) for s in sinks],
+        )
+        yield _gauge(
+            "monitord_sink_oldest_undelivered_seconds",
+            "Age of the oldest event spooled for the sink and not delivered yet (0 when none).",
+            sink,
+            [((s.name,), s.oldest_age) for s in sinks],
+        )
+        yield _counter(
+            "monitord_sink_retries_total",
+            "Failed attempts to deliver to the sink that will be retried (retryable errors).",
+            sink,
+            [((s.name,), s.retries) for s in sinks],
+        )
+        yield _counter(
+            "monitord_sink_permanent_failures_total",
+            "Permanent errors that disabled a workflow's delivery to the sink.",
+            sink,
+            [((s.name,), s.permanent_failures) for s in sinks],
         )
         yield _counter(
             "monitord_sink_failures_total",
-            "Failed attempts to deliver to the sink.",
+            "Failed attempts to deliver to the sink (retryable and permanent).",
             sink,
-            [((s.name,), s.failures) for s in snap.sinks],
+            [((s.name,), s.failures) for s in sinks],
         )
         yield _gauge(
             "monitord_notifications_running",

@@ -137,6 +137,8 @@ class Service:
         if sdnotify is not None:
             sdnotify.sd_notify("STOPPING=1")
         log.info("service stopping", workflows=len(self.followed))
+        if self.pool is not None:
+            self.pool.begin_close()  # workflows still delivering leave the rest spooled
         if self._server is not None:
             self._server.close()
         for item in list(self.followed.values()):
@@ -238,8 +240,10 @@ class Service:
             code = 1
         else:
             code = task.result()
-        if self.stopping and not _root_finished(item):
-            return  # stays in the persisted list: resumed by the next start
+        if self.stopping and (not _root_finished(item) or _undelivered(item)):
+            # stays in the persisted list: resumed by the next start (which delivers the
+            # spool of a workflow that ended but whose events were not all delivered)
+            return
         # (A workflow that reached its end while the service stops is ended for good: the
         # final save of shutdown() leaves it out, or the next start would follow it again.)
         item.exit_code = code
@@ -494,7 +498,7 @@ class Service:
     # ------------------------------------------------------------------ status
     def snapshot(self) -> Any:
         from monitord.service.jobcounts import job_counts, percent_done
-        from monitord.service.status import ServiceSnapshot, SinkStatus, WorkflowStatus
+        from monitord.service.status import ServiceSnapshot, WorkflowStatus, sink_status
 
         now = time.time()
         workflows = []
@@ -527,25 +531,26 @@ class Service:
                     size, mtime = 0, now
                 lag = max(0, size - stats.bytes_fed) if not stats.ended else 0
                 counts = job_counts(wf) if wf is not None else {}
+                state = _state(wf, stats.ended, item.stop.is_set())
+                undelivered = _undelivered(item) if index == 0 else 0
+                if undelivered and stats.ended and item.exit_code is None:
+                    state = "delivering"  # ended, but not all its events are in the sinks yet
                 workflows.append(
                     WorkflowStatus(
                         wf_uuid=wf.uuid if wf is not None else (item.wf_uuid or ""),
                         dagman_out=tracked.dagman_out,
                         run_dir=tracked.run_dir,
-                        state=_state(wf, stats.ended, item.stop.is_set()),
+                        state=state,
                         jobs=counts,
                         percent_done=percent_done(counts) if counts else 0.0,
                         lag_bytes=lag,
                         lag_seconds=max(0.0, now - mtime) if lag else 0.0,
                         events_per_second=rate if index == 0 else 0.0,
                         events_total=monitor.events_total if index == 0 else 0,
+                        undelivered=undelivered,
                     )
                 )
-        sinks = []
-        if self.pool is not None:
-            for lane in self.pool.lanes():
-                s = lane.stats
-                sinks.append(SinkStatus(s.name, s.queued, _spooled(lane), s.failures))
+        sinks = [] if self.pool is None else [sink_status(h) for h in self.pool.health()]
         running, queued = self._notification_counts()
         return ServiceSnapshot(
             started_at=self.started_at,
@@ -564,6 +569,12 @@ class Service:
             running += int(getattr(notifier, "running", 0) or 0)
             queued += int(getattr(notifier, "queued", 0) or 0)
         return running, queued
+
+
+def _undelivered(item: Followed) -> int:
+    """Events of the workflow its sinks have not taken yet (spooled or queued)."""
+    sinks = getattr(item.monitor, "sinks", None)
+    return int(getattr(sinks, "undelivered", 0) or 0)
 
 
 def _root_finished(item: Followed) -> bool:
@@ -591,14 +602,6 @@ def _state(wf: Any, ended: bool, stopping: bool) -> str:
     if stopping:
         return "stopping"
     return "running"
-
-
-def _spooled(lane: Any) -> int:
-    total = 0
-    for handle in list(lane.ready) + list(lane.sleeping):
-        spool = getattr(handle.sink, "spool", None)
-        total += int(getattr(spool, "pending", 0) or 0)
-    return total
 
 
 def _stamp(path: str) -> tuple[int, int]:

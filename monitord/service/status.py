@@ -32,16 +32,35 @@ class WorkflowStatus:
     lag_seconds: float  # age of the oldest unprocessed dagman.out data (0 when caught up)
     events_per_second: float
     events_total: int
+    undelivered: int = 0  # events handed to the sinks, not in them yet (spooled or queued)
 
 
 @dataclass(slots=True)
 class SinkStatus:
-    """One event sink (database, file, broker) shared by the workflows."""
+    """One destination (database, file, broker), over every workflow's delivery to it.
+
+    ``state``: the worst of its deliveries (up < draining < down < disabled), ``since``:
+    epoch seconds it entered that state.  ``spooled``: events on disk waiting for it.
+    ``failures``: failed attempts (``retries`` retryable + ``permanent_failures``).
+    """
 
     name: str
     queued: int
     spooled: int
     failures: int
+    state: str = "up"
+    since: float | None = None
+    spooled_bytes: int = 0
+    oldest_age: float = 0.0  # seconds since the oldest undelivered event was handed over
+    retries: int = 0
+    permanent_failures: int = 0
+    workflows: int = 0
+    workflows_not_up: list[str] = field(default_factory=list)
+    last_error: str | None = None
+
+    @property
+    def healthy(self) -> bool:
+        return self.state in ("up", "draining")
 
 
 @dataclass(slots=True)
@@ -51,6 +70,26 @@ class ServiceSnapshot:
     sinks: list[SinkStatus] = field(default_factory=list)
     notifications_running: int = 0
     notifications_queued: int = 0
+
+
+def sink_status(health: dict[str, Any]) -> SinkStatus:
+    """A destination's merged delivery health (``SinkPool.health``) as a :class:`SinkStatus`."""
+    retries, permanent = int(health["retries"]), int(health["permanent_failures"])
+    return SinkStatus(
+        name=health["name"],
+        queued=int(health["queued_batches"]),
+        spooled=int(health["spooled_events"]),
+        failures=retries + permanent,
+        state=health["state"],
+        since=health["since"],
+        spooled_bytes=int(health["spooled_bytes"]),
+        oldest_age=round(float(health["oldest_age"]), 3),
+        retries=retries,
+        permanent_failures=permanent,
+        workflows=int(health["workflows"]),
+        workflows_not_up=list(health["workflows_not_up"]),
+        last_error=health["last_error"],
+    )
 
 
 class StatusSource(Protocol):
@@ -80,15 +119,7 @@ def from_json(data: bytes | str) -> ServiceSnapshot:
         return ServiceSnapshot(
             started_at=float(doc["started_at"]),
             workflows=[_workflow(w) for w in _list(doc, "workflows")],
-            sinks=[
-                SinkStatus(
-                    name=str(s["name"]),
-                    queued=int(s["queued"]),
-                    spooled=int(s["spooled"]),
-                    failures=int(s["failures"]),
-                )
-                for s in _list(doc, "sinks")
-            ],
+            sinks=[_sink(s) for s in _list(doc, "sinks")],
             notifications_running=int(doc.get("notifications_running", 0)),
             notifications_queued=int(doc.get("notifications_queued", 0)),
         )
@@ -103,6 +134,26 @@ def _list(doc: dict[str, Any], key: str) -> list[dict[str, Any]]:
     if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
         raise StatusFormatError(f"{key!r} is not a list of objects")
     return value
+
+
+def _sink(s: dict[str, Any]) -> SinkStatus:
+    since = s.get("since")
+    error = s.get("last_error")
+    return SinkStatus(
+        name=str(s["name"]),
+        queued=int(s["queued"]),
+        spooled=int(s["spooled"]),
+        failures=int(s["failures"]),
+        state=str(s.get("state", "up")),
+        since=float(since) if since is not None else None,
+        spooled_bytes=int(s.get("spooled_bytes", 0)),
+        oldest_age=float(s.get("oldest_age", 0.0)),
+        retries=int(s.get("retries", 0)),
+        permanent_failures=int(s.get("permanent_failures", 0)),
+        workflows=int(s.get("workflows", 0)),
+        workflows_not_up=[str(w) for w in s.get("workflows_not_up", [])],
+        last_error=str(error) if error is not None else None,
+    )
 
 
 def _workflow(w: dict[str, Any]) -> WorkflowStatus:
@@ -120,6 +171,7 @@ def _workflow(w: dict[str, Any]) -> WorkflowStatus:
         lag_seconds=float(w["lag_seconds"]),
         events_per_second=float(w["events_per_second"]),
         events_total=int(w["events_total"]),
+        undelivered=int(w.get("undelivered", 0)),
     )
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 import tomllib
 import urllib.error
 import urllib.request
@@ -146,7 +147,13 @@ def format_table(snapshot: ServiceSnapshot, *, long: bool = False) -> str:
         out.append(
             "sinks: "
             + "; ".join(
-                f"{_printable(s.name)} queued={s.queued} spooled={s.spooled} failures={s.failures}"
+                f"{_printable(s.name)} {s.state}"
+                + (
+                    f" since {time.strftime('%H:%M:%S', time.localtime(s.since))}"
+                    if s.since and not s.healthy
+                    else ""
+                )
+                + f" queued={s.queued} spooled={s.spooled} failures={s.failures}"
                 for s in snapshot.sinks
             )
         )

@@ -72,8 +72,8 @@ _SCRIPT = """
               ["", ""], ["", ""]);
     document.getElementById("wf-total").replaceChildren(row(foot));
     var sinks = s.sinks.map(function (k) {
-      return row([[k.name, ""], [String(k.queued), "num"], [String(k.spooled), "num"],
-                  [String(k.failures), "num"]]);
+      return row([[k.name, ""], [k.state, ""], [String(k.queued), "num"],
+                  [String(k.spooled), "num"], [String(k.failures), "num"]]);
     });
     document.getElementById("sink-rows").replaceChildren.apply(
       document.getElementById("sink-rows"), sinks);
@@ -145,7 +145,7 @@ def render_status_page(snapshot: ServiceSnapshot) -> str:
     foot.append(_td(f"{100.0 * total['SUCCESS'] / all_nodes if all_nodes else 0.0:.1f}", "num"))
     foot += [_td(""), _td(f"{len(snapshot.workflows)} workflows"), _td(""), _td("")]
     sinks = [
-        f"<tr>{_td(s.name)}{_td(s.queued, 'num')}{_td(s.spooled, 'num')}"
+        f"<tr>{_td(s.name)}{_td(s.state)}{_td(s.queued, 'num')}{_td(s.spooled, 'num')}"
         f"{_td(s.failures, 'num')}</tr>"
         for s in snapshot.sinks
     ]
@@ -168,7 +168,7 @@ def render_status_page(snapshot: ServiceSnapshot) -> str:
 <tbody id="wf-rows">{"".join(rows)}</tbody>
 <tfoot id="wf-total"><tr>{"".join(foot)}</tr></tfoot></table>
 <h2>Sinks</h2>
-<table id="sinks"><thead><tr><th>SINK</th><th class="num">QUEUED</th><th class="num">SPOOLED</th>
+<table id="sinks"><thead><tr><th>SINK</th><th>STATE</th><th class="num">QUEUED</th><th class="num">SPOOLED</th>
 <th class="num">FAILURES</th></tr></thead><tbody id="sink-rows">{"".join(sinks)}</tbody></table>
 <h2>Notifications</h2>
 <p id="notifications">{snapshot.notifications_running} running, \

@@ -55,7 +55,9 @@ class ServiceMonitor(Monitor):
         super().__init__(config)
         self.watcher = watcher
         self.wait_for_change = watcher.wait
-        self.make_sink_set = pool.sink_set(key, wf_uuid)
+        make = pool.sink_set(key, wf_uuid)
+        # Each sink spools where the per-workflow daemon's would (settings made by start()).
+        self.make_sink_set = lambda sinks: make(sinks, self.spool_settings)
         self.stats: list[TrackedStats] = []
         self._stats_of: dict[int, TrackedStats] = {}
         self.rate = EventRate()

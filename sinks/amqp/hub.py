@@ -46,7 +46,7 @@ from aio_pika.connection import make_url
 
 from sinks.amqp.config import AMQPConfig, scrub
 from sinks.amqp.encoder import CONTENT_TYPE
-from sinks.amqp.spool import Record, Spool
+from sinks.spool.segments import Record, Spool
 
 log = structlog.get_logger(__name__)
 
@@ -187,6 +187,7 @@ class Hub:
         self.connected = False
         self.connections = 0
         self.last_error: str | None = None
+        self.down_since: float | None = None  # wall time of the first failure of an outage
         self.clients: list[HubClient] = []
         self._release = release
         self._lock = threading.Lock()
@@ -363,6 +364,8 @@ class Hub:
                 raise
             except Exception as exc:  # any broker trouble means: retry later
                 self.connected = False
+                if self.down_since is None:
+                    self.down_since = time.time()
                 clients = self._live()
                 for client in clients:
                     client.spool.rewind()
@@ -429,6 +432,7 @@ class Hub:
         conn.close_callbacks.add(lambda *_: wake.set())  # a lost connection wakes us at once
         try:
             self.connected = True
+            self.down_since = None
             self.connections += 1
             backoff.reset()
             clients = self._live()

@@ -17,7 +17,9 @@ empty the spool, then leaves the rest on disk and says how much.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import structlog
 
@@ -25,14 +27,20 @@ from monitord.events import StampedeEvent
 from sinks.amqp.config import AMQPConfig, endpoint_properties, parse_amqp_url
 from sinks.amqp.encoder import encode_selected
 from sinks.amqp.hub import HubClient, HubRegistry, broker_url, default_registry
-from sinks.amqp.spool import Spool, SpoolError
 from sinks.base import SinkError
+from sinks.spool.segments import Spool, SpoolError
 
 log = structlog.get_logger(__name__)
 
 
 class AMQPSink:
-    """One AMQP endpoint; ``name`` (and every log line) carries no password."""
+    """One AMQP endpoint; ``name`` (and every log line) carries no password.
+
+    ``spools_itself``: every batch goes to this sink's own spool at once, so the delivery
+    runtime gives it no second one; :meth:`health` reports that spool and the broker.
+    """
+
+    spools_itself = True
 
     def __init__(self, config: AMQPConfig, *, run_dir: str) -> None:
         self.config = config
@@ -43,6 +51,8 @@ class AMQPSink:
         self.spool: Spool | None = None
         self.publisher: HubClient | None = None
         self.events_spooled = 0
+        self._oldest_since: float | None = None  # wall time the oldest undelivered was spooled
+        self.left_in_spool = 0  # undelivered when closed (for the next daemon)
 
     def open(self) -> None:
         if self.spool is not None:
@@ -54,6 +64,7 @@ class AMQPSink:
             raise SinkError(str(exc)) from None
         self.spool = spool
         if spool.pending:
+            self._oldest_since = time.time()  # (when they were spooled is not recorded)
             log.info(
                 "AMQP: undelivered events of an earlier run are sent first",
                 sink=self.name,
@@ -83,6 +94,8 @@ class AMQPSink:
                 retryable=True,
             ) from None
         self.events_spooled += len(records)
+        if self._oldest_since is None or self.spool.pending == len(records):
+            self._oldest_since = time.time()
         self.publisher.notify()
 
     def flush(self) -> None:
@@ -95,6 +108,25 @@ class AMQPSink:
                 f"cannot sync the AMQP spool {self.spool_path}: {exc.strerror}", retryable=True
             ) from None
 
+    def health(self) -> dict[str, Any]:
+        """The broker's state and this endpoint's undelivered backlog (delivery runtime)."""
+        spool, publisher = self.spool, self.publisher
+        pending = spool.pending if spool is not None else self.left_in_spool
+        if not pending:
+            self._oldest_since = None
+        hub = publisher.hub if publisher is not None else None
+        out: dict[str, Any] = {
+            "spooled_events": pending,
+            "spooled_bytes": spool.pending_bytes() if spool is not None and pending else 0,
+            "oldest_age": max(0.0, time.time() - self._oldest_since)
+            if pending and self._oldest_since
+            else 0.0,
+        }
+        if hub is not None and hub.down_since is not None:
+            out.update(state="down", since=hub.down_since, last_error=hub.last_error)
+            out["down_seconds"] = round(time.time() - hub.down_since, 3)
+        return out
+
     def close(self) -> None:
         spool, publisher = self.spool, self.publisher
         if spool is None:
@@ -105,7 +137,7 @@ class AMQPSink:
             log.error("AMQP spool sync failed", sink=self.name, error=exc.strerror)
         if publisher is not None:
             publisher.stop(self.config.drain_timeout)
-        remaining = spool.pending
+        remaining = self.left_in_spool = spool.pending
         if remaining:
             log.warning(
                 "AMQP: events left in the spool for the next daemon",

@@ -8,12 +8,11 @@ stopped while a sink was still down leaves the spool behind; the next daemon
 for the same run directory delivers it first (resume), or discards it when the
 outputs start over (replay, recovery).
 
-Storage is the segment/frame/cursor spool of the AMQP sink
-(:class:`sinks.amqp.spool.Spool`: CRC-checked frames, durable cursor, flock,
-torn-tail repair): one frame per batch, the frame's key holding the batch's
-event count and its body the batch as :func:`sinks.process_worker.encode_batch`
-makes it.  That module is imported only when a spool is actually opened, so a
-daemon whose sinks never fail never loads the AMQP client library.
+Storage is the segment log of :mod:`sinks.spool.segments` (CRC-checked frames,
+durable cursor, flock, torn-tail repair), the same one the AMQP sink keeps its
+messages in: one frame per batch, its key holding the batch's event count and
+when it was appended, its body the batch as :func:`sinks.process_worker.encode_batch`
+makes it.
 
 Layout: ``<run dir>/monitord.spool/<sink key>/`` (``<outdir>/<wf_uuid>-monitord.spool/…``
 with ``-o``; ``<dir>/<wf_uuid>/…`` with the property ``pegasus.monitord.spool.dir``), where
@@ -28,14 +27,15 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import time
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 
-if TYPE_CHECKING:
-    from sinks.amqp.spool import Record, Spool
+from sinks.spool.segments import Record, Spool, SpoolError
 
 log = structlog.get_logger(__name__)
 
@@ -132,6 +132,8 @@ class BatchSpool:
         self._head: Record | None = None
         self.events = 0  # events in the spool (appended, not yet committed)
         self.batches = 0
+        self.bytes = 0
+        self._ages: deque[tuple[float, int]] = deque()  # (appended at, bytes) per batch
         self.appended_events = 0  # totals over this daemon's life
         self.committed_events = 0
 
@@ -141,23 +143,24 @@ class BatchSpool:
 
     def open(self) -> None:
         """Lock and recover the spool; counts what an earlier daemon left in it."""
-        from sinks.amqp.spool import Spool, SpoolError
-
         spool = Spool(self.path)
         try:
             spool.open()
         except SpoolError as exc:
             raise SpoolUnavailable(str(exc)) from None
         self._spool = spool
-        events = batches = 0
+        events = 0
+        ages: deque[tuple[float, int]] = deque()
         while True:
             records = spool.read_batch(max_records=1000)
             if not records:
                 break
-            batches += len(records)
-            events += sum(_count(r) for r in records)
+            for record in records:
+                events += _count(record)
+                ages.append((_appended_at(record), len(record.body)))
         spool.rewind()
-        self.events, self.batches = events, batches
+        self.events, self.batches, self._ages = events, len(ages), ages
+        self.bytes = sum(size for _, size in ages)
 
     def discard(self) -> int:
         """Forget every spooled batch (the outputs start over); returns the events dropped."""
@@ -170,15 +173,24 @@ class BatchSpool:
             spool.commit(records[-1].end, len(records))
             dropped += sum(_count(r) for r in records)
         self._head = None
-        self.events = self.batches = 0
+        self.forget_damaged()
         return dropped
+
+    def forget_damaged(self) -> None:
+        """Nothing readable is left (damaged frames were skipped): the counts say so too."""
+        with self._counts:
+            self.events = self.batches = self.bytes = 0
+            self._ages.clear()
 
     def append(self, count: int, data: bytes) -> None:
         """One batch (``data`` from ``encode_batch``, ``count`` events), as one write."""
-        self._require().append([(str(count), data)])
+        now = time.time()
+        self._require().append([(f"{count}:{now:.3f}", data)])
         with self._counts:
             self.events += count
             self.batches += 1
+            self.bytes += len(data)
+            self._ages.append((now, len(data)))
             self.appended_events += count
 
     def sync(self) -> None:
@@ -205,7 +217,15 @@ class BatchSpool:
         with self._counts:
             self.events -= count
             self.batches -= 1
+            if self._ages:
+                self.bytes -= self._ages.popleft()[1]
             self.committed_events += count
+
+    def oldest_age(self) -> float:
+        """Seconds since the oldest spooled batch was appended (0 when empty)."""
+        with self._counts:
+            oldest = self._ages[0][0] if self._ages else None
+        return max(0.0, time.time() - oldest) if oldest else 0.0
 
     def close(self) -> None:
         """Release the spool; an empty one is removed (directory and all)."""
@@ -223,10 +243,18 @@ class BatchSpool:
 
 
 def _count(record: Record) -> int:
+    """The frame key is ``<events>:<unix time appended>`` (older spools: ``<events>``)."""
     try:
-        return int(record.routing_key)
+        return int(record.routing_key.partition(":")[0])
     except ValueError:
         return 0
+
+
+def _appended_at(record: Record) -> float:
+    try:
+        return float(record.routing_key.partition(":")[2])
+    except ValueError:
+        return time.time()  # unknown: counted from now
 
 
 def _remove_tree(path: str) -> None:

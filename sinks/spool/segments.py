@@ -1,4 +1,4 @@
-"""A durable, append-only, per-endpoint spool of AMQP messages awaiting broker confirmation.
+"""A durable, append-only log of frames awaiting delivery (AMQP messages, event batches).
 
 Layout of one spool directory::
 
@@ -285,6 +285,22 @@ class Spool:
     def cursor(self) -> Position:
         with self._lock:
             return self._cursor
+
+    def pending_bytes(self) -> int:
+        """Bytes of the frames not yet confirmed (segment sizes after the cursor)."""
+        with self._lock:
+            cursor, end = self._cursor, self._end
+        total = 0
+        for index in range(cursor.segment, end.segment + 1):
+            if index == end.segment:
+                size = end.offset
+            else:
+                try:
+                    size = os.stat(self._seg_path(index)).st_size
+                except OSError:
+                    continue
+            total += max(0, size - (cursor.offset if index == cursor.segment else 0))
+        return total
 
     def unread(self) -> bool:
         with self._lock:

@@ -1,0 +1,109 @@
+"""Test helpers for event plugins: install the plugin packages, read their journals.
+
+The packages (tests/plugins/contract_plugins, the example under
+monitord/examples/plugins) are pip-installed into the running interpreter's
+environment once per session, so the daemon subprocesses discover them through
+their entry points exactly as a site's plugins would be.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import subprocess
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from monitord.readers.bp import parse_bp_line
+from sinks.encoding import bp_timestamp, bp_value
+
+PROJECT = Path(__file__).resolve().parents[1]
+CONTRACT_PLUGINS = PROJECT / "tests" / "plugins" / "contract_plugins"
+EXAMPLE_PLUGIN = PROJECT / "monitord" / "examples" / "plugins" / "job_summary"
+# The reference writes "now" as ts for these (no ts in the event itself): not comparable.
+TS_FREE = {"stampede.static.start", "stampede.static.end", "stampede.rc.pfn"}
+
+_installed = False
+
+
+def install_plugin_packages() -> None:
+    """pip-install the plugin packages (offline-friendly first, then with build isolation)."""
+    global _installed
+    if _installed:
+        return
+    # without build isolation pip needs setuptools and wheel here; else it fetches them
+    local_build = all(importlib.util.find_spec(m) for m in ("setuptools", "wheel"))
+    for package in (CONTRACT_PLUGINS, EXAMPLE_PLUGIN):
+        base = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", str(package)]
+        if local_build:
+            quick = subprocess.run([*base, "--no-build-isolation"], capture_output=True, text=True)
+        if not local_build or quick.returncode != 0:
+            full = subprocess.run(base, capture_output=True, text=True)
+            assert full.returncode == 0, f"cannot install {package}: {full.stderr[-2000:]}"
+    importlib.invalidate_caches()
+    _installed = True
+
+
+def plugin_args(tmp: Path, plugins: dict[str, dict[str, str]]) -> list[str]:
+    """``-D`` options enabling each plugin with its settings and a journal in ``tmp``."""
+    args = []
+    for name, settings in plugins.items():
+        prefix = f"pegasus.monitord.plugins.{name}."
+        args += [f"-D{prefix}enabled=true", f"-D{prefix}output={tmp / (name + '.jsonl')}"]
+        args += [f"-D{prefix}{key}={value}" for key, value in settings.items()]
+    return args
+
+
+def journal(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def events_in(records: Iterable[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    return [(r["event"], r["kw"]) for r in records if r["hook"] == "event"]
+
+
+def expected_events(bp: Path, prefixes: tuple[str, ...] | None) -> list[dict[str, str]]:
+    """The reference's events.bp records, in order, that ``prefixes`` select (None: all)."""
+    out = []
+    for line in bp.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = parse_bp_line(line)
+            if prefixes is None or record["event"].startswith(prefixes):
+                out.append(record)
+    return out
+
+
+def payload_differences(
+    got: list[tuple[str, dict[str, Any]]], expected: list[dict[str, str]]
+) -> list[str]:
+    """Where the plugin's (event, kw) sequence differs from the reference's BP records.
+
+    The kw is put back on the wire as the BP writer would (``__`` -> ``.``, values and
+    ``ts`` rendered); every attribute must be equal, none missing, none extra.
+    """
+    problems = []
+    if len(got) != len(expected):
+        problems.append(f"{len(got)} events, the reference has {len(expected)}")
+    for i, ((name, kw), want) in enumerate(zip(got, expected, strict=False)):
+        if name != want["event"]:
+            problems.append(f"#{i}: {name} where the reference has {want['event']}")
+            continue
+        wire = {key.replace("__", "."): value for key, value in kw.items()}
+        for key, value in want.items():
+            if key in ("event", "level") or (key == "ts" and name in TS_FREE):
+                continue
+            if key not in wire:
+                problems.append(f"#{i} {name}: {key} missing")
+                continue
+            text = bp_timestamp(wire[key]) if key == "ts" else bp_value(wire[key])
+            if text.strip('"').replace('\\"', '"') != value:
+                problems.append(f"#{i} {name}: {key}={text!r}, reference {value!r}")
+        extra = set(wire) - set(want) - {"level"}
+        if extra:
+            problems.append(f"#{i} {name}: extra attributes {sorted(extra)}")
+    return problems[:20]

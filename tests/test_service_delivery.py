@@ -1,0 +1,129 @@
+"""The service's shared lanes on the delivery runtime: outages spool, drain in order, log twice."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from structlog.testing import capture_logs
+
+from monitord.events import StampedeEvent, make_event
+from monitord.service.sinkpool import SinkPool
+from sinks.base import SinkError
+from sinks.spool import SpoolSettings
+
+
+class ServerSink:
+    """One workflow's sink on a shared server (one lane): down while ``down`` is set."""
+
+    def __init__(self, wf: str, down: threading.Event) -> None:
+        self.name = "postgresql://u@db/stampede"
+        self.display_url = f"{self.name}#{wf}"
+        self.server_url = "postgresql://u@db/stampede"
+        self.down = down
+        self.stamps: list[float] = []
+        self.closed = False
+
+    def open(self) -> None:
+        if self.down.is_set():
+            raise SinkError("connection refused", retryable=True)
+
+    def write_batch(self, events: Sequence[StampedeEvent]) -> None:
+        if self.down.is_set():
+            raise SinkError("server closed the connection", retryable=True)
+        self.stamps.extend(float(e.attrs["ts"]) for e in events)
+
+    def flush(self) -> None:
+        if self.down.is_set():
+            raise SinkError("server closed the connection", retryable=True)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def ev(i: int) -> StampedeEvent:
+    return make_event("xwf.start", {"xwf.id": "w", "ts": float(i), "restart_count": 0})
+
+
+def wait_for(predicate: object, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def test_an_outage_spools_every_workflow_then_drains_in_order(tmp_path: Path) -> None:
+    """Three workflows on one server lane; the server is down through more failed attempts
+    than the old lanes' budget (10), with 3 batches each in memory at most; all lands in order,
+    a workflow's close waits for its spool, and the log has one "down" and one "back" line."""
+    down = threading.Event()
+    down.set()
+    pool = SinkPool(local_lanes=1)
+    try:
+        sinks, sets = [], []
+        for w in range(3):
+            spool = SpoolSettings(str(tmp_path / f"wf{w}"), first_backoff=0.01, max_backoff=0.02)
+            sink = ServerSink(f"wf{w}", down)
+            sinks.append(sink)
+            sets.append(pool.sink_set(f"/run{w}/x.dagman.out", f"wf{w}")([sink], spool))
+        handles = [s.handles[0] for s in sets]
+        assert len({h.lane for h in handles}) == 1
+        with capture_logs() as logs:
+            for n in range(200):
+                for s in sets:
+                    s.publish([ev(n * 2), ev(n * 2 + 1)])
+                assert all(h.queued <= 4 for h in handles)  # memory stays bounded
+            for s in sets:
+                s.flush()  # returns during the outage: the spool holds it durably
+            wait_for(lambda: all(h.policy.retries > 10 for h in handles))
+            health = pool.health()
+            assert [(h["name"], h["state"], h["workflows"]) for h in health] == [
+                ("postgresql://u@db/stampede", "down", 3)
+            ]
+            assert health[0]["spooled_events"] == 3 * 400 and health[0]["spooled_bytes"] > 0
+            assert health[0]["since"] is not None and health[0]["permanent_failures"] == 0
+            assert all(sink.stamps == [] for sink in sinks)
+            assert all(s.undelivered == 400 for s in sets)
+            closer = threading.Thread(target=sets[0].close)
+            closer.start()  # an ended workflow waits for its events to be delivered
+            time.sleep(0.3)
+            assert closer.is_alive() and not handles[0].finished.is_set()
+            down.clear()
+            closer.join(30)
+            assert not closer.is_alive() and sinks[0].closed and handles[0].finished.is_set()
+            for s in sets[1:]:
+                s.close()
+        assert all(sink.stamps == [float(i) for i in range(400)] for sink in sinks)
+        assert pool.health() == []  # closed deliveries leave the lane
+        downs = [e for e in logs if e["event"].startswith("sink down")]
+        backs = [e for e in logs if e["event"] == "sink is back"]
+        assert len(downs) == 1 and len(backs) == 1, [e["event"] for e in logs]
+        assert backs[0]["drained_events"] == 1200 and backs[0]["workflows"] == 3
+        assert not list(tmp_path.rglob("*.seg"))  # every spool drained and removed
+    finally:
+        pool.close()
+
+
+def test_a_service_stop_leaves_a_down_sinks_events_spooled(tmp_path: Path) -> None:
+    down = threading.Event()
+    down.set()
+    pool = SinkPool(local_lanes=1)
+    spool = SpoolSettings(str(tmp_path / "wf"), first_backoff=0.01, max_backoff=0.02)
+    sink = ServerSink("wf", down)
+    sinks = pool.sink_set("/run/x.dagman.out", "wf")([sink], spool)
+    for n in range(10):
+        sinks.publish([ev(n)])
+    sinks.flush()
+    closer = threading.Thread(target=sinks.close)
+    closer.start()
+    time.sleep(0.2)
+    assert closer.is_alive()
+    started = time.monotonic()
+    pool.begin_close()  # service stop: no more waiting
+    closer.join(10)
+    assert not closer.is_alive() and time.monotonic() - started < 5
+    assert sinks.undelivered == 10 and sink.stamps == []
+    pool.close()
+    assert list(tmp_path.rglob("*.seg"))  # left for the next start
