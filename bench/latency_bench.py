@@ -1,8 +1,8 @@
 """Live-following latency and idle CPU of ``pegasus-monitord``.
 
 For each rate (default 100 and 5,000 dagman.out lines/s) a synthetic workflow
-(``monitord/synthetic.py``) is played into a fresh directory with
-``monitord/player.py`` while a live daemon follows it into its default SQLite database.
+(``monitord/tools/synthetic.py``) is played into a fresh directory with
+``monitord/tools/player.py`` while a live daemon follows it into its default SQLite database.
 Every ``ULOG_SUBMIT`` and ``ULOG_JOB_TERMINATED`` line is time-stamped when the player's
 write of it reaches the OS; a poller thread watches the database's ``jobstate`` table and
 time-stamps each matching row (same job, same state, n-th occurrence) when it becomes
@@ -39,8 +39,8 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 
-from monitord.player import Append, Copy, Player, plan, scan  # noqa: E402
-from monitord.synthetic import generate  # noqa: E402
+from monitord.tools.player import Append, Copy, Player, plan, scan  # noqa: E402
+from monitord.tools.synthetic import generate  # noqa: E402
 
 LINES_PER_JOB = 21  # about, for the synthetic workflows
 MARK = re.compile(r"Event: ULOG_(SUBMIT|JOB_TERMINATED) for HTCondor Node (\S+) \((\d+\.\d+)")

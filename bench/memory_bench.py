@@ -25,7 +25,7 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 
-from monitord.synthetic import generate  # noqa: E402
+from monitord.tools.synthetic import generate  # noqa: E402
 
 NOISE = (
     "{t} Currently monitoring 1 HTCondor log file(s)\n"

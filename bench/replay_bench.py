@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Side-by-side replay benchmark: our pegasus-monitord against the reference 5.1.3.
 
-For each workflow size a synthetic submit directory (``monitord.synthetic``) is
+For each workflow size a synthetic submit directory (``monitord.tools.synthetic``) is
 generated afresh for each replay with the same seed, so every daemon replays an
 identical, self-contained copy (``-r <wf>.dag.dagman.out``) with
 TZ=America/Los_Angeles and a scratch HOME.
@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from monitord.synthetic import Generated, generate  # noqa: E402
+from monitord.tools.synthetic import Generated, generate  # noqa: E402
 
 STAMPEDE_TABLES = (
     "workflow", "workflowstate", "workflow_meta", "workflow_files", "job", "job_edge",

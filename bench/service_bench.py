@@ -1,6 +1,6 @@
 """Service benchmark: one ``monitord serve`` following 1,000 idle workflows.
 
-Generates N small workflows (``monitord/synthetic.py``), cuts each dagman.out in the
+Generates N small workflows (``monitord/tools/synthetic.py``), cuts each dagman.out in the
 middle of the run (DAGMan "paused": its pid line names this benchmark process, so the
 liveness check finds it alive), starts the service, attaches every workflow over the
 socket and waits until all are caught up.  Then it measures:
@@ -36,7 +36,7 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 
-from monitord.synthetic import generate  # noqa: E402
+from monitord.tools.synthetic import generate  # noqa: E402
 
 PID_LINE = re.compile(r"\*\* PID = \d+")
 

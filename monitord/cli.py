@@ -348,7 +348,7 @@ def _status(argv: list[str]) -> int:
 
 
 def _play(argv: list[str]) -> int:
-    from monitord.player import main as play_main
+    from monitord.tools.player import main as play_main
 
     return play_main(argv)
 
@@ -538,7 +538,7 @@ def demo(argv: Sequence[str]) -> int:
     """Generate an example workflow, replay it into SQLite, print what was recorded."""
     import sqlite3
 
-    from monitord.synthetic import generate_example
+    from monitord.tools.synthetic import generate_example
 
     p = argparse.ArgumentParser(prog="monitord demo", description=demo.__doc__)
     p.add_argument("--jobs", type=int, default=50, help="jobs in the example (default 50)")

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from monitord import cli
-from monitord.synthetic import generate
+from monitord.tools.synthetic import generate
 
 MONITORD = [sys.executable, "-m", "monitord.cli"]
 PEGASUS_MONITORD = [

@@ -1,6 +1,6 @@
 """Live following of *played* workflows: the daemon follows a submit directory being written.
 
-``monitord.player`` re-enacts each finished submit directory (every corpus sample and every
+``monitord.tools.player`` re-enacts each finished submit directory (every corpus sample and every
 generated case in tests/data/cases) into a fresh directory as DAGMan would: dagman.out
 line by line, job outputs appearing just before the line that says the job ended,
 sub-workflows played concurrently with their parent, a pause between the DAGMan runs of a
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from monitord.player import Pause, Player, run_starts
+from monitord.tools.player import Pause, Player, run_starts
 from tests.conftest import CORPUS, CORPUS_TZ, STAMPEDE_DIFF, corpus_samples, require_corpus
 
 CASES = Path(__file__).resolve().parent / "data" / "cases"

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from monitord.player import (
+from monitord.tools.player import (
     Action,
     Append,
     Copy,
@@ -22,7 +22,7 @@ from monitord.player import (
     run_starts,
     scan,
 )
-from monitord.synthetic import generate
+from monitord.tools.synthetic import generate
 
 T = "01/26/23 08:00:00"
 

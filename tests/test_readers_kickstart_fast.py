@@ -17,7 +17,7 @@ import pytest
 
 from monitord.readers.kickstart import parse_kickstart, parse_kickstart_generic
 from monitord.readers.kickstart_fast import extract_invocation
-from monitord.synthetic import generate
+from monitord.tools.synthetic import generate
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 

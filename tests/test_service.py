@@ -112,7 +112,7 @@ def generate_source(dest: Path, jobs: int, seed: int) -> Path:
     (Generated in place and renamed: a replay then writes its DB into the directory it
     reads, not into the generation path, exactly like a copied corpus sample.)
     """
-    from monitord.synthetic import generate
+    from monitord.tools.synthetic import generate
 
     staging = dest.parent / (dest.name + ".gen")
     generate(staging, jobs, seed=seed, retry_fraction=0.1, name=f"gen{seed}")
@@ -511,7 +511,7 @@ def test_socket_refuses_another_users_workflow(tmp_path: Path) -> None:
 def test_three_ways_in_each_equal_to_the_replay(tmp_path: Path) -> None:
     """attach, a watched root and the -N drop-in; status snapshot; clean stop leaves nothing."""
     require_corpus()
-    from monitord.player import Player
+    from monitord.tools.player import Player
 
     watch = tmp_path / "watch"
     watch.mkdir()

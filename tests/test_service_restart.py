@@ -62,7 +62,7 @@ def _plan(tmp: Path, count: int, corpus_copies: int) -> list[dict]:
 
 
 def _play_all(items: list[dict], rate: float) -> list:
-    from monitord.player import Player
+    from monitord.tools.player import Player
 
     players = []
     for n, item in enumerate(items):

@@ -20,7 +20,7 @@ from pathlib import Path
 import structlog
 
 from monitord import loglevel
-from monitord.synthetic import generate
+from monitord.tools.synthetic import generate
 
 DEBUG_LINE = "dagman.out lines processed"
 

@@ -20,7 +20,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from monitord.synthetic import generate
+from monitord.tools.synthetic import generate
 from sinks.sql import SQLSink
 from sinks.sql.database import parse_url
 from tests.conftest import (

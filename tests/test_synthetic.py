@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from monitord.readers.bp import parse_bp_line
-from monitord.synthetic import Generated, generate, generate_example, main
+from monitord.tools.synthetic import Generated, generate, generate_example, main
 
 LINE_RE = re.compile(r"^(\d\d/\d\d/\d\d \d\d:\d\d:\d\d) (.*)$")
 BRACE_RE = re.compile(r"\{(\d\d/\d\d/\d\d \d\d:\d\d:\d\d)\}$")

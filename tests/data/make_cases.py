@@ -2,7 +2,7 @@
 
 The corpus has no holds, submit failures, rescue restarts, clusters, XML
 records, nested sub-workflows, ...  Each case here starts from a small
-``monitord.synthetic`` submit directory and then edits or adds files to get
+``monitord.tools.synthetic`` submit directory and then edits or adds files to get
 one family of features.  The orig submit dir written into the files is
 ``/home/tester/submit/<case>/run0001``, which must not exist on the machine
 that runs the reference (it would put its default DB there).
@@ -37,8 +37,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from monitord import synthetic  # noqa: E402
-from monitord.synthetic import UTC_OFFSET, dagman_time  # noqa: E402
+from monitord.tools import synthetic  # noqa: E402
+from monitord.tools.synthetic import UTC_OFFSET, dagman_time  # noqa: E402
 
 CASES_DIR = HERE / "cases"
 ORIG_BASE = "/home/tester/submit"

@@ -1710,7 +1710,7 @@ def generate_example(dest: Path, jobs: int = 50) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m monitord.synthetic",
+        prog="python -m monitord.tools.synthetic",
         description="Write a synthetic, finished Pegasus 5.x submit directory.",
     )
     parser.add_argument("outdir", type=Path)
