@@ -1,8 +1,8 @@
 """Live-following latency and idle CPU of ``pegasus-monitord``.
 
 For each rate (default 100 and 5,000 dagman.out lines/s) a synthetic workflow
-(``monitord/tools/synthetic.py``) is played into a fresh directory with
-``monitord/tools/player.py`` while a live daemon follows it into its default SQLite database.
+(``monitord/tools/synthetic/``) is played into a fresh directory with
+``monitord/tools/player/`` while a live daemon follows it into its default SQLite database.
 Every ``ULOG_SUBMIT`` and ``ULOG_JOB_TERMINATED`` line is time-stamped when the player's
 write of it reaches the OS; a poller thread watches the database's ``jobstate`` table and
 time-stamps each matching row (same job, same state, n-th occurrence) when it becomes

@@ -1,6 +1,6 @@
 """Service benchmark: one ``monitord serve`` following 1,000 idle workflows.
 
-Generates N small workflows (``monitord/tools/synthetic.py``), cuts each dagman.out in the
+Generates N small workflows (``monitord/tools/synthetic/``), cuts each dagman.out in the
 middle of the run (DAGMan "paused": its pid line names this benchmark process, so the
 liveness check finds it alive), starts the service, attaches every workflow over the
 socket and waits until all are caught up.  Then it measures:

@@ -38,7 +38,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
 from monitord.tools import synthetic  # noqa: E402
-from monitord.tools.synthetic import UTC_OFFSET, dagman_time  # noqa: E402
+from monitord.tools.synthetic.clock import (  # noqa: E402
+    UTC_OFFSET,
+    dagman_time,
+    iso_ms,
+    iso_s,
+    log_time,
+)
+from monitord.tools.synthetic.dagman_output import MYSIN  # noqa: E402
 
 CASES_DIR = HERE / "cases"
 ORIG_BASE = "/home/tester/submit"
@@ -212,7 +219,7 @@ class Seq:
 
     def post(self, node: str, cluster: int, status: int) -> None:
         self.log(f"Running POST script of Node {node}...")
-        self.log(synthetic._MYSIN)
+        self.log(MYSIN)
         self.wait(5)
         self.ulog("POST_SCRIPT_TERMINATED", node, cluster, back=4)
         if status == 0:
@@ -738,7 +745,7 @@ def case_clustered_jobs(run: Path) -> None:
     t0 = t_end + 40
     lines = []
     for k in range(4):
-        st = synthetic._iso_ms(t0 + 3 * k + 0.25)
+        st = iso_ms(t0 + 3 * k + 0.25)
         # Trailing zeros tell whether a value is kept as written or re-formatted.
         written = _Num(("2.50", "2.600", "2.7", "2.8")[k])
         lines.append(
@@ -763,7 +770,7 @@ def case_clustered_jobs(run: Path) -> None:
             failed=0,
             extra=0,
             duration=_Num("12.40"),
-            start=synthetic._iso_ms(t0 + 0.25),
+            start=iso_ms(t0 + 0.25),
             pid=5999,
             app="/usr/bin/pegasus-cluster",
         )
@@ -881,16 +888,16 @@ def case_no_kickstart_and_xml(run: Path) -> None:
     # legacy: a 4.x XML invocation record.
     w.f(f"{xml}.out.000").write_text(
         _XML_RECORD.format(
-            start=synthetic._iso_ms(t_xml + 7),
+            start=iso_ms(t_xml + 7),
             duration="12.500",
-            mstart=synthetic._iso_ms(t_xml + 7.1),
+            mstart=iso_ms(t_xml + 7.1),
             mduration="12.100",
             xform="legacy",
             task="ID0000102",
             label="nk",
             stamp=stamp,
             user=user,
-            end=synthetic._iso_s(t_xml + 20),
+            end=iso_s(t_xml + 20),
         )
     )
     w.f(f"{xml}.err.000").write_text(w.f(f"{comps[1]}.err.000").read_text().replace(comps[1], xml))
@@ -923,8 +930,8 @@ def case_no_kickstart_and_xml(run: Path) -> None:
     marker = "\n######################[Pegasus Lite] Executing the user task"
     err = err.replace(
         marker,
-        f"\n{synthetic._log_time(ts)}: @@@MONITORING_PAYLOAD - START@@@{json.dumps(metric)}@@@MONITORING_PAYLOAD - END@@@"
-        f"\n{synthetic._log_time(ts)}: @@@MONITORING_PAYLOAD - START@@@{json.dumps(extra)}@@@MONITORING_PAYLOAD - END@@@"
+        f"\n{log_time(ts)}: @@@MONITORING_PAYLOAD - START@@@{json.dumps(metric)}@@@MONITORING_PAYLOAD - END@@@"
+        f"\n{log_time(ts)}: @@@MONITORING_PAYLOAD - START@@@{json.dumps(extra)}@@@MONITORING_PAYLOAD - END@@@"
         + marker,
     )
     w.f(f"{tgt}.err.000").write_text(err)
