@@ -25,6 +25,8 @@ TYPE_DESC = {
 THROTTLES = {"registration": 1, "stagein": 10, "cleanup": 4, "stageout": 10}
 # Typical run time of the jobs that run on the submit host (seconds, scaled by 0.6-3).
 AUX_SECONDS = {CREATE_DIR: 2.0, STAGE_IN: 8.0, STAGE_OUT: 6.0, REGISTER: 2.5, CLEANUP: 1.5}
+# Jobs whose .sub reads their .in file (or its stand-in) as stdin.
+STDIN_FED = (CREATE_DIR, CLEANUP, STAGE_IN, STAGE_OUT)
 MIN_GROUP_JOBS = 6  # stage-in, compute, merge, stage-out, register, cleanup
 
 _PARALLEL_XFORMS = ("findrange", "preprocess", "keg", "transform", "filter")

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from monitord.tools.synthetic.clock import iso_ms, iso_s, log_time
 from monitord.tools.synthetic.context import PEGASUS_VERSION, Ctx
 from monitord.tools.synthetic.dag import (
-    CLEANUP,
     COMPUTE,
-    CREATE_DIR,
     REGISTER,
     STAGE_IN,
     STAGE_OUT,
+    STDIN_FED,
     Node,
 )
 from monitord.tools.synthetic.planner_files import job_exec_argv
@@ -197,7 +196,7 @@ def kickstart_record(ctx: Ctx, a: Attempt) -> str:
             inode += 1
             head = f'{lfn}:\n      lfn: "{lfn}"\n      file_name: {cwd}/{lfn}\n'
             rec.append(_stat(ctx, head, "0o100644", size, inode, start_s))
-    if n.kind in (CREATE_DIR, CLEANUP, STAGE_IN, STAGE_OUT):
+    if n.kind in STDIN_FED:
         rec.append(
             _stat(ctx, "stdin:\n      descriptor_number: 0\n", "0o10600", 400, inode + 1, start_s)
         )

@@ -18,6 +18,7 @@ from monitord.tools.synthetic.dag import (
     REGISTER,
     STAGE_IN,
     STAGE_OUT,
+    STDIN_FED,
     THROTTLES,
     TYPE_DESC,
     Node,
@@ -238,11 +239,7 @@ def write_sub(ctx: Ctx, node: Node) -> None:
             if node.kind != STAGE_IN
             else ""
         )
-        stdin = (
-            f"input = {sd}//{node.subdir}/{name}.in\n"
-            if node.kind in (CREATE_DIR, CLEANUP, STAGE_IN, STAGE_OUT)
-            else ""
-        )
+        stdin = f"input = {sd}//{node.subdir}/{name}.in\n" if node.kind in STDIN_FED else ""
         connect = (
             " _PEGASUS_CONNECT_STDIN=true" if node.kind in (CREATE_DIR, CLEANUP, STAGE_OUT) else ""
         )
