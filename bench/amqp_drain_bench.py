@@ -27,12 +27,12 @@ sys.path.insert(0, str(PROJECT))
 
 import aio_pika  # noqa: E402
 
-from monitord.events import PREFIX, make_event  # noqa: E402
-from monitord.readers.bp import parse_bp_line  # noqa: E402
+from monitord.core.events import PREFIX, make_event  # noqa: E402
+from monitord.core.readers.bp import parse_bp_line  # noqa: E402
 from sinks.amqp.config import parse_amqp_url  # noqa: E402
 from sinks.amqp.encoder import encode_selected  # noqa: E402
 from sinks.amqp.sink import AMQPSink  # noqa: E402
-from sinks.spool.segments import Spool  # noqa: E402
+from sinks.runtime.spool.segments import Spool  # noqa: E402
 
 CORPUS_BP = PROJECT.parent / "shared" / "corpus" / "hierarchical_wf_success" / "expected"
 

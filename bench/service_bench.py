@@ -60,7 +60,7 @@ def prepare(workdir: Path, count: int, jobs: int) -> list[tuple[Path, list[str]]
 
 
 def attach_all(sock_path: str, dagman_outs: list[Path]) -> None:
-    from monitord.monitor import MonitorConfig
+    from monitord.daemon.monitor import MonitorConfig
     from monitord.service.protocol import config_to_dict, decode, encode
 
     for path in dagman_outs:

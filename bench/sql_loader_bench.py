@@ -19,7 +19,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from monitord.events import StampedeEvent, make_event
+from monitord.core.events import StampedeEvent, make_event
 from sinks.sql import SQLSink
 
 T0 = 1_700_000_000

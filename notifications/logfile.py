@@ -14,8 +14,8 @@ import asyncio
 import os
 from typing import TextIO
 
-from monitord.ownership import chown_new
-from monitord.timeparse import iso_local
+from monitord.core.timeparse import iso_local
+from monitord.system.ownership import chown_new
 from notifications.pool import Finished
 
 LOG_NAME = "monitord-notifications.log"

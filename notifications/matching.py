@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from monitord.jobinstance import plain_exitcode
-from monitord.timeparse import iso_local
+from monitord.core.jobinstance import plain_exitcode
+from monitord.core.timeparse import iso_local
 from notifications.grammar import Action, NotifyTable
 
 

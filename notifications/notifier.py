@@ -1,6 +1,6 @@
 """The daemon's notification manager: ``.notify`` files per workflow, matching, the script pool.
 
-The state machine (:class:`monitord.workflow.Workflow`) calls the hook
+The state machine (:class:`monitord.core.workflow.Workflow`) calls the hook
 methods below from the worker thread that feeds it; matching happens there
 (pure, cheap) and each firing is handed to the :class:`ScriptPool` on the
 event loop with ``call_soon_threadsafe``, so scripts start as soon as the

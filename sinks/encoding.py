@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from monitord.events import StampedeEvent
+from monitord.core.events import StampedeEvent
 
 # ---------------------------------------------------------------- BP values
 

@@ -15,10 +15,10 @@ from typing import BinaryIO
 
 import structlog
 
-from monitord.events import StampedeEvent
-from monitord.ownership import chown_new
-from sinks.base import SinkError
+from monitord.core.events import StampedeEvent
+from monitord.system.ownership import chown_new
 from sinks.encoding import encode_bp, encode_json
+from sinks.runtime.base import SinkError
 
 log = structlog.get_logger(__name__)
 

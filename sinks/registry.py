@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from urllib.parse import unquote, urlsplit
 
-from sinks.base import Sink, SinkError
+from sinks.runtime.base import Sink, SinkError
 
 SQL_SCHEMES = ("sqlite", "mysql", "postgresql", "postgres", "jdbc")
 

@@ -14,8 +14,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from monitord.events import PREFIX, StampedeEvent, make_event
-from monitord.readers.bp import parse_bp_line
+from monitord.core.events import PREFIX, StampedeEvent, make_event
+from monitord.core.readers.bp import parse_bp_line
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 CORPUS = SHARED / "corpus"

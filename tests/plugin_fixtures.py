@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from monitord.readers.bp import parse_bp_line
+from monitord.core.readers.bp import parse_bp_line
 from sinks.encoding import bp_timestamp, bp_value
 
 PROJECT = Path(__file__).resolve().parents[1]

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from monitord.monitor import read_text
-from monitord.readers.braindump import read_braindump
-from monitord.readers.dagfile import parse_dag
+from monitord.core.readers.braindump import read_braindump
+from monitord.core.readers.dagfile import parse_dag
+from monitord.core.workflow import Workflow, WorkflowContext, WorkflowOptions
+from monitord.daemon.monitor import read_text
 from monitord.service.jobcounts import DagmanProgress, job_counts, percent_done, progress_for
 from monitord.service.status import ServiceSnapshot, SinkStatus, WorkflowStatus
-from monitord.workflow import Workflow, WorkflowContext, WorkflowOptions
 from tests.conftest import CORPUS, corpus_samples
 
 

@@ -28,10 +28,10 @@ from typing import Any
 import aio_pika
 import pytest
 
-from monitord.readers.bp import parse_bp_line
+from monitord.core.readers.bp import parse_bp_line
 from sinks.amqp.event_filter import EventFilter
 from sinks.encoding import bp_timestamp, bp_value
-from sinks.spool.segments import Spool
+from sinks.runtime.spool.segments import Spool
 from tests.conftest import (
     CORPUS,
     CORPUS_TZ,

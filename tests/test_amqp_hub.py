@@ -24,11 +24,11 @@ from urllib.parse import urlsplit
 import aio_pika
 import pytest
 
-from monitord.events import make_event
+from monitord.core.events import make_event
 from sinks.amqp.config import parse_amqp_url
 from sinks.amqp.hub import HubRegistry, hub_key
 from sinks.amqp.sink import AMQPSink, build_amqp_sink
-from sinks.spool.segments import Spool
+from sinks.runtime.spool.segments import Spool
 from tests.servers import require_server
 from tests.test_amqp_broker import Endpoint, _run, new_endpoint
 

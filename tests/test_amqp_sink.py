@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 import structlog
 
-from monitord.events import make_event
+from monitord.core.events import make_event
 from sinks.amqp.config import endpoint_properties, parse_amqp_url, scrub
 from sinks.amqp.encoder import encode_body, encode_selected, routing_key
 from sinks.amqp.event_filter import DEFAULT_EVENTS, KNOWN_EVENTS, EventFilter
 from sinks.amqp.sink import build_amqp_sink
-from sinks.base import SinkError
 from sinks.registry import build_sink
-from sinks.spool.segments import Position, Spool, SpoolError, encode_frame
+from sinks.runtime.base import SinkError
+from sinks.runtime.spool.segments import Position, Spool, SpoolError, encode_frame
 from tests.conftest import CORPUS, CORPUS_TZ, copy_submit_dir, require_corpus
 
 SECRET = "s3cr%2Fet"  # URL-quoted "s3cr/et"

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from monitord import dagman as D
-from monitord.timeparse import dagman_timestamp, local_epoch
+from monitord.core import dagman as D
+from monitord.core.timeparse import dagman_timestamp, local_epoch
 
 
 @pytest.fixture(autouse=True)

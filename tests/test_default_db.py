@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from monitord.monitor import default_db_url
-from monitord.readers.braindump import parse_braindump_yml
+from monitord.core.readers.braindump import parse_braindump_yml
+from monitord.daemon.monitor import default_db_url
 
 
 def write_bd(d: Path, uuid: str, root: str, submit_dir: str) -> None:

@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from sinks.base import SinkError
-from sinks.policy import DISABLED, DOWN, DRAINING, UP, DeliveryState, RetryPolicy, is_retryable
+from sinks.runtime.base import SinkError
+from sinks.runtime.policy import (
+    DISABLED,
+    DOWN,
+    DRAINING,
+    UP,
+    DeliveryState,
+    RetryPolicy,
+    is_retryable,
+)
 
 
 class Clock:

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from monitord.events import GenericEvent, MissingAttribute, StampedeEvent, make_event
-from monitord.readers.bp import parse_bp_line
+from monitord.core.events import GenericEvent, MissingAttribute, StampedeEvent, make_event
+from monitord.core.readers.bp import parse_bp_line
 from sinks.encoding import bp_timestamp, bp_value, encode_bp, encode_json
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

@@ -6,8 +6,8 @@ import glob
 
 import pytest
 
-from monitord.events import EVENT_CLASSES, GenericEvent, MissingAttribute, make_event
-from monitord.readers.bp import parse_bp_line
+from monitord.core.events import EVENT_CLASSES, GenericEvent, MissingAttribute, make_event
+from monitord.core.readers.bp import parse_bp_line
 from tests.conftest import CORPUS, require_corpus
 
 # Every event kind the Stampede schema (behaviour doc §5.3 and §6.5's list) defines.

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from monitord.events import GenericEvent
-from sinks.base import Sink, SinkError
+from monitord.core.events import GenericEvent
 from sinks.file_sink import FileSink
+from sinks.runtime.base import Sink, SinkError
 
 
 def _events(n: int) -> list[GenericEvent]:

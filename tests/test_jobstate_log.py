@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from monitord.jobstate_log import (
+from monitord.daemon.jobstate_log import (
     JobstateLog,
     JobstateLogError,
     format_state_line,

@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from monitord.jobtext import (
+from monitord.core.jobtext import (
     stderr_text_from_err,
     stdout_text_from_records,
     stdout_text_without_kickstart,
 )
-from monitord.readers.bp import parse_bp_line
-from monitord.readers.integrity import event_count, integrity_metrics
-from monitord.readers.kickstart import KickstartRecord, parse_kickstart
-from monitord.readers.payloads import PAYLOAD_END as E
-from monitord.readers.payloads import PAYLOAD_START as S
+from monitord.core.readers.bp import parse_bp_line
+from monitord.core.readers.integrity import event_count, integrity_metrics
+from monitord.core.readers.kickstart import KickstartRecord, parse_kickstart
+from monitord.core.readers.payloads import PAYLOAD_END as E
+from monitord.core.readers.payloads import PAYLOAD_START as S
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 EVENT_TEXT_LIMIT = 65535

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from monitord.readers.braindump import parse_braindump_yml
-from monitord.readers.dagfile import parse_dag
-from monitord.workflow import Workflow, WorkflowContext, WorkflowOptions
+from monitord.core.readers.braindump import parse_braindump_yml
+from monitord.core.readers.dagfile import parse_dag
+from monitord.core.workflow import Workflow, WorkflowContext, WorkflowOptions
 from notifications.grammar import Action, parse_notify
 from notifications.matching import (
     JobFacts,

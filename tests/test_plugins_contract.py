@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from monitord.events import make_event
+from monitord.core.events import make_event
 from sinks.plugins.config import (
     ALL_EVENTS,
     PluginConfigError,
@@ -26,8 +26,8 @@ from sinks.plugins.host import PluginHost, SinksAndPlugins, load_plugins, plugin
 from sinks.plugins.properties import PluginProperties
 from sinks.plugins.sink import PluginSink
 from sinks.plugins.worker import PluginWorker
-from sinks.runner import SinkSet, SinkWorker
-from sinks.spool import SpoolSettings
+from sinks.runtime.runner import SinkSet, SinkWorker
+from sinks.runtime.spool import SpoolSettings
 
 # ---------------------------------------------------------------- the properties object
 

@@ -32,7 +32,7 @@ def plugins_installed() -> None:
 
 def test_each_workflow_runs_the_plugins_its_properties_enable(tmp_path: Path) -> None:
     require_corpus()
-    from monitord.readers.braindump import read_braindump
+    from monitord.core.readers.braindump import read_braindump
     from monitord.tools.player import Player
 
     cfg = write_config(tmp_path)

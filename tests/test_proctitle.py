@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from monitord.proctitle import mask_secrets
+from monitord.daemon.proctitle import mask_secrets
 from tests.conftest import CORPUS, CORPUS_TZ, copy_submit_dir, require_corpus
 
 SECRET = "Pr0cT1tleS3cret"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from monitord.readers.properties import boolean_property, parse_properties, read_properties
+from monitord.core.readers.properties import boolean_property, parse_properties, read_properties
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 

@@ -1,4 +1,4 @@
-from monitord.quoting import url_quote
+from monitord.core.quoting import url_quote
 
 
 def test_ascii_printable_is_kept():

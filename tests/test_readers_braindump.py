@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from monitord.readers.braindump import (
+from monitord.core.readers.braindump import (
     BRAINDUMP_KEYS,
     BraindumpError,
     parse_braindump_txt,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from monitord.readers.dagfile import parse_dag, read_dag
+from monitord.core.readers.dagfile import parse_dag, read_dag
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 

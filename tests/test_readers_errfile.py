@@ -1,10 +1,10 @@
-from monitord.readers.errfile import (
+from monitord.core.readers.errfile import (
     err_text_and_payloads,
     pegasus_lite_exitcode,
     pegasus_lite_host,
 )
-from monitord.readers.payloads import PAYLOAD_END as E
-from monitord.readers.payloads import PAYLOAD_START as S
+from monitord.core.readers.payloads import PAYLOAD_END as E
+from monitord.core.readers.payloads import PAYLOAD_START as S
 
 ERR = (
     "2023-03-03 22:24:19: PegasusLite: version 5.0.5\n"

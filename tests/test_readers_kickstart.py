@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from monitord.readers import kickstart as ks
-from monitord.readers.kickstart import parse_cluster_line, parse_kickstart
-from monitord.readers.kickstart_yaml import Unsupported, fast_load, load_yaml, pyyaml_load
+from monitord.core.readers import kickstart as ks
+from monitord.core.readers.kickstart import parse_cluster_line, parse_kickstart
+from monitord.core.readers.kickstart_yaml import Unsupported, fast_load, load_yaml, pyyaml_load
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 

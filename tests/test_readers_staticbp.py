@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from monitord.readers.bp import parse_bp_line
-from monitord.readers.staticbp import (
+from monitord.core.readers.bp import parse_bp_line
+from monitord.core.readers.staticbp import (
     StaticBPError,
     parse_static_bp,
     read_static_bp,

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from monitord.readers.braindump import read_braindump
-from monitord.readers.dagfile import read_dag
-from monitord.readers.subfile import max_rsl_minutes, parse_environment, parse_submit_file
+from monitord.core.readers.braindump import read_braindump
+from monitord.core.readers.dagfile import read_dag
+from monitord.core.readers.subfile import max_rsl_minutes, parse_environment, parse_submit_file
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
@@ -93,7 +93,7 @@ def test_corpus_submit_files_match_reference_main_start() -> None:
     """Every corpus .sub parses; stdin/stdout/stderr equal what main.start carried."""
     if not CORPUS.is_dir():
         pytest.skip(f"corpus not available at {CORPUS}")
-    from monitord.readers.bp import parse_bp_line
+    from monitord.core.readers.bp import parse_bp_line
 
     checked = 0
     for sample in sorted(p for p in CORPUS.iterdir() if (p / "input").is_dir()):

@@ -345,9 +345,9 @@ class _RecordingSink:
 
 
 def test_a_failing_sink_does_not_stop_the_others_on_its_lane() -> None:
-    from monitord.events import make_event
+    from monitord.core.events import make_event
     from monitord.service.sinkpool import SinkPool
-    from sinks.base import SinkError
+    from sinks.runtime.base import SinkError
 
     pool = SinkPool(local_lanes=1)
     try:
@@ -373,7 +373,7 @@ def test_a_failing_sink_does_not_stop_the_others_on_its_lane() -> None:
 
 def test_a_slow_workflow_shares_its_lane_round_robin() -> None:
     """Batches of a busy workflow do not queue up in front of another workflow's batch."""
-    from monitord.events import make_event
+    from monitord.core.events import make_event
     from monitord.service.sinkpool import SinkPool
 
     pool = SinkPool(local_lanes=1)
@@ -426,7 +426,7 @@ def test_sql_engines_are_shared_per_server_and_not_for_sqlite(tmp_path: Path) ->
 
 
 def test_attach_policy(tmp_path: Path) -> None:
-    from monitord.monitor import MonitorConfig
+    from monitord.daemon.monitor import MonitorConfig
     from monitord.service.peer import NotAllowed, check_attach
 
     user, other = 4242, 4343

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from structlog.testing import capture_logs
 
-from monitord.events import StampedeEvent, make_event
+from monitord.core.events import StampedeEvent, make_event
 from monitord.service.sinkpool import SinkPool
-from sinks.base import SinkError
-from sinks.spool import SpoolSettings
+from sinks.runtime.base import SinkError
+from sinks.runtime.spool import SpoolSettings
 
 
 class ServerSink:

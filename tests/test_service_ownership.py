@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from monitord.ownership import Owner, chown_new, create_owned, makedirs_owned, owned_by
+from monitord.system.ownership import Owner, chown_new, create_owned, makedirs_owned, owned_by
 from tests.conftest import CORPUS, copy_submit_dir, require_corpus
 from tests.servers import server_url
 from tests.test_service import (

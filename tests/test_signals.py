@@ -19,7 +19,7 @@ from pathlib import Path
 
 import structlog
 
-from monitord import loglevel
+from monitord.daemon import loglevel
 from monitord.tools.synthetic import generate
 
 DEBUG_LINE = "dagman.out lines processed"

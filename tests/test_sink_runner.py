@@ -7,10 +7,10 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from monitord.events import StampedeEvent, make_event
-from sinks.base import SinkError
-from sinks.process_worker import decode_batch, encode_batch
-from sinks.runner import SinkSet, SinkWorker
+from monitord.core.events import StampedeEvent, make_event
+from sinks.runtime.base import SinkError
+from sinks.runtime.process_worker import decode_batch, encode_batch
+from sinks.runtime.runner import SinkSet, SinkWorker
 from sinks.sql import SQLSink
 
 
@@ -73,7 +73,7 @@ def test_a_broken_sink_does_not_stop_the_others() -> None:
 
 
 def test_retryable_errors_are_retried_until_the_batch_lands(monkeypatch) -> None:
-    monkeypatch.setattr("sinks.runner.time.sleep", lambda s: None)
+    monkeypatch.setattr("sinks.runtime.runner.time.sleep", lambda s: None)
     flaky = Flaky(failures=3)
     worker = SinkWorker(flaky)
     worker.start()
@@ -135,7 +135,7 @@ def test_process_sink_that_cannot_open_is_disabled(tmp_path: Path) -> None:
 _ORPHAN_SCRIPT = r"""
 import sys, time
 from sinks.file_sink import FileSink
-from sinks.process_worker import ProcessSinkWorker
+from sinks.runtime.process_worker import ProcessSinkWorker
 
 if __name__ == "__main__":
     worker = ProcessSinkWorker(FileSink(sys.argv[1], encoding="bp", overwrite=True))
@@ -152,7 +152,7 @@ def test_sink_process_ends_when_the_daemon_is_killed(tmp_path: Path) -> None:
     import sys
     import time
 
-    from sinks.process_worker import _pid_alive
+    from sinks.runtime.process_worker import _pid_alive
 
     script = tmp_path / "daemon.py"
     script.write_text(_ORPHAN_SCRIPT)

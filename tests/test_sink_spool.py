@@ -20,10 +20,10 @@ import pytest
 from sqlalchemy.engine import make_url
 from structlog.testing import capture_logs
 
-from monitord.events import StampedeEvent, make_event
-from sinks.base import SinkError
-from sinks.runner import SinkSet, SinkWorker
-from sinks.spool import BatchSpool, SpoolSettings, sink_key
+from monitord.core.events import StampedeEvent, make_event
+from sinks.runtime.base import SinkError
+from sinks.runtime.runner import SinkSet, SinkWorker
+from sinks.runtime.spool import BatchSpool, SpoolSettings, sink_key
 from tests.conftest import CORPUS, CORPUS_TZ, STAMPEDE_DIFF, copy_submit_dir, require_corpus
 from tests.dbcopy import copy_to_sqlite
 from tests.servers import create_database, drop_database, require_server, service
@@ -114,7 +114,7 @@ def publish_all(sinks: SinkSet, batches: range) -> list[float]:
 
 
 def frames_on_disk(spool_dir: Path) -> int:
-    from sinks.spool.segments import decode_frames
+    from sinks.runtime.spool.segments import decode_frames
 
     return sum(
         len(decode_frames(seg.read_bytes(), 0)[0]) for seg in sorted(spool_dir.glob("*.seg"))

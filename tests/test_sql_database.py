@@ -13,8 +13,8 @@ from sqlalchemy import create_engine
 from sqlalchemy.dialects import mysql, postgresql
 from sqlalchemy.schema import CreateTable
 
-from monitord.events import make_event
-from sinks.base import SinkError
+from monitord.core.events import make_event
+from sinks.runtime.base import SinkError
 from sinks.sql import SQLSink, purge_workflow, rotate_sqlite_file
 from sinks.sql.database import make_engine, normalise_url, parse_url, safe_url
 from sinks.sql.schema import metadata

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
-from monitord.events import StampedeEvent, make_event
-from sinks.base import SinkError
+from monitord.core.events import StampedeEvent, make_event
+from sinks.runtime.base import SinkError
 from sinks.sql import SQLSink
 from sinks.sql.loader import escape_argv, jobstate_name
 

@@ -398,7 +398,7 @@ def test_failed_batch_is_retried_without_duplicates(
     require_corpus()
     from sqlalchemy.exc import OperationalError
 
-    from sinks.base import SinkError
+    from sinks.runtime.base import SinkError
     from sinks.sql.rawsql import RawSQL
     from tests.bp_events import load_bp_events
 

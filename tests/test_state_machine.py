@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from monitord.readers.braindump import parse_braindump_yml
-from monitord.readers.dagfile import parse_dag
-from monitord.workflow import Workflow, WorkflowContext, WorkflowOptions
+from monitord.core.readers.braindump import parse_braindump_yml
+from monitord.core.readers.dagfile import parse_dag
+from monitord.core.workflow import Workflow, WorkflowContext, WorkflowOptions
 
 RUN = "/run"
 BRAINDUMP = """\

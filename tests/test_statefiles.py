@@ -6,7 +6,7 @@ import os
 import re
 from pathlib import Path
 
-from monitord import statefiles as sf
+from monitord.daemon import statefiles as sf
 
 
 def test_info_round_trip_and_malformed_tail(tmp_path: Path) -> None:

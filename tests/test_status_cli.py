@@ -9,10 +9,10 @@ import sys
 
 import pytest
 
+from monitord.cli.status import format_table
 from monitord.service.http import start_http
 from monitord.service.jobcounts import job_counts, percent_done
 from monitord.service.status import JOB_COLUMNS, ServiceSnapshot, WorkflowStatus, from_json
-from monitord.service.status_cli import format_table
 from tests.conftest import PROJECT
 from tests.status_fixtures import (
     CorpusStatusSource,

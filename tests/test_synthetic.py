@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from monitord.readers.bp import parse_bp_line
+from monitord.core.readers.bp import parse_bp_line
 from monitord.tools.synthetic import Generated, generate, generate_example, main
 
 LINE_RE = re.compile(r"^(\d\d/\d\d/\d\d \d\d:\d\d:\d\d) (.*)$")

@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from monitord.tail import LineFollower, wait_for_change
+from monitord.daemon.tail import LineFollower, wait_for_change
 
 
 async def test_partial_lines_are_held_back(tmp_path: Path) -> None:

@@ -25,7 +25,7 @@ Two sources, best first:
    restarts.
 
 The service feeds every dagman.out line to the workflow's tracker as well as to the
-:class:`~monitord.workflow.Workflow` (``progress_for(wf).feed(line)``); lines a resumed daemon
+:class:`~monitord.core.workflow.Workflow` (``progress_for(wf).feed(line)``); lines a resumed daemon
 skips must be fed too, so that the table is known at once.
 """
 
@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 from monitord.service.status import JOB_COLUMNS
 
 if TYPE_CHECKING:
-    from monitord.workflow import Workflow
+    from monitord.core.workflow import Workflow
 
 # DAGMan's column header -> pegasus-status column.
 _DAGMAN_COLUMNS = {

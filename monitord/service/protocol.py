@@ -12,7 +12,7 @@ Service → client::
     {"event": "ended", "exit_code": 0}
     {"event": "stopping"}        # the service shuts down; the workflow resumes after its restart
 
-``config`` holds the :class:`~monitord.monitor.MonitorConfig` fields the client
+``config`` holds the :class:`~monitord.daemon.monitor.MonitorConfig` fields the client
 computed from its command line and properties, exactly as the per-workflow
 daemon would have used them.
 """
@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from monitord.monitor import MonitorConfig
+from monitord.daemon.monitor import MonitorConfig
 
 MAX_LINE = 1 << 20
 

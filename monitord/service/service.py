@@ -26,8 +26,9 @@ from typing import Any
 
 import structlog
 
-from monitord.monitor import MonitorConfig, default_db_url
-from monitord.readers.braindump import BraindumpError, read_braindump
+from monitord.core.readers.braindump import BraindumpError, read_braindump
+from monitord.daemon.monitor import MonitorConfig, default_db_url
+from monitord.daemon.statefiles import other_instance_running
 from monitord.service.config import ServiceConfig
 from monitord.service.peer import NotAllowed, check_attach, dashboard_allowed, peer_credentials
 from monitord.service.protocol import (
@@ -43,7 +44,6 @@ from monitord.service.sinkpool import SinkPool
 from monitord.service.store import Ended, Entry, FollowedStore
 from monitord.service.watcher import FileWatcher
 from monitord.service.workflows import Followed, run_followed
-from monitord.statefiles import other_instance_running
 
 log = structlog.get_logger("monitord.service")
 

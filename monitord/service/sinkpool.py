@@ -15,11 +15,11 @@ workflow is a :class:`LaneHandle` on one of a few :class:`SinkLane` threads.
   workflow keeps its own spool and cursor.
 * Every turn of a handle runs with its workflow's owner set, so the files a sink
   creates (SQLite file, event file, spool) are the owner's when the service runs
-  as root (:mod:`monitord.ownership`).
+  as root (:mod:`monitord.system.ownership`).
 * A lane serves its deliveries round-robin, one step (a batch, a flush, one
   spooled batch) per turn, and each holds at most a few batches in memory, so a
   huge workflow never starves the others on its lane.
-* Each sink of each workflow is a :class:`~sinks.runner.Delivery` -- the same
+* Each sink of each workflow is a :class:`~sinks.runtime.runner.Delivery` -- the same
   runtime as the per-workflow daemon's: while its server is down, that
   delivery sleeps between jittered retries (never giving up on a retryable
   error) and its batches go to its workflow's on-disk spool, so memory stays
@@ -43,13 +43,13 @@ from typing import Any
 
 import structlog
 
-from monitord import ownership
-from monitord.events import StampedeEvent
+from monitord.core.events import StampedeEvent
+from monitord.system import ownership
 from sinks.amqp.hub import HubRegistry
-from sinks.base import Sink
-from sinks.policy import DISABLED, DOWN, DRAINING, UP
-from sinks.runner import EXIT, Delivery, OutageReporter, Step, _Wait
-from sinks.spool import SpoolSettings
+from sinks.runtime.base import Sink
+from sinks.runtime.policy import DISABLED, DOWN, DRAINING, UP
+from sinks.runtime.runner import EXIT, Delivery, OutageReporter, Step, _Wait
+from sinks.runtime.spool import SpoolSettings
 
 log = structlog.get_logger(__name__)
 

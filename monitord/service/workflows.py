@@ -1,6 +1,6 @@
 """One followed root workflow inside the service: its Monitor, its task, its subscribers.
 
-:class:`ServiceMonitor` is the per-workflow daemon's :class:`~monitord.monitor.Monitor`
+:class:`ServiceMonitor` is the per-workflow daemon's :class:`~monitord.daemon.monitor.Monitor`
 with the service's shared parts plugged in (sink lanes, the one file watcher) and
 an event-driven supervisor loop instead of a once-a-second tick, so an idle
 workflow costs a few sleeping coroutines and nothing else.  Its outputs are
@@ -19,12 +19,12 @@ from typing import Any
 
 import structlog
 
-from monitord import ownership
-from monitord.monitor import Monitor, MonitorConfig, MonitordError, Tracked
+from monitord.daemon.monitor import Monitor, MonitorConfig, MonitordError, Tracked
 from monitord.service.jobcounts import progress_for
 from monitord.service.sinkpool import SinkPool
 from monitord.service.status import EventRate
 from monitord.service.watcher import FileWatcher
+from monitord.system import ownership
 
 log = structlog.get_logger(__name__)
 

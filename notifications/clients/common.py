@@ -31,7 +31,7 @@ def find_db_url(explicit: str | None, env: Mapping[str, str]) -> str | None:
         return explicit
     if env.get("MONITORD_NOTIFY_DB"):
         return env["MONITORD_NOTIFY_DB"]
-    from monitord.readers.braindump import BraindumpError, read_braindump
+    from monitord.core.readers.braindump import BraindumpError, read_braindump
 
     for directory in (os.getcwd(), env.get("PEGASUS_SUBMIT_DIR")):
         if not directory or not os.path.isdir(directory):
@@ -41,7 +41,7 @@ def find_db_url(explicit: str | None, env: Mapping[str, str]) -> str | None:
         except BraindumpError:
             continue
         if bd.wf_uuid and bd.dag:
-            from monitord.monitor import default_db_url
+            from monitord.daemon.monitor import default_db_url
 
             return default_db_url(directory, bd)
     return None

@@ -13,7 +13,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from monitord.jobinstance import plain_exitcode
+from monitord.core.jobinstance import plain_exitcode
 
 CATEGORIES = ("UNREADY", "READY", "PRE", "QUEUED", "POST", "SUCCESS", "FAILURE")
 _PRE = frozenset({"PRE_SCRIPT_STARTED", "PRE_SCRIPT_TERMINATED"})

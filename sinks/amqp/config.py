@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from urllib.parse import quote, unquote, urlsplit
 
 from sinks.amqp.event_filter import EventFilter
-from sinks.base import SinkError
+from sinks.runtime.base import SinkError
 
 WORKFLOW_PREFIX = "pegasus.catalog.workflow."
 ANY_CATALOG_PREFIX = "pegasus.catalog.*."

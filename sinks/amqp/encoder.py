@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from monitord.events import StampedeEvent
+from monitord.core.events import StampedeEvent
 from sinks.amqp.event_filter import EventFilter
 from sinks.encoding import encode_json
 

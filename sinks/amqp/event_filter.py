@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sinks.base import SinkError
+from sinks.runtime.base import SinkError
 
 DEFAULT_EVENTS = frozenset(
     {

@@ -46,7 +46,7 @@ from aio_pika.connection import make_url
 
 from sinks.amqp.config import AMQPConfig, scrub
 from sinks.amqp.encoder import CONTENT_TYPE
-from sinks.spool.segments import Record, Spool
+from sinks.runtime.spool.segments import Record, Spool
 
 log = structlog.get_logger(__name__)
 

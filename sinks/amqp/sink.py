@@ -23,12 +23,12 @@ from typing import Any
 
 import structlog
 
-from monitord.events import StampedeEvent
+from monitord.core.events import StampedeEvent
 from sinks.amqp.config import AMQPConfig, endpoint_properties, parse_amqp_url
 from sinks.amqp.encoder import encode_selected
 from sinks.amqp.hub import HubClient, HubRegistry, broker_url, default_registry
-from sinks.base import SinkError
-from sinks.spool.segments import Spool, SpoolError
+from sinks.runtime.base import SinkError
+from sinks.runtime.spool.segments import Spool, SpoolError
 
 log = structlog.get_logger(__name__)
 

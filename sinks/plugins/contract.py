@@ -17,7 +17,7 @@ from typing import Any
 
 import structlog
 
-from monitord.events import PREFIX, StampedeEvent
+from monitord.core.events import PREFIX, StampedeEvent
 
 log = structlog.get_logger(__name__)
 

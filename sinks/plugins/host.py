@@ -3,7 +3,7 @@
 :func:`with_plugins` is the daemon's only entry point: given its sink set and
 properties it starts the enabled plugins (bounded, concurrently) and returns a
 sink set that also feeds them, or the sink set unchanged when none is enabled.
-Each plugin is one sink of the delivery runtime (:class:`sinks.runner.SinkWorker`,
+Each plugin is one sink of the delivery runtime (:class:`sinks.runtime.runner.SinkWorker`,
 its own thread and, under the ``spool`` policy, its own durable spool next to
 the sinks' spools), so plugins get the runtime's spool, retry and health and
 never a copy of them.  In service mode the same happens per followed workflow,
@@ -19,7 +19,7 @@ from typing import Any
 
 import structlog
 
-from monitord.events import StampedeEvent
+from monitord.core.events import StampedeEvent
 from sinks.plugins.config import (
     PROCESS,
     PluginConfigError,
@@ -30,8 +30,8 @@ from sinks.plugins.config import (
 from sinks.plugins.contract import Installed, installed_plugins
 from sinks.plugins.sink import PluginSink
 from sinks.plugins.worker import PluginWorker
-from sinks.runner import SinkWorker
-from sinks.spool import SpoolSettings
+from sinks.runtime.runner import SinkWorker
+from sinks.runtime.spool import SpoolSettings
 
 log = structlog.get_logger(__name__)
 

@@ -27,10 +27,10 @@ from typing import Any
 
 import structlog
 
-from monitord.events import StampedeEvent
+from monitord.core.events import StampedeEvent
 from sinks.plugins.config import THREAD, PluginSettings
 from sinks.plugins.worker import PluginCounters, PluginWorker
-from sinks.process_worker import decode_batch, encode_batch
+from sinks.runtime.process_worker import decode_batch, encode_batch
 
 log = structlog.get_logger(__name__)
 

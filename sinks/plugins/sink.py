@@ -1,6 +1,6 @@
 """A plugin as a sink of the delivery runtime: it gets batches like any sink does.
 
-The runtime (:mod:`sinks.runner`) drives this from the plugin's own sink
+The runtime (:mod:`sinks.runtime.runner`) drives this from the plugin's own sink
 worker thread, with the plugin's own durable spool.  Under the drop policies a
 batch is filtered and queued (what does not fit is dropped and counted), so the
 runtime never sees a failure.  Under ``spool`` a batch the plugin has no room
@@ -18,12 +18,12 @@ from collections.abc import Sequence
 
 import structlog
 
-from monitord.events import StampedeEvent
-from sinks.base import SinkError
+from monitord.core.events import StampedeEvent
 from sinks.plugins.contract import wants
 from sinks.plugins.worker import PluginWorker
-from sinks.process_worker import decode_batch, encode_batch
-from sinks.spool import SpoolSettings
+from sinks.runtime.base import SinkError
+from sinks.runtime.process_worker import decode_batch, encode_batch
+from sinks.runtime.spool import SpoolSettings
 
 log = structlog.get_logger(__name__)
 

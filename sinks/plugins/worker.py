@@ -24,7 +24,7 @@ from typing import Any
 
 import structlog
 
-from monitord.events import StampedeEvent
+from monitord.core.events import StampedeEvent
 from sinks.plugins.config import DROP_OLDEST, PluginSettings
 from sinks.plugins.contract import call_start, event_filter, payload
 from sinks.plugins.properties import PluginProperties

@@ -17,8 +17,8 @@ import structlog
 from sqlalchemy import Engine, delete, insert, select
 from sqlalchemy.exc import SQLAlchemyError
 
-from monitord.events import StampedeEvent
-from sinks.base import SinkError
+from monitord.core.events import StampedeEvent
+from sinks.runtime.base import SinkError
 
 from . import schema as s
 from .database import ensure_schema, is_sqlite, make_engine, parse_url, safe_url, scrub

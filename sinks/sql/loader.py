@@ -22,7 +22,7 @@ import structlog
 from sqlalchemy import Connection, Table, and_, bindparam, select, update
 from sqlalchemy.exc import IntegrityError, StatementError
 
-from monitord.events import StampedeEvent
+from monitord.core.events import StampedeEvent
 
 from . import schema as s
 from .errors import is_transient

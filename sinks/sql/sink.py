@@ -18,9 +18,9 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-from monitord.events import StampedeEvent
-from monitord.ownership import create_owned
-from sinks.base import SinkError
+from monitord.core.events import StampedeEvent
+from monitord.system.ownership import create_owned
+from sinks.runtime.base import SinkError
 
 from .database import (
     SchemaVersionError,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from monitord import dagman as D
+from monitord.core import dagman as D
 from monitord.tools.player.actions import Action, Append, Copy, Pause, WriteFile
 from monitord.tools.player.source import Source, SourceWorkflow
 

@@ -12,9 +12,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from monitord.readers.braindump import BraindumpError, read_braindump
-from monitord.readers.dagfile import parse_dag
-from monitord.readers.subfile import parse_submit_file
+from monitord.core.readers.braindump import BraindumpError, read_braindump
+from monitord.core.readers.dagfile import parse_dag
+from monitord.core.readers.subfile import parse_submit_file
 
 
 class PlayerError(Exception):

@@ -22,7 +22,7 @@ from typing import Any, TextIO, cast
 
 import structlog
 
-from monitord.monitor import MonitorConfig, MonitordError, run_follow, run_replay
+from monitord.daemon.monitor import MonitorConfig, MonitordError, run_follow, run_replay
 
 log = structlog.get_logger("monitord")
 
@@ -217,10 +217,10 @@ class _CurrentStderr:
 def configure_logging(verbosity: int) -> None:
     """Console logging at INFO (-v DEBUG, -vv TRACE); the level can change later (SIGUSR1/2).
 
-    The threshold lives in :mod:`monitord.loglevel` and every logger reads it per call,
+    The threshold lives in :mod:`monitord.daemon.loglevel` and every logger reads it per call,
     so caching the loggers (fast) does not freeze the level.
     """
-    from monitord import loglevel
+    from monitord.daemon import loglevel
 
     loglevel.set_level(loglevel.verbosity_level(verbosity))
     structlog.configure(
@@ -236,7 +236,7 @@ def configure_logging(verbosity: int) -> None:
 
 
 def load_properties(conf: str | None, cli_props: dict[str, str], run_dir: str) -> dict[str, str]:
-    from monitord.readers.properties import read_properties
+    from monitord.core.readers.properties import read_properties
 
     props: dict[str, str] = {}
     candidates = []
@@ -244,7 +244,7 @@ def load_properties(conf: str | None, cli_props: dict[str, str], run_dir: str) -
         candidates.append(conf)
     else:
         try:
-            from monitord.readers.braindump import read_braindump
+            from monitord.core.readers.braindump import read_braindump
 
             bd = read_braindump(run_dir)
             if bd.properties:
@@ -329,20 +329,20 @@ def _follow(argv: list[str]) -> int:
 
 
 def _attach(argv: list[str]) -> int:
-    from monitord.service.cli import split_attach_options
+    from monitord.cli.service import split_attach_options
 
     attach_opts, rest = split_attach_options(argv)
     return run_daemon(rest, prog="monitord attach", mode=ATTACH, attach=attach_opts)
 
 
 def _serve(argv: list[str]) -> int:
-    from monitord.service.cli import serve_main
+    from monitord.cli.service import serve_main
 
     return serve_main(argv)
 
 
 def _status(argv: list[str]) -> int:
-    from monitord.service.status_cli import main as status_main
+    from monitord.cli.status import main as status_main
 
     return status_main(argv)
 
@@ -404,7 +404,7 @@ def top_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """``monitord``: a command, or pegasus-monitord's options."""
     if argv is None:
-        from monitord.proctitle import hide_secrets_in_title
+        from monitord.daemon.proctitle import hide_secrets_in_title
 
         hide_secrets_in_title(sys.argv)
     args = list(sys.argv[1:] if argv is None else argv)
@@ -422,7 +422,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def pegasus_main(argv: Sequence[str] | None = None) -> int:
     """``pegasus-monitord``: the reference's options, nothing shown beyond what it shows."""
     if argv is None:
-        from monitord.proctitle import hide_secrets_in_title
+        from monitord.daemon.proctitle import hide_secrets_in_title
 
         hide_secrets_in_title(sys.argv)
     args = list(sys.argv[1:] if argv is None else argv)
@@ -501,7 +501,7 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
             return 1
     # --- service hand-over (issue 7): `monitord attach`, or -N with a service configured
     if not args.replay and (attach is not None or args.condor_daemon):
-        from monitord.service.cli import handover
+        from monitord.cli.service import handover
 
         handed = handover(config, attach)
         if handed is not None:
@@ -520,7 +520,7 @@ def _run(config: MonitorConfig, *, quiet: bool) -> int:
     """Replay or follow; unless ``quiet``, with progress on a terminal and a summary line."""
     if quiet:
         return asyncio.run(run_replay(config) if config.replay else run_follow(config))
-    from monitord.progress import CountingMonitor, run_with_progress, summary_line
+    from monitord.cli.progress import CountingMonitor, run_with_progress, summary_line
 
     monitor = CountingMonitor(config)
     run = run_replay(config, monitor) if config.replay else run_follow(config, monitor)

@@ -9,7 +9,7 @@ by all workflows of one daemon, in emission order) and ``jobstate_lines``
 Every rule of the reference that shapes the outputs (numbering, deferred
 ``main.end``, output counters, reuse of job instances, the synthetic
 DAGMAN_FINISHED of a DAGMan that died) lives in this module or the tables of
-``monitord.jobstates``; job output extraction is in ``monitord.jobout``.
+``monitord.core.jobstates``; job output extraction is in ``monitord.core.jobout``.
 """
 
 from __future__ import annotations
@@ -21,18 +21,18 @@ from typing import Any
 
 import structlog
 
-from monitord import dagman as D
-from monitord.events import StampedeEvent, make_event
-from monitord.jobinstance import JobInstance, raw_exitcode
-from monitord.jobstates import (
+from monitord.core import dagman as D
+from monitord.core.events import StampedeEvent, make_event
+from monitord.core.jobinstance import JobInstance, raw_exitcode
+from monitord.core.jobstates import (
     REUSABLE_STATES,
     SIMPLE_EVENTS,
     STATUS_STATES,
     SUBMIT_FAILURES,
     TIME_EFFECTS,
 )
-from monitord.quoting import url_quote
-from monitord.timeparse import dagman_timestamp
+from monitord.core.quoting import url_quote
+from monitord.core.timeparse import dagman_timestamp
 
 log = structlog.get_logger(__name__)
 
@@ -432,7 +432,7 @@ class Workflow:
         return self._new_instance(name)
 
     def _parse_submit_file(self, inst: JobInstance) -> None:
-        from monitord.readers.subfile import parse_submit_file
+        from monitord.core.readers.subfile import parse_submit_file
 
         node = self.dag.nodes.get(inst.name) if self.dag else None
         if node is None or not node.submit_file:
@@ -605,7 +605,7 @@ class Workflow:
 
     def send_main_end(self, inst: JobInstance, attrs: dict[str, Any]) -> None:
         """Complete ``main.end`` with what the output parse found, send it and ``composite``."""
-        from monitord.jobout import composite_extras
+        from monitord.core.jobout import composite_extras
 
         attrs["work_dir"] = inst.work_dir or self.orig_submit_dir
         if inst.cluster_start is not None:
@@ -722,7 +722,7 @@ def _pre_success(wf: Workflow, inst: JobInstance, ts: float, status: int | None,
 
 
 def _pre_failure(wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    from monitord.jobout import read_pre_script_log
+    from monitord.core.jobout import read_pre_script_log
 
     inst.pre_exitcode = raw_exitcode(status or 0)
     inst.main_exitcode = inst.pre_exitcode
@@ -751,7 +751,7 @@ def _execute(wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r:
 
 
 def _job_result(wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    from monitord.jobout import parse_job_output
+    from monitord.core.jobout import parse_job_output
 
     inst.main_exitcode = raw_exitcode(status or 0)
     ok = 0 if inst.state == "JOB_SUCCESS" else -1
@@ -786,7 +786,7 @@ def _held(wf: Workflow, inst: JobInstance, ts: float, status: int | None, reason
 
 
 def _post_result(wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    from monitord.jobout import parse_job_output
+    from monitord.core.jobout import parse_job_output
 
     inst.post_exitcode = raw_exitcode(status or 0)
     if inst.main_exitcode is None:

@@ -1,7 +1,7 @@
 """What a sink's delivery does after each call: the retry/state policy, written once, no I/O.
 
 Every way of running a sink (its own thread, its own process, a shared lane of the
-service: :mod:`sinks.runner`, :mod:`sinks.process_worker`,
+service: :mod:`sinks.runtime.runner`, :mod:`sinks.runtime.process_worker`,
 :mod:`monitord.service.sinkpool`) asks a :class:`DeliveryState` what a failure
 means, and tells it when a call worked.  It holds nothing but numbers and a clock,
 so every rule below is tested without a sink, a thread or a disk
@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sinks.base import SinkError
+from sinks.runtime.base import SinkError
 
 UP, DOWN, DRAINING, DISABLED = "up", "down", "draining", "disabled"
 

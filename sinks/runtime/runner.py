@@ -1,16 +1,16 @@
 """The delivery runtime: every sink of every mode gets its batches the same way.
 
-A sink (:class:`sinks.base.Sink`) only says how to open, write a batch, flush
+A sink (:class:`sinks.runtime.base.Sink`) only says how to open, write a batch, flush
 and close, and which errors are retryable (``SinkError(retryable=True)``).
 Everything else is here, written once:
 
 * :class:`Delivery` -- one sink's delivery: a small memory queue, its on-disk
-  spool (:mod:`sinks.spool`), and the retry/state policy
-  (:class:`sinks.policy.DeliveryState`, pure and tested without I/O).  It has no
+  spool (:mod:`sinks.runtime.spool`), and the retry/state policy
+  (:class:`sinks.runtime.policy.DeliveryState`, pure and tested without I/O).  It has no
   thread: an *executor* asks it :meth:`Delivery.decide` (with ``cond`` held) for
   the next step and runs that step with :meth:`Delivery.run`.
 * Executors only say where the work runs: :class:`SinkWorker` (a dedicated
-  thread: the per-workflow daemon), :class:`sinks.process_worker.ProcessSinkWorker`
+  thread: the per-workflow daemon), :class:`sinks.runtime.process_worker.ProcessSinkWorker`
   (a child process running a ``SinkWorker``: CPU-bound sinks), and the service's
   lanes (:class:`monitord.service.sinkpool.SinkLane`: many deliveries on a few
   threads, one step each per turn).
@@ -48,7 +48,7 @@ on it.  ``stop`` keeps trying a down sink for ``drain_timeout`` seconds, then
 leaves the rest spooled for the next daemon (which delivers it first on resume,
 and discards it when the outputs start over).
 
-Without :class:`~sinks.spool.SpoolSettings` (or when the spool cannot be
+Without :class:`~sinks.runtime.spool.SpoolSettings` (or when the spool cannot be
 written) batches stay in memory: a down sink then blocks the producer while it
 is retried ``retries`` times, and is disabled after that.
 """
@@ -65,11 +65,11 @@ from typing import Any
 
 import structlog
 
-from monitord.events import StampedeEvent
-from sinks.base import Sink
-from sinks.policy import DeliveryState, RetryPolicy
-from sinks.process_worker import ProcessSinkWorker, decode_batch, encode_batch
-from sinks.spool import BatchSpool, SpoolSettings, SpoolUnavailable
+from monitord.core.events import StampedeEvent
+from sinks.runtime.base import Sink
+from sinks.runtime.policy import DeliveryState, RetryPolicy
+from sinks.runtime.process_worker import ProcessSinkWorker, decode_batch, encode_batch
+from sinks.runtime.spool import BatchSpool, SpoolSettings, SpoolUnavailable
 
 log = structlog.get_logger(__name__)
 

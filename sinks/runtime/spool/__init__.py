@@ -2,10 +2,10 @@
 
 :mod:`.segments` is the storage (append-only CRC-checked frames, a durable cursor, flock,
 torn-tail repair); the AMQP sink keeps one message per frame in it, the delivery runtime
-(:mod:`sinks.runner`) one event batch per frame through :class:`~.batches.BatchSpool`.
+(:mod:`sinks.runtime.runner`) one event batch per frame through :class:`~.batches.BatchSpool`.
 """
 
-from sinks.spool.batches import (
+from sinks.runtime.spool.batches import (
     DEFAULT_DRAIN_TIMEOUT,
     DEFAULT_FIRST_BACKOFF,
     DEFAULT_MAX_BACKOFF,
@@ -19,7 +19,7 @@ from sinks.spool.batches import (
     sink_identity,
     sink_key,
 )
-from sinks.spool.segments import Position, Record, Spool, SpoolError
+from sinks.runtime.spool.segments import Position, Record, Spool, SpoolError
 
 __all__ = [
     "DEFAULT_DRAIN_TIMEOUT",

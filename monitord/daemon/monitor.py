@@ -25,13 +25,14 @@ from typing import Any
 import aiofiles
 import structlog
 
-from monitord.checkpoint import Checkpointer
-from monitord.events import make_event
-from monitord.jobstate_log import JobstateLog, jobstate_log_path
-from monitord.readers.braindump import BraindumpError, read_braindump
-from monitord.readers.dagfile import parse_dag
-from monitord.readers.staticbp import StaticBPError, parse_static_bp
-from monitord.statefiles import (
+from monitord.core.events import make_event
+from monitord.core.readers.braindump import BraindumpError, read_braindump
+from monitord.core.readers.dagfile import parse_dag
+from monitord.core.readers.staticbp import StaticBPError, parse_static_bp
+from monitord.core.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
+from monitord.daemon.checkpoint import Checkpointer
+from monitord.daemon.jobstate_log import JobstateLog, jobstate_log_path
+from monitord.daemon.statefiles import (
     other_instance_running,
     pid_alive,
     read_info,
@@ -43,13 +44,12 @@ from monitord.statefiles import (
     write_recover,
     write_started,
 )
-from monitord.tail import ChangeWatch, LineFollower
-from monitord.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
+from monitord.daemon.tail import ChangeWatch, LineFollower
 from notifications.notifier import Notifier
 from sinks.plugins.host import with_plugins
 from sinks.registry import build_sink
-from sinks.runner import SinkSet
-from sinks.spool import SPOOL_DIR_NAME, SpoolSettings
+from sinks.runtime.runner import SinkSet
+from sinks.runtime.spool import SPOOL_DIR_NAME, SpoolSettings
 
 log = structlog.get_logger(__name__)
 
@@ -766,7 +766,7 @@ def poll_interval(count: int) -> float:
 
 def _log_level_changed(direction: int) -> None:
     """SIGUSR1 (+1) / SIGUSR2 (-1): one step more / less verbose (doc §9.2)."""
-    from monitord import loglevel
+    from monitord.daemon import loglevel
 
     before = loglevel.level()
     after = loglevel.more_verbose() if direction > 0 else loglevel.less_verbose()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from monitord.timeparse import dagman_timestamp
+from monitord.core.timeparse import dagman_timestamp
 
 # Kinds of recognised lines.
 ULOG = "ulog"

@@ -1,7 +1,7 @@
 """The DAGMan job state table: what each state does to a job instance.
 
 Everything the state machine needs to know about a single state lives here as
-data; ``monitord.workflow`` walks these tables.  States not listed at all
+data; ``monitord.core.workflow`` walks these tables.  States not listed at all
 (SHADOW_EXCEPTION, JOB_SUSPENDED, ...) only get a jobstate.log line.
 """
 

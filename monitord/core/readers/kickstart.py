@@ -22,8 +22,8 @@ from typing import Any, Literal
 import structlog
 import yaml
 
-from monitord.readers.kickstart_fast import RECORD_START, extract_invocation
-from monitord.readers.kickstart_yaml import load_yaml
+from monitord.core.readers.kickstart_fast import RECORD_START, extract_invocation
+from monitord.core.readers.kickstart_yaml import load_yaml
 
 __all__ = [
     "KickstartRecord",

@@ -3,7 +3,7 @@
 A static.bp holds several records per job, so for a large workflow it is
 read hundreds of thousands of times; the tokenizer is one precompiled regex
 walked with ``finditer`` instead of a character loop.  Its quoting rules are
-those of :mod:`monitord.readers.bp` (``\\"`` is the only escape), with one
+those of :mod:`monitord.core.readers.bp` (``\\"`` is the only escape), with one
 difference observed on the reference: a bare word without ``=`` is skipped
 instead of being glued to the next key.
 
@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from monitord.readers.braindump import planner_iso_epoch
+from monitord.core.readers.braindump import planner_iso_epoch
 
 PREFIX = "stampede."
 

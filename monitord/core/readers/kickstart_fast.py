@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from monitord.readers.kickstart_yaml import (
+from monitord.core.readers.kickstart_yaml import (
     PLAIN_ASCII,
     SPECIAL_CHARS,
     block_literal,

@@ -24,7 +24,7 @@ from typing import Any, TextIO
 
 import structlog
 
-from monitord.ownership import chown_new
+from monitord.system.ownership import chown_new
 
 log = structlog.get_logger(__name__)
 

@@ -7,7 +7,7 @@ Batches cross the process boundary as one orjson document each (``[[name,
 attrs], ...]``), which costs far less than pickling the event objects.
 
 This is only an executor of the delivery runtime: the child runs a
-:class:`sinks.runner.SinkWorker` (the same :class:`~sinks.runner.Delivery`, so the
+:class:`sinks.runtime.runner.SinkWorker` (the same :class:`~sinks.runtime.runner.Delivery`, so the
 same policy and spool); the parent's handle has the same contract
 (``start/put/flush/stop``, ``failed``, ``events_written``, ``queued``/``spooled``/
 ``failures``, ``health()``) from what the child reports.  A permanent failure inside
@@ -29,9 +29,9 @@ from typing import Any
 import orjson
 import structlog
 
-from monitord.events import StampedeEvent, make_event
-from sinks.base import Sink
-from sinks.spool import SpoolSettings
+from monitord.core.events import StampedeEvent, make_event
+from sinks.runtime.base import Sink
+from sinks.runtime.spool import SpoolSettings
 
 log = structlog.get_logger(__name__)
 
@@ -100,13 +100,13 @@ def _child_main(
     parent_pid: int,
     spool: SpoolSettings | None = None,
 ) -> None:
-    """The child: a :class:`~sinks.runner.SinkWorker` (spool included) fed from ``inbox``.
+    """The child: a :class:`~sinks.runtime.runner.SinkWorker` (spool included) fed from ``inbox``.
 
     While the sink is down the worker appends each batch to the spool at once, so the
     inbox keeps draining and the daemon never waits on the dead server.
     """
     from monitord.cli import configure_logging
-    from sinks.runner import Batch, SinkWorker
+    from sinks.runtime.runner import Batch, SinkWorker
 
     configure_logging(verbosity)
     threading.Thread(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from monitord.events import StampedeEvent
+from monitord.core.events import StampedeEvent
 
 
 class SinkError(Exception):

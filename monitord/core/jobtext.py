@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from monitord.quoting import url_quote
-from monitord.readers.kickstart import KickstartRecord
-from monitord.readers.payloads import split_payloads
+from monitord.core.quoting import url_quote
+from monitord.core.readers.kickstart import KickstartRecord
+from monitord.core.readers.payloads import split_payloads
 
 __all__ = [
     "ERR_TEXT_LIMIT",

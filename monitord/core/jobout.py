@@ -16,20 +16,20 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from monitord.jobinstance import JobInstance
-from monitord.jobstates import JOB_CLASSES
-from monitord.jobtext import (
+from monitord.core.jobinstance import JobInstance
+from monitord.core.jobstates import JOB_CLASSES
+from monitord.core.jobtext import (
     stderr_text_from_err,
     stdout_text_from_records,
     stdout_text_without_kickstart,
 )
-from monitord.readers import errfile
-from monitord.readers.integrity import event_count, integrity_metrics
-from monitord.readers.kickstart import KickstartRecord, parse_kickstart
-from monitord.timeparse import iso_to_epoch
+from monitord.core.readers import errfile
+from monitord.core.readers.integrity import event_count, integrity_metrics
+from monitord.core.readers.kickstart import KickstartRecord, parse_kickstart
+from monitord.core.timeparse import iso_to_epoch
 
 if TYPE_CHECKING:
-    from monitord.workflow import Workflow
+    from monitord.core.workflow import Workflow
 
 log = structlog.get_logger(__name__)
 

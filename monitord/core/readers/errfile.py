@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from monitord.readers.payloads import split_payloads
+from monitord.core.readers.payloads import split_payloads
 
 __all__ = ["err_text_and_payloads", "pegasus_lite_exitcode", "pegasus_lite_host"]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import structlog
 
-from monitord.readers.kickstart import KickstartRecord
+from monitord.core.readers.kickstart import KickstartRecord
 
 __all__ = ["event_count", "integrity_metrics"]
 

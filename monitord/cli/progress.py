@@ -16,7 +16,7 @@ import time
 from collections.abc import Coroutine
 from typing import Any, TextIO
 
-from monitord.monitor import Monitor, MonitorConfig, Tracked
+from monitord.daemon.monitor import Monitor, MonitorConfig, Tracked
 
 REFRESH = 0.25  # seconds between two readings of the counters
 _INSTANCE_END = "job_inst.main.end"

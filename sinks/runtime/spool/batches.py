@@ -1,6 +1,6 @@
 """A sink's durable backlog: the event batches it could not take yet, on disk, in order.
 
-The runner (:mod:`sinks.runner`) gives every sink the same safety net: while a
+The runner (:mod:`sinks.runtime.runner`) gives every sink the same safety net: while a
 sink is down (server restarting, connection refused, deadlock storm) its
 batches are appended here instead of blocking the daemon, and once the sink is
 back the worker writes them out, oldest first, before any new batch.  A daemon
@@ -8,10 +8,10 @@ stopped while a sink was still down leaves the spool behind; the next daemon
 for the same run directory delivers it first (resume), or discards it when the
 outputs start over (replay, recovery).
 
-Storage is the segment log of :mod:`sinks.spool.segments` (CRC-checked frames,
+Storage is the segment log of :mod:`sinks.runtime.spool.segments` (CRC-checked frames,
 durable cursor, flock, torn-tail repair), the same one the AMQP sink keeps its
 messages in: one frame per batch, its key holding the batch's event count and
-when it was appended, its body the batch as :func:`sinks.process_worker.encode_batch`
+when it was appended, its body the batch as :func:`sinks.runtime.process_worker.encode_batch`
 makes it.
 
 Layout: ``<run dir>/monitord.spool/<sink key>/`` (``<outdir>/<wf_uuid>-monitord.spool/…``
@@ -35,7 +35,7 @@ from typing import Any
 
 import structlog
 
-from sinks.spool.segments import Record, Spool, SpoolError
+from sinks.runtime.spool.segments import Record, Spool, SpoolError
 
 log = structlog.get_logger(__name__)
 

@@ -15,7 +15,7 @@ thread reads frames after the cursor, publishes them, and advances the cursor
 (written atomically: temporary file, fsync, rename) only once the broker has
 confirmed them.  Segments wholly before the cursor are deleted.  In the service
 running as root, every directory and file of the spool is handed to the owner of
-the workflow that opened it (:mod:`monitord.ownership`).
+the workflow that opened it (:mod:`monitord.system.ownership`).
 
 Crash safety: a torn last frame (power loss between write and fsync) is cut off
 when the spool is opened; the cursor is only ever moved forward past confirmed
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import structlog
 
-from monitord.ownership import Owner, chown_new, current, makedirs_owned
+from monitord.system.ownership import Owner, chown_new, current, makedirs_owned
 
 log = structlog.get_logger(__name__)
 

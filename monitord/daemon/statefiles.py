@@ -7,8 +7,8 @@ import time
 
 import structlog
 
-from monitord.ownership import chown_new
-from monitord.timeparse import iso_local
+from monitord.core.timeparse import iso_local
+from monitord.system.ownership import chown_new
 
 log = structlog.get_logger(__name__)
 
