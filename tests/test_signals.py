@@ -19,7 +19,7 @@ from pathlib import Path
 
 import structlog
 
-from monitord.daemon import loglevel
+from monitord.system import loglevel
 from monitord.tools.synthetic import generate
 
 DEBUG_LINE = "dagman.out lines processed"

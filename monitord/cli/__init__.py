@@ -217,10 +217,10 @@ class _CurrentStderr:
 def configure_logging(verbosity: int) -> None:
     """Console logging at INFO (-v DEBUG, -vv TRACE); the level can change later (SIGUSR1/2).
 
-    The threshold lives in :mod:`monitord.daemon.loglevel` and every logger reads it per call,
+    The threshold lives in :mod:`monitord.system.loglevel` and every logger reads it per call,
     so caching the loggers (fast) does not freeze the level.
     """
-    from monitord.daemon import loglevel
+    from monitord.system import loglevel
 
     loglevel.set_level(loglevel.verbosity_level(verbosity))
     structlog.configure(

@@ -766,7 +766,7 @@ def poll_interval(count: int) -> float:
 
 def _log_level_changed(direction: int) -> None:
     """SIGUSR1 (+1) / SIGUSR2 (-1): one step more / less verbose (doc §9.2)."""
-    from monitord.daemon import loglevel
+    from monitord.system import loglevel
 
     before = loglevel.level()
     after = loglevel.more_verbose() if direction > 0 else loglevel.less_verbose()
