@@ -18,11 +18,16 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO, cast
+from typing import Any
 
 import structlog
 
-from monitord.daemon.monitor import MonitorConfig, MonitordError, run_follow, run_replay
+from monitord.core.readers.workflow_properties import load_properties, split_properties
+from monitord.daemon.config import ConfigError, MonitorConfig, Options, monitor_config
+from monitord.daemon.config import destinations as config_destinations
+from monitord.daemon.config import notification_settings as config_notifications
+from monitord.daemon.monitor import MonitordError, run_follow, run_replay
+from monitord.system.logs import configure_logging
 
 log = structlog.get_logger("monitord")
 
@@ -188,127 +193,14 @@ def build_parser(prog: str = "pegasus-monitord", mode: str = REFERENCE) -> argpa
     return p
 
 
-def split_properties(argv: Sequence[str]) -> tuple[dict[str, str], list[str]]:
-    """Leading ``-Dkey=value`` / ``-D key=value`` arguments (Java style, doc §9.1)."""
-    props: dict[str, str] = {}
-    args = list(argv)
-    while args and args[0].startswith("-D"):
-        item = args.pop(0)[2:]
-        if not item and args:
-            item = args.pop(0)
-        key, _, value = item.partition("=")
-        if key in ("pegasus.properties", "pegasus.user.properties"):
-            print(f"pegasus-monitord: warning: -D{key} is not supported, ignored", file=sys.stderr)
-            continue
-        props[key] = value
-    return props, args
-
-
-class _CurrentStderr:
-    """Whatever ``sys.stderr`` is when a line is logged (the progress display redirects it)."""
-
-    def write(self, text: str) -> int:
-        return sys.stderr.write(text)
-
-    def flush(self) -> None:
-        sys.stderr.flush()
-
-
-def configure_logging(verbosity: int) -> None:
-    """Console logging at INFO (-v DEBUG, -vv TRACE); the level can change later (SIGUSR1/2).
-
-    The threshold lives in :mod:`monitord.system.loglevel` and every logger reads it per call,
-    so caching the loggers (fast) does not freeze the level.
-    """
-    from monitord.system import loglevel
-
-    loglevel.set_level(loglevel.verbosity_level(verbosity))
-    structlog.configure(
-        processors=[
-            loglevel.add_level,
-            structlog.processors.TimeStamper(fmt="iso"),
-            structlog.dev.ConsoleRenderer(colors=False),
-        ],
-        wrapper_class=loglevel.GatedLogger,
-        logger_factory=structlog.PrintLoggerFactory(file=cast(TextIO, _CurrentStderr())),
-        cache_logger_on_first_use=True,
-    )
-
-
-def load_properties(conf: str | None, cli_props: dict[str, str], run_dir: str) -> dict[str, str]:
-    from monitord.core.readers.properties import read_properties
-
-    props: dict[str, str] = {}
-    candidates = []
-    if conf:
-        candidates.append(conf)
-    else:
-        try:
-            from monitord.core.readers.braindump import read_braindump
-
-            bd = read_braindump(run_dir)
-            if bd.properties:
-                candidates.append(os.path.join(run_dir, str(bd.properties)))
-        except Exception:  # reported later by the daemon itself
-            pass
-        candidates.append(os.path.expanduser("~/.pegasusrc"))
-    for path in candidates:
-        try:
-            props = read_properties(path)
-            break
-        except OSError:
-            continue
-    props.update(cli_props)
-    return props
-
-
 def destinations(args: argparse.Namespace, props: dict[str, str]) -> list[str | None]:
-    """Event destinations: ``-d`` wins, then properties; None stands for the default DB (doc §6.4)."""
-    primary = (
-        args.dest
-        or props.get("pegasus.catalog.workflow.url")
-        or props.get("pegasus.monitord.output")
-    )
-    extra = [
-        value
-        for key, value in props.items()
-        if key.startswith("pegasus.catalog.workflow.")
-        and key.endswith(".url")
-        and key != "pegasus.catalog.workflow.url"
-        and value
-    ]
-    return [primary or None, *extra]
+    """The event destinations of a parsed command line (see :mod:`monitord.daemon.config`)."""
+    return config_destinations(Options.from_args(args), props)
 
 
 def notification_settings(args: argparse.Namespace, props: dict[str, str]) -> dict[str, Any]:
-    """Notification options (doc §9.1, §10): the command line wins over the properties."""
-
-    def count(option: int | None, key: str, default: int) -> int:
-        if option is not None:
-            return option
-        text = props.get(key)
-        if text is None or not text.strip():
-            return default
-        try:
-            value = int(text)
-        except ValueError:
-            raise ValueError(f"{key}: {text!r} is not an integer") from None
-        if value < 0:
-            raise ValueError(f"{key} must not be negative")
-        return value
-
-    enabled = not args.no_notifications and props.get(
-        "pegasus.monitord.notifications", "true"
-    ).strip().lower() not in ("false", "no", "off", "0")
-    return {
-        "notifications": enabled,
-        "notifications_max": count(
-            args.notifications_max, "pegasus.monitord.notifications.max", 10
-        ),
-        "notifications_timeout": float(
-            count(args.notifications_timeout, "pegasus.monitord.notifications.timeout", 0)
-        ),
-    }
+    """The notification options of a parsed command line (see :mod:`monitord.daemon.config`)."""
+    return config_notifications(Options.from_args(args), props)
 
 
 @dataclass(frozen=True)
@@ -452,42 +344,11 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
             os.setpgid(0, 0)  # pegasus-dagman's -N: lead our own process group
         except OSError:
             pass
-    encoding = args.encoding or props.get("pegasus.monitord.encoding", "bp")
-    events = not args.no_events
-    if (
-        events
-        and not args.dest
-        and props.get("pegasus.monitord.events", "true").lower() in ("false", "no", "off", "0")
-    ):
-        events = False
-    skip_stdout = args.skip_stdout or props.get(
-        "pegasus.monitord.stdout.disable.parsing", "false"
-    ).lower() in ("true", "yes", "on", "1")
     try:
-        notify_settings = notification_settings(args, props)
-    except ValueError as exc:
+        config = monitor_config(Options.from_args(args), props)
+    except ConfigError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
-    config = MonitorConfig(
-        dagman_out=args.dagman_out,
-        replay=args.replay,
-        dests=destinations(args, props) if events else None,
-        events=events,
-        encoding=encoding,
-        jobstate_name=args.jobstate,
-        output_dir=args.output_dir,
-        follow_subworkflows=not args.no_recursive,
-        store_stdout=not skip_stdout,
-        keep_state=args.keep_state,
-        adjust=args.adjust,
-        force=args.force,
-        properties=props,
-        dashboard=not args.no_dashboard,
-        dashboard_url=props.get("pegasus.catalog.master.url")
-        or props.get("pegasus.dashboard.output"),
-        **notify_settings,  # notifications (issue 6)
-        polling=args.poll,
-    )
     if args.output_dir:
         out = (
             args.output_dir

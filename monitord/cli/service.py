@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from monitord.daemon.monitor import MonitorConfig
+from monitord.daemon.config import MonitorConfig
 
 
 def serve_main(argv: Sequence[str]) -> int:

@@ -12,7 +12,7 @@ import os
 import shutil
 import socket
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import structlog
 
@@ -28,10 +28,29 @@ from monitord.core.readers.integrity import event_count, integrity_metrics
 from monitord.core.readers.kickstart import KickstartRecord, parse_kickstart
 from monitord.core.timeparse import iso_to_epoch
 
-if TYPE_CHECKING:
-    from monitord.core.workflow import Workflow
-
 log = structlog.get_logger(__name__)
+
+
+class Workflow(Protocol):
+    """What job-output parsing reads and calls of the workflow machine.
+
+    :class:`monitord.core.workflow.Workflow` is one; naming it structurally keeps this
+    module below the machine (no import back into it).
+    """
+
+    ctx: Any  # read_text(path): the caller's file reader
+    opts: Any
+    run_dir: str
+    bd: Any
+    dag: Any
+    uuid: str
+
+    def emit(self, name: str, attrs: dict[str, Any], *, fixed: bool = True) -> dict[str, Any]: ...
+
+    def on_job_output(self, inst: JobInstance, records: list[Any]) -> None: ...
+
+    def on_invocation(self, inst: JobInstance, task: int, record: dict[str, Any]) -> None: ...
+
 
 _INVOCATION_SUMMARY_KEYS = (
     "transformation",

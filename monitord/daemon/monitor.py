@@ -19,7 +19,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import aiofiles
@@ -28,9 +28,11 @@ import structlog
 from monitord.core.events import make_event
 from monitord.core.readers.braindump import BraindumpError, read_braindump
 from monitord.core.readers.dagfile import parse_dag
+from monitord.core.readers.default_db import default_db_url
 from monitord.core.readers.staticbp import StaticBPError, parse_static_bp
 from monitord.core.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
 from monitord.daemon.checkpoint import Checkpointer
+from monitord.daemon.config import MonitorConfig
 from monitord.daemon.jobstate_log import JobstateLog, jobstate_log_path
 from monitord.daemon.statefiles import (
     other_instance_running,
@@ -76,33 +78,6 @@ class MonitordError(Exception):
         self.exit_code = exit_code
 
 
-@dataclass
-class MonitorConfig:
-    dagman_out: str
-    replay: bool = True
-    dests: list[str | None] | None = None  # None entries: the default SQLite DB
-    events: bool = True
-    encoding: str = "bp"
-    jobstate_name: str | None = None
-    output_dir: str | None = None
-    follow_subworkflows: bool = True
-    store_stdout: bool = True
-    keep_state: bool = False
-    adjust: float = 0.0
-    force: bool = False
-    properties: dict[str, str] = field(default_factory=dict)
-    # Dashboard master DB (doc §7.5): None means the default ~/.pegasus/workflow.db.
-    dashboard: bool = True
-    dashboard_url: str | None = None
-    # Live following: stat() polling instead of inotify (also MONITORD_FORCE_POLLING=1).
-    polling: bool = False
-    # Notifications (doc §11; live mode only): max concurrent scripts (0: none), timeout (0: never).
-    notifications: bool = True
-    notifications_max: int = 10
-    notifications_timeout: float = 0.0
-    notifications_full_log: bool = True  # full records (daemon at INFO or more verbose)
-
-
 def read_text(path: str) -> str | None:
     """A job file's text, or None when it cannot be read (raw fd I/O: tens of thousands per replay)."""
     try:
@@ -135,40 +110,6 @@ class Tracked:
     started_at: float
     files: dict[str, str]
     exit_code: int = 0
-
-
-def _root_dir(start: str, wf_uuid: str) -> str | None:
-    """Walk up from ``start`` to the directory whose braindump is the root workflow's."""
-    probe = start
-    while True:
-        try:
-            bd = read_braindump(probe)
-            if bd.root_wf_uuid and bd.root_wf_uuid == bd.wf_uuid:
-                return probe
-        except BraindumpError:
-            pass
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            return None
-        probe = parent
-
-
-def default_db_url(run_dir: str, braindump: Any) -> str:
-    """``sqlite:///<root submit dir>/<dag up to .dag>.stampede.db`` (doc §7.1).
-
-    Like the reference, the braindump's ``submit_dir`` wins when it still
-    exists (a replay of a copied directory writes next to the original); a
-    moved or foreign directory falls back to the run dir's own root.
-    """
-    root = None
-    submit_dir = braindump.submit_dir
-    if submit_dir and os.path.isdir(str(submit_dir)):
-        root = _root_dir(str(submit_dir), braindump.wf_uuid)
-    if root is None:
-        root = _root_dir(run_dir, braindump.wf_uuid) or run_dir
-    dag = braindump.dag or "workflow.dag"
-    base = dag[: dag.index(".dag")] if ".dag" in dag else dag
-    return f"sqlite:///{os.path.join(root, base)}.stampede.db"
 
 
 class Monitor:
@@ -554,24 +495,46 @@ class Monitor:
             tracked.exit_code = 1
 
     async def follow_all(self, stop: asyncio.Event) -> None:
-        """Follow every tracked workflow (sub-workflows as they appear) until each has ended."""
+        """Follow every tracked workflow (sub-workflows as they appear) until each has ended.
+
+        The service's monitor runs this same loop; it overrides only the three steps below
+        (what following starts, how the loop waits, what ending a workflow does).
+        """
         tasks: dict[asyncio.Task[None], Tracked] = {}
-        while True:
-            while self.pending:
-                tracked = self.pending.popleft()
-                if tracked.wf is not None:
-                    self._followed[tracked.wf.uuid] = tracked.wf
-                tasks[asyncio.create_task(self._follow_one(tracked, stop))] = tracked
-            if not tasks:
-                return
-            done, _ = await asyncio.wait(tasks, timeout=1.0, return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                tracked = tasks.pop(task)
-                self._follower_outcome(tracked, task)
-                if stop.is_set() and tracked.wf is not None and tracked.wf.monitord_exit == 0:
-                    tracked.wf.monitord_exit = 1
-                await asyncio.to_thread(self._end_locked, tracked)
-                self.done.append(tracked)
+        try:
+            while True:
+                while self.pending:
+                    tracked = self.pending.popleft()
+                    self._start_following(tracked)
+                    tasks[asyncio.create_task(self._follow_one(tracked, stop))] = tracked
+                if not tasks:
+                    return
+                for task in await self._next_ended(tasks):
+                    await self._finish(tasks.pop(task), task, stop)
+        finally:
+            for task in tasks:
+                task.cancel()
+
+    def _start_following(self, tracked: Tracked) -> None:
+        if tracked.wf is not None:
+            self._followed[tracked.wf.uuid] = tracked.wf  # its sub-workflows find their parent
+
+    async def _next_ended(
+        self, tasks: dict[asyncio.Task[None], Tracked]
+    ) -> set[asyncio.Task[None]]:
+        """The followers that ended; at least once a second, to take up new sub-workflows."""
+        done, _ = await asyncio.wait(tasks, timeout=1.0, return_when=asyncio.FIRST_COMPLETED)
+        return done
+
+    async def _finish(
+        self, tracked: Tracked, task: asyncio.Task[None], stop: asyncio.Event
+    ) -> None:
+        """One workflow's follower ended: record its outcome and end it in order."""
+        self._follower_outcome(tracked, task)
+        if stop.is_set() and tracked.wf is not None and tracked.wf.monitord_exit == 0:
+            tracked.wf.monitord_exit = 1
+        await asyncio.to_thread(self._end_locked, tracked)
+        self.done.append(tracked)
 
     async def _follow_one(self, tracked: Tracked, stop: asyncio.Event) -> None:
         try:

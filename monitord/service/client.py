@@ -19,7 +19,7 @@ import sys
 import time
 from typing import Any
 
-from monitord.daemon.monitor import MonitorConfig
+from monitord.daemon.config import MonitorConfig
 from monitord.service.config import ConfigError, configured_path, load_config
 from monitord.service.protocol import MAX_LINE, ProtocolError, config_to_dict, decode, encode
 

@@ -17,7 +17,7 @@ import struct
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from monitord.daemon.monitor import MonitorConfig
+from monitord.daemon.config import MonitorConfig
 
 _UCRED = struct.Struct("3i")
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from monitord.daemon.monitor import MonitorConfig
+from monitord.daemon.config import MonitorConfig
 
 MAX_LINE = 1 << 20
 

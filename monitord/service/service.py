@@ -27,7 +27,9 @@ from typing import Any
 import structlog
 
 from monitord.core.readers.braindump import BraindumpError, read_braindump
-from monitord.daemon.monitor import MonitorConfig, default_db_url
+from monitord.core.readers.default_db import default_db_url
+from monitord.core.readers.workflow_properties import load_properties
+from monitord.daemon.config import MonitorConfig, Options, monitor_config
 from monitord.daemon.statefiles import other_instance_running
 from monitord.service.config import ServiceConfig
 from monitord.service.peer import NotAllowed, check_attach, dashboard_allowed, peer_credentials
@@ -614,70 +616,25 @@ def _stamp(path: str) -> tuple[int, int]:
 
 def watched_config(dagman_out: str, cfg: ServiceConfig) -> MonitorConfig:
     """The options the per-workflow daemon would use, with the service's ``[defaults]`` as argv."""
-    from monitord.cli import load_properties
-
     d = cfg.defaults
-    run_dir = os.path.dirname(dagman_out)
-    props = load_properties(None, {}, run_dir) if d.use_properties else {}
-    events = not d.no_events
-    if events and not d.dests:
-        flag = props.get("pegasus.monitord.events", "true").lower()
-        events = flag not in ("false", "no", "off", "0")
-    dests: list[str | None]
-    if d.dests:
-        dests = list(d.dests)
-    else:
-        from types import SimpleNamespace
-
-        from monitord.cli import destinations
-
-        dests = destinations(SimpleNamespace(dest=None), props)  # type: ignore[arg-type]
-    skip = d.skip_stdout or props.get(
-        "pegasus.monitord.stdout.disable.parsing", "false"
-    ).lower() in (
-        "true",
-        "yes",
-        "on",
-        "1",
-    )
-    config = MonitorConfig(
+    props = load_properties(None, {}, os.path.dirname(dagman_out)) if d.use_properties else {}
+    options = Options(
         dagman_out=dagman_out,
-        replay=False,
-        dests=dests if events else None,
-        events=events,
-        encoding=props.get("pegasus.monitord.encoding", d.encoding),
-        follow_subworkflows=not d.no_recursive,
-        store_stdout=not skip,
+        dests=tuple(d.dests),
+        no_events=d.no_events,
+        default_encoding=d.encoding,
+        no_recursive=d.no_recursive,
+        skip_stdout=d.skip_stdout,
         keep_state=d.keep_state,
-        properties=props,
-        dashboard=d.dashboard and bool(d.dashboard_url),
+        no_dashboard=not (d.dashboard and bool(d.dashboard_url)),
         dashboard_url=d.dashboard_url,
-    )
-    return _with_notification_options(config, cfg)
-
-
-def _with_notification_options(config: MonitorConfig, cfg: ServiceConfig) -> MonitorConfig:
-    """The notification fields, as the daemon's command line + properties would set them."""
-    from types import SimpleNamespace
-
-    d = cfg.defaults
-    names = {f.name for f in dataclasses.fields(MonitorConfig)}
-    try:
-        from monitord.cli import notification_settings
-    except ImportError:
-        return config
-    args: Any = SimpleNamespace(
+        dashboard_url_from_properties=False,
         no_notifications=d.no_notifications,
         notifications_max=d.notifications_max,
         notifications_timeout=d.notifications_timeout,
+        strict_notifications=False,
     )
-    try:
-        wanted = notification_settings(args, config.properties)
-    except ValueError as exc:
-        log.warning("bad notification properties; notifications off", error=str(exc))
-        wanted = {"notifications": False}
-    changes = {k: v for k, v in wanted.items() if k in names}
-    return dataclasses.replace(config, **changes) if changes else config
+    return monitor_config(options, props)
 
 
 def _sdnotify() -> Any:

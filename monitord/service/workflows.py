@@ -94,55 +94,42 @@ class ServiceMonitor(Monitor):
         super()._publish()
 
     async def follow_all(self, stop: asyncio.Event) -> None:
-        """Monitor.follow_all, woken by new sub-workflows instead of a one-second tick.
-
-        (Keep in step with Monitor.follow_all: the same bookkeeping, another wake-up.)
-        """
+        """Monitor.follow_all, woken by new sub-workflows instead of a one-second tick."""
         self._loop = asyncio.get_running_loop()
         self._new_work = asyncio.Event()
-        tasks: dict[asyncio.Task[None], Tracked] = {}
-        try:
-            while True:
-                while self.pending:
-                    tracked = self.pending.popleft()
-                    followed = getattr(self, "_followed", None)  # sub-workflows find parents
-                    if followed is not None and tracked.wf is not None:
-                        followed[tracked.wf.uuid] = tracked.wf
-                    self.watcher.add(tracked.dagman_out)
-                    tasks[asyncio.create_task(self._follow_one(tracked, stop))] = tracked
-                if not tasks:
-                    return
-                self._new_work.clear()
-                if self.pending:
-                    continue
-                waker = asyncio.ensure_future(self._new_work.wait())
-                done, _ = await asyncio.wait([*tasks, waker], return_when=asyncio.FIRST_COMPLETED)
-                waker.cancel()
-                for task in done:
-                    if task is waker:
-                        continue
-                    tracked = tasks.pop(task)  # type: ignore[arg-type]
-                    await self._finish(tracked, task, stop)
-        finally:
-            for task in tasks:
-                task.cancel()
+        await super().follow_all(stop)
 
-    async def _finish(self, tracked: Tracked, task: asyncio.Task[Any], stop: asyncio.Event) -> None:
+    def _start_following(self, tracked: Tracked) -> None:
+        super()._start_following(tracked)
+        self.watcher.add(tracked.dagman_out)
+
+    async def _next_ended(
+        self, tasks: dict[asyncio.Task[None], Tracked]
+    ) -> set[asyncio.Task[None]]:
+        assert self._new_work is not None
+        self._new_work.clear()
+        if self.pending:
+            return set()
+        waker: asyncio.Future[Any] = asyncio.ensure_future(self._new_work.wait())
+        done, _ = await asyncio.wait([*tasks, waker], return_when=asyncio.FIRST_COMPLETED)
+        waker.cancel()
+        return {task for task in tasks if task in done}
+
+    async def _finish(
+        self, tracked: Tracked, task: asyncio.Task[None], stop: asyncio.Event
+    ) -> None:
         self.watcher.discard(tracked.dagman_out)
-        self._follower_outcome(tracked, task)
         stats = self._stats_of.get(id(tracked))
         if stats is not None:
             stats.ended = True
-        if self.shutting_down:
-            # Service stop: no orderly end; monitord.recover stays, so the successor
-            # re-processes this workflow from line 1 into fresh outputs (doc §4.7).
-            if tracked.jobstate is not None:
-                await asyncio.to_thread(tracked.jobstate.close)
-            self.done.append(tracked)
+        if not self.shutting_down:
+            await super()._finish(tracked, task, stop)
             return
-        if stop.is_set() and tracked.wf is not None and tracked.wf.monitord_exit == 0:
-            tracked.wf.monitord_exit = 1
-        await asyncio.to_thread(getattr(self, "_end_locked", self._end_workflow), tracked)
+        # Service stop: no orderly end; monitord.recover stays, so the successor
+        # re-processes this workflow from line 1 into fresh outputs (doc §4.7).
+        self._follower_outcome(tracked, task)
+        if tracked.jobstate is not None:
+            await asyncio.to_thread(tracked.jobstate.close)
         self.done.append(tracked)
 
 

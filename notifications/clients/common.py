@@ -41,7 +41,7 @@ def find_db_url(explicit: str | None, env: Mapping[str, str]) -> str | None:
         except BraindumpError:
             continue
         if bd.wf_uuid and bd.dag:
-            from monitord.daemon.monitor import default_db_url
+            from monitord.core.readers.default_db import default_db_url
 
             return default_db_url(directory, bd)
     return None

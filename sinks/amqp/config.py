@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import quote, unquote, urlsplit
 
+from monitord.core.readers.workflow_properties import PropertyError, float_property
 from sinks.amqp.event_filter import EventFilter
 from sinks.runtime.base import SinkError
 
@@ -84,16 +85,10 @@ def is_amqp_url(dest: str) -> bool:
 
 
 def _float_prop(props: Mapping[str, str], key: str, default: float | None) -> float | None:
-    raw = props.get(key)
-    if raw is None or raw == "":
-        return default
     try:
-        value = float(raw)
-    except ValueError:
-        raise SinkError(f"AMQP property {key}={raw!r} is not a number") from None
-    if value < 0:
-        raise SinkError(f"AMQP property {key}={raw!r} must not be negative")
-    return value
+        return float_property(props, key, default)
+    except PropertyError as exc:
+        raise SinkError(f"AMQP property {exc}") from None
 
 
 def parse_amqp_url(url: str, props: Mapping[str, str] | None = None) -> AMQPConfig:

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from monitord.core.readers.workflow_properties import PropertyError, float_property, int_property
+
 PROPERTY_PREFIX = "pegasus.monitord.plugins."
 ENABLED_SUFFIX = ".enabled"
 
@@ -40,12 +42,8 @@ SETTING_KEYS = (
 )
 
 
-class PluginConfigError(ValueError):
+class PluginConfigError(PropertyError):
     """A plugin property has a value we cannot use; the message names the key."""
-
-    def __init__(self, key: str, value: str, why: str) -> None:
-        super().__init__(f"{key} = {value!r}: {why}")
-        self.key = key
 
 
 def is_true(value: str | None) -> bool:
@@ -114,16 +112,11 @@ def parse_settings(name: str, props: Mapping[str, str]) -> PluginSettings:
         return value.strip() if value is not None else None
 
     def seconds(key: str, default: float) -> float:
-        value = raw(key)
-        if value is None or value == "":
-            return default
         try:
-            number = float(value)
-        except ValueError:
-            raise PluginConfigError(prefix + key, value, "not a number of seconds") from None
-        if number < 0 or number != number:
-            raise PluginConfigError(prefix + key, value, "must not be negative")
-        return number
+            value = float_property(props, prefix + key, default)
+        except PropertyError as exc:
+            raise PluginConfigError(exc.key, exc.value, exc.why) from None
+        return default if value is None else value
 
     events = None
     if (value := raw("events")) is not None:
@@ -131,12 +124,10 @@ def parse_settings(name: str, props: Mapping[str, str]) -> PluginSettings:
         if not items:
             raise PluginConfigError(prefix + "events", value, "an empty event list selects nothing")
         events = ALL_EVENTS if "*" in items else items
-    queue_size = DEFAULT_QUEUE_SIZE
-    if (value := raw("queue_size")) is not None and value != "":
-        try:
-            queue_size = int(value)
-        except ValueError:
-            raise PluginConfigError(prefix + "queue_size", value, "not an integer") from None
+    try:
+        queue_size = int_property(props, prefix + "queue_size", DEFAULT_QUEUE_SIZE, negative=True)
+    except PropertyError as exc:
+        raise PluginConfigError(exc.key, exc.value, exc.why) from None
     policy = (raw("overflow_policy") or DEFAULT_OVERFLOW_POLICY).lower()
     if policy not in OVERFLOW_POLICIES:
         raise PluginConfigError(

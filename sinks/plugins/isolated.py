@@ -47,7 +47,7 @@ def _child_main(
     target: str, settings: PluginSettings, props: dict[str, str], restart: bool, conn: Connection
 ) -> None:
     """Load and start the plugin, then handle batches until told to stop (or the daemon dies)."""
-    from monitord.cli import configure_logging
+    from monitord.system.logs import configure_logging
 
     configure_logging(0)
     send_lock = threading.Lock()

@@ -118,7 +118,7 @@ def _print_text(items: list[dict[str, Any]], source: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    from monitord.cli import load_properties, split_properties
+    from monitord.core.readers.workflow_properties import load_properties, split_properties
 
     cli_props, rest = split_properties(argv)
     args = _parser().parse_args(rest)

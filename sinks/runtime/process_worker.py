@@ -105,7 +105,7 @@ def _child_main(
     While the sink is down the worker appends each batch to the spool at once, so the
     inbox keeps draining and the daemon never waits on the dead server.
     """
-    from monitord.cli import configure_logging
+    from monitord.system.logs import configure_logging
     from sinks.runtime.runner import Batch, SinkWorker
 
     configure_logging(verbosity)
