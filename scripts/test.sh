@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The project's test command: set up .venv, lint (ruff), type-check (mypy), start the test
-# servers, run the whole suite.  Arguments go to pytest.
+# The project's test command: set up .venv, lint (ruff), type-check (mypy), check the layers
+# (lint-imports), start the test servers, run the whole suite.  Arguments go to pytest.
 #
 #   scripts/test.sh --quick [pytest args]   the inner loop: lint, mypy and the `quick` tests (unit
 #                                          tests and conformance replays; tests/conftest.py lists
@@ -19,6 +19,7 @@ fi
 bash scripts/setup.sh
 .venv/bin/ruff check monitord sinks notifications tests bench
 .venv/bin/mypy monitord sinks notifications tests bench
+.venv/bin/lint-imports --no-logo  # the layer contracts of pyproject.toml (tests/test_layers.py)
 if [ "$quick" = 1 ]; then
   exec .venv/bin/python -m pytest -q -m quick "$@"
 fi

@@ -100,6 +100,7 @@ QUICK_MODULES = frozenset(
         "test_jobcounts",
         "test_jobstate_log",
         "test_jobtext",
+        "test_layers",
         "test_notify_grammar",
         "test_notify_matching",
         "test_properties",
