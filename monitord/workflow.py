@@ -661,8 +661,8 @@ class Workflow:
             "exitcode": str(code),
             "executable": script.executable if script is not None else "",
         }
-        if script is not None and script.arguments:
-            attrs["argv"] = script.arguments
+        if script is not None:
+            attrs["argv"] = script.arguments  # '' for a script without arguments
         if end is not None:
             attrs["ts"] = int(end)
         if attrs["exitcode"] != "0":
