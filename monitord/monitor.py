@@ -428,13 +428,11 @@ class Monitor:
                 return
         dagman_out = os.path.join(candidate, fname)
         if dagman_out in self.seen_dagman_outs:
+            # The same sub-workflow submitted again: its map event is stamped with the
+            # parent's braindump time, as the reference does.
             seen = self.seen_dirs.get(candidate)
             if seen is not None:
-                try:
-                    sub_ts = read_braindump(candidate).epoch or 0
-                except BraindumpError:
-                    sub_ts = 0
-                self._emit_subwf_map(req, seen[0], sub_ts)
+                self._emit_subwf_map(req, seen[0], req.parent.wf_ts or 0)
             return
         self.seen_dagman_outs.add(dagman_out)
         try:
