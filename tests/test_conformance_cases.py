@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import STAMPEDE_DIFF, replay_copy
+from tests.conftest import STAMPEDE_DIFF, copy_submit_dir, replay_copy
 
 CASES = Path(__file__).resolve().parent / "data" / "cases"
 BP_IGNORE = "stampede.static.start:ts,stampede.static.end:ts,stampede.rc.pfn:ts"
@@ -85,3 +85,24 @@ def test_case_matches_reference(case: str, tmp_path: Path) -> None:
     if db_diff.returncode != 0 or "TOTAL" not in db_diff.stdout:
         failures.append("stampede.db:\n" + db_diff.stdout[-4000:])
     assert not failures, "\n\n".join(failures)
+
+
+def test_unknown_braindump_key_changes_nothing(tmp_path: Path) -> None:
+    """A newer planner's braindump key: the reference refuses the directory, we warn and go on.
+
+    The case replayed with an extra key must give exactly the reference's outputs for the
+    case without it (README, Differences).
+    """
+    _require_tool()
+    case = "pre_scripts_and_recovery"
+    src = tmp_path / "src"
+    copy_submit_dir(CASES / case / "input", src)
+    with (src / "braindump.yml").open("a") as fh:
+        fh.write("container_runtime_v6: singularity\n")
+    bp = tmp_path / "events.bp"
+    run = replay_copy(src, tmp_path, "-d", f"file://{bp}")
+    expected = CASES / case / "expected"
+    bp_diff = _diff("--bp", str(expected / "events.bp"), str(bp), "--ignore", BP_IGNORE)
+    assert bp_diff.returncode == 0, bp_diff.stdout[-3000:]
+    js_diff = _diff("--jobstate", str(expected / "jobstate"), str(run))
+    assert js_diff.returncode == 0, js_diff.stdout[-3000:]
