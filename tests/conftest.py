@@ -48,11 +48,14 @@ def copy_submit_dir(src: Path, dest: Path) -> Path:
     return next(dest.glob("*.dag.dagman.out"))
 
 
-def replay_copy(src: Path, tmp_path: Path, *args: str, timeout: int = 300) -> Path:
+def replay_copy(
+    src: Path, tmp_path: Path, *args: str, timeout: int = 300, returncode: int = 0
+) -> Path:
     """Copy submit dir ``src`` to ``tmp_path/run`` (once) and replay it with the CLI.
 
     Options in ``args`` come before ``-r`` (so ``-D`` properties stay first); the replay runs
-    in the corpus time zone with ``tmp_path/home`` as HOME, must exit 0 without a traceback.
+    in the corpus time zone with ``tmp_path/home`` as HOME, must exit with ``returncode`` (0)
+    without a traceback.
     """
     import subprocess
     import sys
@@ -72,7 +75,7 @@ def replay_copy(src: Path, tmp_path: Path, *args: str, timeout: int = 300) -> Pa
         text=True,
         timeout=timeout,
     )
-    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert proc.returncode == returncode, proc.stderr[-4000:]
     assert "Traceback" not in proc.stderr, proc.stderr[-4000:]
     return run
 

@@ -34,7 +34,7 @@ from tests.oracle import Oracle
 
 BP_IGNORE = "stampede.static.start:ts,stampede.static.end:ts,stampede.rc.pfn:ts"
 # Values the reference writes where it knows nothing: monitord writing a value there keeps more.
-EMPTY = (None, "", "None", "unknown", "<absent>")
+EMPTY = (None, "", "None", "unknown", "<absent>", "[{}]", "{}", "[]")
 
 # The kept differences, as the README's "Differences from the reference" section names them.
 KEPT = {
