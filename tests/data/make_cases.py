@@ -1457,6 +1457,78 @@ def case_removed_no_progress(run: Path) -> None:
     w.save()
 
 
+def _events_after(d: DagmanOut, node: str, kind: str, events: list[tuple[int, str]]) -> None:
+    """Event lines (brace-time offset, ULOG kind or a plain message) after ``node``'s ``kind`` event."""
+    i = d.event(kind, node)
+    t, ev, cl = d.t(i), d.ev_t(i), d.cluster(node)
+    d.insert(
+        i + 1,
+        [
+            L(
+                t,
+                f"Event: ULOG_{name} for HTCondor Node {node} ({cl}.0.0) {{{dagman_time(ev + dt)}}}",
+            )
+            if name.isupper()
+            else L(t, name)
+            for dt, name in events
+        ],
+    )
+
+
+def case_grid_and_reconnect(run: Path) -> None:
+    """Event kinds of grid-universe (HTCondor-CE, BOSCO) and of disconnected or failing jobs."""
+    w = _gen(run, 5, 999, "gridrc")
+    c1, c2, c3, c4 = w.computes()[:4]
+    d = w.dagman
+    # A grid-universe job: grid submit, resource up/down, status unknown then known.
+    _events_after(
+        d,
+        c1,
+        "SUBMIT",
+        [
+            (0, "GRID_SUBMIT"),
+            (0, "GRID_RESOURCE_UP"),
+            (1, "JOB_STATUS_UNKNOWN"),
+            (1, "JOB_STATUS_KNOWN"),
+        ],
+    )
+    _events_after(d, c1, "EXECUTE", [(1, "GRID_RESOURCE_DOWN"), (1, "GRID_RESOURCE_UP")])
+    # Shadow lost its starter and got it back; job ad information and a chirp (generic) event.
+    _events_after(
+        d,
+        c2,
+        "EXECUTE",
+        [
+            (1, "JOB_DISCONNECTED"),
+            (1, "JOB_RECONNECTED"),
+            (1, "JOB_AD_INFORMATION"),
+            (2, "GENERIC"),
+        ],
+    )
+    # Reconnection failed: the job runs again.
+    _events_after(
+        d, c3, "EXECUTE", [(1, "JOB_DISCONNECTED"), (2, "JOB_RECONNECT_FAILED"), (3, "EXECUTE")]
+    )
+    # The executable could not be started: held with a reason, released, runs.
+    _events_after(
+        d,
+        c4,
+        "SUBMIT",
+        [
+            (1, "EXECUTABLE_ERROR"),
+            (1, "JOB_HELD"),
+            (
+                1,
+                "  Hold reason: Error from slot1@node002.cluster.example.edu: Failed to execute "
+                "'/var/lib/condor/execute/dir_1/keg': (errno=13: 'Permission denied')",
+            ),
+            (1, "1 job proc(s) currently held"),
+            (2, "JOB_RELEASED"),
+        ],
+    )
+    w.save()
+
+
 CASES: dict[str, Callable[[Path], None]] = {
     "held_released_aborted": case_held_released_aborted,
     "submit_failures": case_submit_failures,
@@ -1474,6 +1546,7 @@ CASES: dict[str, Callable[[Path], None]] = {
     "just_started": case_just_started,
     "running_cut_mid_line": case_running_cut_mid_line,
     "removed_no_progress": case_removed_no_progress,
+    "grid_and_reconnect": case_grid_and_reconnect,
 }
 
 
