@@ -490,7 +490,7 @@ class Workflow:
                 out_of_order = False
                 inst.sched_id = sched_id
             elif inst.sched_id is None:
-                out_of_order = state not in ("JOB_SUCCESS", "JOB_FAILURE")
+                out_of_order = True
                 inst.sched_id = sched_id
         if state == "SUBMIT":
             self._bump_out_counter(inst)

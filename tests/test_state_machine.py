@@ -165,6 +165,20 @@ def test_job_with_post_script_event_order_and_numbering():
     assert all(e.attrs["root.xwf.id"] == "wf-1" for e in wf.events)
 
 
+def test_first_state_with_a_sched_id_sends_submit_start_even_job_success():
+    """Lines lost between the submission and the job's end: the row still gets its submit.start."""
+    wf = make({f"{RUN}/00/00/a.out.000": ks(0)})
+    feed(
+        wf,
+        START
+        + "01/01/23 00:00:01 Submitting HTCondor Node a job(s)...\n"
+        + "01/01/23 00:00:05 Node a job proc (5.0.0) completed successfully.\n",
+    )
+    assert names(wf)[1] == "job_inst.submit.start"
+    start = wf.events[1].attrs
+    assert start["sched.id"] == "5.0.0" and start["js.id"] == 1
+
+
 def test_retry_gets_a_new_instance_and_the_next_output_counter():
     wf = make({f"{RUN}/00/00/a.out.000": ks(512), f"{RUN}/00/00/a.out.001": ks(0)})
     feed(
