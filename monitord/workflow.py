@@ -613,11 +613,8 @@ class Workflow:
         if inst.cluster_dur is not None:
             attrs["cluster.dur"] = inst.cluster_dur
         sub = inst.sub
-        suffix = (
-            f".{inst.out_num:03d}"
-            if (inst.kickstart_parsed or inst.rotated) and inst.out_num is not None
-            else ""
-        )
+        # No SUBMIT seen (lines lost): the files read were the .000 ones, and so say the paths.
+        suffix = f".{inst.out_num or 0:03d}" if (inst.kickstart_parsed or inst.rotated) else ""
         if inst.stdout_file is not None:
             attrs["stdout.file"] = inst.stdout_file
         else:

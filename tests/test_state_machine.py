@@ -172,11 +172,16 @@ def test_first_state_with_a_sched_id_sends_submit_start_even_job_success():
         wf,
         START
         + "01/01/23 00:00:01 Submitting HTCondor Node a job(s)...\n"
-        + "01/01/23 00:00:05 Node a job proc (5.0.0) completed successfully.\n",
+        + "01/01/23 00:00:05 Node a job proc (5.0.0) completed successfully.\n"
+        + "01/01/23 00:00:05 Running POST script of Node a...\n"
+        + "01/01/23 00:00:07 POST Script of node a completed successfully.\n",
     )
     assert names(wf)[1] == "job_inst.submit.start"
     start = wf.events[1].attrs
     assert start["sched.id"] == "5.0.0" and start["js.id"] == 1
+    # the outputs read are the .000 ones, and the paths say so
+    main_end = next(e.attrs for e in wf.events if e.name == "job_inst.main.end")
+    assert main_end["stdout.file"] == "00/00/a.out.000"
 
 
 def test_retry_gets_a_new_instance_and_the_next_output_counter():
