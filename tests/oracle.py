@@ -49,3 +49,13 @@ def find_oracle() -> Oracle:
     if not clis:
         _oracle_unavailable(f"no Pegasus/cli/pegasus-statistics.py under {venv}")
     return Oracle(python=venv / "bin" / "python", cli=clis[0].parent)
+
+
+def differential_oracle() -> Oracle:
+    """The oracle for tests that compare with stampede-diff on corpus inputs (skips without them)."""
+    from tests.conftest import STAMPEDE_DIFF, require_corpus
+
+    require_corpus()
+    if not STAMPEDE_DIFF.exists():
+        pytest.skip("stampede-diff not available")
+    return find_oracle()

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS, STAMPEDE_DIFF, require_corpus
+from tests.conftest import CORPUS, require_corpus
 from tests.fuzz import MUTATIONS, make_variant, run_variant
-from tests.oracle import Oracle, find_oracle
+from tests.oracle import Oracle, differential_oracle
 
 # (sample, seed): together they apply every mutation kind at least once (checked below).
 FIXED = [
@@ -34,10 +34,7 @@ FIXED = [
 
 @pytest.fixture(scope="module")
 def oracle() -> Oracle:
-    require_corpus()
-    if not STAMPEDE_DIFF.exists():
-        pytest.skip("stampede-diff not available")
-    return find_oracle()
+    return differential_oracle()
 
 
 def test_fixed_set_covers_every_mutation(tmp_path: Path) -> None:

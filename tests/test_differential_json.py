@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS, STAMPEDE_DIFF, require_corpus
+from tests.conftest import CORPUS
 from tests.differential import replay_both
-from tests.oracle import Oracle, find_oracle
+from tests.oracle import Oracle, differential_oracle
 
 CASES = Path(__file__).resolve().parent / "data" / "cases"
 INPUTS = {
@@ -33,10 +33,7 @@ WALL_CLOCK = {"stampede.static.start", "stampede.static.end", "stampede.rc.pfn"}
 
 @pytest.fixture(scope="module")
 def oracle() -> Oracle:
-    require_corpus()
-    if not STAMPEDE_DIFF.exists():
-        pytest.skip("stampede-diff not available")
-    return find_oracle()
+    return differential_oracle()
 
 
 def _objects(path: Path) -> Counter[str]:

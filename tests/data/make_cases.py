@@ -944,6 +944,23 @@ def case_no_kickstart_and_xml(run: Path) -> None:
     w.save()
 
 
+def condor_rm_lines(
+    t: int, dag: str, cl: str, pid: int, rm_args: str = "", metrics: bool = False
+) -> list[str]:
+    """What DAGMan writes when its job is removed (condor_rm sends SIGUSR1): abort, exit 2."""
+    return [
+        L(t, "Received SIGUSR1"),
+        L(t, "Aborting DAG..."),
+        L(t, f"Writing Rescue DAG to {dag}.rescue001..."),
+        L(t, "Removing submitted jobs..."),
+        L(t, "Removing any/all submitted HTCondor jobs..."),
+        L(t, f"Running: /usr/bin/condor_rm -const DAGManJobId=={cl}{rm_args}"),
+        L(t, "Note: 0 total job deferrals because of -MaxJobs limit (0)"),
+        *([L(t, f"Wrote metrics file {dag}.metrics.")] if metrics else []),
+        L(t, f"**** condor_scheduniv_exec.{cl}.0 (condor_DAGMAN) pid {pid} EXITING WITH STATUS 2"),
+    ]
+
+
 def case_pre_scripts_and_recovery(run: Path) -> None:
     w = _gen(run, 9, 606, "prerec")
     d = w.dagman
@@ -1004,19 +1021,7 @@ def case_pre_scripts_and_recovery(run: Path) -> None:
     j = d.event("EXECUTE", clean)
     t = d.t(j) + 3
     dag = w.dag_path.name
-    d.lines[j + 1 :] = [
-        L(t, "Received SIGUSR1"),
-        L(t, "Aborting DAG..."),
-        L(t, f"Writing Rescue DAG to {dag}.rescue001..."),
-        L(t, "Removing submitted jobs..."),
-        L(t, "Removing any/all submitted HTCondor jobs..."),
-        L(t, "Running: /usr/bin/condor_rm -const DAGManJobId==" + cl),
-        L(t, "Note: 0 total job deferrals because of -MaxJobs limit (0)"),
-        L(
-            t,
-            f"**** condor_scheduniv_exec.{cl}.0 (condor_DAGMAN) pid 3141592 EXITING WITH STATUS 2",
-        ),
-    ]
+    d.lines[j + 1 :] = condor_rm_lines(t, dag, cl, 3_141_592)
     for kind in (".out.000", ".err.000"):
         w.f(f"{clean}{kind}").unlink()
     w.save()
@@ -1430,23 +1435,14 @@ def case_removed_no_progress(run: Path) -> None:
     j = max(d.event("EXECUTE", n) for n in running[:2])
     t = d.t(j) + 3
     dag = w.dag_path.name
-    d.lines[j + 1 :] = [
-        L(t, "Received SIGUSR1"),
-        L(t, "Aborting DAG..."),
-        L(t, f"Writing Rescue DAG to {dag}.rescue001..."),
-        L(t, "Removing submitted jobs..."),
-        L(t, "Removing any/all submitted HTCondor jobs..."),
-        L(
-            t,
-            f"Running: /usr/bin/condor_rm -const DAGManJobId=={cl} -reason 'DAG Removed: User removed scheduler job from queue.'",
-        ),
-        L(t, "Note: 0 total job deferrals because of -MaxJobs limit (0)"),
-        L(t, f"Wrote metrics file {dag}.metrics."),
-        L(
-            t,
-            f"**** condor_scheduniv_exec.{cl}.0 (condor_DAGMAN) pid 3141593 EXITING WITH STATUS 2",
-        ),
-    ]
+    d.lines[j + 1 :] = condor_rm_lines(
+        t,
+        dag,
+        cl,
+        3_141_593,
+        " -reason 'DAG Removed: User removed scheduler job from queue.'",
+        metrics=True,
+    )
     drop_progress(d)
     # Jobs that never ended have no outputs.
     for node in w.jobs:
