@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import STAMPEDE_DIFF, copy_submit_dir, replay_copy
+from tests.conftest import KEPT_DIFFERENCES, STAMPEDE_DIFF, copy_submit_dir, replay_copy
 from tests.differential import Replay, compare
 
 CASES = Path(__file__).resolve().parent / "data" / "cases"
@@ -23,13 +23,6 @@ BP_IGNORE = "stampede.static.start:ts,stampede.static.end:ts,stampede.rc.pfn:ts"
 
 # Cases where our daemon is known to differ from the reference (see the reasons).
 XFAIL: dict[str, str] = {}
-# Cases where monitord keeps more than the reference, as the README's Differences section says:
-# there every difference must be one of the kept kinds (tests/differential.py, KEPT).
-KEPT_DIFFERENCES: dict[str, str] = {
-    "degraded_submit_dir": "jobs without .sub/kickstart: the reference's loader fails "
-    "(NOT NULL invocation.transformation) and leaves job-instance columns NULL; stderr from "
-    ".err without a .sub; host values read from a cut kickstart record",
-}
 
 
 def _cases() -> list[str]:
