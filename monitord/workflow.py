@@ -640,24 +640,26 @@ class Workflow:
             start, end, code, inv_id = inst.pre_start, inst.pre_end, inst.pre_exitcode, -1
         else:
             start, end, code, inv_id = inst.post_start, inst.post_end, inst.post_exitcode, -2
-        if start is None:
-            start = end
         keys = {"xwf.id": self.uuid, "job.id": inst.name, "job_inst.id": inst.seq}
         inv_start: dict[str, Any] = {**keys, "inv.id": inv_id}
         if start is not None:
             inv_start["ts"] = int(start)
         self.emit("inv.start", inv_start)
-        dur = int(end - start) if (start is not None and end is not None) else 0
+        # The script's start line lost: it starts when it ended, with no CPU time (as the
+        # reference; its inv.start then has no ts).
+        begin = start if start is not None else end
+        dur = int(end - begin) if (begin is not None and end is not None) else 0
         attrs: dict[str, Any] = {
             **keys,
             "inv.id": inv_id,
             "transformation": f"dagman::{which}",
-            "start_time": int(start) if start is not None else None,
+            "start_time": int(begin) if begin is not None else None,
             "dur": dur,
-            "remote_cpu_time": dur,
-            "exitcode": str(code),
-            "executable": script.executable if script is not None else "",
         }
+        if start is not None:
+            attrs["remote_cpu_time"] = dur
+        attrs["exitcode"] = str(code)
+        attrs["executable"] = script.executable if script is not None else ""
         if script is not None:
             attrs["argv"] = script.arguments  # '' for a script without arguments
         if end is not None:

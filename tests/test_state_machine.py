@@ -179,9 +179,27 @@ def test_first_state_with_a_sched_id_sends_submit_start_even_job_success():
     assert names(wf)[1] == "job_inst.submit.start"
     start = wf.events[1].attrs
     assert start["sched.id"] == "5.0.0" and start["js.id"] == 1
+    # the POST script's start line is kept here; without it see the next test
     # the outputs read are the .000 ones, and the paths say so
     main_end = next(e.attrs for e in wf.events if e.name == "job_inst.main.end")
     assert main_end["stdout.file"] == "00/00/a.out.000"
+
+
+def test_script_without_its_start_line_starts_at_its_end_without_cpu_time():
+    wf = make({f"{RUN}/00/00/a.out.000": ks(0)})
+    feed(
+        wf,
+        START
+        + RUN_A.replace("01/01/23 00:00:05 Running POST script of Node a...\n", "").replace(
+            "failed with status 1", "completed successfully."
+        ),
+    )
+    start, end = (
+        e.attrs for e in wf.events if e.name.startswith("inv.") and e.attrs["inv.id"] == -2
+    )
+    assert "ts" not in start  # the BP writer stamps it "now", as the reference's
+    assert end["start_time"] == end["ts"] and end["dur"] == 0
+    assert "remote_cpu_time" not in end
 
 
 def test_retry_gets_a_new_instance_and_the_next_output_counter():
