@@ -483,6 +483,11 @@ class Workflow:
                 log.warning("state for an unknown job instance, ignored", job=name, state=state)
                 return
             inst = found
+        if inst.retired:
+            # A state after the job's end (a duplicated block of lines): the reference still
+            # knows the job's submit file, so its events carry the same details again.
+            inst.retired = False
+            self._parse_submit_file(inst)
         self.last_updated = inst
         out_of_order = False
         if sched_id is not None:

@@ -202,6 +202,17 @@ def test_script_without_its_start_line_starts_at_its_end_without_cpu_time():
     assert "remote_cpu_time" not in end
 
 
+def test_duplicated_block_after_the_end_repeats_the_submit_file_details():
+    """A block of lines seen twice: the job's ended, yet its events keep the .sub details."""
+    wf = make({f"{RUN}/00/00/a.out.000": ks(512), f"{RUN}/00/00/a.out.001": ks(512)})
+    again = RUN_A.split("\n", 1)[1]  # from the ULOG_SUBMIT line: same sched id, same instance
+    feed(wf, START + RUN_A + again)
+    starts = [e.attrs for e in wf.events if e.name == "job_inst.main.start"]
+    assert len(starts) == 2
+    for key in ("stdout.file", "stderr.file", "site"):
+        assert starts[1].get(key) == starts[0].get(key), key
+
+
 def test_retry_gets_a_new_instance_and_the_next_output_counter():
     wf = make({f"{RUN}/00/00/a.out.000": ks(512), f"{RUN}/00/00/a.out.001": ks(0)})
     feed(
