@@ -80,7 +80,7 @@ def test_an_outage_spools_every_workflow_then_drains_in_order(tmp_path: Path) ->
             wait_for(lambda: all(h.policy.retries > 10 for h in handles))
             health = pool.health()
             assert [(h["name"], h["state"], h["workflows"]) for h in health] == [
-                ("postgresql://u@db/stampede", "down", 3)
+                ("sql:postgresql://u@db/stampede", "down", 3)
             ]
             assert health[0]["spooled_events"] == 3 * 400 and health[0]["spooled_bytes"] > 0
             assert health[0]["since"] is not None and health[0]["permanent_failures"] == 0

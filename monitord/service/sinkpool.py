@@ -81,7 +81,8 @@ class LaneHandle(Delivery):
             spool=spool,
             cond=lane.cond,
             wake=self._schedule,
-            reporter=lane.reporter_for(sink.name),
+            # a shared server: one "down"/"back" pair for all its workflows; else per sink
+            reporter=lane.reporter_for(destination_name(sink)) if share_key(sink) else None,
         )
 
     def _schedule(self) -> None:
@@ -350,7 +351,7 @@ class SinkPool:
         for handle in self.handles():
             snap = handle.health()
             snap["workflow"] = handle.wf_uuid
-            by_name.setdefault(snap["name"], []).append(snap)
+            by_name.setdefault(destination_name(handle.sink), []).append(snap)
         return [merge_health(name, snaps) for name, snaps in sorted(by_name.items())]
 
     def begin_close(self) -> None:
@@ -393,6 +394,12 @@ def merge_health(name: str, snaps: list[dict[str, Any]]) -> dict[str, Any]:
         "permanent_failures": sum(int(s.get("permanent_failures", 0)) for s in snaps),
         "events_written": sum(int(s.get("events_written", 0)) for s in snaps),
     }
+
+
+def destination_name(sink: Sink) -> str:
+    """What health and metrics call a destination: its server (password-free), or for the
+    per-workflow files (SQLite, event files) their kind."""
+    return share_key(sink) or f"{sink.name}: per-workflow files"
 
 
 def share_key(sink: Sink) -> str | None:
