@@ -76,6 +76,7 @@ log = structlog.get_logger(__name__)
 MEMORY_FIRST_BACKOFF = 0.5
 LOG_EVERY = 12  # a long outage logs its first retries, then one in this many (~1/min)
 MEMORY_MAX_BACKOFF = 30.0
+OWN_BACKLOG_POLL = 0.5  # seconds between looks at a self-spooling sink's backlog at stop
 
 
 @dataclass
@@ -200,6 +201,7 @@ class Delivery:
         self._spool_broken = False
         self._stopping = False
         self._abort = False
+        self._drain_own = False
         self._stop_deadline = 0.0
         self.finished = threading.Event()  # ``finish`` ran: sink closed, spool released
 
@@ -332,6 +334,9 @@ class Delivery:
         ``abort``: stop after the current step, spooling what is still in memory."""
         with self._cond:
             self._abort = self._abort or abort
+            # an explicit drain (the service: as long as it runs) also waits for a sink's own
+            # spool; the daemon leaves that to the sink's close (AMQP: its drain_timeout)
+            self._drain_own = drain_timeout is not None
             if drain_timeout is None:
                 # memory mode: the retries bound the wait, nothing can be left behind
                 drain_timeout = self.settings.drain_timeout if self.settings else float("inf")
@@ -383,6 +388,13 @@ class Delivery:
             error=str(exc),
         )
         self._spool_broken = True
+
+    def _own_backlog(self) -> bool:
+        """A self-spooling sink still holds undelivered events."""
+        if not self.self_spooling or not self._opened:
+            return False
+        own = getattr(self.sink, "health", None)
+        return callable(own) and int(own().get("spooled_events", 0)) > 0
 
     def _can_wait(self) -> bool:
         """Batches of a down sink can wait on disk (its spool, or the sink's own)."""
@@ -438,6 +450,11 @@ class Delivery:
         backlog = self._backlog()
         pending = backlog or bool(self._items) or self._needs_flush
         if self._stopping and (self._abort or not pending):
+            if not self._abort and self._drain_own and self._own_backlog():
+                # a sink with its own spool (AMQP) is closed once that is delivered too
+                wait = self._stop_deadline - time.monotonic()
+                if wait > 0:
+                    return _Wait(min(OWN_BACKLOG_POLL, wait))
             return EXIT
         if not pending and self._opened:
             if self.down:

@@ -29,9 +29,17 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import make_url
 
+from sinks.amqp.event_filter import EventFilter
 from tests.conftest import CORPUS, require_corpus
 from tests.dbcopy import copy_to_sqlite
 from tests.servers import create_database, drop_database, require_server, service
+from tests.test_amqp_broker import (
+    Endpoint,
+    assert_messages_match,
+    expected_events,
+    message_ids_increase,
+    new_endpoint,
+)
 from tests.test_service import (
     _free_port,
     attach,
@@ -50,7 +58,7 @@ from tests.test_service import (
 CORPUS_SAMPLES = ["process_wf_success", "hierarchical_wf_failure"]
 TEMPLATE = CORPUS / "process_wf_success" / "expected" / "stampede.db"
 RATE = 25.0  # dagman.out lines per second of each player
-OUTAGE = 25.0  # seconds the server is down
+OUTAGE = 20.0  # seconds the server is down
 OLD_RETRY_BUDGET = 10  # what the service's lanes tried before disabling a sink for good
 
 
@@ -272,3 +280,95 @@ def test_kill_9_during_an_outage_then_restart(outage_items: Any, tmp_path: Path)
         f"workflows resumed, {len(recovering)} in recovery mode (re-read from line 1: "
         f"{reread} of {sum(sizes.values())} dagman.out bytes); {rows} rows equal to the replays"
     )
+
+
+AMQP_SAMPLES = [
+    "process_wf_success",
+    "process_wf_failure",
+    "hierarchical_wf_failure",
+    "hierarchical_wf_success",
+    "process_wf_success",
+]
+
+
+@pytest.fixture
+def broker_endpoints() -> Any:
+    made: list[Endpoint] = []
+    yield require_server("amqp"), made
+    for ep in made:
+        ep.delete()
+
+
+def test_broker_outage_in_the_service_delivers_every_event_in_order(
+    tmp_path: Path, broker_endpoints: Any
+) -> None:
+    """Five played workflows publishing through the service's one broker connection;
+    RabbitMQ stopped for longer than the sinks' backoff: every event once, in order."""
+    from monitord.player import Player
+
+    require_corpus()
+    amqp_base, endpoints = broker_endpoints
+    port = _free_port()
+    cfg = write_config(tmp_path)
+    cfg.write_text(cfg.read_text().replace('listen = ""', f'listen = "127.0.0.1:{port}"'))
+    env = service_env(tmp_path, cfg)
+    items = []
+    for i, sample in enumerate(AMQP_SAMPLES):
+        ep = new_endpoint(endpoints, amqp_base, f"svc{i}")
+        props = tmp_path / f"amqp{i}.properties"
+        props.write_text(
+            f"pegasus.catalog.workflow.amqp.url={ep.url}\npegasus.catalog.workflow.amqp.events=*\n"
+        )
+        src = corpus_source(sample, tmp_path / "src" / f"a{i}")
+        dest = tmp_path / "runs" / f"run{i}"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        player = Player(str(src), str(dest), lines_per_second=RATE, seed=i)
+        player.prepare()
+        dagman_out = dest / next(src.glob("*.dag.dagman.out")).name
+        items.append({"sample": sample, "ep": ep, "props": props, "dest": dest,
+                      "dagman_out": dagman_out, "player": player})  # fmt: skip
+    log = tmp_path / "service.log"
+    proc = start_service(cfg, env, log)
+    try:
+        for item in items:
+            done = attach(item["dagman_out"], env, "--no-dashboard", "--conf", str(item["props"]))
+            assert done.returncode == 0, done.stderr
+        for item in items:
+            item["player"].start()
+        time.sleep(3)
+        service("stop", "amqp")
+        down_at = time.monotonic()
+
+        def broker_down() -> bool:
+            code, health = _get(port, "/healthz")
+            return code == 503 and any(
+                s["name"].startswith("amqp:") and s["state"] == "down" and s["since"]
+                for s in health.get("sinks", [])
+            )
+
+        wait_until(broker_down, OUTAGE, "/healthz to name the broker as down", log)
+        time.sleep(max(0.0, OUTAGE - (time.monotonic() - down_at)))
+        service("start", "amqp")
+        for item in items:
+            item["player"].join(300)
+        for item in items:
+            wait_until(lambda d=item["dest"]: finished(d), 120, f"{item['dest']} to end", log)
+        wait_until(lambda: not _get(port, "/status.json")[1]["workflows"], 120, "all sent", log)
+        code, health = _get(port, "/healthz")
+        assert code == 200, health
+    finally:
+        service("start", "amqp")
+        assert stop_service(proc) == 0
+    text = log.read_text()
+    assert "Traceback" not in text and "AMQP broker unavailable" in text
+    total = 0
+    for item in items:
+        expected = expected_events(item["sample"], EventFilter.from_property("*"))
+        got = item["ep"].consume(len(expected), quiet=1.0)
+        assert_messages_match(got, expected)
+        assert message_ids_increase(got)
+        total += len(got)
+        got_db = diff(str(CORPUS / item["sample"] / "expected" / "stampede.db"),
+                      str(next(item["dest"].glob("*.stampede.db"))))  # fmt: skip
+        assert got_db.returncode == 0, got_db.stdout[-3000:]
+    print(f"\namqp: 5 workflows, broker down {OUTAGE:.0f} s; {total} events, each once, in order")

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import logging
 import random
 import ssl
 import threading
@@ -63,6 +64,13 @@ DETACH_WAIT = 10.0  # seconds a detach waits for the client's batch in flight
 
 HubKey = tuple[str, str, int, str, str, str]
 Exchanges = dict[str, "asyncio.Future[tuple[AbstractChannel, AbstractExchange]]"]
+
+
+def _quiet_client_library() -> None:
+    """The hub reports every broker failure itself (one line, password scrubbed); the client
+    library's own lines would add a traceback per lost connection and one per connect retry."""
+    for name in ("aiormq", "aio_pika"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 def hub_key(config: AMQPConfig) -> HubKey:
@@ -182,6 +190,7 @@ class Hub:
     """One broker connection on its own thread, serving many spools."""
 
     def __init__(self, config: AMQPConfig, *, release: Callable[[Hub], bool] | None = None):
+        _quiet_client_library()
         self.config = config  # connection settings: those of the first client
         self.broker = broker_url(config)
         self.connected = False
