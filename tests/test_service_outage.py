@@ -158,6 +158,15 @@ def _outage_seen(port: int, items: list[dict[str, Any]]) -> dict[str, Any]:
     return {"health": health, "status": status}
 
 
+def _all_ended(players: list, items: list[dict[str, Any]], port: int, log: Path) -> None:
+    """Every player done, every workflow ended, and the service lists none (all delivered)."""
+    for player in players:
+        player.join(300)
+    for item in items:
+        wait_until(lambda d=item["dest"]: finished(d), 120, f"{item['dest']} to end", log)
+    wait_until(lambda: not _get(port, "/status.json")[1]["workflows"], 120, "all delivered", log)
+
+
 def _check(items: list[dict[str, Any]], tmp: Path) -> int:
     rows = 0
     failures = []
@@ -213,13 +222,7 @@ def test_server_outage_beyond_every_retry_budget_loses_nothing(
         wait_until(note_delivering, OUTAGE + 10, "the outage to last")  # fmt: skip
         service("start", kind)
         back_at = time.monotonic()
-        for player in players:
-            player.join(300)
-        for item in items:
-            wait_until(lambda d=item["dest"]: finished(d), 120, f"{item['dest']} to end", log)
-        wait_until(
-            lambda: not _get(port, "/status.json")[1]["workflows"], 120, "all delivered", log
-        )
+        _all_ended(players, items, port, log)
         drained = time.monotonic() - back_at
         code, health = _get(port, "/healthz")
         assert code == 200 and health["status"] == "ok", health
@@ -259,13 +262,7 @@ def test_kill_9_during_an_outage_then_restart(outage_items: Any, tmp_path: Path)
         service("start", kind)
         mark = log.stat().st_size
         proc = start_service(cfg, env, log)
-        for player in players:
-            player.join(300)
-        for item in items:
-            wait_until(lambda d=item["dest"]: finished(d), 120, f"{item['dest']} to end", log)
-        wait_until(
-            lambda: not _get(port, "/status.json")[1]["workflows"], 120, "all delivered", log
-        )
+        _all_ended(players, items, port, log)
     finally:
         assert stop_service(proc) == 0
     after = log.read_bytes()[mark:].decode()
