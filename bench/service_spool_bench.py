@@ -13,9 +13,9 @@ spooled batch per turn.  Timed until every spool is empty; the database's row co
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,7 +25,6 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 
-from amqp_drain_bench import bp_events  # noqa: E402 - bench/ is on sys.path when run
 from sqlalchemy import text  # noqa: E402
 
 from monitord.service.sinkpool import SinkPool  # noqa: E402
@@ -34,23 +33,42 @@ from sinks.spool import BatchSpool, SpoolSettings  # noqa: E402
 from sinks.sql import SQLSink  # noqa: E402
 from tests.servers import create_database, drop_database  # noqa: E402
 
-BATCH = 1000  # the daemon's batch size (monitord.monitor.BATCH)
 UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
-def workflow_events(tmp: Path, jobs: int) -> list:
-    """The events of a generated workflow of ``jobs`` jobs (replayed into a .bp file)."""
+class _Capture:
+    """Stands in for the daemon's sinks: keeps every published batch, encoded."""
+
+    workers: list = []
+
+    def __init__(self) -> None:
+        self.batches: list[tuple[int, bytes]] = []
+
+    def __bool__(self) -> bool:
+        return True
+
+    def start(self) -> None: ...
+
+    def publish(self, batch: list) -> None:
+        self.batches.append((len(batch), encode_batch(batch)))
+
+    def flush(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def workflow_batches(tmp: Path, jobs: int) -> list[tuple[int, bytes]]:
+    """The event batches a replay of a generated workflow of ``jobs`` jobs publishes."""
+    from monitord.monitor import Monitor, MonitorConfig, run_replay
     from monitord.synthetic import generate
 
     made = generate(tmp / "wf", jobs, seed=5, name="bench")
-    run, dagman_out = Path(made.submit_dir), Path(made.dagman_out)
-    bp = tmp / "events.bp"
-    subprocess.run(
-        [sys.executable, "-m", "monitord.cli", "--no-dashboard", "-r", "-d", f"file://{bp}",
-         dagman_out.name],
-        cwd=run, check=True, capture_output=True, env={**os.environ, "HOME": str(tmp)},
-    )  # fmt: skip
-    return bp_events(bp)
+    config = MonitorConfig(str(made.dagman_out), dashboard=False, notifications=False)
+    capture = _Capture()
+    monitor = Monitor(config)
+    monitor.make_sink_set = lambda sinks: capture
+    asyncio.run(run_replay(config, monitor))
+    return capture.batches
 
 
 def _renamer():  # type: ignore[no-untyped-def]
@@ -69,11 +87,8 @@ def main() -> int:
         print("no server: set MONITORD_TEST_POSTGRES_URL (scripts/services.sh start postgres)")
         return 2
     tmp = Path(tempfile.mkdtemp(prefix="spool-bench-"))
-    events = workflow_events(tmp, args.jobs)
-    batches = [
-        (len(events[i : i + BATCH]), encode_batch(events[i : i + BATCH]))
-        for i in range(0, len(events), BATCH)
-    ]
+    batches = workflow_batches(tmp, args.jobs)
+    events = sum(count for count, _ in batches)
     name = f"{args.url.rsplit('/', 1)[-1]}_spoolbench"
     url = create_database(args.url, name)
     try:
@@ -85,8 +100,9 @@ def main() -> int:
             spool = BatchSpool(s.path_for(SQLSink(url)))
             spool.open()
             fresh = _renamer()
+            own_dir = str(tmp / f"copy{w}").encode()  # replica paths are global rows: per copy
             for count, data in batches:
-                data = UUID.sub(fresh, data)
+                data = UUID.sub(fresh, data).replace(str(tmp).encode(), own_dir)
                 spool.append(count, data)
                 size += len(data)
             total += spool.events
@@ -94,7 +110,7 @@ def main() -> int:
             spool.close()
         filled = time.perf_counter() - t0
         print(
-            f"spool left by the outage: {args.workflows} workflows x {len(events)} events = "
+            f"spool left by the outage: {args.workflows} workflows x {events} events = "
             f"{total} events, {size / 1e6:.1f} MB (written in {filled:.1f} s)"
         )
         pool = SinkPool(local_lanes=1)
