@@ -19,8 +19,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from monitord.events import StampedeEvent, make_event  # noqa: E402
-from sinks.sql import SQLSink  # noqa: E402
+from monitord.events import StampedeEvent, make_event
+from sinks.sql import SQLSink
 
 T0 = 1_700_000_000
 

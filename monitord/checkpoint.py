@@ -84,7 +84,7 @@ class Checkpointer:
             batch, self._pending = self._pending, {}
             try:
                 await asyncio.to_thread(self._cycle, batch)
-            except Exception as exc:  # noqa: BLE001 - a failed cycle is retried by the next
+            except Exception as exc:  # a failed cycle is retried by the next
                 log.error("checkpoint cycle failed", error=str(exc))
                 for key, item in batch.items():
                     self._pending.setdefault(key, item)

@@ -18,7 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO, cast
 
 import structlog
 
@@ -176,7 +176,7 @@ def build_parser(prog: str = "pegasus-monitord", mode: str = REFERENCE) -> argpa
             "-q",
             "--quiet",
             action="store_true",
-            help="no progress display and no summary line (they show only on a terminal)",
+            help="no progress display (shown on a terminal) and no summary line at the end",
         )
     if mode == ATTACH:  # taken out of argv by split_attach_options; listed here for --help
         p.add_argument(
@@ -230,7 +230,7 @@ def configure_logging(verbosity: int) -> None:
             structlog.dev.ConsoleRenderer(colors=False),
         ],
         wrapper_class=loglevel.GatedLogger,
-        logger_factory=structlog.PrintLoggerFactory(file=_CurrentStderr()),
+        logger_factory=structlog.PrintLoggerFactory(file=cast(TextIO, _CurrentStderr())),
         cache_logger_on_first_use=True,
     )
 
@@ -249,7 +249,7 @@ def load_properties(conf: str | None, cli_props: dict[str, str], run_dir: str) -
             bd = read_braindump(run_dir)
             if bd.properties:
                 candidates.append(os.path.join(run_dir, str(bd.properties)))
-        except Exception:  # noqa: BLE001 - reported later by the daemon itself
+        except Exception:  # reported later by the daemon itself
             pass
         candidates.append(os.path.expanduser("~/.pegasusrc"))
     for path in candidates:
@@ -548,7 +548,7 @@ def demo(argv: Sequence[str]) -> int:
     dest = args.dir or tempfile.mkdtemp(prefix="monitord-demo-")
     dagman_out = generate_example(__import__("pathlib").Path(dest), jobs=args.jobs)
     t0 = time.perf_counter()
-    status = main(["--no-dashboard", "-r", str(dagman_out)])
+    status = main(["replay", "-q", "--no-dashboard", str(dagman_out)])
     elapsed = time.perf_counter() - t0
     if status != 0:
         return status
@@ -558,7 +558,7 @@ def demo(argv: Sequence[str]) -> int:
     for db in dbs:
         con = sqlite3.connect(os.path.join(run_dir, db))
         counts = {
-            t: con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]  # noqa: S608
+            t: con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
             for t in ("workflow", "job", "job_instance", "jobstate", "invocation")
         }
         con.close()

@@ -115,7 +115,7 @@ class JobstateLog:
         if self.rotate:
             rotate_existing(self.path)
         try:
-            self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+            self._fh = open(self.path, "a", encoding="utf-8")
         except OSError as exc:
             raise JobstateLogError(f"cannot create {self.path}: {exc}") from exc
         chown_new(self.path)  # service as root: the workflow's owner's (monitord/ownership.py)

@@ -271,7 +271,7 @@ class Monitor:
                             properties=self.cfg.properties,
                         )
                     )
-                except Exception as exc:  # noqa: BLE001 - a bad destination disables only itself
+                except Exception as exc:  # a bad destination disables only itself
                     log.error("cannot create events output, disabling it", error=str(exc))
                     self.output_errors.append(str(exc))
             if self.cfg.dashboard and sinks:
@@ -287,7 +287,7 @@ class Monitor:
                             pegasus_version=bd.planner_version,
                         )
                     )
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     log.warning("dashboard disabled", error=str(exc))
             self.sinks = self.make_sink_set(sinks)
             self.sinks.start()
@@ -733,7 +733,7 @@ class Monitor:
         self.ctx.notifier = None
         try:
             await self.notifier.aclose(stop)
-        except Exception as exc:  # noqa: BLE001 - never fail the daemon's exit
+        except Exception as exc:  # never fail the daemon's exit
             log.error("notifications shutdown failed", error=repr(exc))
 
     # --- end notifications ---

@@ -456,7 +456,7 @@ class Player:
                         target = os.path.join(self.dest, action.path)
                         # Big buffer: lines reach the file at our flushes only (on_flush's
                         # times are exact), never half-way through a line.
-                        fh = handles[action.path] = open(  # noqa: SIM115
+                        fh = handles[action.path] = open(
                             target, "a", encoding="utf-8", buffering=1 << 20
                         )
                     fh.write(action.line)
@@ -499,7 +499,7 @@ class Player:
         def target() -> None:
             try:
                 self.run()
-            except BaseException as exc:  # noqa: BLE001 - re-raised by join()
+            except BaseException as exc:  # re-raised by join()
                 self.error = exc
 
         self._thread = threading.Thread(target=target, name="player", daemon=True)

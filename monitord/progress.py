@@ -74,8 +74,11 @@ def summary_line(monitor: CountingMonitor, *, replay: bool) -> str:
     ]
     stats = _sink_stats(monitor)
     if stats:
-        written = sum(int(s.get("events_written", 0)) for s in stats)
+        written = sum(int(s.get("events_written", 0) or 0) for s in stats)
+        spooled = sum(int(s.get("spooled", 0) or 0) for s in stats)
         parts.append(f"{written} events written to {len(stats)} destination(s)")
+        if spooled:
+            parts.append(f"{spooled} spooled for the next run")
     verb = "replayed" if replay else "followed"
     count = len(workflows)
     noun = "workflow" if count == 1 else "workflows"

@@ -178,7 +178,7 @@ class ChangeWatch:
             try:
                 await self._watch()
                 return
-            except Exception as exc:  # noqa: BLE001 - no inotify here: poll instead
+            except Exception as exc:  # no inotify here: poll instead
                 log.debug("file watching unavailable, polling", path=self.path, error=str(exc))
         await self._poll()
 

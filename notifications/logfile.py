@@ -55,7 +55,7 @@ class NotificationsLog:
     def __init__(self, path: str, *, full: bool = True) -> None:
         self.path = path
         self.full = full
-        self._fh: TextIO | None = open(path, "a", encoding="utf-8")  # noqa: SIM115
+        self._fh: TextIO | None = open(path, "a", encoding="utf-8")
         chown_new(path)  # service as root: the workflow's owner's (monitord/ownership.py)
         self._lock = asyncio.Lock()
 

@@ -203,7 +203,7 @@ class ScriptPool:
                         time.time(),
                     )
                 )
-            except Exception as exc:  # noqa: BLE001 - a log failure must not stop the pool
+            except Exception as exc:  # a log failure must not stop the pool
                 log.error("cannot write the notifications log", error=str(exc))
 
     def _identity(self) -> dict[str, Any]:

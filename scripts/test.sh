@@ -1,14 +1,28 @@
 #!/usr/bin/env bash
-# The project's test command: set up .venv, lint, start the test servers, run the whole suite.
+# The project's test command: set up .venv, lint (ruff), type-check (mypy), start the test
+# servers, run the whole suite.  Arguments go to pytest.
+#
+#   scripts/test.sh --quick [pytest args]   the inner loop: lint, mypy and the `quick` tests (unit
+#                                          tests and conformance replays; tests/conftest.py lists
+#                                          them), no servers, no tool installs; about 1.5 min here
 #
 # The servers (RabbitMQ, PostgreSQL, MariaDB on 127.0.0.1, scripts/services.sh) need root. They
 # are skipped with MONITORD_SERVICES=0, or when not root; the tests needing them then skip
 # (or fail, when CI=true). They are stopped when this script exits (and purged when CI=true).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=0
+if [ "${1:-}" = "--quick" ]; then
+  quick=1
+  shift
+fi
 bash scripts/setup.sh
-bash scripts/install-test-tools.sh  # chromium, systemd-analyze (CI/root only; tests skip otherwise)
 .venv/bin/ruff check monitord sinks notifications tests bench
+.venv/bin/mypy monitord sinks notifications tests bench
+if [ "$quick" = 1 ]; then
+  exec .venv/bin/python -m pytest -q -m quick "$@"
+fi
+bash scripts/install-test-tools.sh  # chromium, systemd-analyze (CI/root only; tests skip otherwise)
 
 if [ "${MONITORD_SERVICES:-1}" = 1 ] && [ "$(id -u)" = 0 ]; then
   stop_services() {

@@ -56,7 +56,7 @@ class FileSink:
             self._fh = sys.stdout.buffer
             return
         try:
-            self._fh = open(self.path, "wb" if self.overwrite else "ab")  # noqa: SIM115
+            self._fh = open(self.path, "wb" if self.overwrite else "ab")
         except OSError as exc:
             raise SinkError(f"cannot open event file {self.path}: {exc}") from exc
         chown_new(self.path)  # service as root: the workflow's owner's (monitord/ownership.py)

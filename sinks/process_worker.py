@@ -49,7 +49,7 @@ def encode_batch(batch: Sequence[StampedeEvent]) -> bytes:
 
 
 def decode_batch(data: bytes) -> list[StampedeEvent]:
-    items: Any = orjson.loads(data[1:]) if data[:1] == _JSON else pickle.loads(data[1:])  # noqa: S301
+    items: Any = orjson.loads(data[1:]) if data[:1] == _JSON else pickle.loads(data[1:])
     return [make_event(name, attrs) for name, attrs in items]
 
 

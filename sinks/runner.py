@@ -484,7 +484,7 @@ class Delivery:
         """Run one action (``cond`` not held); a failure goes to the policy."""
         try:
             action()
-        except Exception as exc:  # noqa: BLE001 - isolation: any sink error is contained
+        except Exception as exc:  # isolation: any sink error is contained
             self._failed(exc, action)
         else:
             if self.policy.attempts or self.policy.down_since is not None:
@@ -537,7 +537,7 @@ class Delivery:
         except Exception:
             try:
                 self.sink.close()  # a half-open sink releases what it holds before a retry
-            except Exception:  # noqa: BLE001, S110 - the open error is the one that matters
+            except Exception:  # the open error is the one that matters
                 pass
             raise
         self._opened = True
@@ -662,7 +662,7 @@ class Delivery:
         if self._opened:
             try:
                 self.sink.close()
-            except Exception as exc:  # noqa: BLE001 - isolation
+            except Exception as exc:  # isolation
                 if not self.failed:
                     log.error("sink close failed", sink=self.sink.name, error=str(exc))
         spool = self.spool
@@ -721,7 +721,7 @@ class SinkWorker(Delivery):
                 if step is EXIT:
                     break
                 self.run(step)  # type: ignore[arg-type]
-        except Exception as exc:  # noqa: BLE001 - isolation: a runner bug stays with its sink
+        except Exception as exc:  # isolation: a runner bug stays with its sink
             self.crashed(exc)
         finally:
             self.finish()

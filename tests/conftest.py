@@ -82,3 +82,49 @@ def require_corpus() -> None:
         pytest.skip(
             f"conformance corpus not available: {CORPUS} (../shared beside the project) is absent"
         )
+
+
+# --- the quick set (`scripts/test.sh --quick` = `pytest -m quick`) ----------------------------
+# Pure unit tests (in-process, no servers, no live following, no sleeping) and the conformance
+# replays (corpus and the project's own cases).  A module joins by being named here; one test
+# of another module by `@pytest.mark.quick`.  Everything runs in the full suite either way.
+QUICK_MODULES = frozenset(
+    {
+        "test_conformance_cases",
+        "test_conformance_corpus",
+        "test_dagman_lines",
+        "test_default_db",
+        "test_encoding",
+        "test_events",
+        "test_file_sink",
+        "test_jobcounts",
+        "test_jobstate_log",
+        "test_jobtext",
+        "test_notify_grammar",
+        "test_notify_matching",
+        "test_properties",
+        "test_quoting",
+        "test_readers_braindump",
+        "test_readers_dagfile",
+        "test_readers_errfile",
+        "test_readers_kickstart",
+        "test_readers_kickstart_fast",
+        "test_readers_staticbp",
+        "test_readers_subfile",
+        "test_service_config",
+        "test_service_http",
+        "test_sql_database",
+        "test_sql_loader",
+        "test_state_machine",
+        "test_statefiles",
+        "test_status_cli",
+        "test_synthetic",
+    }
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is not None and module.__name__.rsplit(".", 1)[-1] in QUICK_MODULES:
+            item.add_marker(pytest.mark.quick)

@@ -112,7 +112,7 @@ class Endpoint:
     def delete(self) -> None:
         try:
             _run(_delete(self.base, self.exchange, self.queue))
-        except Exception:  # noqa: BLE001 - best effort cleanup
+        except Exception:  # best effort cleanup
             pass
 
     def consume(self, count: int, timeout: float = 60.0, quiet: float = 1.0) -> list[Message]:

@@ -69,6 +69,7 @@ def workflow(tmp_path: Path) -> Path:
     return generate(tmp_path / "run", 300, retry_fraction=0.05, seed=7, name="pty").dagman_out
 
 
+@pytest.mark.quick
 def test_help_lists_every_command(tmp_path: Path) -> None:
     proc = run([*MONITORD, "--help"], tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -80,6 +81,7 @@ def test_help_lists_every_command(tmp_path: Path) -> None:
     assert bare.returncode == 2 and "replay" in bare.stderr and not bare.stdout
 
 
+@pytest.mark.quick
 def test_version_on_both_commands(tmp_path: Path) -> None:
     ours = version("monitord")
     proc = run([*MONITORD, "--version"], tmp_path)
@@ -104,6 +106,7 @@ def options_without_help(help_text: str) -> list[str]:
     return bare
 
 
+@pytest.mark.quick
 @pytest.mark.parametrize(
     "argv", [["replay"], ["follow"], ["attach"], ["serve"], ["status"], ["play"], ["demo"], []]
 )
@@ -120,6 +123,7 @@ def test_every_option_has_a_help_text(argv: list[str], capsys: pytest.CaptureFix
     assert options_without_help("options:\n  --db-stats\n  -v, --verbose  more\n") == ["--db-stats"]
 
 
+@pytest.mark.quick
 def test_pegasus_monitord_keeps_the_reference_options(capsys: pytest.CaptureFixture) -> None:
     with pytest.raises(SystemExit):
         cli.pegasus_main(["--help"])
@@ -131,14 +135,20 @@ def test_pegasus_monitord_keeps_the_reference_options(capsys: pytest.CaptureFixt
     assert "--quiet" in text and "--replay" not in text
 
 
+@pytest.mark.quick
 def test_plugins_command(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
     monkeypatch.setitem(sys.modules, "sinks.plugins.listing", None)  # import fails
     assert cli.main(["plugins"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("monitord plugins: error:")
     seen: list[list[str]] = []
+
+    def listing_main(argv: list[str]) -> int:
+        seen.append(argv)
+        return 3
+
     fake = types.ModuleType("sinks.plugins.listing")
-    fake.main = lambda argv: seen.append(argv) or 3  # type: ignore[attr-defined]
+    fake.main = listing_main  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "sinks.plugins.listing", fake)
     assert cli.main(["plugins", "--json"]) == 3 and seen == [["--json"]]
 

@@ -193,7 +193,7 @@ def test_email_client_without_database_still_sends_and_a_dead_server_fails_clean
 @pytest.fixture
 def http_sink() -> Iterator[HTTPServer]:
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             length = int(self.headers["Content-Length"])
             self.server.requests.append(  # type: ignore[attr-defined]
                 (self.path, dict(self.headers), self.rfile.read(length))

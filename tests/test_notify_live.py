@@ -198,7 +198,7 @@ def _expected(run: Path) -> list[tuple[list[str], dict[str, str]]]:
 @pytest.fixture
 def http_sink():
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers["Content-Length"]))
             self.server.requests.append((self.path, body))  # type: ignore[attr-defined]
             self.send_response(200)

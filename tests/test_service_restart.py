@@ -49,7 +49,7 @@ def _plan(tmp: Path, count: int, corpus_copies: int) -> list[dict]:
         if i < corpus_copies:
             sample = CORPUS_SAMPLES[i % len(CORPUS_SAMPLES)]
             src = corpus_source(sample, src_root / f"c{i:02d}")
-            expected = (
+            expected: tuple[Path | None, Path] = (
                 CORPUS / sample / "expected" / "stampede.db",
                 CORPUS / sample / "expected" / "jobstate",
             )

@@ -274,7 +274,7 @@ def test_postgres_restart_mid_run(tmp_path: Path) -> None:
                 try:
                     with engine.connect() as conn:
                         rows = conn.execute(text("SELECT COUNT(*) FROM jobstate")).scalar() or 0
-                except Exception:  # noqa: BLE001 - tables not created yet
+                except Exception:  # tables not created yet
                     rows = 0
                 if rows:
                     break

@@ -206,7 +206,7 @@ def _normalise_path(value: Any) -> Any:
 def parse_braindump_yml(text: str, *, source: str = YML_NAME) -> Braindump:
     """Parse braindump.yml text; unknown keys and non-mappings raise BraindumpError."""
     try:
-        data = yaml.load(text, Loader=_BraindumpLoader)  # noqa: S506 - SafeLoader subclass
+        data = yaml.load(text, Loader=_BraindumpLoader)  # SafeLoader subclass
     except yaml.YAMLError as exc:
         raise BraindumpError(f"{source}: invalid YAML: {exc}") from exc
     if data is None:

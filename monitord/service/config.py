@@ -168,7 +168,7 @@ def _where(loc: tuple[int | str, ...]) -> tuple[str, str | None, Any]:
         cls = WatchRoot
         label = "[[watch]]"
         if rest and isinstance(rest[0], int):
-            label += f" #{rest.pop(0) + 1}"
+            label += f" #{int(rest.pop(0)) + 1}"
     else:
         label = f"[{section}]"
     key = str(rest[0]) if rest else None

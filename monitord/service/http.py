@@ -107,8 +107,8 @@ def service_health(snapshot: ServiceSnapshot) -> tuple[bool, dict[str, Any]]:
     return not failing, details
 
 
-class HttpEndpoint:
-    """The listening endpoint: ``sockets`` like an asyncio server, ``close()``, ``wait_closed()``."""
+class HttpEndpoint(asyncio.AbstractServer):
+    """The listening endpoint, usable where an asyncio server is (``sockets``, ``close()``...)."""
 
     def __init__(self, server: asyncio.Server, web_server: web.Server) -> None:
         self._server = server
@@ -117,6 +117,18 @@ class HttpEndpoint:
     @property
     def sockets(self) -> tuple[Any, ...]:
         return tuple(self._server.sockets)
+
+    def get_loop(self) -> asyncio.AbstractEventLoop:
+        return self._server.get_loop()
+
+    def is_serving(self) -> bool:
+        return self._server.is_serving()
+
+    async def start_serving(self) -> None:
+        """Serving from the start; nothing to do."""
+
+    async def serve_forever(self) -> None:
+        await self._server.serve_forever()
 
     def close(self) -> None:
         """Stop listening and end the connections once their request is answered."""
@@ -153,7 +165,7 @@ async def start_http(
             max_line_size=MAX_LINE,
             max_field_size=MAX_LINE,
             max_headers=MAX_HEADERS,
-            access_log=None,
+            access_log=None,  # type: ignore[arg-type]  # None turns aiohttp's access log off
         )
 
     server = await loop.create_server(protocol, host, port)

@@ -313,7 +313,7 @@ class Service:
             # stream server asks a finished client task for its exception, and a
             # cancelled one would make it print a traceback.
             pass
-        except Exception as exc:  # noqa: BLE001 - a client never takes the service down
+        except Exception as exc:  # a client never takes the service down
             log.error("client handling failed", error=repr(exc))
         finally:
             writer.close()
@@ -443,7 +443,7 @@ class Service:
         while not self.stopping:
             try:
                 found = await asyncio.to_thread(self._scan_once)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 log.error("scan of the watched roots failed", error=repr(exc))
                 found = []
             for dagman_out, config in found:

@@ -242,7 +242,7 @@ class SinkLane:
                         handle.finish()
                     else:
                         handle.run(step)  # type: ignore[arg-type]
-                except Exception as exc:  # noqa: BLE001 - isolation: a bug stays with its sink
+                except Exception as exc:  # isolation: a bug stays with its sink
                     handle.crashed(exc)
                     if step is EXIT:
                         handle.finished.set()

@@ -79,7 +79,7 @@ def fetch_snapshot(base_url: str, timeout: float = TIMEOUT) -> ServiceSnapshot:
     if not url.startswith(("http://", "https://")):
         raise StatusCliError(f"{base_url}: not an http:// URL")
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as resp:  # noqa: S310 - http(s) only
+        with urllib.request.urlopen(url, timeout=timeout) as resp:  # http(s) only
             data = resp.read()
     except urllib.error.HTTPError as exc:
         raise StatusCliError(f"{url}: HTTP {exc.code} {exc.reason}") from None

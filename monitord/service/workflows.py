@@ -171,7 +171,7 @@ class Followed:
         for callback in list(self.subscribers):
             try:
                 callback(message)
-            except Exception as exc:  # noqa: BLE001 - a broken client never hurts the service
+            except Exception as exc:  # a broken client never hurts the service
                 log.debug("subscriber failed", error=str(exc))
 
 
@@ -200,7 +200,7 @@ async def run_followed(
         code = exc.exit_code
     except asyncio.CancelledError:
         raise
-    except Exception as exc:  # noqa: BLE001 - contained: one workflow, logged with its id
+    except Exception as exc:  # contained: one workflow, logged with its id
         log.exception("workflow failed", error=repr(exc))
         item.error = repr(exc)
         code = 1
@@ -208,7 +208,7 @@ async def run_followed(
         monitor.shutting_down = monitor.shutting_down or shutting_down()
         try:
             await monitor.close()
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             log.error("closing the workflow's sinks failed", error=repr(exc))
     log.info("workflow ended", exit_code=code)
     return code

@@ -60,7 +60,7 @@ def summary_for(
     wf_uuid = env.get("PEGASUS_JOBID") if "PEGASUS_STDERR" not in env else None
     try:
         return read_summary(url, wf_uuid=wf_uuid, submit_dir=env.get("PEGASUS_SUBMIT_DIR")), None
-    except Exception as exc:  # noqa: BLE001 - the notification still goes out without it
+    except Exception as exc:  # the notification still goes out without it
         return None, f"{type(exc).__name__}: {exc}".splitlines()[0]
 
 

@@ -245,7 +245,7 @@ class Hub:
             try:
                 done = asyncio.run_coroutine_threadsafe(self._detach(client), loop)
                 done.result(DETACH_WAIT + 5.0)
-            except Exception as exc:  # noqa: BLE001 - the hub is going away anyway
+            except Exception as exc:  # the hub is going away anyway
                 log.debug("AMQP detach", sink=client.name, error=repr(exc))
         client.detached = True
         with self._lock:
@@ -289,7 +289,7 @@ class Hub:
             loop.run_until_complete(self._task)
         except asyncio.CancelledError:
             pass
-        except Exception as exc:  # noqa: BLE001 - never let the thread die noisily
+        except Exception as exc:  # never let the thread die noisily
             log.error("AMQP publisher crashed", broker=self.broker, error=self.scrub(repr(exc)))
         finally:
             self.connected = False
@@ -371,7 +371,7 @@ class Hub:
                 return
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # noqa: BLE001 - any broker trouble means: retry later
+            except Exception as exc:  # any broker trouble means: retry later
                 self.connected = False
                 if self.down_since is None:
                     self.down_since = time.time()

@@ -78,7 +78,7 @@ def connect_timeout_args(url: str, timeout: str) -> dict[str, Any] | None:
         return None
     try:
         backend = parse_url(url).get_backend_name()
-    except Exception:  # noqa: BLE001 - the sink itself reports a bad URL
+    except Exception:  # the sink itself reports a bad URL
         return None
     if backend == "sqlite":
         return {"connect_args": {"timeout": seconds}}
