@@ -67,6 +67,7 @@ def _plan(tmp: Path, kind: str) -> list[dict[str, Any]]:
     rng = random.Random(11)
     items = []
     for i in range(5):
+        expected: tuple[Path | None, Path]
         if i < len(CORPUS_SAMPLES):
             sample = CORPUS_SAMPLES[i]
             src = corpus_source(sample, tmp / "src" / f"c{i}")
@@ -231,7 +232,7 @@ def test_server_outage_beyond_every_retry_budget_loses_nothing(
         service("stop", kind)
         down_at = time.monotonic()
         seen = _outage_seen(port, items)
-        delivering = set()
+        delivering: set[str] = set()
 
         def note_delivering() -> bool:
             _, status = _get(port, "/status.json")
@@ -345,7 +346,7 @@ def test_broker_outage_in_the_service_delivers_every_event_in_order(
     cfg = write_config(tmp_path)
     cfg.write_text(cfg.read_text().replace('listen = ""', f'listen = "127.0.0.1:{port}"'))
     env = service_env(tmp_path, cfg)
-    items = []
+    items: list[dict[str, Any]] = []
     for i, sample in enumerate(AMQP_SAMPLES):
         ep = new_endpoint(endpoints, amqp_base, f"svc{i}")
         props = tmp_path / f"amqp{i}.properties"
