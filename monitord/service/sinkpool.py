@@ -450,14 +450,23 @@ class SharedSinkSet:
 
         A service stop (the pool closing) cuts the wait short: the rest stays spooled.
         """
-        self.closing = True
-        closing = self.pool is not None and self.pool.closing
-        for handle in self.handles:
-            handle.request_stop(0.0 if closing else math.inf, abort=closing)
+        self.request_close()
         for handle in self.handles:
             while not handle.finished.wait(1.0):
                 if not handle.lane.thread_alive():
                     break
+
+    def request_close(self) -> None:
+        """Start :meth:`close` without waiting (see :attr:`closed`)."""
+        self.closing = True
+        closing = self.pool is not None and self.pool.closing
+        for handle in self.handles:
+            handle.request_stop(0.0 if closing else math.inf, abort=closing)
+
+    @property
+    def closed(self) -> bool:
+        """Every delivery is over (or its lane is gone)."""
+        return all(h.finished.is_set() or not h.lane.thread_alive() for h in self.handles)
 
     @property
     def undelivered(self) -> int:
