@@ -110,7 +110,7 @@ class _Flush:
 _Item = Batch | _Flush
 
 
-class _Wait:
+class Wait:
     """A delivery has nothing to do for ``timeout`` seconds (None: until notified)."""
 
     __slots__ = ("timeout",)
@@ -120,7 +120,7 @@ class _Wait:
 
 
 EXIT = object()  # the delivery is over: run ``finish`` and forget it
-Step = Callable[[], None] | _Wait | object
+Step = Callable[[], None] | Wait | object
 
 
 class OutageReporter:
@@ -446,7 +446,7 @@ class Delivery:
             return self._recover_spool
         if self.failed:
             self._release_waiters()
-            return EXIT if self._stopping else _Wait(None)
+            return EXIT if self._stopping else Wait(None)
         backlog = self._backlog()
         pending = backlog or bool(self._items) or self._needs_flush
         if self._stopping and (self._abort or not pending):
@@ -454,14 +454,14 @@ class Delivery:
                 # a sink with its own spool (AMQP) is closed once that is delivered too
                 wait = self._stop_deadline - time.monotonic()
                 if wait > 0:
-                    return _Wait(min(OWN_BACKLOG_POLL, wait))
+                    return Wait(min(OWN_BACKLOG_POLL, wait))
             return EXIT
         if not pending and self._opened:
             if self.down:
                 self._caught_up()  # nothing left to retry with
-            return _Wait(None)
+            return Wait(None)
         if not pending and not self.down:
-            return _Wait(None)  # not opened yet and nothing to write
+            return Wait(None)  # not opened yet and nothing to write
         now = time.monotonic()
         failing = self.policy.attempts > 0
         if self._stopping and failing and now >= self._stop_deadline:
@@ -470,7 +470,7 @@ class Delivery:
         if wait > 0:
             if self._stopping:
                 wait = min(wait, max(0.0, self._stop_deadline - now))
-            return _Wait(max(0.01, wait))
+            return Wait(max(0.01, wait))
         if not self._opened:
             return self._open
         if self._needs_flush:
@@ -715,7 +715,7 @@ class SinkWorker(Delivery):
             while True:
                 with self._cond:
                     step = self.decide()
-                    while isinstance(step, _Wait):
+                    while isinstance(step, Wait):
                         self._cond.wait(step.timeout)
                         step = self.decide()
                 if step is EXIT:

@@ -48,7 +48,7 @@ from monitord.events import StampedeEvent
 from sinks.amqp.hub import HubRegistry
 from sinks.base import Sink
 from sinks.policy import DISABLED, DOWN, DRAINING, UP
-from sinks.runner import EXIT, Delivery, OutageReporter, Step, _Wait
+from sinks.runner import EXIT, Delivery, OutageReporter, Step, Wait
 from sinks.spool import SpoolSettings
 
 log = structlog.get_logger(__name__)
@@ -217,7 +217,7 @@ class SinkLane:
                     handle = self.ready.popleft()
                     handle.scheduled = False
                     step = handle.decide()
-                    if isinstance(step, _Wait):
+                    if isinstance(step, Wait):
                         if step.timeout is not None:
                             self.sleeping[handle] = now + step.timeout
                         continue

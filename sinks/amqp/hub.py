@@ -47,6 +47,7 @@ from aio_pika.connection import make_url
 
 from sinks.amqp.config import AMQPConfig, scrub
 from sinks.amqp.encoder import CONTENT_TYPE
+from sinks.policy import RetryPolicy
 from sinks.spool.segments import Record, Spool
 
 log = structlog.get_logger(__name__)
@@ -84,20 +85,19 @@ def broker_url(config: AMQPConfig) -> str:
 
 
 class Backoff:
-    """Delays of ``first * 2**n`` seconds, capped, each with +-20 % jitter."""
+    """The delivery runtime's retry policy (:class:`sinks.policy.RetryPolicy`: ``first * 2**n``
+    seconds, capped, +-20 % jitter), counting a connection's or a client's failures."""
 
     def __init__(self, first: float = 0.5, cap: float = 15.0) -> None:
-        self.first = first
-        self.cap = cap
+        self.policy = RetryPolicy(first=first, cap=cap)
         self.failures = 0
 
     def reset(self) -> None:
         self.failures = 0
 
     def next(self) -> float:
-        delay = min(self.cap, self.first * (2**self.failures))
         self.failures += 1
-        return delay * random.uniform(0.8, 1.2)
+        return self.policy.delay(self.failures, random.random())
 
 
 def _tls_context() -> ssl.SSLContext:
