@@ -19,7 +19,7 @@ workflow is a :class:`LaneHandle` on one of a few :class:`SinkLane` threads.
 * A lane serves its deliveries round-robin, one step (a batch, a flush, one
   spooled batch) per turn, and each holds at most a few batches in memory, so a
   huge workflow never starves the others on its lane.
-* Each sink of each workflow is a :class:`~sinks.runner.Delivery` -- the same
+* Each sink of each workflow is a :class:`~sinks.delivery.Delivery` -- the same
   runtime as the per-workflow daemon's: while its server is down, that
   delivery sleeps between jittered retries (never giving up on a retryable
   error) and its batches go to its workflow's on-disk spool, so memory stays
@@ -47,8 +47,8 @@ from monitord import ownership
 from monitord.events import StampedeEvent
 from sinks.amqp.hub import HubRegistry
 from sinks.base import Sink
+from sinks.delivery import EXIT, Delivery, OutageReporter, Step, Wait
 from sinks.policy import DISABLED, DOWN, DRAINING, UP
-from sinks.runner import EXIT, Delivery, OutageReporter, Step, Wait
 from sinks.spool import SpoolSettings
 
 log = structlog.get_logger(__name__)
