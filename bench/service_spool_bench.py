@@ -60,7 +60,7 @@ class _Capture:
 def workflow_batches(tmp: Path, jobs: int) -> list[tuple[int, bytes]]:
     """The event batches a replay of a generated workflow of ``jobs`` jobs publishes."""
     from monitord.monitor import Monitor, MonitorConfig, run_replay
-    from monitord.synthetic import generate
+    from monitord.tools.synthetic import generate
 
     made = generate(tmp / "wf", jobs, seed=5, name="bench")
     config = MonitorConfig(str(made.dagman_out), dashboard=False, notifications=False)

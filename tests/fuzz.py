@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.conftest import CORPUS, copy_submit_dir, corpus_samples
-from tests.differential import Comparison, compare, keeps_reference_rows, replay_both
+from tests.differential import compare, keeps_reference_rows, replay_both
 from tests.oracle import Oracle
 
 JUNK_LINES = (
@@ -209,7 +209,7 @@ def run_variant(oracle: Oracle, sample: str, seed: int, work: Path) -> Outcome:
         return Outcome(
             sample, seed, mutations, "ours-failed", [f"exit {ours.returncode}", ours.stderr[-3000:]]
         )
-    comparison: Comparison = compare(ref, ours)
+    comparison = compare(ref, ours)
     details = [f"[{rule}] {what}" for rule, what in comparison.items]
     return Outcome(sample, seed, mutations, comparison.verdict, details)
 

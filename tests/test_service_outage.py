@@ -95,7 +95,7 @@ def _get(port: int, path: str) -> tuple[int, Any]:
 
 
 def _start(tmp: Path, items: list[dict[str, Any]]) -> tuple[Any, dict[str, str], Path, int, list]:
-    from monitord.player import Player
+    from monitord.tools.player import Player
 
     port = _free_port()
     cfg = write_config(tmp)
@@ -338,7 +338,7 @@ def test_broker_outage_in_the_service_delivers_every_event_in_order(
 ) -> None:
     """Five played workflows publishing through the service's one broker connection;
     RabbitMQ stopped for longer than the sinks' backoff: every event once, in order."""
-    from monitord.player import Player
+    from monitord.tools.player import Player
 
     require_corpus()
     amqp_base, endpoints = broker_endpoints
