@@ -37,9 +37,10 @@ from sinks.runtime.spool.segments import Spool  # noqa: E402
 CORPUS_BP = PROJECT.parent / "shared" / "corpus" / "hierarchical_wf_success" / "expected"
 
 
-def corpus_events() -> list:
+def bp_events(path: Path) -> list:
+    """The events of a .bp file, as the daemon made them."""
     events = []
-    with open(CORPUS_BP / "events.bp", encoding="utf-8") as fh:
+    with open(path, encoding="utf-8") as fh:
         for line in fh:
             if line.strip():
                 rec = parse_bp_line(line.rstrip("\n"))
@@ -47,6 +48,10 @@ def corpus_events() -> list:
                 rec.pop("level", None)
                 events.append(make_event(name, dict(rec)))
     return events
+
+
+def corpus_events() -> list:
+    return bp_events(CORPUS_BP / "events.bp")
 
 
 async def queue_op(base: str, exchange: str, queue: str, op: str) -> int:

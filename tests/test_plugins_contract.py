@@ -302,7 +302,9 @@ def test_start_and_stop_are_bounded() -> None:
             raise OSError("no such directory")
 
     failing = PluginWorker(PluginSettings(name="f"), Failing())
-    assert not failing.start({}, restart=False) and "no such directory" in failing.last_error
+    assert not failing.start({}, restart=False) and "no such directory" in (
+        failing.last_error or ""
+    )
 
     plugin = Gated()  # never let go: handle_event blocks
     worker = _worker(plugin, join_timeout=0.3)

@@ -46,9 +46,17 @@ def test_paths_are_normalised() -> None:
     assert bd.user == "./keep/"  # not a path key
 
 
-def test_unknown_key_is_an_error_naming_the_file() -> None:
-    with pytest.raises(BraindumpError, match=r"bd\.yml.*bogus"):
-        parse_braindump_yml("wf_uuid: u\nbogus: 1\n", source="bd.yml")
+def test_unknown_key_is_kept_and_warned_once(capsys: pytest.CaptureFixture[str]) -> None:
+    """A newer planner's key must not make the directory unreadable (the reference refuses it)."""
+    text = "wf_uuid: u\ndag: x.dag\nnew_planner_key_a: 1\n"
+    bd = parse_braindump_yml(text, source="bd.yml")
+    assert (bd.wf_uuid, bd.dag) == ("u", "x.dag")
+    assert bd.extra == {"new_planner_key_a": 1}
+    parse_braindump_yml(text, source="other/bd.yml")
+    err = capsys.readouterr()
+    logged = err.out + err.err
+    assert logged.count("new_planner_key_a") == 1, logged
+    assert "bd.yml" in logged
 
 
 @pytest.mark.parametrize("text", ["- a\n- b\n", "a: [unclosed\n"])

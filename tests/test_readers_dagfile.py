@@ -45,9 +45,24 @@ def test_jobs_scripts_and_subdags() -> None:
     assert info.submit_path("sub1", "/run") is None
 
 
-def test_script_without_arguments_means_no_script() -> None:
-    info = parse_dag(DAG)
-    assert "no_args" not in info.nodes or not info.nodes["no_args"].has_post_script
+def test_script_without_arguments_has_empty_arguments() -> None:
+    """The line break is the whitespace after the executable (as in the reference)."""
+    info = parse_dag(DAG + "SCRIPT PRE bare /bin/pre.sh\n")
+    post = info.nodes["no_args"].post_script
+    assert post is not None and (post.executable, post.arguments) == ("/bin/true", "")
+    pre = info.nodes["bare"].pre_script
+    assert pre is not None and (pre.executable, pre.arguments) == ("/bin/pre.sh", "")
+
+
+def test_script_arguments_keep_trailing_whitespace() -> None:
+    info = parse_dag("SCRIPT PRE j /bin/pre.sh  --site  local \t \nJOB j j.sub\n")
+    pre = info.nodes["j"].pre_script
+    assert pre is not None and pre.arguments == " --site  local \t "
+
+
+def test_script_without_arguments_on_unterminated_last_line_is_no_script() -> None:
+    info = parse_dag("JOB j j.sub\nSCRIPT PRE j /bin/pre.sh")
+    assert info.nodes["j"].pre_script is None
 
 
 def test_pre_log_needs_following_whitespace() -> None:

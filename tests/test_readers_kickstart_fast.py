@@ -170,6 +170,15 @@ def test_base_record_takes_the_fast_path_and_maps_like_the_spec():
     assert_same_as_generic(BASE)
 
 
+def test_record_cut_before_its_files_has_no_size_totals():
+    """A record cut short (job killed while kickstart wrote it): no tot_*_size_mb, as the reference."""
+    cut = BASE[: BASE.index("\n  files:") + 1]
+    for rec in (extract_invocation(cut), parse_kickstart_generic(cut)[0].data):
+        assert rec is not None
+        assert "tot_ip_size_mb" not in rec and "tot_op_size_mb" not in rec
+        assert rec["exitcode"] == 1
+
+
 # (old, new) replacements of BASE the extractor handles itself
 ACCEPTED = [
     ("  user: mzalam\n", "  user: 1234\n"),

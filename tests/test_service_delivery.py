@@ -80,7 +80,7 @@ def test_an_outage_spools_every_workflow_then_drains_in_order(tmp_path: Path) ->
             wait_for(lambda: all(h.policy.retries > 10 for h in handles))
             health = pool.health()
             assert [(h["name"], h["state"], h["workflows"]) for h in health] == [
-                ("postgresql://u@db/stampede", "down", 3)
+                ("sql:postgresql://u@db/stampede", "down", 3)
             ]
             assert health[0]["spooled_events"] == 3 * 400 and health[0]["spooled_bytes"] > 0
             assert health[0]["since"] is not None and health[0]["permanent_failures"] == 0
@@ -127,3 +127,45 @@ def test_a_service_stop_leaves_a_down_sinks_events_spooled(tmp_path: Path) -> No
     assert sinks.undelivered == 10 and sink.stamps == []
     pool.close()
     assert list(tmp_path.rglob("*.seg"))  # left for the next start
+
+
+async def test_workflows_waiting_for_delivery_hold_no_worker_thread(tmp_path: Path) -> None:
+    """Many workflows ending during one outage: their waits must not starve the service's
+    worker threads (which parse every other workflow's lines)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    from monitord.daemon.monitor import MonitorConfig
+    from monitord.service.workflows import ServiceMonitor
+
+    loop = asyncio.get_running_loop()
+    loop.set_default_executor(ThreadPoolExecutor(2))
+    down = threading.Event()
+    down.set()
+    pool = SinkPool(local_lanes=1)
+    try:
+        monitors, sinks = [], []
+        for w in range(6):
+            spool = SpoolSettings(str(tmp_path / f"wf{w}"), first_backoff=0.01, max_backoff=0.02)
+            monitor = ServiceMonitor(
+                MonitorConfig(str(tmp_path / f"wf{w}.dag.dagman.out")),
+                watcher=SimpleNamespace(wait=None),  # type: ignore[arg-type]
+                pool=pool,
+                key=f"/run{w}",
+            )
+            monitor.spool_settings = spool
+            sink = ServerSink(f"wf{w}", down)
+            monitor.sinks = monitor.make_sink_set([sink])
+            monitor.sinks.publish([ev(1), ev(2)])
+            monitors.append(monitor)
+            sinks.append(sink)
+        closing = [asyncio.create_task(m.close()) for m in monitors]
+        await asyncio.sleep(0.3)
+        assert not any(task.done() for task in closing)  # all wait for their events
+        assert await asyncio.wait_for(asyncio.to_thread(lambda: 42), 5) == 42  # threads free
+        down.clear()
+        await asyncio.wait_for(asyncio.gather(*closing), 30)
+        assert all(sink.stamps == [1.0, 2.0] for sink in sinks)
+    finally:
+        pool.close()

@@ -73,7 +73,7 @@ def test_a_broken_sink_does_not_stop_the_others() -> None:
 
 
 def test_retryable_errors_are_retried_until_the_batch_lands(monkeypatch) -> None:
-    monkeypatch.setattr("sinks.runtime.runner.time.sleep", lambda s: None)
+    monkeypatch.setattr("sinks.runtime.delivery.time.sleep", lambda s: None)
     flaky = Flaky(failures=3)
     worker = SinkWorker(flaky)
     worker.start()

@@ -351,7 +351,13 @@ def test_process_worker_spools_while_down_and_drains(tmp_path: Path) -> None:
     sinks.flush()
     wait_for(lambda: worker.spooled == 120)
     assert len(other.events) == 120 and not (tmp_path / "out").exists()
+    wait_for(lambda: worker.health().get("spooled_bytes", 0) > 0)  # the child's health, reported
+    health = {h["name"]: h for h in sinks.health()}
+    assert health["flagged"]["state"] == "down" and health["flagged"]["since"]
+    assert health["flagged"]["retries"] >= 1 and health["flagged"]["last_error"]
+    assert health["other"]["state"] == "up" and health["other"]["spooled_events"] == 0
     flag.unlink()
+    wait_for(lambda: worker.health()["state"] == "up")
     sinks.close()
     assert not worker.failed and worker.failures >= 1
     lines = (tmp_path / "out").read_text().split()

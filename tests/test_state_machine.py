@@ -165,6 +165,54 @@ def test_job_with_post_script_event_order_and_numbering():
     assert all(e.attrs["root.xwf.id"] == "wf-1" for e in wf.events)
 
 
+def test_first_state_with_a_sched_id_sends_submit_start_even_job_success():
+    """Lines lost between the submission and the job's end: the row still gets its submit.start."""
+    wf = make({f"{RUN}/00/00/a.out.000": ks(0)})
+    feed(
+        wf,
+        START
+        + "01/01/23 00:00:01 Submitting HTCondor Node a job(s)...\n"
+        + "01/01/23 00:00:05 Node a job proc (5.0.0) completed successfully.\n"
+        + "01/01/23 00:00:05 Running POST script of Node a...\n"
+        + "01/01/23 00:00:07 POST Script of node a completed successfully.\n",
+    )
+    assert names(wf)[1] == "job_inst.submit.start"
+    start = wf.events[1].attrs
+    assert start["sched.id"] == "5.0.0" and start["js.id"] == 1
+    # the POST script's start line is kept here; without it see the next test
+    # the outputs read are the .000 ones, and the paths say so
+    main_end = next(e.attrs for e in wf.events if e.name == "job_inst.main.end")
+    assert main_end["stdout.file"] == "00/00/a.out.000"
+
+
+def test_script_without_its_start_line_starts_at_its_end_without_cpu_time():
+    wf = make({f"{RUN}/00/00/a.out.000": ks(0)})
+    feed(
+        wf,
+        START
+        + RUN_A.replace("01/01/23 00:00:05 Running POST script of Node a...\n", "").replace(
+            "failed with status 1", "completed successfully."
+        ),
+    )
+    start, end = (
+        e.attrs for e in wf.events if e.name.startswith("inv.") and e.attrs["inv.id"] == -2
+    )
+    assert "ts" not in start  # the BP writer stamps it "now", as the reference's
+    assert end["start_time"] == end["ts"] and end["dur"] == 0
+    assert "remote_cpu_time" not in end
+
+
+def test_duplicated_block_after_the_end_repeats_the_submit_file_details():
+    """A block of lines seen twice: the job's ended, yet its events keep the .sub details."""
+    wf = make({f"{RUN}/00/00/a.out.000": ks(512), f"{RUN}/00/00/a.out.001": ks(512)})
+    again = RUN_A.split("\n", 1)[1]  # from the ULOG_SUBMIT line: same sched id, same instance
+    feed(wf, START + RUN_A + again)
+    starts = [e.attrs for e in wf.events if e.name == "job_inst.main.start"]
+    assert len(starts) == 2
+    for key in ("stdout.file", "stderr.file", "site"):
+        assert starts[1].get(key) == starts[0].get(key), key
+
+
 def test_retry_gets_a_new_instance_and_the_next_output_counter():
     wf = make({f"{RUN}/00/00/a.out.000": ks(512), f"{RUN}/00/00/a.out.001": ks(0)})
     feed(

@@ -58,9 +58,11 @@ class JobInstance:
     deferred_main_end: dict[str, Any] | None = None
     composite_extra: dict[str, Any] = field(default_factory=dict)
     prev_state: str | None = None
+    retired: bool = False  # see retire(); a later state (duplicated lines) reads the .sub again
 
     def retire(self) -> None:
         """Drop what only the job's final events needed (texts, submit info, composite extras)."""
+        self.retired = True
         self.sub = None
         self.stdout_text = None
         self.stderr_text = None

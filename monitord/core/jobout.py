@@ -260,13 +260,13 @@ def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
                 "file_type": m["file_type"],
                 "count": count,
                 "duration": m.get("duration") if m.get("duration") is not None else 0.0,
-                "ts": int(ts),
+                "ts": float(ts),  # the line's time, a float as in the reference's JSON
             },
         )
         failed = m.get("failed") or 0
         error_count += failed
         if failed > 0:
-            wf.emit("job_inst.tag", {**keys, "count": failed, "ts": int(ts), "name": "int.error"})
+            wf.emit("job_inst.tag", {**keys, "count": failed, "ts": float(ts), "name": "int.error"})
     extra["int_error_count"] = error_count
 
     for rec in multipart:
@@ -381,7 +381,7 @@ def _emit_host(
         and rec.get("machine") is not None
     ):
         attrs["uname"] = f"{rec['system']}-{rec['release']}-{rec['machine']}"
-    attrs["ts"] = int(ts)
+    attrs["ts"] = float(ts)
     wf.emit("job_inst.host.info", attrs)
 
 
@@ -390,7 +390,7 @@ def _emit_rc_meta(wf: Workflow, rec: dict[str, Any], ts: float) -> None:
         for key, value in meta.items():
             wf.emit(
                 "rc.meta",
-                {"xwf.id": wf.uuid, "lfn.id": lfn, "ts": int(ts), "key": key, "value": value},
+                {"xwf.id": wf.uuid, "lfn.id": lfn, "ts": float(ts), "key": key, "value": value},
             )
 
 

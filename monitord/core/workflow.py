@@ -483,6 +483,11 @@ class Workflow:
                 log.warning("state for an unknown job instance, ignored", job=name, state=state)
                 return
             inst = found
+        if inst.retired:
+            # A state after the job's end (a duplicated block of lines): the reference still
+            # knows the job's submit file, so its events carry the same details again.
+            inst.retired = False
+            self._parse_submit_file(inst)
         self.last_updated = inst
         out_of_order = False
         if sched_id is not None:
@@ -490,7 +495,7 @@ class Workflow:
                 out_of_order = False
                 inst.sched_id = sched_id
             elif inst.sched_id is None:
-                out_of_order = state not in ("JOB_SUCCESS", "JOB_FAILURE")
+                out_of_order = True
                 inst.sched_id = sched_id
         if state == "SUBMIT":
             self._bump_out_counter(inst)
@@ -613,11 +618,8 @@ class Workflow:
         if inst.cluster_dur is not None:
             attrs["cluster.dur"] = inst.cluster_dur
         sub = inst.sub
-        suffix = (
-            f".{inst.out_num:03d}"
-            if (inst.kickstart_parsed or inst.rotated) and inst.out_num is not None
-            else ""
-        )
+        # No SUBMIT seen (lines lost): the files read were the .000 ones, and so say the paths.
+        suffix = f".{inst.out_num or 0:03d}" if (inst.kickstart_parsed or inst.rotated) else ""
         if inst.stdout_file is not None:
             attrs["stdout.file"] = inst.stdout_file
         else:
@@ -643,26 +645,28 @@ class Workflow:
             start, end, code, inv_id = inst.pre_start, inst.pre_end, inst.pre_exitcode, -1
         else:
             start, end, code, inv_id = inst.post_start, inst.post_end, inst.post_exitcode, -2
-        if start is None:
-            start = end
         keys = {"xwf.id": self.uuid, "job.id": inst.name, "job_inst.id": inst.seq}
         inv_start: dict[str, Any] = {**keys, "inv.id": inv_id}
         if start is not None:
             inv_start["ts"] = int(start)
         self.emit("inv.start", inv_start)
-        dur = int(end - start) if (start is not None and end is not None) else 0
+        # The script's start line lost: it starts when it ended, with no CPU time (as the
+        # reference; its inv.start then has no ts).
+        begin = start if start is not None else end
+        dur = int(end - begin) if (begin is not None and end is not None) else 0
         attrs: dict[str, Any] = {
             **keys,
             "inv.id": inv_id,
             "transformation": f"dagman::{which}",
-            "start_time": int(start) if start is not None else None,
+            "start_time": int(begin) if begin is not None else None,
             "dur": dur,
-            "remote_cpu_time": dur,
-            "exitcode": str(code),
-            "executable": script.executable if script is not None else "",
         }
-        if script is not None and script.arguments:
-            attrs["argv"] = script.arguments
+        if start is not None:
+            attrs["remote_cpu_time"] = dur
+        attrs["exitcode"] = str(code)
+        attrs["executable"] = script.executable if script is not None else ""
+        if script is not None:
+            attrs["argv"] = script.arguments  # '' for a script without arguments
         if end is not None:
             attrs["ts"] = int(end)
         if attrs["exitcode"] != "0":

@@ -20,7 +20,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 
 import aiofiles
 import structlog
@@ -313,8 +313,14 @@ class Monitor:
             wf.restart_count = info.pop("monitord_workflow_restart_count", 0)
             wf.out_counters.update(info)
         if self.options.events_enabled and wf.last_processed_line == 0:
-            self._emit_plan(wf, bd, wf_ts)
-            self._emit_static(wf, run_dir, bd)
+            try:
+                static = self._open_static(run_dir, bd)
+                self._emit_plan(wf, bd, wf_ts)
+                self._emit_static(wf, static)
+            except MonitordError:
+                # Fatal, as in the reference, but its jobstate.log keeps the started line.
+                jobstate.close()
+                raise
             if parent is not None:
                 self._emit_subwf_map(parent, bd.wf_uuid, wf_ts)
         tracked = Tracked(wf, run_dir, dagman_out, jobstate, started_at, files)
@@ -349,14 +355,19 @@ class Monitor:
         attrs["root.xwf.id"] = wf.root_uuid
         wf.emit("wf.plan", attrs)
 
-    def _emit_static(self, wf: Workflow, run_dir: str, bd: Any) -> None:
+    @staticmethod
+    def _open_static(run_dir: str, bd: Any) -> TextIO:
+        """The workflow's static.bp, opened before any event of the workflow is sent."""
         dag = bd.dag
         base = dag[: dag.rindex(".")] if "." in dag else dag
         path = os.path.join(run_dir, base + ".static.bp")
         try:
-            fh = open(path, encoding="utf-8", errors="replace")
+            return open(path, encoding="utf-8", errors="replace")
         except OSError as exc:
             raise MonitordError(f"cannot read {path}: {exc.strerror}") from None
+
+    def _emit_static(self, wf: Workflow, fh: TextIO) -> None:
+        path = fh.name
         wf.emit("static.start", {"xwf.id": wf.uuid})
         with fh:
             try:
@@ -392,13 +403,11 @@ class Monitor:
                 return
         dagman_out = os.path.join(candidate, fname)
         if dagman_out in self.seen_dagman_outs:
+            # The same sub-workflow submitted again: its map event is stamped with the
+            # parent's braindump time, as the reference does.
             seen = self.seen_dirs.get(candidate)
             if seen is not None:
-                try:
-                    sub_ts = read_braindump(candidate).epoch or 0
-                except BraindumpError:
-                    sub_ts = 0
-                self._emit_subwf_map(req, seen[0], sub_ts)
+                self._emit_subwf_map(req, seen[0], req.parent.wf_ts or 0)
             return
         self.seen_dagman_outs.add(dagman_out)
         try:
@@ -423,10 +432,14 @@ class Monitor:
         wf = tracked.wf
         assert wf is not None
         feed = wf.feed
-        for line in lines:
-            feed(line)
-        self._drain_jobstate(tracked)
-        self._publish()
+        try:
+            for line in lines:
+                feed(line)
+        finally:
+            # Also when a line ends the daemon (a sub-workflow that cannot be followed): what
+            # the lines fed so far produced reaches jobstate.log and the sinks.
+            self._drain_jobstate(tracked)
+            self._publish()
 
     def _drain_jobstate(self, tracked: Tracked) -> None:
         wf = tracked.wf

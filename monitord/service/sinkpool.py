@@ -19,7 +19,7 @@ workflow is a :class:`LaneHandle` on one of a few :class:`SinkLane` threads.
 * A lane serves its deliveries round-robin, one step (a batch, a flush, one
   spooled batch) per turn, and each holds at most a few batches in memory, so a
   huge workflow never starves the others on its lane.
-* Each sink of each workflow is a :class:`~sinks.runtime.runner.Delivery` -- the same
+* Each sink of each workflow is a :class:`~sinks.runtime.delivery.Delivery` -- the same
   runtime as the per-workflow daemon's: while its server is down, that
   delivery sleeps between jittered retries (never giving up on a retryable
   error) and its batches go to its workflow's on-disk spool, so memory stays
@@ -47,8 +47,8 @@ from monitord.core.events import StampedeEvent
 from monitord.system import ownership
 from sinks.amqp.hub import HubRegistry
 from sinks.runtime.base import Sink
+from sinks.runtime.delivery import EXIT, Delivery, OutageReporter, Step, Wait
 from sinks.runtime.policy import DISABLED, DOWN, DRAINING, UP
-from sinks.runtime.runner import EXIT, Delivery, OutageReporter, Step, _Wait
 from sinks.runtime.spool import SpoolSettings
 
 log = structlog.get_logger(__name__)
@@ -81,7 +81,8 @@ class LaneHandle(Delivery):
             spool=spool,
             cond=lane.cond,
             wake=self._schedule,
-            reporter=lane.reporter_for(sink.name),
+            # a shared server: one "down"/"back" pair for all its workflows; else per sink
+            reporter=lane.reporter_for(destination_name(sink)) if share_key(sink) else None,
         )
 
     def _schedule(self) -> None:
@@ -216,7 +217,7 @@ class SinkLane:
                     handle = self.ready.popleft()
                     handle.scheduled = False
                     step = handle.decide()
-                    if isinstance(step, _Wait):
+                    if isinstance(step, Wait):
                         if step.timeout is not None:
                             self.sleeping[handle] = now + step.timeout
                         continue
@@ -241,7 +242,7 @@ class SinkLane:
                         handle.finish()
                     else:
                         handle.run(step)  # type: ignore[arg-type]
-                except Exception as exc:  # noqa: BLE001 - isolation: a bug stays with its sink
+                except Exception as exc:  # isolation: a bug stays with its sink
                     handle.crashed(exc)
                     if step is EXIT:
                         handle.finished.set()
@@ -350,7 +351,7 @@ class SinkPool:
         for handle in self.handles():
             snap = handle.health()
             snap["workflow"] = handle.wf_uuid
-            by_name.setdefault(snap["name"], []).append(snap)
+            by_name.setdefault(destination_name(handle.sink), []).append(snap)
         return [merge_health(name, snaps) for name, snaps in sorted(by_name.items())]
 
     def begin_close(self) -> None:
@@ -393,6 +394,12 @@ def merge_health(name: str, snaps: list[dict[str, Any]]) -> dict[str, Any]:
         "permanent_failures": sum(int(s.get("permanent_failures", 0)) for s in snaps),
         "events_written": sum(int(s.get("events_written", 0)) for s in snaps),
     }
+
+
+def destination_name(sink: Sink) -> str:
+    """What health and metrics call a destination: its server (password-free), or for the
+    per-workflow files (SQLite, event files) their kind."""
+    return share_key(sink) or f"{sink.name}: per-workflow files"
 
 
 def share_key(sink: Sink) -> str | None:
@@ -443,14 +450,23 @@ class SharedSinkSet:
 
         A service stop (the pool closing) cuts the wait short: the rest stays spooled.
         """
-        self.closing = True
-        closing = self.pool is not None and self.pool.closing
-        for handle in self.handles:
-            handle.request_stop(0.0 if closing else math.inf, abort=closing)
+        self.request_close()
         for handle in self.handles:
             while not handle.finished.wait(1.0):
                 if not handle.lane.thread_alive():
                     break
+
+    def request_close(self) -> None:
+        """Start :meth:`close` without waiting (see :attr:`closed`)."""
+        self.closing = True
+        closing = self.pool is not None and self.pool.closing
+        for handle in self.handles:
+            handle.request_stop(0.0 if closing else math.inf, abort=closing)
+
+    @property
+    def closed(self) -> bool:
+        """Every delivery is over (or its lane is gone)."""
+        return all(h.finished.is_set() or not h.lane.thread_alive() for h in self.handles)
 
     @property
     def undelivered(self) -> int:

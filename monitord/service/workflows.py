@@ -21,7 +21,7 @@ import structlog
 
 from monitord.daemon.monitor import Monitor, MonitorConfig, MonitordError, Tracked
 from monitord.service.jobcounts import progress_for
-from monitord.service.sinkpool import SinkPool
+from monitord.service.sinkpool import SharedSinkSet, SinkPool
 from monitord.service.status import EventRate
 from monitord.service.watcher import FileWatcher
 from monitord.system import ownership
@@ -92,6 +92,18 @@ class ServiceMonitor(Monitor):
             self.events_total += count
             self.rate.add(count)
         super()._publish()
+
+    async def close(self, stop: asyncio.Event | None = None) -> None:
+        """Monitor.close, but the wait for the sinks to deliver (as long as a server is down)
+        holds no worker thread: many workflows may end during one outage."""
+        sinks = self.sinks
+        if isinstance(sinks, SharedSinkSet):
+            sinks.request_close()
+            pause = 0.05
+            while not sinks.closed:
+                await asyncio.sleep(pause)
+                pause = min(1.0, pause * 2)
+        await super().close(stop)
 
     async def follow_all(self, stop: asyncio.Event) -> None:
         """Monitor.follow_all, woken by new sub-workflows instead of a one-second tick."""

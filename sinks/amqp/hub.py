@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import logging
 import random
 import ssl
 import threading
@@ -46,6 +47,7 @@ from aio_pika.connection import make_url
 
 from sinks.amqp.config import AMQPConfig, scrub
 from sinks.amqp.encoder import CONTENT_TYPE
+from sinks.runtime.policy import RetryPolicy
 from sinks.runtime.spool.segments import Record, Spool
 
 log = structlog.get_logger(__name__)
@@ -65,6 +67,13 @@ HubKey = tuple[str, str, int, str, str, str]
 Exchanges = dict[str, "asyncio.Future[tuple[AbstractChannel, AbstractExchange]]"]
 
 
+def _quiet_client_library() -> None:
+    """The hub reports every broker failure itself (one line, password scrubbed); the client
+    library's own lines would add a traceback per lost connection and one per connect retry."""
+    for name in ("aiormq", "aio_pika"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
 def hub_key(config: AMQPConfig) -> HubKey:
     """What makes two endpoints share a connection: everything but the exchange."""
     return (config.scheme, config.host, config.port, config.user, config.password, config.vhost)
@@ -76,20 +85,19 @@ def broker_url(config: AMQPConfig) -> str:
 
 
 class Backoff:
-    """Delays of ``first * 2**n`` seconds, capped, each with +-20 % jitter."""
+    """The delivery runtime's retry policy (:class:`sinks.runtime.policy.RetryPolicy`: ``first * 2**n``
+    seconds, capped, +-20 % jitter), counting a connection's or a client's failures."""
 
     def __init__(self, first: float = 0.5, cap: float = 15.0) -> None:
-        self.first = first
-        self.cap = cap
+        self.policy = RetryPolicy(first=first, cap=cap)
         self.failures = 0
 
     def reset(self) -> None:
         self.failures = 0
 
     def next(self) -> float:
-        delay = min(self.cap, self.first * (2**self.failures))
         self.failures += 1
-        return delay * random.uniform(0.8, 1.2)
+        return self.policy.delay(self.failures, random.random())
 
 
 def _tls_context() -> ssl.SSLContext:
@@ -182,6 +190,7 @@ class Hub:
     """One broker connection on its own thread, serving many spools."""
 
     def __init__(self, config: AMQPConfig, *, release: Callable[[Hub], bool] | None = None):
+        _quiet_client_library()
         self.config = config  # connection settings: those of the first client
         self.broker = broker_url(config)
         self.connected = False

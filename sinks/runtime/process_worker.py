@@ -7,7 +7,7 @@ Batches cross the process boundary as one orjson document each (``[[name,
 attrs], ...]``), which costs far less than pickling the event objects.
 
 This is only an executor of the delivery runtime: the child runs a
-:class:`sinks.runtime.runner.SinkWorker` (the same :class:`~sinks.runtime.runner.Delivery`, so the
+:class:`sinks.runtime.runner.SinkWorker` (the same :class:`~sinks.runtime.delivery.Delivery`, so the
 same policy and spool); the parent's handle has the same contract
 (``start/put/flush/stop``, ``failed``, ``events_written``, ``queued``/``spooled``/
 ``failures``, ``health()``) from what the child reports.  A permanent failure inside

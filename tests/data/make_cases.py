@@ -951,6 +951,23 @@ def case_no_kickstart_and_xml(run: Path) -> None:
     w.save()
 
 
+def condor_rm_lines(
+    t: int, dag: str, cl: str, pid: int, rm_args: str = "", metrics: bool = False
+) -> list[str]:
+    """What DAGMan writes when its job is removed (condor_rm sends SIGUSR1): abort, exit 2."""
+    return [
+        L(t, "Received SIGUSR1"),
+        L(t, "Aborting DAG..."),
+        L(t, f"Writing Rescue DAG to {dag}.rescue001..."),
+        L(t, "Removing submitted jobs..."),
+        L(t, "Removing any/all submitted HTCondor jobs..."),
+        L(t, f"Running: /usr/bin/condor_rm -const DAGManJobId=={cl}{rm_args}"),
+        L(t, "Note: 0 total job deferrals because of -MaxJobs limit (0)"),
+        *([L(t, f"Wrote metrics file {dag}.metrics.")] if metrics else []),
+        L(t, f"**** condor_scheduniv_exec.{cl}.0 (condor_DAGMAN) pid {pid} EXITING WITH STATUS 2"),
+    ]
+
+
 def case_pre_scripts_and_recovery(run: Path) -> None:
     w = _gen(run, 9, 606, "prerec")
     d = w.dagman
@@ -1011,19 +1028,7 @@ def case_pre_scripts_and_recovery(run: Path) -> None:
     j = d.event("EXECUTE", clean)
     t = d.t(j) + 3
     dag = w.dag_path.name
-    d.lines[j + 1 :] = [
-        L(t, "Received SIGUSR1"),
-        L(t, "Aborting DAG..."),
-        L(t, f"Writing Rescue DAG to {dag}.rescue001..."),
-        L(t, "Removing submitted jobs..."),
-        L(t, "Removing any/all submitted HTCondor jobs..."),
-        L(t, "Running: /usr/bin/condor_rm -const DAGManJobId==" + cl),
-        L(t, "Note: 0 total job deferrals because of -MaxJobs limit (0)"),
-        L(
-            t,
-            f"**** condor_scheduniv_exec.{cl}.0 (condor_DAGMAN) pid 3141592 EXITING WITH STATUS 2",
-        ),
-    ]
+    d.lines[j + 1 :] = condor_rm_lines(t, dag, cl, 3_141_592)
     for kind in (".out.000", ".err.000"):
         w.f(f"{clean}{kind}").unlink()
     w.save()
@@ -1199,6 +1204,334 @@ def case_multiplier_and_stdout(run: Path) -> None:
     w.save()
 
 
+# --------------------------------------------------------------------------- HTCondor 9-23 logs, degraded dirs
+
+_PROGRESS = (
+    "Of ",
+    " Done     Pre",
+    "  ===",
+    "DAG status:",
+    "job proc(s) currently held",
+    "Number of idle job procs",
+    "Currently monitoring",
+)
+_COUNT_ROW = re.compile(r"^(?:\s+\d+){7,8}$")
+
+
+def _msg(line: str) -> str:
+    return line[len(dagman_time(0)) + 1 :]
+
+
+def drop_progress(d: DagmanOut) -> None:
+    """DAGMan run with a low DAGMAN_VERBOSITY: no progress table, status or idle-count lines."""
+    d.lines = [
+        ln for ln in d.lines if not (_msg(ln).startswith(_PROGRESS) or _COUNT_ROW.match(_msg(ln)))
+    ]
+
+
+def debug_tokens(d: DagmanOut) -> None:
+    """HTCondor 9 with a debug header: ``(D_ALWAYS)`` after every log time (2022 logs)."""
+    d.lines = [
+        ln[: len(dagman_time(0))] + " (D_ALWAYS) " + _msg(ln) if _STAMP.match(ln) else ln
+        for ln in d.lines
+    ]
+
+
+def condor_submit_lines(d: DagmanOut, node: str, dagman_cluster: str) -> None:
+    """Submission through condor_submit (HTCondor 9.0 default) instead of direct submission."""
+    i = d.find(f"Submitting node {node} from file ")
+    t = d.t(i)
+    cluster = d.cluster(node)
+    sub = _msg(d.lines[i]).split(" from file ")[1].split(" using ")[0]
+    d.lines[i : i + 2] = [
+        L(
+            t,
+            f"submitting: /usr/bin/condor_submit -a dag_node_name' '=' '{node} -a "
+            f"+DAGManJobId' '=' '{dagman_cluster} -a DAGManJobId' '=' '{dagman_cluster} "
+            f"-batch-name x.dag+{dagman_cluster} -a submit_event_notes' '=' 'DAG' 'Node:' '{node} "
+            f"-a +DAGParentNodeNames' '=' '\"\" -a notification' '=' 'never {sub}",
+        ),
+        L(t, "From submit: Submitting job(s)."),
+        L(t, f"From submit: 1 job(s) submitted to cluster {cluster}."),
+        L(t, f"\tassigned HTCondor ID ({cluster}.0.0)"),
+    ]
+
+
+def _dagman_cluster(d: DagmanOut) -> str:
+    m = re.search(r"condor_scheduniv_exec\.(\d+)\.0", "\n".join(d.lines[:3]))
+    assert m is not None
+    return m.group(1)
+
+
+def case_htcondor9_debug_tokens(run: Path) -> None:
+    """An HTCondor 9.11 log as written in 2022: debug tokens, condor_submit, file transfer events."""
+    w = _gen(run, 5, 909, "condor9", retry=0.5)
+    d = w.dagman
+    comps = w.computes()
+    cl = _dagman_cluster(d)
+    # Version banner of the 9.x series.
+    v10 = re.search(r"\$CondorVersion: (.*?) \$", "\n".join(d.lines[:20]))
+    assert v10 is not None
+    v9 = "9.11.0 2022-07-19 BuildID: 597572 PackageID: 9.11.0-0.597572 RC"
+    d.lines = [ln.replace(v10.group(1), v9) for ln in d.lines]
+    # condor_submit for the first job; a submit warning with its untimed continuation line.
+    condor_submit_lines(d, w.job("create_dir_"), cl)
+    i = d.find(f"Submitting node {comps[0]} from file ")
+    d.insert(
+        i + 1,
+        [
+            L(
+                d.t(i),
+                "Submit warning: Submit:0:the line 'RETRY = 0' was unused by DAGMAN. Is it a typo?",
+            ),
+            "|Submit:0:the line 'JOB = x' was unused by DAGMAN. Is it a typo?",
+        ],
+    )
+    # Input and output transfer events of a compute job.
+    node = comps[0]
+    cluster = d.cluster(node)
+    i = d.event("EXECUTE", node)
+    t, t_ev = d.t(i), d.ev_t(i)
+    d.insert(
+        i,
+        [
+            L(
+                t,
+                f"Event: ULOG_FILE_TRANSFER for HTCondor Node {node} ({cluster}.0.0) {{{dagman_time(t_ev - 1)}}}",
+            )
+        ],
+    )
+    i = d.event("JOB_TERMINATED", node)
+    t = d.t(i)
+    d.insert(
+        i,
+        [
+            L(
+                t,
+                f"Event: ULOG_FILE_TRANSFER for HTCondor Node {node} ({cluster}.0.0) {{{dagman_time(t - 1)}}}",
+            )
+        ],
+    )
+    # A retried job whose first attempt was killed by a signal.
+    failed = next(
+        k for k, ln in enumerate(d.lines) if "job proc (" in ln and "failed with status" in ln
+    )
+    d.lines[failed] = re.sub(r"failed with status \d+\.", "failed with signal 9.", d.lines[failed])
+    # A PRE script given without arguments in the .dag (recorded with its path and an empty argv).
+    pre_node = comps[-1]
+    w.dag_add_script(pre_node, f"SCRIPT PRE {pre_node} /usr/local/bin/stage-check.sh")
+    i = d.find(f"Submitting HTCondor Node {pre_node} job(s)...")
+    t = d.t(i)
+    d.insert(
+        i,
+        [
+            L(t - 2, f"Running PRE script of Node {pre_node}..."),
+            L(t, f"PRE Script of node {pre_node} completed successfully."),
+        ],
+    )
+    if not d.has("MultiLogFiles: truncating"):
+        i = d.find("Bootstrapping...")
+        d.insert(
+            i + 2,
+            [
+                L(
+                    d.t(i),
+                    f"MultiLogFiles: truncating log file {w.dir}/./{w.dag_path.name}.nodes.log",
+                )
+            ],
+        )
+    i = d.find("EXITING WITH STATUS")
+    d.insert(i, [L(d.t(i), f"Wrote metrics file {w.dag_path.name}.metrics.")])
+    debug_tokens(d)
+    w.save()
+
+
+def case_degraded_submit_dir(run: Path) -> None:
+    """Files users lose: a job's .sub, a job's .out, both of another, a cut kickstart record."""
+    w = _gen(run, 6, 919, "degraded")
+    comps = w.computes()
+    w.f(f"{comps[0]}.sub").unlink()
+    w.f(f"{comps[1]}.out.000").unlink()
+    w.f(f"{comps[2]}.sub").unlink()
+    w.f(f"{comps[2]}.out.000").unlink()
+    # A kickstart record cut while it was written (job killed, disk full).
+    rec = w.f(f"{comps[3]}.out.000").read_text()
+    w.f(f"{comps[3]}.out.000").write_text(rec[: rec.index("\n  machine:") + 40])
+    w.save()
+
+
+def _plan_attempts(root: Workdir, plan: str, sub: Workdir, statuses: tuple[int, ...]) -> None:
+    """Runs ``plan`` once per status (retrying after a failure), ``sub`` during the last attempt."""
+    d = root.dagman
+    t = d.t(d.tail_index() - 1) + 5
+    base = d.max_cluster() + 1
+    lines: list[str] = []
+    for attempt, status in enumerate(statuses):
+        s = Seq(t)
+        s.run(plan, base + attempt, pre=0, status=status, post=status, duration=0)
+        if status:
+            s.log(f"Retrying node {plan} (retry #{attempt + 1} of {len(statuses) - 1})...")
+        i_exec = next(k for k, ln in enumerate(s.lines) if "ULOG_EXECUTE" in ln)
+        t_exec = stamp_epoch(s.lines[i_exec])
+        if attempt == len(statuses) - 1:
+            start, end = _dagman_span(sub)
+            shift_tree(sub.dir, t_exec + 1 - start)
+            s.lines[i_exec + 1 :] = [
+                shift_text(ln, end - start + 6) for ln in s.lines[i_exec + 1 :]
+            ]
+        lines += s.lines
+        t = stamp_epoch(s.lines[-1]) + 5
+    d.append_before_tail(lines, t)
+
+
+def case_subworkflow_resubmitted(run: Path) -> None:
+    """A sub-workflow job submitted twice into the same directory (no ``.001``)."""
+    root = _gen(run, 4, 929, "resub")
+    plan = "pegasus-plan_inner_r"
+    _add_plan_job(root, plan, "inner", (root.computes()[-1],))
+    sub = _subwf(root, plan, 0, 2, 939, "inner", root.uuid)
+    sub.save()
+    _plan_attempts(root, plan, sub, (1, 0))
+    root.save()
+
+
+def case_subworkflow_no_static_bp(run: Path) -> None:
+    """A sub-workflow whose static.bp is missing: fatal (exit 1), what is known is kept."""
+    root = _gen(run, 4, 949, "nostatic")
+    plan = "pegasus-plan_inner_s"
+    _add_plan_job(root, plan, "inner", (root.computes()[-1],))
+    sub = _subwf(root, plan, 0, 2, 959, "inner", root.uuid)
+    sub.static_path.unlink()
+    sub.save()
+    _plan_attempts(root, plan, sub, (0,))
+    root.save()
+
+
+def case_just_started(run: Path) -> None:
+    """dagman.out of a DAGMan that has just started: header, first submission, no exit."""
+    w = _gen(run, 4, 969, "started")
+    d = w.dagman
+    i = d.event("SUBMIT", w.job("create_dir_"))
+    d.lines = d.lines[: i + 1]
+    w.save()
+
+
+def case_running_cut_mid_line(run: Path) -> None:
+    """A running workflow's dagman.out whose last line is being written (cut mid-line)."""
+    w = _gen(run, 5, 979, "cutline")
+    d = w.dagman
+    i = d.event("JOB_TERMINATED", w.computes()[0])
+    d.lines = d.lines[: i + 1]
+    d.save()
+    text = d.path.read_text().rstrip("\n")
+    d.path.write_text(text[: len(text) - 25])  # no line break at the end
+    # The job that has not finished has no output yet.
+    for kind in (".out.000", ".err.000"):
+        for node in w.computes()[1:]:
+            if w.f(f"{node}{kind}").exists():
+                w.f(f"{node}{kind}").unlink()
+
+
+def case_removed_no_progress(run: Path) -> None:
+    """condor_rm of the workflow while jobs run, in a log without progress lines."""
+    w = _gen(run, 6, 989, "removed")
+    d = w.dagman
+    cl = _dagman_cluster(d)
+    comps = w.computes()
+    running = [n for n in comps if d.has(f"Event: ULOG_EXECUTE for HTCondor Node {n} (")]
+    j = max(d.event("EXECUTE", n) for n in running[:2])
+    t = d.t(j) + 3
+    dag = w.dag_path.name
+    d.lines[j + 1 :] = condor_rm_lines(
+        t,
+        dag,
+        cl,
+        3_141_593,
+        " -reason 'DAG Removed: User removed scheduler job from queue.'",
+        metrics=True,
+    )
+    drop_progress(d)
+    # Jobs that never ended have no outputs.
+    for node in w.jobs:
+        if not any(f"Node {node} job proc" in ln for ln in d.lines):
+            for kind in (".out.000", ".err.000"):
+                if w.f(f"{node}{kind}").exists():
+                    w.f(f"{node}{kind}").unlink()
+    w.save()
+
+
+def _events_after(d: DagmanOut, node: str, kind: str, events: list[tuple[int, str]]) -> None:
+    """Event lines (brace-time offset, ULOG kind or a plain message) after ``node``'s ``kind`` event."""
+    i = d.event(kind, node)
+    t, ev, cl = d.t(i), d.ev_t(i), d.cluster(node)
+    d.insert(
+        i + 1,
+        [
+            L(
+                t,
+                f"Event: ULOG_{name} for HTCondor Node {node} ({cl}.0.0) {{{dagman_time(ev + dt)}}}",
+            )
+            if name.isupper()
+            else L(t, name)
+            for dt, name in events
+        ],
+    )
+
+
+def case_grid_and_reconnect(run: Path) -> None:
+    """Event kinds of grid-universe (HTCondor-CE, BOSCO) and of disconnected or failing jobs."""
+    w = _gen(run, 5, 999, "gridrc")
+    c1, c2, c3, c4 = w.computes()[:4]
+    d = w.dagman
+    # A grid-universe job: grid submit, resource up/down, status unknown then known.
+    _events_after(
+        d,
+        c1,
+        "SUBMIT",
+        [
+            (0, "GRID_SUBMIT"),
+            (0, "GRID_RESOURCE_UP"),
+            (1, "JOB_STATUS_UNKNOWN"),
+            (1, "JOB_STATUS_KNOWN"),
+        ],
+    )
+    _events_after(d, c1, "EXECUTE", [(1, "GRID_RESOURCE_DOWN"), (1, "GRID_RESOURCE_UP")])
+    # Shadow lost its starter and got it back; job ad information and a chirp (generic) event.
+    _events_after(
+        d,
+        c2,
+        "EXECUTE",
+        [
+            (1, "JOB_DISCONNECTED"),
+            (1, "JOB_RECONNECTED"),
+            (1, "JOB_AD_INFORMATION"),
+            (2, "GENERIC"),
+        ],
+    )
+    # Reconnection failed: the job runs again.
+    _events_after(
+        d, c3, "EXECUTE", [(1, "JOB_DISCONNECTED"), (2, "JOB_RECONNECT_FAILED"), (3, "EXECUTE")]
+    )
+    # The executable could not be started: held with a reason, released, runs.
+    _events_after(
+        d,
+        c4,
+        "SUBMIT",
+        [
+            (1, "EXECUTABLE_ERROR"),
+            (1, "JOB_HELD"),
+            (
+                1,
+                "  Hold reason: Error from slot1@node002.cluster.example.edu: Failed to execute "
+                "'/var/lib/condor/execute/dir_1/keg': (errno=13: 'Permission denied')",
+            ),
+            (1, "1 job proc(s) currently held"),
+            (2, "JOB_RELEASED"),
+        ],
+    )
+    w.save()
+
+
 CASES: dict[str, Callable[[Path], None]] = {
     "held_released_aborted": case_held_released_aborted,
     "submit_failures": case_submit_failures,
@@ -1209,6 +1542,14 @@ CASES: dict[str, Callable[[Path], None]] = {
     "pre_scripts_and_recovery": case_pre_scripts_and_recovery,
     "nested_subworkflows": case_nested_subworkflows,
     "multiplier_and_stdout": case_multiplier_and_stdout,
+    "htcondor9_debug_tokens": case_htcondor9_debug_tokens,
+    "degraded_submit_dir": case_degraded_submit_dir,
+    "subworkflow_resubmitted": case_subworkflow_resubmitted,
+    "subworkflow_no_static_bp": case_subworkflow_no_static_bp,
+    "just_started": case_just_started,
+    "running_cut_mid_line": case_running_cut_mid_line,
+    "removed_no_progress": case_removed_no_progress,
+    "grid_and_reconnect": case_grid_and_reconnect,
 }
 
 
@@ -1246,7 +1587,7 @@ def _monitord_script(python: str) -> Path:
     return found[0]
 
 
-def _replay_reference(python: str, inp: Path, work: Path, bp: Path | None) -> Path:
+def _replay_reference(python: str, inp: Path, work: Path, bp: Path | None) -> tuple[Path, int]:
     run = work / "run"
     shutil.copytree(inp, run, symlinks=True)
     home = work / "home"
@@ -1262,7 +1603,7 @@ def _replay_reference(python: str, inp: Path, work: Path, bp: Path | None) -> Pa
         print(
             f"  reference exit {proc.returncode}; log in {work / 'reference.log'}", file=sys.stderr
         )
-    return run
+    return run, proc.returncode
 
 
 def _compact_db(src: Path, dest: Path) -> None:
@@ -1298,9 +1639,11 @@ def build_expected(case: str, python: str, keep: Path | None) -> None:
     try:
         bp = work / "events.bp"
         (work / "a").mkdir()
-        run = _replay_reference(python, inp, work / "a", bp)
+        run, rc = _replay_reference(python, inp, work / "a", bp)
         (work / "b").mkdir()
-        run_db = _replay_reference(python, inp, work / "b", None)
+        run_db, rc_db = _replay_reference(python, inp, work / "b", None)
+        if rc != rc_db:
+            raise SystemExit(f"{case}: reference exit {rc} with -d file, {rc_db} into its DB")
         dbs = sorted(run_db.glob("*.stampede.db"))
         if len(dbs) != 1 or not bp.exists():
             raise SystemExit(f"{case}: reference made no DB or no events ({dbs}, {bp.exists()})")
@@ -1308,6 +1651,8 @@ def build_expected(case: str, python: str, keep: Path | None) -> None:
             shutil.rmtree(exp)
         (exp / "jobstate").mkdir(parents=True)
         shutil.copy(bp, exp / "events.bp")
+        if rc:  # a fatal error the reference ends with (what it kept is still compared)
+            (exp / "returncode").write_text(f"{rc}\n")
         _compact_db(dbs[0], exp / "stampede.db")
         shutil.copy(run / "jobstate.log", exp / "jobstate.log")
         for js in sorted(run.rglob("jobstate.log")):

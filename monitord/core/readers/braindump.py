@@ -63,7 +63,7 @@ class BraindumpError(Exception):
 
 @dataclass
 class Braindump:
-    """All fixed keys (None when absent) plus legacy ``.txt`` keys in ``extra``."""
+    """All fixed keys (None when absent) plus legacy ``.txt`` and unknown ``.yml`` keys in ``extra``."""
 
     user: Any = None
     grid_dn: Any = None
@@ -94,7 +94,7 @@ class Braindump:
     notify: Any = None
     script: Any = None
     app: Any = None
-    extra: dict[str, str] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def get(self, key: str, default: Any = None) -> Any:
         """A fixed key's value, else a legacy key from ``extra``, else ``default``."""
@@ -204,7 +204,7 @@ def _normalise_path(value: Any) -> Any:
 
 
 def parse_braindump_yml(text: str, *, source: str = YML_NAME) -> Braindump:
-    """Parse braindump.yml text; unknown keys and non-mappings raise BraindumpError."""
+    """Parse braindump.yml text; a non-mapping raises BraindumpError, unknown keys go to ``extra``."""
     try:
         data = yaml.load(text, Loader=_BraindumpLoader)  # SafeLoader subclass
     except yaml.YAMLError as exc:
@@ -213,11 +213,31 @@ def parse_braindump_yml(text: str, *, source: str = YML_NAME) -> Braindump:
         data = {}
     if not isinstance(data, dict):
         raise BraindumpError(f"{source}: expected a mapping, got {type(data).__name__}")
-    unknown = [str(k) for k in data if k not in _FIELD_NAMES]
-    if unknown:
-        raise BraindumpError(f"{source}: unknown key(s) {', '.join(sorted(unknown))}")
-    values = {k: (_normalise_path(v) if k in PATH_KEYS else v) for k, v in data.items()}
-    return Braindump(**values)
+    values: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in _FIELD_NAMES:
+            values[key] = _normalise_path(value) if key in PATH_KEYS else value
+        else:
+            extra[str(key)] = value
+    _warn_unknown(source, extra)
+    return Braindump(**values, extra=extra)
+
+
+# Unknown keys already warned about: a newer planner writes them in every braindump of a
+# hierarchy (and the service reads many workflows), one warning per key is enough.
+_WARNED_KEYS: set[str] = set()
+
+
+def _warn_unknown(source: str, extra: dict[str, Any]) -> None:
+    """Keys this version does not know (a newer planner's) are kept in ``extra``, warned once.
+
+    The reference refuses the whole directory; a drop-in must survive a Pegasus upgrade.
+    """
+    new = sorted(k for k in extra if k not in _WARNED_KEYS)
+    if new:
+        _WARNED_KEYS.update(new)
+        log.warning("braindump key(s) unknown to this version, ignored", file=source, keys=new)
 
 
 def parse_braindump_txt(text: str, run_dir: str, *, source: str = TXT_NAME) -> Braindump:

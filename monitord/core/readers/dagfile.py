@@ -15,9 +15,11 @@ import structlog
 
 log = structlog.get_logger(__name__)
 
-# SCRIPT PRE|POST <node> <executable><one whitespace><arguments>: arguments keep
-# any further leading whitespace, and a line without arguments does not match.
-_SCRIPT = re.compile(r"SCRIPT\s+(PRE|POST)\s+(\S+)\s+(\S+)\s(.*)", re.IGNORECASE | re.DOTALL)
+# SCRIPT PRE|POST <node> <executable><one whitespace><arguments>, matched on the line
+# with its line break (as the reference does): arguments keep any further leading and
+# trailing whitespace, and a script without arguments matches (with empty arguments)
+# unless it is the file's last line and has no line break.
+_SCRIPT = re.compile(r"SCRIPT\s+(PRE|POST)\s+(\S+)\s+(\S+)\s(.*)", re.IGNORECASE)
 _PRE_LOG = re.compile(r"-Dpegasus\.log\.\*=(\S+)\s")
 
 
@@ -69,7 +71,9 @@ class DagInfo:
 def parse_dag(text: str) -> DagInfo:
     """Collect per-node information from the text of a ``.dag`` file."""
     info = DagInfo()
-    for raw in text.splitlines():
+    parts = text.split("\n")
+    for i, part in enumerate(parts):
+        raw = part + "\n" if i < len(parts) - 1 else part  # lines as a text file yields them
         line = raw.strip()
         if not line or line[0] == "#":
             continue
@@ -89,7 +93,7 @@ def parse_dag(text: str) -> DagInfo:
             info.node(words[1]).is_task = True
             info.is_pmc = True
         elif keyword == "SCRIPT":
-            m = _SCRIPT.fullmatch(line)
+            m = _SCRIPT.match(raw.lstrip())
             if m is None:
                 log.debug("dag SCRIPT line not understood", line=line)
                 continue

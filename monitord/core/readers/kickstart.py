@@ -319,8 +319,9 @@ def map_yaml_invocation(doc: dict[Any, Any]) -> dict[str, Any]:
             outputs[str(lfn)] = meta
     if outputs:
         rec["outputs"] = outputs
-    rec["tot_ip_size_mb"] = round(input_bytes / _MB, 6)
-    rec["tot_op_size_mb"] = round(output_bytes / _MB, 6)
+    if "files" in doc:  # a record cut before its files section has no size totals
+        rec["tot_ip_size_mb"] = round(input_bytes / _MB, 6)
+        rec["tot_op_size_mb"] = round(output_bytes / _MB, 6)
     return rec
 
 

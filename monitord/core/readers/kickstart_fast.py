@@ -329,9 +329,7 @@ def extract_invocation(body: str) -> dict[str, Any] | None:
         start, end = match.span(FILES)
         if start >= 0:
             _map_files(body, start, end, rec)
-        else:
-            rec["tot_ip_size_mb"] = 0.0
-            rec["tot_op_size_mb"] = 0.0
+        # no files section (a record cut short): no size totals, as the reference
     except Exception:
         # _Bail, and anything else (such as the SystemError CPython 3.11's re can raise
         # for captures in possessive repeats, gh-101955): the generic path decides

@@ -1,0 +1,152 @@
+"""How big a spool the service drains after a database outage, and how fast.
+
+What an outage leaves behind: W workflows' spools (one per workflow, as the service's lanes
+write them while the server is down) holding the events of a generated workflow, each copy
+with its own workflow UUIDs.  Then the service's sink pool starts on them with the server up,
+as after the outage: every workflow's delivery on the server's one lane, shared engine, one
+spooled batch per turn.  Timed until every spool is empty; the database's row count is checked.
+
+    MONITORD_TEST_POSTGRES_URL=postgresql://user:pass@127.0.0.1:5432/db \\
+        .venv/bin/python bench/service_spool_bench.py [--workflows 20] [--jobs 400]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(PROJECT))
+
+from sqlalchemy import text  # noqa: E402
+
+from monitord.service.sinkpool import SinkPool  # noqa: E402
+from sinks.runtime.process_worker import encode_batch  # noqa: E402
+from sinks.runtime.spool import BatchSpool, SpoolSettings  # noqa: E402
+from sinks.sql import SQLSink  # noqa: E402
+from tests.servers import create_database, drop_database  # noqa: E402
+
+UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+class _Capture:
+    """Stands in for the daemon's sinks: keeps every published batch, encoded."""
+
+    workers: list = []
+
+    def __init__(self) -> None:
+        self.batches: list[tuple[int, bytes]] = []
+
+    def __bool__(self) -> bool:
+        return True
+
+    def start(self) -> None: ...
+
+    def publish(self, batch: list) -> None:
+        self.batches.append((len(batch), encode_batch(batch)))
+
+    def flush(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def workflow_batches(tmp: Path, jobs: int) -> list[tuple[int, bytes]]:
+    """The event batches a replay of a generated workflow of ``jobs`` jobs publishes."""
+    from monitord.daemon.monitor import Monitor, MonitorConfig, run_replay
+    from monitord.tools.synthetic import generate
+
+    made = generate(tmp / "wf", jobs, seed=5, name="bench")
+    config = MonitorConfig(str(made.dagman_out), dashboard=False, notifications=False)
+    capture = _Capture()
+    monitor = Monitor(config)
+    monitor.make_sink_set = lambda sinks: capture
+    asyncio.run(run_replay(config, monitor))
+    return capture.batches
+
+
+def _renamer():  # type: ignore[no-untyped-def]
+    """A ``re.sub`` callback giving each workflow UUID of one copy a new one, consistently."""
+    ids: dict[bytes, bytes] = {}
+    return lambda m: ids.setdefault(m[0], str(uuid.uuid4()).encode())
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--workflows", type=int, default=20)
+    p.add_argument("--jobs", type=int, default=400, help="jobs of the generated workflow")
+    p.add_argument("--url", default=os.environ.get("MONITORD_TEST_POSTGRES_URL"))
+    args = p.parse_args()
+    if not args.url:
+        print("no server: set MONITORD_TEST_POSTGRES_URL (scripts/services.sh start postgres)")
+        return 2
+    tmp = Path(tempfile.mkdtemp(prefix="spool-bench-"))
+    batches = workflow_batches(tmp, args.jobs)
+    events = sum(count for count, _ in batches)
+    name = f"{args.url.rsplit('/', 1)[-1]}_spoolbench"
+    url = create_database(args.url, name)
+    try:
+        settings, size, total = [], 0, 0
+        t0 = time.perf_counter()
+        for w in range(args.workflows):
+            s = SpoolSettings(str(tmp / f"run{w}" / "monitord.spool"))
+            settings.append(s)
+            spool = BatchSpool(s.path_for(SQLSink(url)))
+            spool.open()
+            fresh = _renamer()
+            own_dir = str(tmp / f"copy{w}").encode()  # replica paths are global rows: per copy
+            for count, data in batches:
+                data = UUID.sub(fresh, data).replace(str(tmp).encode(), own_dir)
+                spool.append(count, data)
+                size += len(data)
+            total += spool.events
+            spool.sync()
+            spool.close()
+        filled = time.perf_counter() - t0
+        print(
+            f"spool left by the outage: {args.workflows} workflows x {events} events = "
+            f"{total} events, {size / 1e6:.1f} MB (written in {filled:.1f} s)"
+        )
+        pool = SinkPool(local_lanes=1)
+        t1 = time.perf_counter()
+        sets = [
+            pool.sink_set(f"/bench/run{w}", f"w{w}")([SQLSink(url)], settings[w])
+            for w in range(args.workflows)
+        ]
+        handles = [h for s in sets for h in s.handles]
+        for h in handles:  # a delivery starts on its first turn; nothing new is published
+            with h.lane.cond:
+                h.lane.schedule(h)
+        while any(h.spooled or not h.policy.state == "up" or not h.drained_events
+                  for h in handles):  # fmt: skip
+            assert not any(h.failed for h in handles), [h.health() for h in handles]
+            time.sleep(0.05)
+        drained = time.perf_counter() - t1
+        for s in sets:
+            s.close()
+        pool.close()
+        engine = SQLSink(url)
+        engine.open()
+        assert engine._engine is not None
+        with engine._engine.connect() as conn:
+            rows = conn.execute(text("SELECT count(*) FROM jobstate")).scalar()
+            wfs = conn.execute(text("SELECT count(*) FROM workflow")).scalar()
+        engine.close()
+        print(
+            f"drained by the service's lane into PostgreSQL in {drained:.1f} s: "
+            f"{total / drained:,.0f} events/s, {size / 1e6 / drained:.2f} MB/s; "
+            f"{wfs} workflows, {rows} jobstate rows in the database"
+        )
+    finally:
+        drop_database(args.url, name)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

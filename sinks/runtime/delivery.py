@@ -1,0 +1,636 @@
+"""One sink's delivery: its memory queue, its spool and the retry policy, with no thread.
+
+The core of the delivery runtime (see :mod:`sinks.runtime.runner` for the whole and its API): a
+:class:`Delivery` knows what to do next (:meth:`Delivery.decide`) and does one step at a
+time (:meth:`Delivery.run`); where the steps run -- a dedicated thread, a child process, a
+shared lane of the service -- is the executor's business.  Decisions after a failure are
+the policy's (:mod:`sinks.runtime.policy`), storage is the spool's (:mod:`sinks.runtime.spool`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from monitord.core.events import StampedeEvent
+from sinks.runtime.base import Sink
+from sinks.runtime.policy import DeliveryState, RetryPolicy
+from sinks.runtime.process_worker import decode_batch, encode_batch
+from sinks.runtime.spool import BatchSpool, SpoolSettings, SpoolUnavailable
+
+log = structlog.get_logger(__name__)
+
+MEMORY_FIRST_BACKOFF = 0.5
+LOG_EVERY = 12  # a long outage logs one retry in this many ("still down", at info)
+MEMORY_MAX_BACKOFF = 30.0
+OWN_BACKLOG_POLL = 0.5  # seconds between looks at a self-spooling sink's backlog at stop
+
+
+@dataclass
+class Batch:
+    """A batch as events, as bytes (``encode_batch``), or both; decoded/encoded on demand."""
+
+    count: int
+    events: Sequence[StampedeEvent] | None = None
+    data: bytes | None = None
+
+    def decoded(self) -> Sequence[StampedeEvent]:
+        if self.events is None:
+            assert self.data is not None
+            self.events = decode_batch(self.data)
+        return self.events
+
+    def encoded(self) -> bytes:
+        if self.data is None:
+            assert self.events is not None
+            self.data = encode_batch(self.events)
+        return self.data
+
+
+class _Flush:
+    """A flush request in the queue: set once everything queued before it is durable."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+
+
+_Item = Batch | _Flush
+
+
+class Wait:
+    """A delivery has nothing to do for ``timeout`` seconds (None: until notified)."""
+
+    __slots__ = ("timeout",)
+
+    def __init__(self, timeout: float | None) -> None:
+        self.timeout = timeout
+
+
+EXIT = object()  # the delivery is over: run ``finish`` and forget it
+Step = Callable[[], None] | Wait | object
+
+
+class OutageReporter:
+    """The two log lines of an outage: when the sink goes down, when it is back (how long,
+    how many events drained).  Called with the delivery's ``cond`` held."""
+
+    def went_down(
+        self, delivery: Delivery, error: str, never_opened: bool, retry_in: float
+    ) -> None:
+        (log.error if never_opened else log.warning)(
+            "cannot create events output, spooling its events until it is back"
+            if never_opened
+            else "sink down, spooling its events until it is back",
+            sink=delivery.sink.name,
+            error=error,
+            retry_in=round(retry_in, 2),
+            spool=delivery.spool.path if delivery.spool else None,
+        )
+
+    def came_back(
+        self, delivery: Delivery, *, outage: float, drained: int, drain_seconds: float
+    ) -> None:
+        log.info(
+            "sink is back",
+            sink=delivery.sink.name,
+            down_seconds=round(outage - drain_seconds, 1),
+            drained_events=drained,
+            drain_seconds=round(drain_seconds, 2),
+        )
+
+    def gone(self, delivery: Delivery) -> None:
+        """The delivery ended (stop, disabled), whatever its state."""
+
+
+class Delivery:
+    """One sink's delivery: memory queue, spool and policy, with no thread of its own.
+
+    An executor runs it: :class:`SinkWorker` on a dedicated thread, a service lane
+    (:mod:`monitord.service.sinkpool`) among many others.  ``cond`` is the lock the
+    producer and the executor share (the lane's for every delivery on a lane);
+    ``wake`` (called with it held) tells the executor this delivery has work.
+    """
+
+    def __init__(
+        self,
+        sink: Sink,
+        *,
+        max_queue: int = 4,
+        retries: int = 10,
+        spool: SpoolSettings | None = None,
+        cond: threading.Condition | None = None,
+        wake: Callable[[], None] | None = None,
+        reporter: OutageReporter | None = None,
+    ) -> None:
+        self.sink = sink
+        self.max_queue = max_queue
+        self.settings = spool
+        self.spool: BatchSpool | None = None
+        self.policy = DeliveryState(
+            RetryPolicy(
+                first=spool.first_backoff if spool else MEMORY_FIRST_BACKOFF,
+                cap=spool.max_backoff if spool else MEMORY_MAX_BACKOFF,
+                max_attempts=retries,  # memory mode only: a spool waits for ever
+            )
+        )
+        self.events_written = 0
+        self.drained_events = 0  # events written from the spool
+        self.self_spooling = bool(getattr(sink, "spools_itself", False))
+        self._cond = cond or threading.Condition()
+        self._wake = wake
+        self.reporter: OutageReporter = reporter or OutageReporter()
+        self._items: deque[_Item] = deque()
+        self._opened = False
+        self._recovered = False
+        self._drained_before = 0
+        self._needs_flush = False  # a sink flush failed: redo it before the next write
+        self._unflushed = False  # batches written since the sink's last flush
+        self._spool_broken = False
+        self._stopping = False
+        self._abort = False
+        self._drain_own = False
+        self._stop_deadline = 0.0
+        self.finished = threading.Event()  # ``finish`` ran: sink closed, spool released
+
+    # ------------------------------------------------------------------ counters
+    @property
+    def failed(self) -> bool:
+        return self.policy.disabled
+
+    @property
+    def down(self) -> bool:
+        return self.policy.down_since is not None
+
+    @property
+    def failures(self) -> int:
+        """Failed sink calls (retryable or not)."""
+        return self.policy.retries + self.policy.permanent_failures
+
+    @property
+    def outages(self) -> int:
+        return self.policy.outages
+
+    @property
+    def outage_seconds(self) -> float:
+        return self.policy.outage_seconds
+
+    @property
+    def queued(self) -> int:
+        """Batches waiting in memory."""
+        return sum(1 for item in list(self._items) if isinstance(item, Batch))
+
+    @property
+    def spooled(self) -> int:
+        """Events in the spool (not yet in the sink)."""
+        spool = self.spool
+        return spool.events if spool is not None else 0
+
+    def stats(self) -> dict[str, Any]:
+        return {
+            "events_written": self.events_written,
+            "queued": self.queued,
+            "spooled": self.spooled,
+            "failures": self.failures,
+            "failed": self.failed,
+            "outages": self.outages,
+            "outage_seconds": self.outage_seconds,
+            "drained_events": self.drained_events,
+        }
+
+    def health(self) -> dict[str, Any]:
+        """State, counters and backlog of this sink (health checks, status, metrics)."""
+        spool = self.spool
+        snap = self.policy.snapshot()
+        own = getattr(self.sink, "health", None)
+        if callable(own) and not self.failed:
+            snap.update(own())  # a sink with its own spool (AMQP) knows its own backlog
+        else:
+            snap.update(
+                spooled_events=spool.events if spool is not None else 0,
+                spooled_bytes=spool.bytes if spool is not None else 0,
+                oldest_age=spool.oldest_age() if spool is not None else 0.0,
+            )
+        snap.update(
+            name=self.sink.name, queued_batches=self.queued, events_written=self.events_written
+        )
+        return snap
+
+    # ------------------------------------------------------------------ producer side
+    def _notify(self) -> None:
+        """``cond`` held: wake the producers and the executor."""
+        self._cond.notify_all()
+        if self._wake is not None:
+            self._wake()
+
+    def put(self, batch: Sequence[StampedeEvent]) -> None:
+        self.put_batch(Batch(len(batch), events=batch))
+
+    def put_batch(self, batch: Batch) -> None:
+        """Queue a batch; blocks only while a working sink's queue is full (back-pressure)."""
+        with self._cond:
+            while not self.failed:
+                if self._spool_takes_new():
+                    if self._append(batch):
+                        self._notify()
+                        return
+                    continue  # the spool just broke: queue it in memory
+                if len(self._items) < self.max_queue or not self._running():
+                    self._items.append(batch)
+                    self._notify()
+                    return
+                self._cond.wait(1.0)
+
+    def _running(self) -> bool:
+        """The executor still serves this delivery."""
+        return not self.finished.is_set()
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Return once every batch handed over is in the sink or durably in the spool."""
+        self.wait_flushed(self.request_flush(), timeout)
+
+    def request_flush(self) -> _Flush | None:
+        """Ask for a flush; None when nothing needs waiting for (see :meth:`wait_flushed`)."""
+        with self._cond:
+            if self.failed or not self._running():
+                return None
+            if not self._items and self._spool_ready():
+                self._sync_spool()
+                if self._spool_ready() and (self._backlog() or self.down):
+                    return None  # the executor is draining or waiting: the spool holds the rest
+            request = _Flush()
+            self._items.append(request)
+            self._notify()
+            return request
+
+    def wait_flushed(self, request: _Flush | None, timeout: float | None = None) -> None:
+        if request is None:
+            return
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not request.done.wait(1.0):
+            if not self._running() or (deadline and time.monotonic() > deadline):
+                return
+
+    def pending_batches(self) -> list[Batch]:
+        """The batches waiting in memory (a copy)."""
+        with self._cond:
+            return [item for item in self._items if isinstance(item, Batch)]
+
+    def request_stop(self, drain_timeout: float | None = None, *, abort: bool = False) -> None:
+        """Stop once everything is delivered, or after ``drain_timeout`` seconds of trying a
+        down sink (default: the spool settings'; the rest stays spooled for the next start).
+        ``abort``: stop after the current step, spooling what is still in memory."""
+        with self._cond:
+            self._abort = self._abort or abort
+            # an explicit drain (the service: as long as it runs) also waits for a sink's own
+            # spool; the daemon leaves that to the sink's close (AMQP: its drain_timeout)
+            self._drain_own = drain_timeout is not None
+            if drain_timeout is None:
+                # memory mode: the retries bound the wait, nothing can be left behind
+                drain_timeout = self.settings.drain_timeout if self.settings else float("inf")
+            deadline = time.monotonic() + drain_timeout
+            if not self._stopping or deadline < self._stop_deadline:
+                self._stop_deadline = deadline
+            self._stopping = True
+            self._notify()
+
+    # ------------------------------------------------------------------ state (cond held)
+    def _spool_ready(self) -> bool:
+        spool = self.spool
+        return spool is not None and spool.is_open and not self._spool_broken
+
+    def _backlog(self) -> bool:
+        """The spool holds batches (readable even if it can no longer be written)."""
+        spool = self.spool
+        return spool is not None and spool.is_open and spool.batches > 0
+
+    def _spool_takes_new(self) -> bool:
+        """New batches go to the spool: it holds older ones, or the sink is down."""
+        if not self._spool_ready() or self._items:
+            return False
+        return self.down or self._backlog()
+
+    def _append(self, batch: Batch) -> bool:
+        assert self.spool is not None
+        try:
+            self.spool.append(batch.count, batch.encoded())
+        except (OSError, SpoolUnavailable) as exc:
+            self._break_spool(exc)
+            return False
+        return True
+
+    def _sync_spool(self) -> None:
+        if not self._spool_ready():
+            return
+        assert self.spool is not None
+        try:
+            self.spool.sync()
+        except OSError as exc:
+            self._break_spool(exc)
+
+    def _break_spool(self, exc: BaseException) -> None:
+        log.error(
+            "cannot write the sink's spool, keeping its events in memory",
+            sink=self.sink.name,
+            spool=self.spool.path if self.spool else None,
+            error=str(exc),
+        )
+        self._spool_broken = True
+
+    def _own_backlog(self) -> bool:
+        """A self-spooling sink still holds undelivered events."""
+        if not self.self_spooling or not self._opened:
+            return False
+        own = getattr(self.sink, "health", None)
+        return callable(own) and int(own().get("spooled_events", 0)) > 0
+
+    def _can_wait(self) -> bool:
+        """Batches of a down sink can wait on disk (its spool, or the sink's own)."""
+        return self.self_spooling or (self.settings is not None and not self._spool_broken)
+
+    def _ensure_spool(self) -> bool:
+        """Open (create) the spool if this delivery has one; False in memory mode."""
+        if self.settings is None or self._spool_broken or self.self_spooling:
+            return False
+        if self.spool is None:
+            self.spool = BatchSpool(self.settings.path_for(self.sink))
+        if not self.spool.is_open:
+            try:
+                self.spool.open()
+            except (OSError, SpoolUnavailable) as exc:
+                self._break_spool(exc)
+                return False
+        return True
+
+    def _spill(self) -> None:
+        """The sink is down: move the queue into the spool, in order, freeing the producer."""
+        if not self._ensure_spool():
+            return
+        while self._items:
+            item = self._items[0]
+            if isinstance(item, Batch):
+                if not self._append(item):
+                    return  # the rest stays in memory, after what the spool holds
+            else:
+                self._sync_spool()
+                item.done.set()
+            self._items.popleft()
+        self._sync_spool()
+        self._notify()
+
+    def _release_waiters(self) -> None:
+        if not self._items:
+            return
+        for item in self._items:
+            if isinstance(item, _Flush):
+                item.done.set()
+        self._items.clear()
+        self._notify()
+
+    # ------------------------------------------------------------------ the executor's side
+    def decide(self) -> Step:
+        """The next step (``cond`` held): an action to run without the lock, a wait, or EXIT."""
+        if not self._recovered:
+            return self._recover_spool
+        if self.failed:
+            self._release_waiters()
+            return EXIT if self._stopping else Wait(None)
+        backlog = self._backlog()
+        pending = backlog or bool(self._items) or self._needs_flush
+        if self._stopping and (self._abort or not pending):
+            if not self._abort and self._drain_own and self._own_backlog():
+                # a sink with its own spool (AMQP) is closed once that is delivered too
+                wait = self._stop_deadline - time.monotonic()
+                if wait > 0:
+                    return Wait(min(OWN_BACKLOG_POLL, wait))
+            return EXIT
+        if not pending and self._opened:
+            if self.down:
+                self._caught_up()  # nothing left to retry with
+            return Wait(None)
+        if not pending and not self.down:
+            return Wait(None)  # not opened yet and nothing to write
+        now = time.monotonic()
+        failing = self.policy.attempts > 0
+        if self._stopping and failing and now >= self._stop_deadline:
+            return EXIT  # the rest stays spooled for the next daemon
+        wait = self.policy.wait()
+        if wait > 0:
+            if self._stopping:
+                wait = min(wait, max(0.0, self._stop_deadline - now))
+            return Wait(max(0.01, wait))
+        if not self._opened:
+            return self._open
+        if self._needs_flush:
+            return self._flush_sink
+        if backlog:
+            return self._deliver
+        item = self._items[0]
+        return self._write_item if isinstance(item, Batch) else self._flush_item
+
+    def run(self, action: Callable[[], None]) -> None:
+        """Run one action (``cond`` not held); a failure goes to the policy."""
+        try:
+            action()
+        except Exception as exc:  # isolation: any sink error is contained
+            self._failed(exc, action)
+        else:
+            if self.policy.attempts or self.policy.down_since is not None:
+                with self._cond:
+                    self._succeeded()
+
+    def crashed(self, exc: BaseException) -> None:
+        """The executor itself failed on this delivery (a runtime bug): disable the sink."""
+        log.error("sink worker crashed, disabling the sink", sink=self.sink.name, error=repr(exc))
+        with self._cond:
+            self.policy.disable(exc)
+            self._release_waiters()
+
+    # --- the actions (cond not held) ---
+    def _recover_spool(self) -> None:
+        """A spool left by an earlier daemon: delivered first, or discarded on restart."""
+        with self._cond:
+            self._recovered = True
+            if self.settings is None or self.self_spooling:
+                return
+            path = self.settings.path_for(self.sink)
+            if not os.path.isdir(path) or not self._ensure_spool():
+                return
+            spool = self.spool
+            assert spool is not None
+            if self.settings.restart:
+                try:
+                    dropped = spool.discard()
+                except OSError as exc:
+                    self._break_spool(exc)
+                    return
+                if dropped:
+                    log.warning(
+                        "outputs start over: discarding events an earlier daemon left spooled",
+                        sink=self.sink.name,
+                        events=dropped,
+                        spool=path,
+                    )
+            elif spool.batches:
+                log.info(
+                    "delivering first the events an earlier daemon left spooled",
+                    sink=self.sink.name,
+                    events=spool.events,
+                    spool=path,
+                )
+
+    def _open(self) -> None:
+        try:
+            self.sink.open()
+        except Exception:
+            try:
+                self.sink.close()  # a half-open sink releases what it holds before a retry
+            except Exception:  # the open error is the one that matters
+                pass
+            raise
+        self._opened = True
+
+    def _deliver(self) -> None:
+        spool = self.spool
+        assert spool is not None
+        head = spool.head()
+        if head is None:  # counted but unreadable (damaged frames were skipped)
+            with self._cond:
+                spool.forget_damaged()
+            return
+        count, data = head
+        self.sink.write_batch(decode_batch(data))
+        self.sink.flush()  # durable in the sink before the spool forgets it
+        spool.commit()
+        with self._cond:
+            self.events_written += count
+            self.drained_events += count
+            if not self._backlog():
+                self._caught_up()
+            self._notify()
+
+    def _write_item(self) -> None:
+        item = self._items[0]
+        assert isinstance(item, Batch)
+        self._unflushed = True
+        self.sink.write_batch(item.decoded())
+        with self._cond:
+            self._items.popleft()
+            self.events_written += item.count
+            self._notify()
+
+    def _flush_item(self) -> None:
+        item = self._items[0]
+        assert isinstance(item, _Flush)
+        self._flush_sink()
+        with self._cond:
+            self._items.popleft()
+            self._sync_spool()
+            item.done.set()
+
+    def _flush_sink(self) -> None:
+        self.sink.flush()
+        self._needs_flush = self._unflushed = False
+
+    # --- outcomes ---
+    def _failed(self, exc: BaseException, action: Callable[[], None]) -> None:
+        opening = action == self._open
+        with self._cond:
+            verdict = self.policy.failed(exc, can_wait=self._can_wait())
+            if verdict.disable:
+                what = "cannot create events output" if opening else "sink failed"
+                log.error(f"{what}, disabling it", sink=self.sink.name, error=str(exc))
+                self._release_waiters()
+                return
+            # writes the sink took but has not made durable yet must be flushed before more
+            flushing = action in (self._flush_item, self._flush_sink)
+            self._needs_flush = self._needs_flush or flushing or self._unflushed
+            self._spill()
+            never_opened = opening and not self._opened
+            if not self._can_wait() or self.settings is None:
+                log.warning(
+                    "sink error, retrying",
+                    sink=self.sink.name,
+                    error=str(exc),
+                    attempt=verdict.attempt,
+                )
+            elif verdict.first:
+                self._drained_before = self.drained_events
+                self.reporter.went_down(self, str(exc), never_opened, verdict.delay)
+            elif verdict.attempt % LOG_EVERY == 0:
+                log.info(
+                    "sink still down, retrying",
+                    sink=self.sink.name,
+                    error=str(exc),
+                    attempt=verdict.attempt,
+                    retry_in=round(verdict.delay, 2),
+                    spooled=self.spooled,
+                )
+            self._notify()
+
+    def _succeeded(self) -> None:
+        """A call worked after failures.  ``cond`` held."""
+        recovery = self.policy.succeeded(backlog=self._backlog())
+        if recovery is not None:
+            log.debug(
+                "sink answers again, delivering its spool",
+                sink=self.sink.name,
+                down_seconds=round(recovery.down_seconds, 1),
+                failed_attempts=recovery.failed_attempts,
+                spooled=self.spooled,
+            )
+        if not self._backlog():
+            self._caught_up()
+
+    def _caught_up(self) -> None:
+        """The sink works and the spool is empty: the outage is over.  ``cond`` held."""
+        back_at = self.policy.back_at
+        outage = self.policy.caught_up()
+        if outage is not None:
+            now = time.monotonic()
+            self.reporter.came_back(
+                self,
+                outage=outage,
+                drained=self.drained_events - self._drained_before,
+                drain_seconds=now - (back_at or now),
+            )
+            self._notify()
+
+    def finish(self) -> None:
+        """Close the sink; say what is left in the spool for the next daemon."""
+        with self._cond:
+            self._stopping = True
+            if self._items and (self.down or self._abort):
+                self._spill()
+            lost = sum(item.count for item in self._items if isinstance(item, Batch))
+            self._release_waiters()
+            self._sync_spool()
+        if lost and not self.failed:
+            log.error("sink down at exit: events lost", sink=self.sink.name, events=lost)
+        if self._opened:
+            try:
+                self.sink.close()
+            except Exception as exc:  # isolation
+                if not self.failed:
+                    log.error("sink close failed", sink=self.sink.name, error=str(exc))
+        spool = self.spool
+        if spool is not None and spool.is_open:
+            if spool.batches:
+                log.warning(
+                    "events left spooled for the next daemon",
+                    sink=self.sink.name,
+                    events=spool.events,
+                    batches=spool.batches,
+                    spool=spool.path,
+                )
+            spool.close()
+        with self._cond:
+            self.reporter.gone(self)
+            self.finished.set()
+            self._notify()
