@@ -28,7 +28,7 @@ sys.path.insert(0, str(PROJECT))
 from sqlalchemy import text  # noqa: E402
 
 from monitord.service.sinkpool import SinkPool  # noqa: E402
-from sinks.runtime.process_worker import encode_batch  # noqa: E402
+from sinks.runtime.codec import encode_batch  # noqa: E402
 from sinks.runtime.spool import BatchSpool, SpoolSettings  # noqa: E402
 from sinks.sql import SQLSink  # noqa: E402
 from tests.servers import create_database, drop_database  # noqa: E402

@@ -26,7 +26,8 @@ from sinks.plugins.host import PluginHost, SinksAndPlugins, load_plugins, plugin
 from sinks.plugins.properties import PluginProperties
 from sinks.plugins.sink import PluginSink
 from sinks.plugins.worker import PluginWorker
-from sinks.runtime.runner import SinkSet, SinkWorker
+from sinks.runtime.runner import SinkWorker
+from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SpoolSettings
 
 # ---------------------------------------------------------------- the properties object

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from monitord.core.events import StampedeEvent, make_event
 from sinks.runtime.base import SinkError
-from sinks.runtime.process_worker import decode_batch, encode_batch
-from sinks.runtime.runner import SinkSet, SinkWorker
+from sinks.runtime.codec import decode_batch, encode_batch
+from sinks.runtime.runner import SinkWorker
+from sinks.runtime.sinkset import SinkSet
 from sinks.sql import SQLSink
 
 

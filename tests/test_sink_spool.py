@@ -22,7 +22,8 @@ from structlog.testing import capture_logs
 
 from monitord.core.events import StampedeEvent, make_event
 from sinks.runtime.base import SinkError
-from sinks.runtime.runner import SinkSet, SinkWorker
+from sinks.runtime.runner import SinkWorker
+from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import BatchSpool, SpoolSettings, sink_key
 from tests.conftest import CORPUS, CORPUS_TZ, STAMPEDE_DIFF, copy_submit_dir, require_corpus
 from tests.dbcopy import copy_to_sqlite

@@ -50,7 +50,7 @@ from monitord.daemon.tail import ChangeWatch, LineFollower
 from notifications.notifier import Notifier
 from sinks.plugins.host import with_plugins
 from sinks.registry import build_sink
-from sinks.runtime.runner import SinkSet
+from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SPOOL_DIR_NAME, SpoolSettings
 
 log = structlog.get_logger(__name__)

@@ -30,7 +30,7 @@ import structlog
 from monitord.core.events import StampedeEvent
 from sinks.plugins.config import THREAD, PluginSettings
 from sinks.plugins.worker import PluginCounters, PluginWorker
-from sinks.runtime.process_worker import decode_batch, encode_batch
+from sinks.runtime.codec import decode_batch, encode_batch
 
 log = structlog.get_logger(__name__)
 

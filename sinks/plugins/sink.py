@@ -22,7 +22,7 @@ from monitord.core.events import StampedeEvent
 from sinks.plugins.contract import wants
 from sinks.plugins.worker import PluginWorker
 from sinks.runtime.base import SinkError
-from sinks.runtime.process_worker import decode_batch, encode_batch
+from sinks.runtime.codec import decode_batch, encode_batch
 from sinks.runtime.spool import SpoolSettings
 
 log = structlog.get_logger(__name__)

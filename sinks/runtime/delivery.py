@@ -21,8 +21,8 @@ import structlog
 
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import Sink
+from sinks.runtime.codec import decode_batch, encode_batch
 from sinks.runtime.policy import DeliveryState, RetryPolicy
-from sinks.runtime.process_worker import decode_batch, encode_batch
 from sinks.runtime.spool import BatchSpool, SpoolSettings, SpoolUnavailable
 
 log = structlog.get_logger(__name__)

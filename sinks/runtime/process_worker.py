@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import pickle
 import queue
 import signal
 import threading
@@ -26,31 +25,16 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
 import structlog
 
-from monitord.core.events import StampedeEvent, make_event
+from monitord.core.events import StampedeEvent
 from sinks.runtime.base import Sink
+from sinks.runtime.codec import encode_batch
 from sinks.runtime.spool import SpoolSettings
 
 log = structlog.get_logger(__name__)
 
 STATS_INTERVAL = 1.0  # seconds between the child's counter reports while idle
-
-_JSON, _PICKLE = b"j", b"p"
-
-
-def encode_batch(batch: Sequence[StampedeEvent]) -> bytes:
-    items = [(e.name, e.attrs) for e in batch]
-    try:
-        return _JSON + orjson.dumps(items)
-    except TypeError:
-        return _PICKLE + pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def decode_batch(data: bytes) -> list[StampedeEvent]:
-    items: Any = orjson.loads(data[1:]) if data[:1] == _JSON else pickle.loads(data[1:])
-    return [make_event(name, attrs) for name, attrs in items]
 
 
 def _pid_alive(pid: int) -> bool:
@@ -106,7 +90,8 @@ def _child_main(
     inbox keeps draining and the daemon never waits on the dead server.
     """
     from monitord.system.logs import configure_logging
-    from sinks.runtime.runner import Batch, SinkWorker
+    from sinks.runtime.delivery import Batch
+    from sinks.runtime.runner import SinkWorker
 
     configure_logging(verbosity)
     threading.Thread(

@@ -57,7 +57,7 @@ class SQLSink:
     """
 
     name = "sql"
-    # Per-event Python work: the runner drives it from its own process (sinks/process_worker.py).
+    # Per-event Python work: the runner drives it from its own process (sinks/runtime/process_worker.py).
     cpu_bound = True
 
     def __init__(

@@ -1,0 +1,74 @@
+"""The per-workflow daemon's sinks: one executor each, every batch to every one of them.
+
+A sink that says it is CPU-bound (``cpu_bound``: SQL) gets its own process
+(:class:`~sinks.runtime.process_worker.ProcessSinkWorker`), the others a thread
+(:class:`~sinks.runtime.runner.SinkWorker`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from monitord.core.events import StampedeEvent
+from sinks.runtime.base import Sink
+from sinks.runtime.process_worker import ProcessSinkWorker
+from sinks.runtime.runner import SinkWorker
+from sinks.runtime.spool import SpoolSettings
+
+
+class SinkSet:
+    """All configured sinks; each event batch goes to every one of them.
+
+    ``spool``: where and how the sinks spool while they are down (None: memory only).
+    """
+
+    def __init__(
+        self,
+        sinks: Sequence[Sink],
+        *,
+        processes: bool = True,
+        spool: SpoolSettings | None = None,
+    ) -> None:
+        self.workers: list[SinkWorker | ProcessSinkWorker] = [
+            ProcessSinkWorker(s, spool=spool)
+            if processes and getattr(s, "cpu_bound", False)
+            else SinkWorker(s, spool=spool)
+            for s in sinks
+        ]
+
+    def __bool__(self) -> bool:
+        return bool(self.workers)
+
+    def start(self) -> None:
+        for w in self.workers:
+            w.start()
+
+    def publish(self, batch: Sequence[StampedeEvent]) -> None:
+        if batch:
+            for w in self.workers:
+                w.put(batch)
+
+    def flush(self) -> None:
+        for w in self.workers:
+            w.flush()
+
+    def close(self) -> None:
+        """Stop every worker at once (each may wait up to its drain timeout for a down sink)."""
+        for w in self.workers:
+            w.request_stop()
+        for w in self.workers:
+            w.join()
+
+    def stats(self) -> list[dict[str, Any]]:
+        """Per sink: name, queued batches, spooled events, failures, events written."""
+        return [{"name": w.sink.name, **w.stats()} for w in self.workers]
+
+    def health(self) -> list[dict[str, Any]]:
+        """Per sink: :meth:`Delivery.health`."""
+        return [w.health() for w in self.workers]
+
+    @property
+    def all_failed(self) -> bool:
+        """Every sink is disabled (none can take events)."""
+        return bool(self.workers) and all(w.failed for w in self.workers)
