@@ -59,7 +59,8 @@ class _Capture:
 
 def workflow_batches(tmp: Path, jobs: int) -> list[tuple[int, bytes]]:
     """The event batches a replay of a generated workflow of ``jobs`` jobs publishes."""
-    from monitord.daemon.monitor import Monitor, MonitorConfig, run_replay
+    from monitord.daemon.monitor import Monitor, MonitorConfig
+    from monitord.daemon.run import run_replay
     from monitord.tools.synthetic import generate
 
     made = generate(tmp / "wf", jobs, seed=5, name="bench")

@@ -26,7 +26,8 @@ from monitord.core.readers.workflow_properties import load_properties, split_pro
 from monitord.daemon.config import ConfigError, MonitorConfig, Options, monitor_config
 from monitord.daemon.config import destinations as config_destinations
 from monitord.daemon.config import notification_settings as config_notifications
-from monitord.daemon.monitor import MonitordError, run_follow, run_replay
+from monitord.daemon.errors import MonitordError
+from monitord.daemon.run import run_follow, run_replay
 from monitord.system.logs import configure_logging
 
 log = structlog.get_logger("monitord")

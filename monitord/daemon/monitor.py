@@ -19,7 +19,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, TextIO
 
 import aiofiles
@@ -33,10 +32,12 @@ from monitord.core.readers.staticbp import StaticBPError, parse_static_bp
 from monitord.core.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
 from monitord.daemon.checkpoint import Checkpointer
 from monitord.daemon.config import MonitorConfig
+from monitord.daemon.errors import MonitordError
+from monitord.daemon.following import LiveFollowing
+from monitord.daemon.jobfiles import read_text
 from monitord.daemon.jobstate_log import JobstateLog, jobstate_log_path
 from monitord.daemon.statefiles import (
     other_instance_running,
-    pid_alive,
     read_info,
     remove,
     state_path,
@@ -46,7 +47,8 @@ from monitord.daemon.statefiles import (
     write_recover,
     write_started,
 )
-from monitord.daemon.tail import ChangeWatch, LineFollower
+from monitord.daemon.tail import ChangeWatch
+from monitord.daemon.tracked import Tracked
 from notifications.notifier import Notifier
 from sinks.plugins.host import with_plugins
 from sinks.registry import build_sink
@@ -60,59 +62,11 @@ log = structlog.get_logger(__name__)
 # per sink keep memory flat however long the workflow is.
 CHUNK = 1 << 18
 BATCH = 5000
-# Live following (doc §9.3): waits for dagman.out to appear, idle passes before the DAGMan
-# liveness check, and idle passes before giving up.
-APPEAR_POLLS = 100
-# Idle passes (about 1 s each) a resumed daemon waits for a rescue DAG's new DAGMan run when
-# the dagman.out it resumed on already ends with DAGMan's exit line.
-RESUME_GRACE = 5
-LIVENESS_IDLE = 10
-MAX_IDLE = 17280
 
 
-class MonitordError(Exception):
-    """A condition that ends the daemon with one clear error line and ``exit_code``."""
+class Monitor(LiveFollowing):
+    """One workflow and its sub-workflows: start-up, replay, outputs and sinks, shutdown."""
 
-    def __init__(self, message: str, exit_code: int = 1) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
-
-
-def read_text(path: str) -> str | None:
-    """A job file's text, or None when it cannot be read (raw fd I/O: tens of thousands per replay)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        parts = []
-        while True:
-            block = os.read(fd, 1 << 20)
-            if not block:
-                break
-            parts.append(block)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    text = b"".join(parts).decode("utf-8", errors="replace")
-    if "\r" in text:  # universal newlines, as a text-mode open() would give
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
-
-
-@dataclass
-class Tracked:
-    wf: Workflow | None
-    run_dir: str
-    dagman_out: str
-    jobstate: JobstateLog | None
-    started_at: float
-    files: dict[str, str]
-    exit_code: int = 0
-
-
-class Monitor:
     def __init__(self, config: MonitorConfig) -> None:
         self.cfg = config
         self.events: list[Any] = []
@@ -496,186 +450,6 @@ class Monitor:
         write_done(tracked.files["done"], tracked.started_at)
         self._publish()
 
-    # ------------------------------------------------------------------ live following
-    @staticmethod
-    def _follower_outcome(tracked: Tracked, task: asyncio.Task[Any]) -> None:
-        """A daemon-ending error propagates; any other failure ends only that workflow (exit 1)."""
-        exc = task.exception()
-        if exc is not None:
-            if isinstance(exc, MonitordError):
-                raise exc
-            log.error("workflow follower failed", run_dir=tracked.run_dir, error=repr(exc))
-            tracked.exit_code = 1
-
-    async def follow_all(self, stop: asyncio.Event) -> None:
-        """Follow every tracked workflow (sub-workflows as they appear) until each has ended.
-
-        The service's monitor runs this same loop; it overrides only the three steps below
-        (what following starts, how the loop waits, what ending a workflow does).
-        """
-        tasks: dict[asyncio.Task[None], Tracked] = {}
-        try:
-            while True:
-                while self.pending:
-                    tracked = self.pending.popleft()
-                    self._start_following(tracked)
-                    tasks[asyncio.create_task(self._follow_one(tracked, stop))] = tracked
-                if not tasks:
-                    return
-                for task in await self._next_ended(tasks):
-                    await self._finish(tasks.pop(task), task, stop)
-        finally:
-            for task in tasks:
-                task.cancel()
-
-    def _start_following(self, tracked: Tracked) -> None:
-        if tracked.wf is not None:
-            self._followed[tracked.wf.uuid] = tracked.wf  # its sub-workflows find their parent
-
-    async def _next_ended(
-        self, tasks: dict[asyncio.Task[None], Tracked]
-    ) -> set[asyncio.Task[None]]:
-        """The followers that ended; at least once a second, to take up new sub-workflows."""
-        done, _ = await asyncio.wait(tasks, timeout=1.0, return_when=asyncio.FIRST_COMPLETED)
-        return done
-
-    async def _finish(
-        self, tracked: Tracked, task: asyncio.Task[None], stop: asyncio.Event
-    ) -> None:
-        """One workflow's follower ended: record its outcome and end it in order."""
-        self._follower_outcome(tracked, task)
-        if stop.is_set() and tracked.wf is not None and tracked.wf.monitord_exit == 0:
-            tracked.wf.monitord_exit = 1
-        await asyncio.to_thread(self._end_locked, tracked)
-        self.done.append(tracked)
-
-    async def _follow_one(self, tracked: Tracked, stop: asyncio.Event) -> None:
-        try:
-            await self._follow_lines(tracked, stop)
-        finally:
-            watch = self._watches.pop(tracked.dagman_out, None)
-            if watch is not None:
-                await watch.close()
-            # Whoever ends the workflow next finds its events in every sink.
-            await self._checkpointer().barrier()
-
-    def _checkpointer(self) -> Checkpointer:
-        if self._checkpoints is None:
-            self._checkpoints = Checkpointer(self.sinks.flush, self._write_checkpoint).start()
-        return self._checkpoints
-
-    def _write_checkpoint(self, tracked: Tracked, line_no: int) -> None:
-        with self._feed_lock:  # never after _end_workflow removed monitord.recover
-            if tracked.wf is not None and not tracked.wf.finished:
-                write_recover(tracked.files["recover"], line_no)
-
-    async def _follow_lines(self, tracked: Tracked, stop: asyncio.Event) -> None:
-        wf = tracked.wf
-        assert wf is not None
-        path = tracked.dagman_out
-        follower = LineFollower(path)
-        parent = self._followed.get(wf.parent_uuid) if wf.parent_uuid else None
-        restarting = False  # a DAGMan start line came after the last exit line
-        waits = 0
-        while not follower.exists():
-            if stop.is_set():
-                return
-            if parent is not None and parent.dagman_exit is not None and parent.state == "end":
-                # The parent's DAGMan has exited, so every sub-DAGMan it ran has too: a
-                # dagman.out that is not there now never will be (the sample lacks it).
-                log.warning("sub-workflow dagman.out never made an appearance", path=path)
-                return
-            waits += 1
-            if waits > APPEAR_POLLS:
-                log.warning("dagman.out never made an appearance", path=path)
-                return
-            await self._wait(path, poll_interval(waits), stop)
-        idle = 0
-        while not stop.is_set():
-            # Everything on disk is taken at once: lines that arrived while the previous
-            # chunk was being processed make one batch (one sink flush, one checkpoint).
-            lines = await follower.read_lines()
-            if lines:
-                idle = 0
-                marker = await asyncio.to_thread(self._process_chunk, tracked, lines)
-                if marker is not None:
-                    restarting = marker
-                # Checkpointed once every sink holds what the lines produced; meanwhile
-                # the next chunk is parsed (the flush and the parsing overlap).
-                self._checkpointer().request(path, tracked, wf.line_no)
-                continue
-            if follower.pending():
-                continue  # a partial line: wait for the rest
-            change = follower.check()
-            if change.truncated or change.replaced:
-                log.error("dagman.out was truncated or replaced; stopping", path=path)
-                return
-            if wf.dagman_exit is not None and wf.state == "end" and not restarting:
-                # DAGMan said it is done, and everything it wrote is processed (a new
-                # DAGMan run's banner, before its "Parsing" line, keeps us following).  A
-                # daemon resumed after that exit line (every line so far was its
-                # predecessor's) may be the one pegasus-run started for a rescue DAG whose
-                # DAGMan has not written its first line yet: it gives it a few idle passes.
-                if wf.line_no > wf.last_processed_line or idle >= RESUME_GRACE:
-                    return
-            idle += 1
-            if idle > LIVENESS_IDLE and wf.dagman_pid and not pid_alive(wf.dagman_pid):
-                log.error("DAGMan is gone! Sudden death syndrome detected!", pid=wf.dagman_pid)
-                wf.monitord_exit = 42
-                return
-            if idle > MAX_IDLE:
-                log.warning("too long without action; stopping", path=path)
-                return
-            await self._wait(path, poll_interval(idle), stop)
-
-    def _process_chunk(self, tracked: Tracked, lines: list[str]) -> bool | None:
-        """Feed a chunk; True/False when its last DAGMan start/exit line is a start/an exit."""
-        wf = tracked.wf
-        assert wf is not None
-        with self._feed_lock:
-            self._feed(tracked, lines)
-        marker = None
-        for line in reversed(lines):
-            if "EXITING WITH STATUS" in line:
-                marker = False
-                break
-            if "(CONDOR_DAGMAN) STARTING UP" in line:
-                marker = True
-                break
-        log.debug(
-            "dagman.out lines processed",
-            path=tracked.dagman_out,
-            lines=len(lines),
-            line_no=wf.line_no,
-        )
-        return marker
-
-    def _end_locked(self, tracked: Tracked) -> None:
-        with self._feed_lock:
-            self._end_workflow(tracked)
-
-    async def _wait(self, path: str, timeout: float, stop: asyncio.Event) -> None:
-        """``wait_for_change`` that also ends at once when the daemon is told to stop."""
-        if stop.is_set():
-            return
-        change = asyncio.ensure_future(self.wait_for_change(path, timeout))
-        stopped = asyncio.ensure_future(stop.wait())
-        try:
-            await asyncio.wait({change, stopped}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (change, stopped):
-                if not task.done():
-                    task.cancel()
-
-    async def _watched_wait(self, path: str, timeout: float) -> None:
-        """The default waiter: one long-lived :class:`ChangeWatch` per followed dagman.out."""
-        watch = self._watches.get(path)
-        if watch is None:
-            watch = self._watches[path] = ChangeWatch(
-                path, polling=True if self.cfg.polling else None
-            ).start()
-        await watch.wait(timeout)
-
     # --- notifications (issue 6): doc §11; never in replay ---
     def _start_notifications(self, run_dir: str) -> None:
         cfg = self.cfg
@@ -731,62 +505,3 @@ class Monitor:
         await asyncio.to_thread(self.sinks.close)
         if self.pid_path:
             remove(self.pid_path)
-
-
-def poll_interval(count: int) -> float:
-    """The reference's back-off (1 s, 5 s, 30 s, capped at 10 s); inotify usually wakes us first."""
-    if count < 5:
-        return 1.0
-    return 5.0 if count < 50 else 10.0
-
-
-def _log_level_changed(direction: int) -> None:
-    """SIGUSR1 (+1) / SIGUSR2 (-1): one step more / less verbose (doc §9.2)."""
-    from monitord.system import loglevel
-
-    before = loglevel.level()
-    after = loglevel.more_verbose() if direction > 0 else loglevel.less_verbose()
-    # Said at WARNING so that it shows at the default level and one step below it.
-    log.warning(
-        "log level changed", old=loglevel.level_name(before), new=loglevel.level_name(after)
-    )
-
-
-async def run_follow(config: MonitorConfig, monitor: Monitor | None = None) -> int:
-    """Live mode (``-N`` / no ``-r``): follow until DAGMan and every sub-workflow are done.
-
-    SIGINT and SIGTERM end every workflow in order (exit code 1 in jobstate.log, monitord.info
-    written, monitord.recover removed) after the sinks have flushed; the process exits 1.
-    SIGUSR1 / SIGUSR2 make the log one step more / less verbose; SIGHUP is ignored.
-    ``monitor``: a Monitor (subclass) made for ``config`` by the caller, e.g. one that
-    reports progress.
-    """
-    import signal
-
-    monitor = monitor or Monitor(config)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    loop.add_signal_handler(signal.SIGHUP, lambda: log.info("SIGHUP ignored"))
-    loop.add_signal_handler(signal.SIGUSR1, _log_level_changed, +1)
-    loop.add_signal_handler(signal.SIGUSR2, _log_level_changed, -1)
-    try:
-        await asyncio.to_thread(monitor.start)
-        await monitor.follow_all(stop)
-    finally:
-        await monitor.close(stop)
-    monitor.check_outputs()
-    return 1 if stop.is_set() else 0
-
-
-async def run_replay(config: MonitorConfig, monitor: Monitor | None = None) -> int:
-    """Replay mode (``-r``): rebuild every output from the finished workflow's files."""
-    monitor = monitor or Monitor(config)
-    try:
-        await asyncio.to_thread(monitor.start)
-        await monitor.replay_all()
-    finally:
-        await monitor.close()
-    monitor.check_outputs()
-    return 0

@@ -1,0 +1,64 @@
+"""The daemon's two modes as coroutines: replay (``-r``) and follow (live, signals)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import structlog
+
+from monitord.daemon.config import MonitorConfig
+from monitord.daemon.monitor import Monitor
+
+log = structlog.get_logger(__name__)
+
+
+def _log_level_changed(direction: int) -> None:
+    """SIGUSR1 (+1) / SIGUSR2 (-1): one step more / less verbose (doc §9.2)."""
+    from monitord.system import loglevel
+
+    before = loglevel.level()
+    after = loglevel.more_verbose() if direction > 0 else loglevel.less_verbose()
+    # Said at WARNING so that it shows at the default level and one step below it.
+    log.warning(
+        "log level changed", old=loglevel.level_name(before), new=loglevel.level_name(after)
+    )
+
+
+async def run_follow(config: MonitorConfig, monitor: Monitor | None = None) -> int:
+    """Live mode (``-N`` / no ``-r``): follow until DAGMan and every sub-workflow are done.
+
+    SIGINT and SIGTERM end every workflow in order (exit code 1 in jobstate.log, monitord.info
+    written, monitord.recover removed) after the sinks have flushed; the process exits 1.
+    SIGUSR1 / SIGUSR2 make the log one step more / less verbose; SIGHUP is ignored.
+    ``monitor``: a Monitor (subclass) made for ``config`` by the caller, e.g. one that
+    reports progress.
+    """
+    import signal
+
+    monitor = monitor or Monitor(config)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    loop.add_signal_handler(signal.SIGHUP, lambda: log.info("SIGHUP ignored"))
+    loop.add_signal_handler(signal.SIGUSR1, _log_level_changed, +1)
+    loop.add_signal_handler(signal.SIGUSR2, _log_level_changed, -1)
+    try:
+        await asyncio.to_thread(monitor.start)
+        await monitor.follow_all(stop)
+    finally:
+        await monitor.close(stop)
+    monitor.check_outputs()
+    return 1 if stop.is_set() else 0
+
+
+async def run_replay(config: MonitorConfig, monitor: Monitor | None = None) -> int:
+    """Replay mode (``-r``): rebuild every output from the finished workflow's files."""
+    monitor = monitor or Monitor(config)
+    try:
+        await asyncio.to_thread(monitor.start)
+        await monitor.replay_all()
+    finally:
+        await monitor.close()
+    monitor.check_outputs()
+    return 0
