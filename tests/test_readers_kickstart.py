@@ -10,7 +10,7 @@ import yaml
 
 from monitord.core.readers import kickstart as ks
 from monitord.core.readers.kickstart import parse_cluster_line, parse_kickstart
-from monitord.core.readers.kickstart_yaml import Unsupported, fast_load, load_yaml, pyyaml_load
+from monitord.core.readers.kickstart.yaml_load import Unsupported, fast_load, load_yaml, pyyaml_load
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from monitord.core.readers.kickstart import parse_kickstart, parse_kickstart_generic
-from monitord.core.readers.kickstart_fast import extract_invocation
+from monitord.core.readers.kickstart.fast import extract_invocation
 from monitord.tools.synthetic import generate
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

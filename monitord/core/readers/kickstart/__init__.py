@@ -22,8 +22,8 @@ from typing import Any, Literal
 import structlog
 import yaml
 
-from monitord.core.readers.kickstart_fast import RECORD_START, extract_invocation
-from monitord.core.readers.kickstart_yaml import load_yaml
+from monitord.core.readers.kickstart.fast import RECORD_START, extract_invocation
+from monitord.core.readers.kickstart.yaml_load import load_yaml
 
 __all__ = [
     "KickstartRecord",
@@ -60,7 +60,7 @@ def parse_kickstart(text: str) -> list[KickstartRecord]:
     """Parse the whole text of a kickstart output file. Never raises.
 
     YAML invocation records in pegasus-kickstart's own layout go through the
-    record extractor (kickstart_fast); anything else through the generic path.
+    record extractor (kickstart.fast); anything else through the generic path.
     """
     return _parse(text, fast=True)
 

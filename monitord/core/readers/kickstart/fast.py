@@ -14,7 +14,7 @@ times faster than loading the record.
 and for a mapped key that appears twice or in another form than
 ``key: scalar``; the caller then uses the generic path (``load_yaml`` + the
 mapping). The accepted language is a subset of what
-:func:`kickstart_yaml.fast_load` loads without deferring to PyYAML, and the
+:func:`yaml_load.fast_load` loads without deferring to PyYAML, and the
 scalars are built by the same cached constructors, so the results are
 identical. ``tests/test_readers_kickstart_fast.py`` checks that against the
 generic path.
@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from monitord.core.readers.kickstart_yaml import (
+from monitord.core.readers.kickstart.yaml_load import (
     PLAIN_ASCII,
     SPECIAL_CHARS,
     block_literal,

@@ -431,7 +431,7 @@ def fast_load(text: str) -> Any:
     return root
 
 
-# --- shared with the kickstart record extractor (kickstart_fast) -------------------
+# --- shared with the kickstart record extractor (kickstart.fast) -------------------
 # Same objects, so both paths type scalars identically and share the caches.
 PLAIN_ASCII = _PLAIN_ASCII
 SPECIAL_CHARS = _SPECIAL_CHARS
