@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from monitord.core.readers import kickstart as ks
-from monitord.core.readers.kickstart import parse_cluster_line, parse_kickstart
+from monitord.core.readers.kickstart import parse_cluster_line, parse_kickstart, yaml_file
 from monitord.core.readers.kickstart.yaml_load import Unsupported, fast_load, load_yaml, pyyaml_load
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -36,15 +36,15 @@ def _same(a, b) -> bool:
 
 def _record_bodies(text: str, monkeypatch) -> list[str]:
     bodies: list[str] = []
-    real = ks.load_yaml
+    real = yaml_file.load_yaml
 
     def capture(body: str):
         bodies.append(body)
         return real(body)
 
-    monkeypatch.setattr(ks, "load_yaml", capture)
+    monkeypatch.setattr(yaml_file, "load_yaml", capture)
     ks.parse_kickstart_generic(text)  # the record extractor would skip load_yaml
-    monkeypatch.setattr(ks, "load_yaml", real)
+    monkeypatch.setattr(yaml_file, "load_yaml", real)
     return bodies
 
 
@@ -436,6 +436,6 @@ def test_parse_kickstart_never_raises(monkeypatch):
     def boom(*args):
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(ks, "_parse_yaml_file", boom)
+    monkeypatch.setattr(ks, "parse_yaml_file", boom)
     monkeypatch.setattr(ks, "extract_invocation", boom)
     assert parse_kickstart(YAML_RECORD) == []
