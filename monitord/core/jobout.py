@@ -17,7 +17,6 @@ from typing import Any, Protocol
 import structlog
 
 from monitord.core.jobinstance import JobInstance
-from monitord.core.jobstates import JOB_CLASSES
 from monitord.core.jobtext import (
     stderr_text_from_err,
     stdout_text_from_records,
@@ -51,6 +50,22 @@ class Workflow(Protocol):
 
     def on_invocation(self, inst: JobInstance, task: int, record: dict[str, Any]) -> None: ...
 
+
+# pegasus_job_class code -> composite ``jobtype``.
+JOB_CLASSES = {
+    0: "unassigned",
+    1: "compute",
+    2: "stage-in-tx",
+    3: "stage-out-tx",
+    4: "registration",
+    5: "inter-site-tx",
+    6: "create-dir",
+    7: "stage_worker_tx",
+    8: "cleanup",
+    9: "chmod",
+    10: "dax",
+    11: "dag",
+}
 
 _INVOCATION_SUMMARY_KEYS = (
     "transformation",

@@ -8,8 +8,8 @@ by all workflows of one daemon, in emission order) and ``jobstate_lines``
 
 Every rule of the reference that shapes the outputs (numbering, deferred
 ``main.end``, output counters, reuse of job instances, the synthetic
-DAGMAN_FINISHED of a DAGMan that died) lives in this module or the tables of
-``monitord.core.jobstates``; job output extraction is in ``monitord.core.jobout``.
+DAGMAN_FINISHED of a DAGMan that died) lives in this module or the job state table,
+``monitord.core.jobmachine``; job output extraction is in ``monitord.core.jobout``.
 """
 
 from __future__ import annotations
@@ -24,13 +24,7 @@ import structlog
 from monitord.core import dagman as D
 from monitord.core.events import StampedeEvent, make_event
 from monitord.core.jobinstance import JobInstance, raw_exitcode
-from monitord.core.jobstates import (
-    REUSABLE_STATES,
-    SIMPLE_EVENTS,
-    STATUS_STATES,
-    SUBMIT_FAILURES,
-    TIME_EFFECTS,
-)
+from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES
 from monitord.core.quoting import url_quote
 from monitord.core.timeparse import dagman_timestamp
 
@@ -467,10 +461,12 @@ class Workflow:
         reason: str | None = None,
     ) -> None:
         self.state_ts = ts
-        if state == "PRE_SCRIPT_STARTED":
+        row = JOB_STATES.get(state)
+        how = row.instance if row is not None else "latest"
+        if how == "pre":
             inst = self._reuse_or_new(name, lambda i: i.state in REUSABLE_STATES)
             self._parse_submit_file(inst)
-        elif state in ("SUBMIT", "SUBMIT_FAILED"):
+        elif how == "submit":
             inst = self._reuse_or_new(
                 name,
                 lambda i: (
@@ -489,27 +485,27 @@ class Workflow:
             inst.retired = False
             self._parse_submit_file(inst)
         self.last_updated = inst
+        opens = row is not None and row.opens_attempt
         out_of_order = False
         if sched_id is not None:
-            if state == "SUBMIT":
-                out_of_order = False
+            if opens:
                 inst.sched_id = sched_id
             elif inst.sched_id is None:
                 out_of_order = True
                 inst.sched_id = sched_id
-        if state == "SUBMIT":
+        if opens:
             self._bump_out_counter(inst)
         inst.prev_state, inst.state = inst.state, state
-        effect = TIME_EFFECTS.get(state)
-        if effect is not None:
-            if effect == "main_end_if_unset":
+        stamps = row.stamps if row is not None else None
+        if stamps is not None:
+            if stamps == "main_end_if_unset":
                 if inst.main_end is None:
                     inst.main_end = ts
             else:
-                setattr(inst, effect, ts)
+                setattr(inst, stamps, ts)
         # jobstate.log line: every state but DAGMAN_SUBMIT.
         inst.js_seq += 1
-        if state in STATUS_STATES:
+        if row is not None and row.col4 == "status":
             col4 = str(status)
         else:
             col4 = inst.sched_id or "-"
@@ -518,20 +514,15 @@ class Workflow:
 
         if out_of_order and self.opts.events_enabled:
             self._brief(inst, "job_inst.submit.start", ts, None, site=True)
-
-        handler = _STATE_HANDLERS.get(state)
-        if handler is not None:
-            handler(self, inst, ts, status, reason)
-        else:
-            simple = SIMPLE_EVENTS.get(state)
-            if simple is not None:
-                for ev_name, ev_status in simple:
-                    self._brief(
-                        inst, ev_name, ts, ev_status, site=ev_name == "job_inst.submit.start"
-                    )
-        if state == "SUBMIT" and self.opts.follow_subworkflows:
+        if row is None:
+            return
+        for ev_name, ev_status in row.events:
+            self._brief(inst, ev_name, ts, ev_status, site=ev_name == "job_inst.submit.start")
+        if row.action is not None:
+            _ACTIONS[row.action](self, inst, ts, status, reason)
+        if opens and self.opts.follow_subworkflows:
             self._check_subworkflow(inst)
-        if state in _FINAL_STATES and (inst.deferred_main_end is None or state.startswith("POST")):
+        if row.ends == "yes" or (row.ends == "unless-deferred" and inst.deferred_main_end is None):
             inst.retire()
 
     # ------------------------------------------------------------------ event builders
@@ -699,14 +690,6 @@ class Workflow:
         )
 
 
-# After these (and the main.end they send) nothing more is read from an
-# instance but its state and numbers, so its bulky parts are dropped: memory
-# then grows by a few hundred bytes per job, not by the size of its outputs.
-_FINAL_STATES = frozenset(
-    {"POST_SCRIPT_SUCCESS", "POST_SCRIPT_FAILURE", "JOB_SUCCESS", "JOB_FAILURE"}
-)
-
-
 class InvalidDagmanPid(ValueError):
     """A ``** PID =`` line with a non-integer value (the reference exits 42)."""
 
@@ -741,9 +724,6 @@ def _pre_failure(wf: Workflow, inst: JobInstance, ts: float, status: int | None,
 def _submit_failure(
     wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any
 ) -> None:
-    start_name, end_name = SUBMIT_FAILURES[inst.state or "SUBMIT_FAILED"]
-    wf._brief(inst, start_name, ts, None, site=start_name == "job_inst.submit.start")
-    wf._brief(inst, end_name, ts, -1)
     inst.main_exitcode = 1
     inst.stderr_text = url_quote(f"Job submission failed because of HTCondor event {inst.state}")
     wf.send_main_end(inst, wf.build_main_end(inst, ts, -1))
@@ -807,18 +787,14 @@ def _post_result(wf: Workflow, inst: JobInstance, ts: float, status: int | None,
     wf._brief(inst, "job_inst.post.end", ts, ok, extra={"exitcode": str(inst.post_exitcode)})
 
 
-_STATE_HANDLERS: dict[str, Callable[[Workflow, JobInstance, float, int | None, Any], None]] = {
-    "PRE_SCRIPT_SUCCESS": _pre_success,
-    "PRE_SCRIPT_FAILURE": _pre_failure,
-    "SUBMIT_FAILED": _submit_failure,
-    "GRID_SUBMIT_FAILED": _submit_failure,
-    "GLOBUS_SUBMIT_FAILED": _submit_failure,
-    "EXECUTE": _execute,
-    "JOB_SUCCESS": _job_result,
-    "JOB_FAILURE": _job_result,
-    "JOB_ABORTED": _job_aborted,
-    "JOB_HELD": _held,
-    "JOB_HELD_REASON": _held,
-    "POST_SCRIPT_SUCCESS": _post_result,
-    "POST_SCRIPT_FAILURE": _post_result,
+# The per-state code of the table's ``action`` column (monitord.core.jobmachine).
+_ACTIONS: dict[str, Callable[[Workflow, JobInstance, float, int | None, Any], None]] = {
+    "pre_success": _pre_success,
+    "pre_failure": _pre_failure,
+    "submit_failure": _submit_failure,
+    "execute": _execute,
+    "job_result": _job_result,
+    "job_aborted": _job_aborted,
+    "held": _held,
+    "post_result": _post_result,
 }

@@ -23,6 +23,7 @@ from sqlalchemy import Connection, Table, and_, bindparam, select, update
 from sqlalchemy.exc import IntegrityError, StatementError
 
 from monitord.core.events import StampedeEvent
+from monitord.core.jobmachine import db_state_names
 
 from . import schema as s
 from .errors import is_transient
@@ -77,25 +78,9 @@ def _ident(value: Any) -> Any:
 
 # --- jobstate names (7.3) ----------------------------------------------------
 
-#: event name → (state for status 0 or none, state for a failure status)
-JOBSTATE_NAMES: dict[str, tuple[str, str]] = {
-    "job_inst.pre.start": ("PRE_SCRIPT_STARTED", "PRE_SCRIPT_STARTED"),
-    "job_inst.pre.term": ("PRE_SCRIPT_TERMINATED", "PRE_SCRIPT_TERMINATED"),
-    "job_inst.pre.end": ("PRE_SCRIPT_SUCCESS", "PRE_SCRIPT_FAILED"),
-    "job_inst.submit.end": ("SUBMIT", "SUBMIT_FAILED"),
-    "job_inst.main.start": ("EXECUTE", "EXECUTE"),
-    "job_inst.main.term": ("JOB_TERMINATED", "JOB_EVICTED"),
-    "job_inst.main.end": ("JOB_SUCCESS", "JOB_FAILURE"),
-    "job_inst.post.start": ("POST_SCRIPT_STARTED", "POST_SCRIPT_STARTED"),
-    "job_inst.post.term": ("POST_SCRIPT_TERMINATED", "POST_SCRIPT_TERMINATED"),
-    "job_inst.post.end": ("POST_SCRIPT_SUCCESS", "POST_SCRIPT_FAILED"),
-    "job_inst.held.start": ("JOB_HELD", "JOB_HELD"),
-    "job_inst.held.end": ("JOB_RELEASED", "JOB_RELEASED"),
-    "job_inst.image.info": ("IMAGE_SIZE", "IMAGE_SIZE"),
-    "job_inst.abort.info": ("JOB_ABORTED", "JOB_ABORTED"),
-    "job_inst.grid.submit.end": ("GRID_SUBMIT", "GRID_SUBMIT_FAILED"),
-    "job_inst.globus.submit.end": ("GLOBUS_SUBMIT", "GLOBUS_SUBMIT_FAILED"),
-}
+#: event name → (state for status 0 or none, state for a failure status): the inverse of
+#: the job state table's ``db`` column.
+JOBSTATE_NAMES: dict[str, tuple[str, str]] = db_state_names()
 
 #: Events that have no database effect at all.
 IGNORED = frozenset(

@@ -1,0 +1,252 @@
+"""The DAGMan job state machine, as a table: what each job state does to a job instance.
+
+Rules (everything that decides what a job state does lives in :data:`JOB_STATES`):
+
+- A row per DAGMan job state (doc §3, §5.4). It says which instance the state
+  applies to (``instance``), the states it normally follows (``follows``), the
+  instance time it stamps (``stamps``), column 4 of its jobstate.log line
+  (``col4``), the brief events it emits in order (``events``), the per-state
+  code that runs after them (``action``, a name the workflow machine maps to
+  code), the row it becomes in the database's ``jobstate`` table (``db``), and
+  whether it ends the instance (``ends``).
+- Every state but DAGMAN_SUBMIT writes one jobstate.log line. A state with no
+  row (SHADOW_EXCEPTION, JOB_SUSPENDED, FILE_TRANSFER, ...) writes only that line
+  and is transparent: the next state follows the last state with a row.
+- ``follows`` is the order DAGMan writes; the machine does not enforce it (lines
+  can be lost or repeated, and the reference takes any order), so a state out of
+  order is handled like any other. ``tests/test_jobmachine.py`` checks every
+  transition of the corpus against it.
+- Sans I/O: the table is data; :mod:`monitord.core.workflow` walks it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+# Which instance a state applies to:
+#   "latest"     the node's latest instance (the state is ignored without one);
+#   "pre"        a new one unless the latest is reusable; its submit file is (re)read;
+#   "submit"     a new one unless the latest is reusable or has the line's sched id;
+#   "dagman"     as "pre" (the DAGMan submit line, handled by the workflow machine).
+Instance = Literal["latest", "pre", "submit", "dagman"]
+# Whether the state ends the instance (its bulky parts are dropped):
+#   "unless-deferred"  yes, unless main.end waits for the POST script.
+Ends = Literal["no", "yes", "unless-deferred"]
+# Which side of its database row a state is: the event with status 0/none, or with a failure.
+Side = Literal["ok", "failed", "any"]
+
+
+@dataclass(frozen=True, slots=True)
+class JobState:
+    follows: frozenset[str]
+    instance: Instance = "latest"
+    stamps: str | None = None  # JobInstance time attribute set to the line's time
+    col4: Literal["sched", "status"] = "sched"  # jobstate.log column 4
+    events: tuple[tuple[str, int | None], ...] = ()  # (event, status), sent in order
+    action: str | None = None  # per-state code run after ``events``
+    db: tuple[str, Side] | None = None  # (event, side) that stores this state in the DB
+    db_name: str | None = None  # the DB's name of the state, where it differs
+    reusable: bool = False  # the next submit of the node reuses an instance in this state
+    opens_attempt: bool = False  # takes the sched id, the next output counter, sub-workflows
+    ends: Ends = "no"
+
+
+def _after(*states: str) -> frozenset[str]:
+    return frozenset(states)
+
+
+_SUBMITTED = ("SUBMIT", "GRID_SUBMIT", "GLOBUS_SUBMIT")
+_RUNNING = ("EXECUTE", "IMAGE_SIZE", "JOB_RELEASED", "REMOTE_ERROR")
+_HELD = ("JOB_HELD", "JOB_HELD_REASON")
+_RESULT = ("JOB_SUCCESS", "JOB_FAILURE", "JOB_ABORTED", "SUBMIT_FAILED")
+
+JOB_STATES: dict[str, JobState] = {
+    # --- PRE script -----------------------------------------------------------------------
+    "PRE_SCRIPT_STARTED": JobState(
+        follows=_after(),
+        instance="pre",
+        stamps="pre_start",
+        events=(("job_inst.pre.start", None),),
+        db=("job_inst.pre.start", "any"),
+    ),
+    "PRE_SCRIPT_TERMINATED": JobState(
+        follows=_after("PRE_SCRIPT_STARTED"),
+        events=(("job_inst.pre.term", None),),
+        db=("job_inst.pre.term", "any"),
+    ),
+    "PRE_SCRIPT_SUCCESS": JobState(
+        follows=_after("PRE_SCRIPT_TERMINATED"),
+        stamps="pre_end",
+        col4="status",
+        action="pre_success",  # inv.start/inv.end of the script, pre.end
+        db=("job_inst.pre.end", "ok"),
+        reusable=True,
+    ),
+    "PRE_SCRIPT_FAILURE": JobState(
+        follows=_after("PRE_SCRIPT_TERMINATED"),
+        stamps="pre_end",
+        col4="status",
+        action="pre_failure",  # inv.*, pre.end(-1), the PRE log as stdout, main.end(-1)
+        db=("job_inst.pre.end", "failed"),
+        db_name="PRE_SCRIPT_FAILED",
+    ),
+    # --- submission -----------------------------------------------------------------------
+    "DAGMAN_SUBMIT": JobState(
+        follows=_after("PRE_SCRIPT_SUCCESS"),
+        instance="dagman",
+        reusable=True,
+    ),
+    "SUBMIT": JobState(
+        follows=_after("DAGMAN_SUBMIT"),
+        instance="submit",
+        events=(("job_inst.submit.start", None), ("job_inst.submit.end", 0)),
+        db=("job_inst.submit.end", "ok"),
+        opens_attempt=True,
+    ),
+    "GRID_SUBMIT": JobState(
+        follows=_after("SUBMIT"),
+        events=(("job_inst.grid.submit.start", None), ("job_inst.grid.submit.end", 0)),
+        db=("job_inst.grid.submit.end", "ok"),
+    ),
+    "GLOBUS_SUBMIT": JobState(
+        follows=_after("SUBMIT"),
+        events=(("job_inst.globus.submit.start", None), ("job_inst.globus.submit.end", 0)),
+        db=("job_inst.globus.submit.end", "ok"),
+    ),
+    "SUBMIT_FAILED": JobState(
+        follows=_after("DAGMAN_SUBMIT"),
+        instance="submit",
+        stamps="main_end",
+        events=(("job_inst.submit.start", None), ("job_inst.submit.end", -1)),
+        action="submit_failure",  # main.end(-1) with the failure as stderr
+        db=("job_inst.submit.end", "failed"),
+    ),
+    "GRID_SUBMIT_FAILED": JobState(
+        follows=_after("SUBMIT"),
+        stamps="main_end",
+        events=(("job_inst.grid.submit.start", None), ("job_inst.grid.submit.end", -1)),
+        action="submit_failure",
+        db=("job_inst.grid.submit.end", "failed"),
+    ),
+    "GLOBUS_SUBMIT_FAILED": JobState(
+        follows=_after("SUBMIT"),
+        stamps="main_end",
+        events=(("job_inst.globus.submit.start", None), ("job_inst.globus.submit.end", -1)),
+        action="submit_failure",
+        db=("job_inst.globus.submit.end", "failed"),
+    ),
+    # --- the main job ---------------------------------------------------------------------
+    "EXECUTE": JobState(
+        follows=_after(*_SUBMITTED, "EXECUTE", "JOB_EVICTED", "JOB_RELEASED", *_HELD),
+        stamps="main_start",
+        action="execute",  # main.start with the job's stdio files
+        db=("job_inst.main.start", "any"),
+    ),
+    "IMAGE_SIZE": JobState(
+        follows=_after(*_RUNNING),
+        events=(("job_inst.image.info", None),),
+        db=("job_inst.image.info", "any"),
+    ),
+    "REMOTE_ERROR": JobState(
+        follows=_after(*_RUNNING),
+        events=(("job_inst.remote_error", None),),
+    ),
+    "JOB_HELD": JobState(
+        follows=_after(*_SUBMITTED, *_RUNNING),
+        action="held",  # held.start here before HTCondor 8.3.3, else at the reason
+        db=("job_inst.held.start", "any"),
+    ),
+    "JOB_HELD_REASON": JobState(
+        follows=_after("JOB_HELD"),
+        action="held",
+    ),
+    "JOB_RELEASED": JobState(
+        follows=_after(*_HELD),
+        events=(("job_inst.held.end", 0),),
+        db=("job_inst.held.end", "any"),
+    ),
+    "JOB_EVICTED": JobState(
+        follows=_after(*_RUNNING),
+        events=(("job_inst.main.term", -1),),
+        db=("job_inst.main.term", "failed"),
+    ),
+    "JOB_TERMINATED": JobState(
+        follows=_after(*_SUBMITTED, *_RUNNING),
+        stamps="main_end",
+        events=(("job_inst.main.term", 0),),
+        db=("job_inst.main.term", "ok"),
+    ),
+    "JOB_ABORTED": JobState(
+        follows=_after(*_SUBMITTED, *_RUNNING, *_HELD),
+        stamps="main_end",
+        action="job_aborted",  # abort.info, main.end(-1) (deferred to POST after a hold)
+        db=("job_inst.abort.info", "any"),
+    ),
+    "JOB_SUCCESS": JobState(
+        follows=_after("JOB_TERMINATED"),
+        col4="status",
+        action="job_result",  # output parse, main.end + composite (or deferred to POST)
+        db=("job_inst.main.end", "ok"),
+        ends="unless-deferred",
+    ),
+    "JOB_FAILURE": JobState(
+        follows=_after("JOB_TERMINATED", "JOB_ABORTED", "SUBMIT_FAILED", *_SUBMITTED),
+        col4="status",
+        action="job_result",
+        db=("job_inst.main.end", "failed"),
+        ends="unless-deferred",
+    ),
+    # --- POST script ----------------------------------------------------------------------
+    "POST_SCRIPT_STARTED": JobState(
+        follows=_after(*_RESULT, "PRE_SCRIPT_FAILURE"),
+        stamps="post_start",
+        events=(("job_inst.post.start", None),),
+        db=("job_inst.post.start", "any"),
+    ),
+    "POST_SCRIPT_TERMINATED": JobState(
+        follows=_after("POST_SCRIPT_STARTED"),
+        stamps="post_end",
+        events=(("job_inst.post.term", None),),
+        db=("job_inst.post.term", "any"),
+    ),
+    "POST_SCRIPT_SUCCESS": JobState(
+        follows=_after("POST_SCRIPT_TERMINATED"),
+        stamps="main_end_if_unset",
+        col4="status",
+        action="post_result",  # output parse, deferred main.end, inv.*, post.end
+        db=("job_inst.post.end", "ok"),
+        ends="yes",
+    ),
+    "POST_SCRIPT_FAILURE": JobState(
+        follows=_after("POST_SCRIPT_TERMINATED"),
+        stamps="main_end_if_unset",
+        col4="status",
+        action="post_result",
+        db=("job_inst.post.end", "failed"),
+        db_name="POST_SCRIPT_FAILED",
+        ends="yes",
+    ),
+}
+
+# An instance in one of these states is reused by the next submit of its node.
+REUSABLE_STATES = frozenset(name for name, row in JOB_STATES.items() if row.reusable)
+
+
+def db_state_names() -> dict[str, tuple[str, str]]:
+    """Event name -> (DB state for status 0 or none, DB state for a failure status).
+
+    The inverse of the table's ``db`` column, for the SQL loader.
+    """
+    names: dict[str, list[str]] = {}
+    for state, row in JOB_STATES.items():
+        if row.db is None:
+            continue
+        event, side = row.db
+        pair = names.setdefault(event, ["", ""])
+        name = row.db_name or state
+        if side in ("ok", "any"):
+            pair[0] = name
+        if side in ("failed", "any"):
+            pair[1] = name
+    return {event: (ok, failed) for event, (ok, failed) in names.items()}
