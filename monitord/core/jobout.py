@@ -11,8 +11,10 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import Any
 
 import structlog
 
@@ -30,25 +32,31 @@ from monitord.core.timeparse import iso_to_epoch
 log = structlog.get_logger(__name__)
 
 
-class Workflow(Protocol):
-    """What job-output parsing reads and calls of the workflow machine.
+ReadText = Callable[[str], "str | None"]
 
-    :class:`monitord.core.workflow.Workflow` is one; naming it structurally keeps this
-    module below the machine (no import back into it).
-    """
 
-    ctx: Any  # read_text(path): the caller's file reader
-    opts: Any
+@dataclass(frozen=True, slots=True)
+class JobFiles:
+    """What the parse needs besides the instance: how to read a file, and where the job's are."""
+
+    read_text: ReadText
     run_dir: str
-    bd: Any
-    dag: Any
-    uuid: str
+    wf_uuid: str
+    is_subdag: bool  # a DAG node of its own: no kickstart output
+    rotated: bool  # a POST script or PMC: the files carry the .NNN retry suffix
+    store_stdout: bool
 
-    def emit(self, name: str, attrs: dict[str, Any], *, fixed: bool = True) -> dict[str, Any]: ...
 
-    def on_job_output(self, inst: JobInstance, records: list[Any]) -> None: ...
+@dataclass(slots=True)
+class JobOutput:
+    """What one parse found, for the machine to send: events in order, then its hooks."""
 
-    def on_invocation(self, inst: JobInstance, task: int, record: dict[str, Any]) -> None: ...
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    invocations: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    records: list[KickstartRecord] = field(default_factory=list)
+
+    def emit(self, name: str, attrs: dict[str, Any]) -> None:
+        self.events.append((name, attrs))
 
 
 # pegasus_job_class code -> composite ``jobtype``.
@@ -111,27 +119,27 @@ def _int_or_none(value: Any) -> int | None:
         return None
 
 
-def read_pre_script_log(wf: Workflow, inst: JobInstance) -> None:
+def read_pre_script_log(inst: JobInstance, pre_log: str | None, files: JobFiles) -> None:
     """PRE_SCRIPT_FAILURE: the pre-script log becomes the job's stdout (doc §1.8)."""
-    node = wf.dag.nodes.get(inst.name) if wf.dag else None
-    pre_log = node.pre_script_log if node is not None else None
     if not pre_log:
         return
     path = f"{pre_log}.{inst.out_num or 0:03d}"
     inst.stdout_file = path
-    text = wf.ctx.read_text(path)
-    if text is not None and wf.opts.store_stdout:
+    text = files.read_text(path)
+    if text is not None and files.store_stdout:
         inst.stdout_text, _ = stdout_text_without_kickstart(text)
 
 
-def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
-    node = wf.dag.nodes.get(inst.name) if wf.dag else None
-    is_subdag = bool(node is not None and node.is_subdag)
-    pmc = bool(wf.dag.is_pmc)
-    has_post = bool(node is not None and node.post_script)
-    rotated = has_post or pmc
+def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput:
+    """Read a finished job's files into ``inst`` and the events they give; never calls back.
+
+    Sets what the files say on the instance (site, user, stdout/stderr text, exit code of
+    PegasusLite, composite extras) and returns the events to send, in order.
+    """
+    out = JobOutput()
+    is_subdag = files.is_subdag
     suffix = ""
-    if rotated:
+    if files.rotated:
         inst.rotated = True
         suffix = f".{inst.out_num or 0:03d}"
     base = os.path.join(inst.submit_dir, inst.name)
@@ -140,7 +148,7 @@ def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
     records: list[KickstartRecord] = []
     out_text: str | None = None
     if not is_subdag:
-        out_text = wf.ctx.read_text(base + ".out" + suffix)
+        out_text = files.read_text(base + ".out" + suffix)
         if out_text is None:
             if not noop:
                 log.error("cannot open job output", path=base + ".out" + suffix, job=inst.name)
@@ -151,7 +159,7 @@ def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
     err_payloads: list[dict[str, Any]] = []
     pl_host: str | None = None
     pl_ip: str | None = None
-    err_text = wf.ctx.read_text(base + ".err" + suffix)
+    err_text = files.read_text(base + ".err" + suffix)
     if err_text is None:
         if not noop:
             log.warning("cannot open job error file", path=base + ".err" + suffix, job=inst.name)
@@ -160,14 +168,14 @@ def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
         host = errfile.pegasus_lite_host(err_text)
         if host is not None:
             pl_host, pl_ip = host
-        if wf.opts.store_stdout:
+        if files.store_stdout:
             inst.stderr_text = stderr_text
     # PegasusLite exit code (PM-733): from <run dir>/<error file of the .sub>[.NNN].
     sub = inst.sub
     if sub is not None and sub.stderr:
-        pl_text = err_text if os.path.join(wf.run_dir, sub.stderr) == base + ".err" else None
+        pl_text = err_text if os.path.join(files.run_dir, sub.stderr) == base + ".err" else None
         if pl_text is None:
-            pl_text = wf.ctx.read_text(os.path.join(wf.run_dir, sub.stderr) + suffix)
+            pl_text = files.read_text(os.path.join(files.run_dir, sub.stderr) + suffix)
         if pl_text is not None:
             code = errfile.pegasus_lite_exitcode(pl_text)
             if code is not None:
@@ -223,9 +231,9 @@ def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
         # Any record at all (even cluster lines only): text from the invocation records, maybe "".
         text, found = stdout_text_from_records(records)
         record_payloads.extend(found)
-        if wf.opts.store_stdout:
+        if files.store_stdout:
             inst.stdout_text = text
-    elif out_text is not None and not records and wf.opts.store_stdout:
+    elif out_text is not None and not records and files.store_stdout:
         text, found = stdout_text_without_kickstart(out_text)
         record_payloads.extend(found)
         inst.stdout_text = text
@@ -240,24 +248,23 @@ def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
                 if isinstance(item, dict) and "name" in item:
                     extra[f"metadata.{item['name']}"] = item.get("value")
 
-    keys = {"xwf.id": wf.uuid, "job.id": inst.name, "job_inst.id": inst.seq}
+    keys = {"xwf.id": files.wf_uuid, "job.id": inst.name, "job_inst.id": inst.seq}
     if invocations:
         for n, rec in enumerate(invocations, start=1):
-            _emit_invocation(wf, inst, n, rec.data, keys)
+            _emit_invocation(out, inst, is_subdag, n, rec.data, keys)
             for p in monitoring:
-                _emit_monitoring(wf, inst, p, keys, ts)
-            _emit_rc_meta(wf, rec.data, ts)
-            _emit_host(wf, inst, rec.data, keys, ts)
+                _emit_monitoring(out, inst, p, keys, ts)
+            _emit_rc_meta(out, files.wf_uuid, rec.data, ts)
+            _emit_host(out, rec.data, keys, ts)
             summaries.append({k: rec.data[k] for k in _INVOCATION_SUMMARY_KEYS if k in rec.data})
     elif tasks:
-        _emit_cluster_tasks(wf, inst, tasks, keys)
+        _emit_cluster_tasks(out, inst, files, tasks, keys)
     else:
-        _emit_invocation(wf, inst, 1, {}, keys)
+        _emit_invocation(out, inst, is_subdag, 1, {}, keys)
         if is_subdag or inst.name.startswith("subdax_"):
             local_name, local_ip = _local_host()
             _emit_host(
-                wf,
-                inst,
+                out,
                 {"hostname": local_name, "hostaddr": local_ip, "resource": inst.site},
                 keys,
                 ts,
@@ -267,7 +274,7 @@ def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
     error_count = 0
     for m in metrics:
         count = event_count(m)
-        wf.emit(
+        out.emit(
             "int.metric",
             {
                 **keys,
@@ -281,7 +288,9 @@ def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
         failed = m.get("failed") or 0
         error_count += failed
         if failed > 0:
-            wf.emit("job_inst.tag", {**keys, "count": failed, "ts": float(ts), "name": "int.error"})
+            out.emit(
+                "job_inst.tag", {**keys, "count": failed, "ts": float(ts), "name": "int.error"}
+            )
     extra["int_error_count"] = error_count
 
     for rec in multipart:
@@ -298,16 +307,20 @@ def parse_job_output(wf: Workflow, inst: JobInstance, ts: float) -> None:
     extra["invocations"] = summaries
 
     if inst.name.startswith("register_") and _int_or_none(inst.main_exitcode) == 0:
-        _emit_registrations(wf, inst, keys)
-    wf.on_job_output(inst, records)
+        _emit_registrations(out, inst, files, keys)
+    out.records = records
+    return out
 
 
 def _emit_invocation(
-    wf: Workflow, inst: JobInstance, n: int, rec: dict[str, Any], keys: dict[str, Any]
+    out: JobOutput,
+    inst: JobInstance,
+    is_subdag: bool,
+    n: int,
+    rec: dict[str, Any],
+    keys: dict[str, Any],
 ) -> None:
     sub = inst.sub
-    node = wf.dag.nodes.get(inst.name) if wf.dag else None
-    is_subdag = bool(node is not None and node.is_subdag)
     if rec.get("start") is not None:
         start = iso_to_epoch(str(rec["start"]))
         start_time: int | None = int(start) if start is not None else None
@@ -320,7 +333,7 @@ def _emit_invocation(
     inv_start: dict[str, Any] = {**keys, "inv.id": n}
     if start_time is not None:
         inv_start["ts"] = start_time
-    wf.emit("inv.start", inv_start)
+    out.emit("inv.start", inv_start)
 
     attrs: dict[str, Any] = {**keys, "inv.id": n}
     transformation = rec.get("transformation")
@@ -375,13 +388,11 @@ def _emit_invocation(
         attrs["argv"] = sub.arguments
     if exitcode != "0":
         attrs["level"] = "Error"
-    wf.emit("inv.end", attrs)
-    wf.on_invocation(inst, n, rec)
+    out.emit("inv.end", attrs)
+    out.invocations.append((n, rec))
 
 
-def _emit_host(
-    wf: Workflow, inst: JobInstance, rec: dict[str, Any], keys: dict[str, Any], ts: float
-) -> None:
+def _emit_host(out: JobOutput, rec: dict[str, Any], keys: dict[str, Any], ts: float) -> None:
     attrs: dict[str, Any] = {
         **keys,
         "hostname": rec.get("hostname") or "unknown",
@@ -397,20 +408,20 @@ def _emit_host(
     ):
         attrs["uname"] = f"{rec['system']}-{rec['release']}-{rec['machine']}"
     attrs["ts"] = float(ts)
-    wf.emit("job_inst.host.info", attrs)
+    out.emit("job_inst.host.info", attrs)
 
 
-def _emit_rc_meta(wf: Workflow, rec: dict[str, Any], ts: float) -> None:
+def _emit_rc_meta(out: JobOutput, wf_uuid: str, rec: dict[str, Any], ts: float) -> None:
     for lfn, meta in (rec.get("outputs") or {}).items():
         for key, value in meta.items():
-            wf.emit(
+            out.emit(
                 "rc.meta",
-                {"xwf.id": wf.uuid, "lfn.id": lfn, "ts": float(ts), "key": key, "value": value},
+                {"xwf.id": wf_uuid, "lfn.id": lfn, "ts": float(ts), "key": key, "value": value},
             )
 
 
 def _emit_monitoring(
-    wf: Workflow, inst: JobInstance, payload: dict[str, Any], keys: dict[str, Any], ts: float
+    out: JobOutput, inst: JobInstance, payload: dict[str, Any], keys: dict[str, Any], ts: float
 ) -> None:
     items = payload.get("payload")
     if not isinstance(items, list):
@@ -424,11 +435,15 @@ def _emit_monitoring(
         attrs["ts"] = payload.get("ts", int(ts))
         if isinstance(item, dict):
             attrs.update(item)
-        wf.emit("task.monitoring", attrs)
+        out.emit("task.monitoring", attrs)
 
 
 def _emit_cluster_tasks(
-    wf: Workflow, inst: JobInstance, tasks: list[KickstartRecord], keys: dict[str, Any]
+    out: JobOutput,
+    inst: JobInstance,
+    files: JobFiles,
+    tasks: list[KickstartRecord],
+    keys: dict[str, Any],
 ) -> None:
     """Clustering without kickstart: task records plus the job's ``.in`` file (doc §1.6)."""
     by_id: dict[int, dict[str, Any]] = {}
@@ -436,7 +451,7 @@ def _emit_cluster_tasks(
         tid = _int_or_none(t.data.get("id"))
         if tid is not None:
             by_id[tid] = dict(t.data)
-    in_text = wf.ctx.read_text(os.path.join(inst.submit_dir, inst.name + ".in"))
+    in_text = files.read_text(os.path.join(inst.submit_dir, inst.name + ".in"))
     if in_text is None:
         return
     commands: list[str] = []
@@ -470,11 +485,13 @@ def _emit_cluster_tasks(
         ):
             continue
         n += 1
-        _emit_invocation(wf, inst, n, d, keys)
+        _emit_invocation(out, inst, files.is_subdag, n, d, keys)
 
 
-def _emit_registrations(wf: Workflow, inst: JobInstance, keys: dict[str, Any]) -> None:
-    text = wf.ctx.read_text(os.path.join(inst.submit_dir, inst.name + ".in"))
+def _emit_registrations(
+    out: JobOutput, inst: JobInstance, files: JobFiles, keys: dict[str, Any]
+) -> None:
+    text = files.read_text(os.path.join(inst.submit_dir, inst.name + ".in"))
     if text is None:
         return
     for line in text.splitlines():
@@ -485,10 +502,12 @@ def _emit_registrations(wf: Workflow, inst: JobInstance, keys: dict[str, Any]) -
         for extra in parts[2:]:
             if extra.startswith("site="):
                 site = extra[5:].strip('"')
-        wf.emit("rc.pfn", {"xwf.id": wf.uuid, "lfn.id": parts[0], "pfn": parts[1], "site": site})
+        out.emit(
+            "rc.pfn", {"xwf.id": files.wf_uuid, "lfn.id": parts[0], "pfn": parts[1], "site": site}
+        )
 
 
-def composite_extras(wf: Workflow, inst: JobInstance) -> dict[str, Any]:
+def composite_extras(inst: JobInstance, app: str | None, wf_label: Any) -> dict[str, Any]:
     """The attributes ``composite`` adds to ``main.end`` (doc §5.3)."""
     extra = inst.composite_extra
     out: dict[str, Any] = {"int_error_count": extra.get("int_error_count", 0)}
@@ -513,7 +532,7 @@ def composite_extras(wf: Workflow, inst: JobInstance) -> dict[str, Any]:
             continue
         out[key] = value
     out["invocations"] = extra.get("invocations", [])
-    if getattr(wf.bd, "app", None):
-        out["app"] = wf.bd.app
-    out["wf"] = wf.bd.dax_label
+    if app:
+        out["app"] = app
+    out["wf"] = wf_label
     return out

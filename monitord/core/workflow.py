@@ -25,6 +25,7 @@ from monitord.core import dagman as D
 from monitord.core.events import StampedeEvent, make_event
 from monitord.core.jobinstance import JobInstance, raw_exitcode
 from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES
+from monitord.core.jobout import JobFiles, composite_extras, parse_job_output, read_pre_script_log
 from monitord.core.quoting import url_quote
 from monitord.core.timeparse import dagman_timestamp
 
@@ -350,6 +351,28 @@ class Workflow:
             attrs["level"] = "Error"
         self.emit("xwf.end", attrs)
 
+    # ------------------------------------------------------------------ job outputs
+    def job_files(self, inst: JobInstance) -> JobFiles:
+        """Where the instance's files are and how to read them, for the output parse."""
+        node = self.dag.nodes.get(inst.name) if self.dag else None
+        return JobFiles(
+            read_text=self.ctx.read_text,
+            run_dir=self.run_dir,
+            wf_uuid=self.uuid,
+            is_subdag=bool(node is not None and node.is_subdag),
+            rotated=bool(node is not None and node.post_script) or bool(self.dag.is_pmc),
+            store_stdout=self.opts.store_stdout,
+        )
+
+    def read_job_output(self, inst: JobInstance, ts: float) -> None:
+        """Parse the finished job's files, send what they gave, then tell the hooks."""
+        found = parse_job_output(inst, self.job_files(inst), ts)
+        for name, attrs in found.events:
+            self.emit(name, attrs)
+        for task, record in found.invocations:
+            self.on_invocation(inst, task, record)
+        self.on_job_output(inst, found.records)
+
     # Notification hooks (doc §11.2): they only tell ctx.notifier, which exists in live mode.
     def on_workflow_state(self, state: str, ts: float) -> None:
         """DAGMan started ("start") or exited ("end"); not for a synthetic end."""
@@ -601,8 +624,6 @@ class Workflow:
 
     def send_main_end(self, inst: JobInstance, attrs: dict[str, Any]) -> None:
         """Complete ``main.end`` with what the output parse found, send it and ``composite``."""
-        from monitord.core.jobout import composite_extras
-
         attrs["work_dir"] = inst.work_dir or self.orig_submit_dir
         if inst.cluster_start is not None:
             attrs["cluster.start"] = inst.cluster_start
@@ -623,7 +644,7 @@ class Workflow:
                 attrs["stderr.text"] = _cap_text(inst.stderr_text, "stderr", inst)
         sent = self.emit("job_inst.main.end", attrs)
         composite = dict(sent)
-        composite.update(composite_extras(self, inst))
+        composite.update(composite_extras(inst, getattr(self.bd, "app", None), self.bd.dax_label))
         self.emit("job_inst.composite", composite)
 
     def script_invocation(self, inst: JobInstance, which: str) -> None:
@@ -709,14 +730,13 @@ def _pre_success(wf: Workflow, inst: JobInstance, ts: float, status: int | None,
 
 
 def _pre_failure(wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    from monitord.core.jobout import read_pre_script_log
-
     inst.pre_exitcode = raw_exitcode(status or 0)
     inst.main_exitcode = inst.pre_exitcode
     wf._bump_out_counter(inst)
     wf.script_invocation(inst, "pre")
     wf._brief(inst, "job_inst.pre.end", ts, -1, extra={"exitcode": str(inst.pre_exitcode)})
-    read_pre_script_log(wf, inst)
+    node = wf.dag.nodes.get(inst.name) if wf.dag else None
+    read_pre_script_log(inst, node.pre_script_log if node is not None else None, wf.job_files(inst))
     attrs = wf.build_main_end(inst, ts, -1)
     wf.send_main_end(inst, attrs)
 
@@ -735,8 +755,6 @@ def _execute(wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r:
 
 
 def _job_result(wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    from monitord.core.jobout import parse_job_output
-
     inst.main_exitcode = raw_exitcode(status or 0)
     ok = 0 if inst.state == "JOB_SUCCESS" else -1
     node = wf.dag.nodes.get(inst.name) if wf.dag else None
@@ -744,7 +762,7 @@ def _job_result(wf: Workflow, inst: JobInstance, ts: float, status: int | None, 
     if has_post:
         inst.deferred_main_end = wf.build_main_end(inst, ts, ok)
         return
-    parse_job_output(wf, inst, ts)
+    wf.read_job_output(inst, ts)
     if not wf.opts.events_enabled:
         return
     wf.on_job_end(inst, ts, status)
@@ -770,12 +788,10 @@ def _held(wf: Workflow, inst: JobInstance, ts: float, status: int | None, reason
 
 
 def _post_result(wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    from monitord.core.jobout import parse_job_output
-
     inst.post_exitcode = raw_exitcode(status or 0)
     if inst.main_exitcode is None:
         inst.main_exitcode = inst.post_exitcode
-    parse_job_output(wf, inst, ts)
+    wf.read_job_output(inst, ts)
     if not wf.opts.events_enabled:
         return
     if inst.deferred_main_end is not None:
