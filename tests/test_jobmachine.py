@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from monitord.core import workflow
+from monitord.core import jobactions
 from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES, db_state_names
 from tests.conftest import CORPUS
 
@@ -60,7 +60,7 @@ def test_a_transition_outside_the_table_is_found() -> None:
 
 def test_every_action_has_code_and_every_follower_a_row() -> None:
     actions = {row.action for row in JOB_STATES.values() if row.action is not None}
-    assert actions == set(workflow._ACTIONS)
+    assert actions == set(jobactions.ACTIONS)
     for row in JOB_STATES.values():
         assert row.follows <= set(JOB_STATES)
     assert REUSABLE_STATES == {"PRE_SCRIPT_SUCCESS", "DAGMAN_SUBMIT"}

@@ -23,10 +23,9 @@ import structlog
 
 from monitord.core import dagman as D
 from monitord.core.events import StampedeEvent, make_event
-from monitord.core.jobinstance import JobInstance, raw_exitcode
+from monitord.core.jobactions import ACTIONS, JobActions
+from monitord.core.jobinstance import JobInstance
 from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES
-from monitord.core.jobout import JobFiles, composite_extras, parse_job_output, read_pre_script_log
-from monitord.core.quoting import url_quote
 from monitord.core.timeparse import dagman_timestamp
 
 log = structlog.get_logger(__name__)
@@ -65,7 +64,7 @@ class WorkflowContext:
     notifier: Any = None
 
 
-class Workflow:
+class Workflow(JobActions):
     """One workflow directory being followed (root or sub-workflow)."""
 
     def __init__(
@@ -351,56 +350,11 @@ class Workflow:
             attrs["level"] = "Error"
         self.emit("xwf.end", attrs)
 
-    # ------------------------------------------------------------------ job outputs
-    def job_files(self, inst: JobInstance) -> JobFiles:
-        """Where the instance's files are and how to read them, for the output parse."""
-        node = self.dag.nodes.get(inst.name) if self.dag else None
-        return JobFiles(
-            read_text=self.ctx.read_text,
-            run_dir=self.run_dir,
-            wf_uuid=self.uuid,
-            is_subdag=bool(node is not None and node.is_subdag),
-            rotated=bool(node is not None and node.post_script) or bool(self.dag.is_pmc),
-            store_stdout=self.opts.store_stdout,
-        )
-
-    def read_job_output(self, inst: JobInstance, ts: float) -> None:
-        """Parse the finished job's files, send what they gave, then tell the hooks."""
-        found = parse_job_output(inst, self.job_files(inst), ts)
-        for name, attrs in found.events:
-            self.emit(name, attrs)
-        for task, record in found.invocations:
-            self.on_invocation(inst, task, record)
-        self.on_job_output(inst, found.records)
-
     # Notification hooks (doc §11.2): they only tell ctx.notifier, which exists in live mode.
     def on_workflow_state(self, state: str, ts: float) -> None:
         """DAGMan started ("start") or exited ("end"); not for a synthetic end."""
         if self.ctx.notifier is not None:
             self.ctx.notifier.workflow_state(self, state, ts)
-
-    def on_job_start(self, inst: JobInstance, ts: float) -> None:
-        """Each EXECUTE; like job ends, only with an event sink (doc §5.4)."""
-        if self.ctx.notifier is not None and self.opts.events_enabled:
-            self.ctx.notifier.job_start(self, inst, ts)
-
-    def on_job_output(self, inst: JobInstance, records: list[Any]) -> None:
-        """The output parse of this state is done (``records``: its kickstart records)."""
-        if self.ctx.notifier is not None:
-            self.ctx.notifier.job_output(self, inst, records)
-
-    def on_invocation(self, inst: JobInstance, task: int, record: dict[str, Any]) -> None:
-        """Invocation (or task) ``task`` of the output parse; ``record`` is {} without one."""
-        if self.ctx.notifier is None:
-            return
-        if not self.opts.events_enabled and (inst.state or "").startswith("POST_SCRIPT"):
-            return  # the reference parses nothing at POST time without an event sink
-        self.ctx.notifier.invocation(self, inst, task, record, self.state_ts)
-
-    def on_job_end(self, inst: JobInstance, ts: float, status: int | None) -> None:
-        """JOB_SUCCESS/FAILURE without POST script, or POST_SCRIPT_SUCCESS/FAILURE."""
-        if self.ctx.notifier is not None:
-            self.ctx.notifier.job_end(self, inst, ts, status)
 
     def _take_reason(self) -> str | None:
         reason, self.pending_reason = self.pending_reason, None
@@ -417,60 +371,6 @@ class Workflow:
                 del self.jobs[key]
                 if self.latest.get(inst.name) == inst.seq:
                     del self.latest[inst.name]
-
-    # ------------------------------------------------------------------ job instances
-    def _new_instance(self, name: str) -> JobInstance:
-        seq = self.job_seq
-        self.job_seq += 1
-        node = self.dag.nodes.get(name) if self.dag else None
-        if self.dag is not None and self.dag.is_pmc:
-            submit_dir = self.run_dir
-        elif node is not None and node.submit_file:
-            submit_dir = os.path.dirname(os.path.join(self.run_dir, node.submit_file))
-        else:
-            if node is None or not node.is_subdag:
-                log.error("job not found in the .dag file", job=name, workflow=self.uuid)
-            submit_dir = self.run_dir
-        inst = JobInstance(name=name, seq=seq, submit_dir=submit_dir)
-        if node is not None and node.is_subdag:
-            inst.site = "local"
-        self.jobs[(name, seq)] = inst
-        self.latest[name] = seq
-        return inst
-
-    def _latest_instance(self, name: str) -> JobInstance | None:
-        seq = self.latest.get(name)
-        return None if seq is None else self.jobs.get((name, seq))
-
-    def _reuse_or_new(self, name: str, reuse: Callable[[JobInstance], bool]) -> JobInstance:
-        inst = self._latest_instance(name)
-        if inst is not None and reuse(inst):
-            return inst
-        return self._new_instance(name)
-
-    def _parse_submit_file(self, inst: JobInstance) -> None:
-        from monitord.core.readers.subfile import parse_submit_file
-
-        node = self.dag.nodes.get(inst.name) if self.dag else None
-        if node is None or not node.submit_file:
-            return
-        path = os.path.join(self.run_dir, node.submit_file)
-        text = self.ctx.read_text(path)
-        if text is None:
-            log.warning("cannot read submit file", path=path, job=inst.name)
-            return
-        sub = parse_submit_file(text, job_name=inst.name, orig_submit_dir=self.orig_submit_dir)
-        inst.sub = sub
-        if sub.site:
-            inst.site = sub.site
-        if sub.time_requirement_seconds is not None:
-            inst.time_req = sub.time_requirement_seconds
-
-    def _bump_out_counter(self, inst: JobInstance) -> None:
-        n = self.out_counters.get(inst.name)
-        n = 0 if n is None else n + 1
-        self.out_counters[inst.name] = n
-        inst.out_num = n
 
     # ------------------------------------------------------------------ the state machine
     def update_job_state(
@@ -542,148 +442,11 @@ class Workflow:
         for ev_name, ev_status in row.events:
             self._brief(inst, ev_name, ts, ev_status, site=ev_name == "job_inst.submit.start")
         if row.action is not None:
-            _ACTIONS[row.action](self, inst, ts, status, reason)
+            ACTIONS[row.action](self, inst, ts, status, reason)
         if opens and self.opts.follow_subworkflows:
             self._check_subworkflow(inst)
         if row.ends == "yes" or (row.ends == "unless-deferred" and inst.deferred_main_end is None):
             inst.retire()
-
-    # ------------------------------------------------------------------ event builders
-    def _state_keys(self, inst: JobInstance, ts: float) -> dict[str, Any]:
-        """The leading attributes of every event a job state produces."""
-        return {
-            "xwf.id": self.uuid,
-            "job.id": inst.name,
-            "job_inst.id": inst.seq,
-            "ts": int(ts),
-            "js.id": inst.js_seq,
-        }
-
-    def _brief(
-        self,
-        inst: JobInstance,
-        name: str,
-        ts: float,
-        status: int | None,
-        *,
-        site: bool = False,
-        reason: str | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None:
-        attrs = self._state_keys(inst, ts)
-        attrs["reason"] = reason
-        if inst.sched_id is not None:
-            attrs["sched.id"] = inst.sched_id
-        if site and inst.site is not None:
-            attrs["site"] = inst.site
-        if status is not None:
-            attrs["status"] = status
-            if status != 0:
-                attrs["level"] = "Error"
-        if extra:
-            attrs.update(extra)
-        self.emit(name, attrs)
-
-    def _main_start(self, inst: JobInstance, ts: float) -> None:
-        attrs = self._state_keys(inst, ts)
-        sub = inst.sub
-        if sub is not None:
-            if sub.stdin:
-                attrs["stdin.file"] = sub.stdin
-            if sub.stdout:
-                attrs["stdout.file"] = sub.stdout
-            if sub.stderr:
-                attrs["stderr.file"] = sub.stderr
-        if inst.sched_id is not None:
-            attrs["sched.id"] = inst.sched_id
-        self.emit("job_inst.main.start", attrs)
-
-    def build_main_end(self, inst: JobInstance, ts: float, status: int) -> dict[str, Any]:
-        """The part of ``main.end`` fixed when the job's outcome is known (doc §5.5)."""
-        attrs = self._state_keys(inst, ts)
-        attrs.update(
-            {
-                "site": inst.site or "",
-                "user": inst.user if inst.user is not None else self.bd.user,
-            }
-        )
-        if inst.main_start is not None and inst.main_end is not None:
-            attrs["local.dur"] = int(inst.main_end - inst.main_start)
-        sub = inst.sub
-        if sub is not None and sub.stdin:
-            attrs["stdin_file"] = sub.stdin
-        if sub is not None and sub.cores is not None:
-            attrs["multiplier_factor"] = str(sub.cores)
-        attrs["exitcode"] = str(inst.main_exitcode)
-        if inst.sched_id is not None:
-            attrs["sched.id"] = inst.sched_id
-        attrs["status"] = status
-        if status != 0:
-            attrs["level"] = "Error"
-        return attrs
-
-    def send_main_end(self, inst: JobInstance, attrs: dict[str, Any]) -> None:
-        """Complete ``main.end`` with what the output parse found, send it and ``composite``."""
-        attrs["work_dir"] = inst.work_dir or self.orig_submit_dir
-        if inst.cluster_start is not None:
-            attrs["cluster.start"] = inst.cluster_start
-        if inst.cluster_dur is not None:
-            attrs["cluster.dur"] = inst.cluster_dur
-        sub = inst.sub
-        # No SUBMIT seen (lines lost): the files read were the .000 ones, and so say the paths.
-        suffix = f".{inst.out_num or 0:03d}" if (inst.kickstart_parsed or inst.rotated) else ""
-        if inst.stdout_file is not None:
-            attrs["stdout.file"] = inst.stdout_file
-        else:
-            attrs["stdout.file"] = (sub.stdout + suffix) if sub is not None and sub.stdout else ""
-        attrs["stderr.file"] = (sub.stderr + suffix) if sub is not None and sub.stderr else ""
-        if self.opts.store_stdout:
-            if inst.stdout_text is not None:
-                attrs["stdout.text"] = _cap_text(inst.stdout_text, "stdout", inst)
-            if inst.stderr_text is not None:
-                attrs["stderr.text"] = _cap_text(inst.stderr_text, "stderr", inst)
-        sent = self.emit("job_inst.main.end", attrs)
-        composite = dict(sent)
-        composite.update(composite_extras(inst, getattr(self.bd, "app", None), self.bd.dax_label))
-        self.emit("job_inst.composite", composite)
-
-    def script_invocation(self, inst: JobInstance, which: str) -> None:
-        """inv.start / inv.end of a PRE (−1) or POST (−2) script."""
-        node = self.dag.nodes.get(inst.name) if self.dag else None
-        script = (
-            (node.pre_script if which == "pre" else node.post_script) if node is not None else None
-        )
-        if which == "pre":
-            start, end, code, inv_id = inst.pre_start, inst.pre_end, inst.pre_exitcode, -1
-        else:
-            start, end, code, inv_id = inst.post_start, inst.post_end, inst.post_exitcode, -2
-        keys = {"xwf.id": self.uuid, "job.id": inst.name, "job_inst.id": inst.seq}
-        inv_start: dict[str, Any] = {**keys, "inv.id": inv_id}
-        if start is not None:
-            inv_start["ts"] = int(start)
-        self.emit("inv.start", inv_start)
-        # The script's start line lost: it starts when it ended, with no CPU time (as the
-        # reference; its inv.start then has no ts).
-        begin = start if start is not None else end
-        dur = int(end - begin) if (begin is not None and end is not None) else 0
-        attrs: dict[str, Any] = {
-            **keys,
-            "inv.id": inv_id,
-            "transformation": f"dagman::{which}",
-            "start_time": int(begin) if begin is not None else None,
-            "dur": dur,
-        }
-        if start is not None:
-            attrs["remote_cpu_time"] = dur
-        attrs["exitcode"] = str(code)
-        attrs["executable"] = script.executable if script is not None else ""
-        if script is not None:
-            attrs["argv"] = script.arguments  # '' for a script without arguments
-        if end is not None:
-            attrs["ts"] = int(end)
-        if attrs["exitcode"] != "0":
-            attrs["level"] = "Error"
-        self.emit("inv.end", attrs)
 
     # ------------------------------------------------------------------ sub-workflows
     def _check_subworkflow(self, inst: JobInstance) -> None:
@@ -713,104 +476,3 @@ class Workflow:
 
 class InvalidDagmanPid(ValueError):
     """A ``** PID =`` line with a non-integer value (the reference exits 42)."""
-
-
-def _cap_text(text: str, which: str, inst: JobInstance) -> str:
-    if len(text) > 65535:
-        log.warning("job text truncated", which=which, job=inst.name)
-        return text[:65535]
-    return text
-
-
-# ---------------------------------------------------------------------- complex states
-def _pre_success(wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    inst.pre_exitcode = raw_exitcode(status or 0)
-    wf.script_invocation(inst, "pre")
-    wf._brief(inst, "job_inst.pre.end", ts, 0, extra={"exitcode": str(inst.pre_exitcode)})
-
-
-def _pre_failure(wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    inst.pre_exitcode = raw_exitcode(status or 0)
-    inst.main_exitcode = inst.pre_exitcode
-    wf._bump_out_counter(inst)
-    wf.script_invocation(inst, "pre")
-    wf._brief(inst, "job_inst.pre.end", ts, -1, extra={"exitcode": str(inst.pre_exitcode)})
-    node = wf.dag.nodes.get(inst.name) if wf.dag else None
-    read_pre_script_log(inst, node.pre_script_log if node is not None else None, wf.job_files(inst))
-    attrs = wf.build_main_end(inst, ts, -1)
-    wf.send_main_end(inst, attrs)
-
-
-def _submit_failure(
-    wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any
-) -> None:
-    inst.main_exitcode = 1
-    inst.stderr_text = url_quote(f"Job submission failed because of HTCondor event {inst.state}")
-    wf.send_main_end(inst, wf.build_main_end(inst, ts, -1))
-
-
-def _execute(wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    wf._main_start(inst, ts)
-    wf.on_job_start(inst, ts)
-
-
-def _job_result(wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    inst.main_exitcode = raw_exitcode(status or 0)
-    ok = 0 if inst.state == "JOB_SUCCESS" else -1
-    node = wf.dag.nodes.get(inst.name) if wf.dag else None
-    has_post = bool(node and node.post_script) and not wf.dag.is_pmc
-    if has_post:
-        inst.deferred_main_end = wf.build_main_end(inst, ts, ok)
-        return
-    wf.read_job_output(inst, ts)
-    if not wf.opts.events_enabled:
-        return
-    wf.on_job_end(inst, ts, status)
-    wf.send_main_end(inst, wf.build_main_end(inst, ts, ok))
-
-
-def _job_aborted(wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    inst.main_exitcode = 1
-    wf._brief(inst, "job_inst.abort.info", ts, None)
-    node = wf.dag.nodes.get(inst.name) if wf.dag else None
-    has_post = bool(node and node.post_script)
-    attrs = wf.build_main_end(inst, ts, -1)
-    if has_post and inst.prev_state in ("JOB_HELD", "JOB_HELD_REASON"):
-        inst.deferred_main_end = attrs
-        return
-    wf.send_main_end(inst, attrs)
-
-
-def _held(wf: Workflow, inst: JobInstance, ts: float, status: int | None, reason: Any) -> None:
-    new_dagman = wf.dagman_version >= 80303
-    if (inst.state == "JOB_HELD_REASON") == new_dagman:
-        wf._brief(inst, "job_inst.held.start", ts, None, reason=reason)
-
-
-def _post_result(wf: Workflow, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    inst.post_exitcode = raw_exitcode(status or 0)
-    if inst.main_exitcode is None:
-        inst.main_exitcode = inst.post_exitcode
-    wf.read_job_output(inst, ts)
-    if not wf.opts.events_enabled:
-        return
-    if inst.deferred_main_end is not None:
-        attrs, inst.deferred_main_end = inst.deferred_main_end, None
-        wf.send_main_end(inst, attrs)
-    wf.script_invocation(inst, "post")
-    wf.on_job_end(inst, ts, status)
-    ok = 0 if inst.state == "POST_SCRIPT_SUCCESS" else -1
-    wf._brief(inst, "job_inst.post.end", ts, ok, extra={"exitcode": str(inst.post_exitcode)})
-
-
-# The per-state code of the table's ``action`` column (monitord.core.jobmachine).
-_ACTIONS: dict[str, Callable[[Workflow, JobInstance, float, int | None, Any], None]] = {
-    "pre_success": _pre_success,
-    "pre_failure": _pre_failure,
-    "submit_failure": _submit_failure,
-    "execute": _execute,
-    "job_result": _job_result,
-    "job_aborted": _job_aborted,
-    "held": _held,
-    "post_result": _post_result,
-}
