@@ -51,7 +51,7 @@ from monitord.daemon.tail import ChangeWatch
 from monitord.daemon.tracked import Tracked
 from notifications.notifier import Notifier
 from sinks.plugins.host import with_plugins
-from sinks.registry import build_sink
+from sinks.registry import build_dashboard_sink, build_sink
 from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SPOOL_DIR_NAME, SpoolSettings
 
@@ -171,11 +171,11 @@ class Monitor(LiveFollowing):
                     log.error("cannot create events output, disabling it", error=str(exc))
                     self.output_errors.append(str(exc))
             if self.cfg.dashboard and sinks:
-                from sinks.sql.dashboard import DashboardSink, default_dashboard_url
+                from sinks.sql.dashboard import default_dashboard_url
 
                 try:
                     sinks.append(
-                        DashboardSink(
+                        build_dashboard_sink(
                             self.cfg.dashboard_url or default_dashboard_url(),
                             root_wf_uuid=bd.wf_uuid,
                             db_url=dests[0],

@@ -21,6 +21,7 @@ import structlog
 
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import Sink
+from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.codec import decode_batch, encode_batch
 from sinks.runtime.policy import DeliveryState, RetryPolicy
 from sinks.runtime.spool import BatchSpool, SpoolSettings, SpoolUnavailable
@@ -142,7 +143,7 @@ class Delivery:
         )
         self.events_written = 0
         self.drained_events = 0  # events written from the spool
-        self.self_spooling = bool(getattr(sink, "spools_itself", False))
+        self.self_spooling = capabilities_of(sink).spools_itself
         self._cond = cond or threading.Condition()
         self._wake = wake
         self.reporter: OutageReporter = reporter or OutageReporter()

@@ -19,6 +19,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import SinkError
+from sinks.sql.factory import DASHBOARD_CAPABILITIES
 
 from . import schema as s
 from .database import ensure_schema, is_sqlite, make_engine, parse_url, safe_url, scrub
@@ -47,6 +48,7 @@ def prepare_sqlite_file(path: str) -> bool:
 
 class DashboardSink:
     name = "dashboard"
+    capabilities = DASHBOARD_CAPABILITIES
 
     def __init__(
         self,

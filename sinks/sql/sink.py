@@ -21,6 +21,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from monitord.core.events import StampedeEvent
 from monitord.system.ownership import create_owned
 from sinks.runtime.base import SinkError
+from sinks.sql.factory import SQL_CAPABILITIES
 
 from .database import (
     SchemaVersionError,
@@ -58,7 +59,7 @@ class SQLSink:
 
     name = "sql"
     # Per-event Python work: the runner drives it from its own process (sinks/runtime/process_worker.py).
-    cpu_bound = True
+    capabilities = SQL_CAPABILITIES
 
     def __init__(
         self,

@@ -1,0 +1,28 @@
+"""The ``amqp`` sink factory (entry point in pyproject.toml): ``amqp://``, ``amqps://``."""
+
+from __future__ import annotations
+
+from sinks.runtime.base import Sink
+from sinks.runtime.capabilities import Capabilities
+from sinks.runtime.factory import SinkRequest
+
+AMQP_CAPABILITIES = Capabilities(shares_hub=True, spools_itself=True)
+
+
+class AMQPFactory:
+    """An AMQP (RabbitMQ) exchange, spooled on disk by the sink itself."""
+
+    name = "amqp"
+    schemes = ("amqp", "amqps")
+    capabilities = AMQP_CAPABILITIES
+
+    def check(self, request: SinkRequest) -> None:
+        """The URL and endpoint properties are checked as the sink is built."""
+
+    def build(self, request: SinkRequest) -> Sink:
+        from sinks.amqp.sink import build_amqp_sink
+
+        return build_amqp_sink(request.dest, run_dir=request.run_dir, properties=request.properties)
+
+
+AMQP = AMQPFactory()
