@@ -78,7 +78,7 @@ def test_a_missing_driver_is_found_before_building() -> None:
 def test_a_broken_factory_is_left_out_and_a_scheme_keeps_its_first_factory() -> None:
     class Other:
         name = "other"
-        schemes = ("sqlite",)
+        schemes: tuple[str, ...] = ("sqlite",)
         capabilities = Capabilities()
 
         def check(self, request: registry.SinkRequest) -> None: ...
