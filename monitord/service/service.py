@@ -500,7 +500,13 @@ class Service:
     # ------------------------------------------------------------------ status
     def snapshot(self) -> Any:
         from monitord.service.jobcounts import job_counts, percent_done
-        from monitord.service.status import ServiceSnapshot, WorkflowStatus, sink_status
+        from monitord.service.status import (
+            ServiceSnapshot,
+            WorkflowStatus,
+            plugin_status,
+            sink_status,
+        )
+        from sinks.plugins.host import plugin_snapshot
 
         now = time.time()
         workflows = []
@@ -553,6 +559,12 @@ class Service:
                     )
                 )
         sinks = [] if self.pool is None else [sink_status(h) for h in self.pool.health()]
+        plugins = [
+            plugin_status(item.wf_uuid or item.dagman_out, snap)
+            for item in self.followed.values()
+            if item.monitor is not None
+            for snap in plugin_snapshot(item.monitor.sinks)
+        ]
         running, queued = self._notification_counts()
         return ServiceSnapshot(
             started_at=self.started_at,
@@ -560,6 +572,7 @@ class Service:
             sinks=sinks,
             notifications_running=running,
             notifications_queued=queued,
+            plugins=plugins,
         )
 
     def _notification_counts(self) -> tuple[int, int]:
