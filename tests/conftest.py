@@ -109,6 +109,7 @@ QUICK_MODULES = frozenset(
     {
         "test_conformance_cases",
         "test_conformance_corpus",
+        "test_daemon_config",
         "test_dagman_lines",
         "test_default_db",
         "test_encoding",

@@ -28,10 +28,9 @@ import structlog
 
 from monitord.core.readers.braindump import BraindumpError, read_braindump
 from monitord.core.readers.default_db import default_db_url
-from monitord.core.readers.workflow_properties import load_properties
-from monitord.daemon.config import MonitorConfig, Options, monitor_config
-from monitord.daemon.statefiles import other_instance_running
+from monitord.daemon.config import MonitorConfig
 from monitord.service.config import ServiceConfig
+from monitord.service.discovery import file_stamp, found_config
 from monitord.service.peer import NotAllowed, check_attach, dashboard_allowed, peer_credentials
 from monitord.service.protocol import (
     MAX_LINE,
@@ -43,6 +42,7 @@ from monitord.service.protocol import (
 )
 from monitord.service.scan import RootScanner
 from monitord.service.sinkpool import SinkPool
+from monitord.service.snapshot import service_snapshot, undelivered_events
 from monitord.service.store import Ended, Entry, FollowedStore
 from monitord.service.watcher import FileWatcher
 from monitord.service.workflows import Followed, run_followed
@@ -242,7 +242,7 @@ class Service:
             code = 1
         else:
             code = task.result()
-        if self.stopping and (not _root_finished(item) or _undelivered(item)):
+        if self.stopping and (not _root_finished(item) or undelivered_events(item)):
             # stays in the persisted list: resumed by the next start (which delivers the
             # spool of a workflow that ended but whose events were not all delivered)
             return
@@ -252,7 +252,7 @@ class Service:
         if self.followed.get(item.dagman_out) is item:
             del self.followed[item.dagman_out]
             self._dirty = True
-        stamp = _stamp(item.dagman_out)
+        stamp = file_stamp(item.dagman_out)
         self._judged[item.dagman_out] = stamp
         self.recent_ends[item.dagman_out] = Ended(item.dagman_out, code, *stamp, time.time())
         self._dirty = True
@@ -395,7 +395,7 @@ class Service:
             request.get("reattach")
             and key not in self.followed
             and ended is not None
-            and (ended.size, ended.mtime_ns) == _stamp(key)
+            and (ended.size, ended.mtime_ns) == file_stamp(key)
         ):
             # A client back after a service restart, for a workflow that ended meanwhile.
             return _ended_item(key, config, uid, ended.exit_code), True
@@ -466,130 +466,18 @@ class Service:
                 key = os.path.realpath(path)
                 if key in self.followed:
                     continue
-                stamp = _stamp(key)
+                stamp = file_stamp(key)
                 if self._judged.get(key) == stamp:
                     continue
                 self._judged[key] = stamp
-                config = self._watched_config(key)
+                config = found_config(key, self.cfg)
                 if config is not None:
                     found.append((key, config))
         return found
 
-    def _watched_config(self, dagman_out: str) -> MonitorConfig | None:
-        """Options for a workflow found below a watched root, or None to leave it alone."""
-        run_dir = os.path.dirname(dagman_out)
-        try:
-            bd = read_braindump(run_dir)
-        except BraindumpError:
-            return None
-        if not bd.wf_uuid or (bd.root_wf_uuid and bd.root_wf_uuid != bd.wf_uuid):
-            return None  # a sub-workflow: its root workflow's follower takes care of it
-        done = os.path.join(run_dir, "monitord.done")
-        recover = os.path.join(run_dir, "monitord.recover")
-        try:
-            finished = os.stat(done).st_mtime_ns >= os.stat(dagman_out).st_mtime_ns
-        except OSError:
-            finished = False
-        if finished and not os.path.exists(recover):
-            return None
-        pid_path = os.path.join(run_dir, "monitord.pid")
-        if other_instance_running(pid_path):
-            return None  # a per-workflow daemon (or the service's own follower) is on it
-        return watched_config(dagman_out, self.cfg)
-
     # ------------------------------------------------------------------ status
     def snapshot(self) -> Any:
-        from monitord.service.jobcounts import job_counts, percent_done
-        from monitord.service.status import (
-            ServiceSnapshot,
-            WorkflowStatus,
-            plugin_status,
-            sink_status,
-        )
-        from sinks.plugins.host import plugin_snapshot
-
-        now = time.time()
-        workflows = []
-        for item in self.followed.values():
-            monitor = item.monitor
-            if monitor is None or not monitor.stats:
-                workflows.append(
-                    WorkflowStatus(
-                        wf_uuid=item.wf_uuid or "",
-                        dagman_out=item.dagman_out,
-                        run_dir=item.run_dir,
-                        state="starting",
-                        jobs={},
-                        percent_done=0.0,
-                        lag_bytes=0,
-                        lag_seconds=0.0,
-                        events_per_second=0.0,
-                        events_total=0,
-                    )
-                )
-                continue
-            rate = monitor.rate.rate()
-            for index, stats in enumerate(monitor.stats):
-                tracked = stats.tracked
-                wf = tracked.wf
-                try:
-                    st = os.stat(tracked.dagman_out)
-                    size, mtime = st.st_size, st.st_mtime
-                except OSError:
-                    size, mtime = 0, now
-                lag = max(0, size - stats.bytes_fed) if not stats.ended else 0
-                counts = job_counts(wf) if wf is not None else {}
-                state = _state(wf, stats.ended, item.stop.is_set())
-                undelivered = _undelivered(item) if index == 0 else 0
-                if undelivered and stats.ended and item.exit_code is None:
-                    state = "delivering"  # ended, but not all its events are in the sinks yet
-                workflows.append(
-                    WorkflowStatus(
-                        wf_uuid=wf.uuid if wf is not None else (item.wf_uuid or ""),
-                        dagman_out=tracked.dagman_out,
-                        run_dir=tracked.run_dir,
-                        state=state,
-                        jobs=counts,
-                        percent_done=percent_done(counts) if counts else 0.0,
-                        lag_bytes=lag,
-                        lag_seconds=max(0.0, now - mtime) if lag else 0.0,
-                        events_per_second=rate if index == 0 else 0.0,
-                        events_total=monitor.events_total if index == 0 else 0,
-                        undelivered=undelivered,
-                    )
-                )
-        sinks = [] if self.pool is None else [sink_status(h) for h in self.pool.health()]
-        plugins = [
-            plugin_status(item.wf_uuid or item.dagman_out, snap)
-            for item in self.followed.values()
-            if item.monitor is not None
-            for snap in plugin_snapshot(item.monitor.sinks)
-        ]
-        running, queued = self._notification_counts()
-        return ServiceSnapshot(
-            started_at=self.started_at,
-            workflows=workflows,
-            sinks=sinks,
-            notifications_running=running,
-            notifications_queued=queued,
-            plugins=plugins,
-        )
-
-    def _notification_counts(self) -> tuple[int, int]:
-        running = queued = 0
-        for item in self.followed.values():
-            notifier = getattr(item.monitor, "notifier", None) if item.monitor else None
-            if notifier is None:
-                continue
-            running += int(getattr(notifier, "running", 0) or 0)
-            queued += int(getattr(notifier, "queued", 0) or 0)
-        return running, queued
-
-
-def _undelivered(item: Followed) -> int:
-    """Events of the workflow its sinks have not taken yet (spooled or queued)."""
-    sinks = getattr(item.monitor, "sinks", None)
-    return int(getattr(sinks, "undelivered", 0) or 0)
+        return service_snapshot(self.followed, self.pool, self.started_at)
 
 
 def _root_finished(item: Followed) -> bool:
@@ -605,49 +493,6 @@ def _ended_item(key: str, config: MonitorConfig, uid: int, exit_code: int) -> Fo
     item = Followed(key, config, "attach", uid)
     item.exit_code = exit_code
     return item
-
-
-def _state(wf: Any, ended: bool, stopping: bool) -> str:
-    if wf is None:
-        return "waiting"
-    if ended or wf.dagman_exit is not None:
-        if wf.dagman_exit is None:
-            return "ended"
-        return "success" if wf.dagman_exit == 0 else "failure"
-    if stopping:
-        return "stopping"
-    return "running"
-
-
-def _stamp(path: str) -> tuple[int, int]:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return (-1, -1)
-    return (st.st_size, st.st_mtime_ns)
-
-
-def watched_config(dagman_out: str, cfg: ServiceConfig) -> MonitorConfig:
-    """The options the per-workflow daemon would use, with the service's ``[defaults]`` as argv."""
-    d = cfg.defaults
-    props = load_properties(None, {}, os.path.dirname(dagman_out)) if d.use_properties else {}
-    options = Options(
-        dagman_out=dagman_out,
-        dests=tuple(d.dests),
-        no_events=d.no_events,
-        default_encoding=d.encoding,
-        no_recursive=d.no_recursive,
-        skip_stdout=d.skip_stdout,
-        keep_state=d.keep_state,
-        no_dashboard=not (d.dashboard and bool(d.dashboard_url)),
-        dashboard_url=d.dashboard_url,
-        dashboard_url_from_properties=False,
-        no_notifications=d.no_notifications,
-        notifications_max=d.notifications_max,
-        notifications_timeout=d.notifications_timeout,
-        strict_notifications=False,
-    )
-    return monitor_config(options, props)
 
 
 def _sdnotify() -> Any:

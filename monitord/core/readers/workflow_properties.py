@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from monitord.core.readers.braindump import read_braindump
 from monitord.core.readers.properties import read_properties
@@ -30,28 +31,31 @@ def int_property(
     props: Mapping[str, str], key: str, default: int, *, negative: bool = False
 ) -> int:
     """An integer property; unset or blank gives ``default``, a bad value PropertyError."""
-    text = props.get(key)
-    if text is None or not text.strip():
-        return default
-    try:
-        value = int(text)
-    except ValueError:
-        raise PropertyError(key, text, "not an integer") from None
-    if value < 0 and not negative:
-        raise PropertyError(key, text, "must not be negative")
-    return value
+    return _number(props, key, default, int, "not an integer", negative=negative)
 
 
 def float_property(props: Mapping[str, str], key: str, default: float | None) -> float | None:
     """A non-negative number (seconds, mostly); unset or blank gives ``default``."""
+    return _number(props, key, default, float, "not a number")
+
+
+def _number(
+    props: Mapping[str, str],
+    key: str,
+    default: Any,
+    parse: Callable[[str], Any],
+    what: str,
+    *,
+    negative: bool = False,
+) -> Any:
     text = props.get(key)
     if text is None or not text.strip():
         return default
     try:
-        value = float(text)
+        value = parse(text)
     except ValueError:
-        raise PropertyError(key, text, "not a number") from None
-    if value < 0 or value != value:
+        raise PropertyError(key, text, what) from None
+    if (value < 0 and not negative) or value != value:  # NaN is no number of seconds
         raise PropertyError(key, text, "must not be negative")
     return value
 

@@ -1,0 +1,112 @@
+"""What the service reports: one status line per followed (sub-)workflow, and its sinks."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from monitord.service.jobcounts import job_counts, percent_done
+from monitord.service.status import ServiceSnapshot, WorkflowStatus, plugin_status, sink_status
+from monitord.service.workflows import Followed
+from sinks.plugins.host import plugin_snapshot
+
+
+def service_snapshot(followed: Mapping[str, Followed], pool: Any, started_at: float) -> Any:
+    """The status page's and ``monitord status``'s view of every followed workflow and sink."""
+    now = time.time()
+    workflows = []
+    for item in followed.values():
+        monitor = item.monitor
+        if monitor is None or not monitor.stats:
+            workflows.append(
+                WorkflowStatus(
+                    wf_uuid=item.wf_uuid or "",
+                    dagman_out=item.dagman_out,
+                    run_dir=item.run_dir,
+                    state="starting",
+                    jobs={},
+                    percent_done=0.0,
+                    lag_bytes=0,
+                    lag_seconds=0.0,
+                    events_per_second=0.0,
+                    events_total=0,
+                )
+            )
+            continue
+        rate = monitor.rate.rate()
+        for index, stats in enumerate(monitor.stats):
+            tracked = stats.tracked
+            wf = tracked.wf
+            try:
+                st = os.stat(tracked.dagman_out)
+                size, mtime = st.st_size, st.st_mtime
+            except OSError:
+                size, mtime = 0, now
+            lag = max(0, size - stats.bytes_fed) if not stats.ended else 0
+            counts = job_counts(wf) if wf is not None else {}
+            state = _state(wf, stats.ended, item.stop.is_set())
+            undelivered = undelivered_events(item) if index == 0 else 0
+            if undelivered and stats.ended and item.exit_code is None:
+                state = "delivering"  # ended, but not all its events are in the sinks yet
+            workflows.append(
+                WorkflowStatus(
+                    wf_uuid=wf.uuid if wf is not None else (item.wf_uuid or ""),
+                    dagman_out=tracked.dagman_out,
+                    run_dir=tracked.run_dir,
+                    state=state,
+                    jobs=counts,
+                    percent_done=percent_done(counts) if counts else 0.0,
+                    lag_bytes=lag,
+                    lag_seconds=max(0.0, now - mtime) if lag else 0.0,
+                    events_per_second=rate if index == 0 else 0.0,
+                    events_total=monitor.events_total if index == 0 else 0,
+                    undelivered=undelivered,
+                )
+            )
+    sinks = [] if pool is None else [sink_status(h) for h in pool.health()]
+    plugins = [
+        plugin_status(item.wf_uuid or item.dagman_out, snap)
+        for item in followed.values()
+        if item.monitor is not None
+        for snap in plugin_snapshot(item.monitor.sinks)
+    ]
+    running, queued = _notification_counts(followed)
+    return ServiceSnapshot(
+        started_at=started_at,
+        workflows=workflows,
+        sinks=sinks,
+        notifications_running=running,
+        notifications_queued=queued,
+        plugins=plugins,
+    )
+
+
+def _notification_counts(followed: Mapping[str, Followed]) -> tuple[int, int]:
+    running = queued = 0
+    for item in followed.values():
+        notifier = getattr(item.monitor, "notifier", None) if item.monitor else None
+        if notifier is None:
+            continue
+        running += int(getattr(notifier, "running", 0) or 0)
+        queued += int(getattr(notifier, "queued", 0) or 0)
+    return running, queued
+
+
+def undelivered_events(item: Followed) -> int:
+    """Events of the workflow its sinks have not taken yet (spooled or queued)."""
+    sinks = getattr(item.monitor, "sinks", None)
+    return int(getattr(sinks, "undelivered", 0) or 0)
+
+
+def _state(wf: Any, ended: bool, stopping: bool) -> str:
+    if wf is None:
+        return "waiting"
+    if ended or wf.dagman_exit is not None:
+        if wf.dagman_exit is None:
+            return "ended"
+        return "success" if wf.dagman_exit == 0 else "failure"
+    if stopping:
+        return "stopping"
+    return "running"
