@@ -8,10 +8,7 @@ plugin host; their snapshot goes through the service's status code and HTTP endp
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import orjson
@@ -22,8 +19,9 @@ from monitord.core.events import StampedeEvent, make_event
 from monitord.service.http import start_http
 from monitord.service.status import ServiceSnapshot, from_json, plugin_status, to_json
 from sinks.plugins.host import SinksAndPlugins, plugin_snapshot, start_plugins
-from tests.conftest import CORPUS, CORPUS_TZ, copy_submit_dir, require_corpus
+from tests.conftest import require_corpus
 from tests.plugin_fixtures import install_plugin_packages, plugin_args
+from tests.test_endpoints import _replay as replay_sample
 from tests.test_service_http import get, port_of
 
 
@@ -149,27 +147,8 @@ async def test_metrics_have_each_plugins_counters(snapshot: ServiceSnapshot) -> 
 
 def _replay_with_plugins(tmp_path: Path, *more: str) -> list[str]:
     require_corpus()
-    run = tmp_path / "run"
-    dagman_out = copy_submit_dir(CORPUS / "process_wf_success" / "input", run)
-    (tmp_path / "home").mkdir()
     args = plugin_args(tmp_path, {"raiser": {"tick_interval": "3600"}, "noop": {}})
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "monitord.cli",
-            *args,
-            *more,
-            "--no-dashboard",
-            "-r",
-            dagman_out.name,
-        ],
-        cwd=run,
-        env={**os.environ, "TZ": CORPUS_TZ, "HOME": str(tmp_path / "home")},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = replay_sample(tmp_path, *args, *more)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     return [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
 

@@ -7,9 +7,6 @@ file sink's.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,10 +15,9 @@ from sinks import registry
 from sinks.file_sink import FileSink
 from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import Capabilities, capabilities_of
-from tests.conftest import CORPUS, CORPUS_TZ, copy_submit_dir, require_corpus
+from tests.conftest import require_corpus
 from tests.plugin_fixtures import CAPTURE_SINK, install_plugin_packages
-
-SAMPLE = "process_wf_success"
+from tests.test_endpoints import _replay as replay_sample
 
 
 def test_builtin_sinks_come_from_entry_points() -> None:
@@ -97,28 +93,13 @@ def test_a_pip_installed_sink_gets_what_the_file_sink_gets(tmp_path: Path) -> No
     a JSON event file: the same events, in the same order, with the same attributes."""
     require_corpus()
     install_plugin_packages(CAPTURE_SINK)
-    run = tmp_path / "run"
-    dagman_out = copy_submit_dir(CORPUS / SAMPLE / "input", run)
-    (tmp_path / "home").mkdir()
     capture, events = tmp_path / "capture.jsonl", tmp_path / "events.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "monitord.cli",
-            f"-Dpegasus.catalog.workflow.cap.url=capture://{capture}",
-            f"-Dpegasus.catalog.workflow.file.url=file://{events}",
-            "--encoding",
-            "json",
-            "--no-dashboard",
-            "-r",
-            dagman_out.name,
-        ],
-        cwd=run,
-        env={**os.environ, "TZ": CORPUS_TZ, "HOME": str(tmp_path / "home")},
-        capture_output=True,
-        text=True,
-        timeout=300,
+    proc = replay_sample(
+        tmp_path,
+        f"-Dpegasus.catalog.workflow.cap.url=capture://{capture}",
+        f"-Dpegasus.catalog.workflow.file.url=file://{events}",
+        "--encoding",
+        "json",
     )
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     got = [json.loads(line) for line in capture.read_text().splitlines()]

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
+from sinks.amqp.sink import AMQP_CAPABILITIES, build_amqp_sink
 from sinks.runtime.base import Sink
-from sinks.runtime.capabilities import Capabilities
 from sinks.runtime.factory import SinkRequest
-
-AMQP_CAPABILITIES = Capabilities(shares_hub=True, spools_itself=True)
 
 
 class AMQPFactory:
@@ -20,8 +18,6 @@ class AMQPFactory:
         """The URL and endpoint properties are checked as the sink is built."""
 
     def build(self, request: SinkRequest) -> Sink:
-        from sinks.amqp.sink import build_amqp_sink
-
         return build_amqp_sink(request.dest, run_dir=request.run_dir, properties=request.properties)
 
 

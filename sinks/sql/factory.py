@@ -1,16 +1,12 @@
-"""The ``sql`` and ``dashboard`` sink factories (entry points in pyproject.toml).
-
-Light to import: SQLAlchemy and the sinks load only when a sink is checked or built.
-"""
+"""The ``sql`` and ``dashboard`` sink factories (entry points in pyproject.toml)."""
 
 from __future__ import annotations
 
 from sinks.runtime.base import Sink, SinkError
-from sinks.runtime.capabilities import Capabilities
 from sinks.runtime.factory import SinkRequest, endpoint_property, scheme_of
-
-SQL_CAPABILITIES = Capabilities(cpu_bound=True, shares_engine=True)
-DASHBOARD_CAPABILITIES = Capabilities(dashboard=True)
+from sinks.sql.dashboard import DASHBOARD_CAPABILITIES, DashboardSink
+from sinks.sql.database import connect_timeout_args, parse_url, safe_url
+from sinks.sql.sink import SQL_CAPABILITIES, SQLSink
 
 # database backend -> the extra of monitord that installs its driver
 DRIVER_EXTRAS = {"postgresql": "postgresql", "mysql": "mysql", "mariadb": "mysql"}
@@ -20,8 +16,6 @@ def require_driver(dest: str) -> None:
     """A permanent :class:`SinkError` naming what to install when the database driver of
     ``dest`` is missing (found before any connection is tried)."""
     from sqlalchemy.exc import ArgumentError, NoSuchModuleError
-
-    from sinks.sql.database import parse_url, safe_url
 
     try:
         url = parse_url(dest)
@@ -53,9 +47,6 @@ class SQLFactory:
         require_driver(request.dest)
 
     def build(self, request: SinkRequest) -> Sink:
-        from sinks.sql.database import connect_timeout_args
-        from sinks.sql.sink import SQLSink
-
         timeout = endpoint_property(request.properties, request.dest, "timeout")
         return SQLSink(
             request.dest,
@@ -78,8 +69,6 @@ class DashboardFactory:
             raise SinkError("the dashboard sink needs the root workflow and its events URL")
 
     def build(self, request: SinkRequest) -> Sink:
-        from sinks.sql.dashboard import DashboardSink
-
         assert request.root_wf_uuid is not None and request.db_url is not None
         return DashboardSink(
             request.dest,
