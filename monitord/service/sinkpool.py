@@ -45,7 +45,7 @@ import structlog
 
 from monitord.core.events import StampedeEvent
 from monitord.system import ownership
-from sinks.amqp.hub import HubRegistry
+from sinks.amqp.hubs import HubRegistry
 from sinks.runtime.base import Sink
 from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.delivery import EXIT, Delivery, OutageReporter, Step, Wait

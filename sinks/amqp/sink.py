@@ -24,9 +24,11 @@ from typing import Any
 import structlog
 
 from monitord.core.events import StampedeEvent
+from sinks.amqp.broker import broker_url
 from sinks.amqp.config import AMQPConfig, endpoint_properties, parse_amqp_url
 from sinks.amqp.encoder import encode_selected
-from sinks.amqp.hub import HubClient, HubRegistry, broker_url, default_registry
+from sinks.amqp.hub import HubClient
+from sinks.amqp.hubs import HubRegistry, default_registry
 from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import Capabilities
 from sinks.runtime.spool.segments import Spool, SpoolError
