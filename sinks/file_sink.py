@@ -9,9 +9,11 @@ a file named ``-``; we do what the documentation says).
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import BinaryIO
+from urllib.parse import unquote, urlsplit
 
 import structlog
 
@@ -19,6 +21,8 @@ from monitord.core.events import StampedeEvent
 from monitord.system.ownership import chown_new
 from sinks.encoding import encode_bp, encode_json
 from sinks.runtime.base import SinkError
+from sinks.runtime.capabilities import NONE
+from sinks.runtime.factory import PATH, SinkRequest, scheme_of
 
 log = structlog.get_logger(__name__)
 
@@ -92,3 +96,27 @@ class FileSink:
         finally:
             if self.path != STDOUT:
                 fh.close()
+
+
+class FileFactory:
+    """Plain paths (relative to the run directory), ``-`` (stdout) and ``file:///path``."""
+
+    name = "file"
+    schemes = (PATH, "file")
+    capabilities = NONE
+
+    def check(self, request: SinkRequest) -> None:
+        """Whether the file can be opened shows when the sink opens (the runtime retries)."""
+
+    def build(self, request: SinkRequest) -> FileSink:
+        dest = request.dest
+        if dest == STDOUT:
+            path = STDOUT
+        elif scheme_of(dest) == "file":
+            path = unquote(urlsplit(dest).path)
+        else:
+            path = dest if os.path.isabs(dest) else os.path.join(request.run_dir, dest)
+        return FileSink(path, encoding=request.encoding, overwrite=request.restart)
+
+
+FILE = FileFactory()

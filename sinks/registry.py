@@ -1,31 +1,146 @@
-"""Destination URL or path -> sink (behaviour doc §6.4).
+"""Destination URL or path -> sink, through the factories installed under the entry-point
+group ``monitord.sinks`` (behaviour doc §6.4).
 
-| destination                      | sink                          |
-| plain path (relative to run dir) | file (.bp or JSON lines)      |
-| ``-``                            | stdout (the reference's 5.1 code made a file named ``-``) |
-| ``file:///path``                 | file                          |
-| ``amqp://``, ``amqps://``        | AMQP, spooled (sinks/amqp)    |
-| anything else with a scheme      | SQL database (SQLAlchemy URL) |
+Every sink, the built-in ones too, is a :class:`SinkFactory` registered in some package's
+``[project.entry-points."monitord.sinks"]``: it declares the URL schemes it serves, checks a
+destination before anything is built, builds the sink and states its
+:class:`~sinks.runtime.capabilities.Capabilities`.  A pip-installed package adds a sink
+without touching monitord.  The built-ins:
+
+| destination                      | factory   | sink                          |
+| plain path (relative to run dir) | file      | file (.bp or JSON lines)      |
+| ``-``                            | file      | stdout (the reference's 5.1 code made a file named ``-``) |
+| ``file:///path``                 | file      | file                          |
+| ``amqp://``, ``amqps://``        | amqp      | AMQP, spooled (sinks/amqp)    |
+| ``sqlite://``, ``mysql://``, ``mariadb://``, ``postgresql://``, ``jdbc:`` | sql | SQL database |
+| (none: asked for by name)        | dashboard | the dashboard's master DB     |
 """
 
 from __future__ import annotations
 
-import os
+import threading
 from collections.abc import Mapping
-from urllib.parse import unquote, urlsplit
+from importlib.metadata import entry_points
+
+import structlog
 
 from sinks.runtime.base import Sink, SinkError
+from sinks.runtime.factory import (
+    PATH,
+    SinkFactory,
+    SinkRequest,
+    endpoint_property,
+    scheme_of,
+)
 
-SQL_SCHEMES = ("sqlite", "mysql", "postgresql", "postgres", "jdbc")
+__all__ = [
+    "PATH",
+    "Registry",
+    "SinkFactory",
+    "SinkRequest",
+    "build_dashboard_sink",
+    "build_sink",
+    "endpoint_property",
+    "installed",
+    "scheme_of",
+]
+
+log = structlog.get_logger(__name__)
+
+ENTRY_POINT_GROUP = "monitord.sinks"
 
 
-def _scheme(dest: str) -> str:
-    head, sep, _ = dest.partition("://")
-    if sep:
-        return head.split("+", 1)[0].lower()
-    if dest.startswith("jdbc:"):
-        return "jdbc"
-    return ""
+def display_scheme(scheme: str) -> str:
+    if scheme == PATH:
+        return "a plain path"
+    return "jdbc:" if scheme == "jdbc" else f"{scheme}://"
+
+
+class Registry:
+    """The installed sink factories, by name and by scheme (the first of duplicates wins)."""
+
+    def __init__(self, factories: list[SinkFactory]) -> None:
+        self.by_name: dict[str, SinkFactory] = {}
+        self.by_scheme: dict[str, SinkFactory] = {}
+        for factory in factories:
+            if factory.name in self.by_name:
+                log.warning("two sinks share a name; using the first", sink=factory.name)
+                continue
+            self.by_name[factory.name] = factory
+            for scheme in factory.schemes:
+                other = self.by_scheme.setdefault(scheme, factory)
+                if other is not factory:
+                    log.warning(
+                        "two sinks claim a scheme; using the first",
+                        scheme=scheme,
+                        first=other.name,
+                        second=factory.name,
+                    )
+
+    @classmethod
+    def discover(cls) -> Registry:
+        """Every factory installed in this interpreter; a broken one is logged and left out."""
+        factories: list[SinkFactory] = []
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                factory = ep.load()
+            except Exception as exc:  # noqa: BLE001 - one bad package must not stop the rest
+                log.error("cannot load sink factory", sink=ep.name, error=repr(exc))
+                continue
+            if not isinstance(factory, SinkFactory):
+                log.error("not a sink factory", sink=ep.name, target=ep.value)
+                continue
+            factories.append(factory)
+        return cls(factories)
+
+    def installed_schemes(self) -> str:
+        names = sorted(display_scheme(s) for s in self.by_scheme)
+        return ", ".join(names) or "none (reinstall monitord: its entry points are missing)"
+
+    def factory_for(self, dest: str) -> SinkFactory:
+        scheme = scheme_of(dest)
+        factory = self.by_scheme.get(scheme)
+        if factory is None:
+            raise SinkError(
+                f"no sink for {display_scheme(scheme)} destinations;"
+                f" installed: {self.installed_schemes()}"
+            )
+        return factory
+
+    def named(self, name: str) -> SinkFactory:
+        factory = self.by_name.get(name)
+        if factory is None:
+            raise SinkError(f"no sink named {name!r}; installed: {', '.join(sorted(self.by_name))}")
+        return factory
+
+    def build(self, factory: SinkFactory, request: SinkRequest) -> Sink:
+        """Check, build, and stamp the factory's capabilities on the sink."""
+        factory.check(request)
+        sink = factory.build(request)
+        if getattr(sink, "capabilities", None) != factory.capabilities:
+            sink.capabilities = factory.capabilities  # type: ignore[attr-defined]
+        return sink
+
+
+_registry: Registry | None = None
+_lock = threading.Lock()
+
+
+def installed() -> Registry:
+    """The process's registry, discovered once."""
+    global _registry
+    with _lock:
+        if _registry is None:
+            _registry = Registry.discover()
+        return _registry
+
+
+def rediscover() -> Registry:
+    """Forget the discovered factories (a package was installed meanwhile)."""
+    global _registry
+    with _lock:
+        _registry = None
+    return installed()
 
 
 def build_sink(
@@ -39,86 +154,30 @@ def build_sink(
     properties: Mapping[str, str] | None = None,
 ) -> Sink:
     """Resolve one destination to an unopened sink (``properties``: the endpoint settings)."""
-    from sinks.file_sink import FileSink
-
-    scheme = _scheme(dest)
-    if dest == "-":
-        return FileSink("-", encoding=encoding, overwrite=restart)
-    if not scheme:
-        path = dest if os.path.isabs(dest) else os.path.join(run_dir, dest)
-        return FileSink(path, encoding=encoding, overwrite=restart)
-    if scheme == "file":
-        return FileSink(unquote(urlsplit(dest).path), encoding=encoding, overwrite=restart)
-    if scheme in ("amqp", "amqps"):
-        from sinks.amqp import build_amqp_sink
-
-        return build_amqp_sink(dest, run_dir=run_dir, properties=properties)
-    if scheme == "x-tcp":
-        raise SinkError("x-tcp destinations are not supported")
-    from sinks.sql import SQLSink
-    from sinks.sql.database import connect_timeout_args
-
-    require_driver(dest)
-    timeout = endpoint_property(properties or {}, dest, "timeout")
-    return SQLSink(
+    registry = installed()
+    request = SinkRequest(
         dest,
+        run_dir=run_dir,
         restart=restart,
-        purge_wf_uuid=root_wf_uuid,
+        encoding=encoding,
+        root_wf_uuid=root_wf_uuid,
         pegasus_version=pegasus_version,
-        engine_kw=connect_timeout_args(dest, timeout) if timeout else None,
+        properties=properties or {},
     )
+    return registry.build(registry.factory_for(dest), request)
 
 
-# database backend -> the extra of monitord that installs its driver
-DRIVER_EXTRAS = {"postgresql": "postgresql", "mysql": "mysql", "mariadb": "mysql"}
-
-
-def require_driver(dest: str) -> None:
-    """A permanent :class:`SinkError` naming what to install when the database driver of
-    ``dest`` is missing (found before any connection is tried)."""
-    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
-
-    from sinks.sql.database import parse_url, safe_url
-
-    try:
-        url = parse_url(dest)
-        dialect = url.get_dialect()
-    except NoSuchModuleError:
-        raise SinkError(f"{safe_url(dest)}: unknown database type {_scheme(dest)!r}") from None
-    except ArgumentError:
-        raise SinkError(f"invalid database URL {safe_url(dest)}") from None
-    try:
-        dialect.import_dbapi()
-    except ImportError as exc:
-        backend = url.get_backend_name()
-        extra = DRIVER_EXTRAS.get(backend)
-        hint = f"; install it with: pip install 'monitord[{extra}]'" if extra else ""
-        missing = exc.name or str(exc)
-        raise SinkError(
-            f"no {backend} database driver ({missing}) for {safe_url(dest)}{hint}"
-        ) from None
-
-
-WORKFLOW_PREFIX = "pegasus.catalog.workflow."
-ANY_CATALOG_PREFIX = "pegasus.catalog.*."
-
-
-def endpoint_property(props: Mapping[str, str], dest: str, prop: str) -> str | None:
-    """``prop`` of the endpoint whose URL is ``dest`` (doc §6.4, §10).
-
-    A named endpoint (``pegasus.catalog.workflow.<name>.url`` = ``dest``) reads
-    ``pegasus.catalog.workflow.<name>.<prop>``; the default one (``-d`` or
-    ``pegasus.catalog.workflow.url``) reads ``pegasus.catalog.workflow.<prop>``; both fall back
-    to ``pegasus.catalog.*.<prop>``.
-    """
-    key = WORKFLOW_PREFIX + prop
-    for name_key, value in props.items():
-        if (
-            value == dest
-            and name_key.startswith(WORKFLOW_PREFIX)
-            and name_key.endswith(".url")
-            and name_key != WORKFLOW_PREFIX + "url"
-        ):
-            key = name_key[: -len("url")] + prop
-            break
-    return props.get(key) or props.get(ANY_CATALOG_PREFIX + prop) or None
+def build_dashboard_sink(
+    url: str, *, root_wf_uuid: str, db_url: str, restart: bool, pegasus_version: str | None
+) -> Sink:
+    """The dashboard's master-DB sink for one root workflow (factory ``dashboard``)."""
+    registry = installed()
+    request = SinkRequest(
+        url,
+        run_dir=".",
+        restart=restart,
+        root_wf_uuid=root_wf_uuid,
+        pegasus_version=pegasus_version,
+        db_url=db_url,
+    )
+    return registry.build(registry.named("dashboard"), request)

@@ -1,7 +1,7 @@
 """Test helpers for event plugins: install the plugin packages, read their journals.
 
 The packages (tests/plugins/contract_plugins, the example under
-monitord/examples/plugins) are pip-installed into the running interpreter's
+monitord/examples/plugins, the capture sink of tests/plugins/capture_sink) are pip-installed into the running interpreter's
 environment once per session, so the daemon subprocesses discover them through
 their entry points exactly as a site's plugins would be.
 """
@@ -26,25 +26,27 @@ EXAMPLE_PLUGIN = PROJECT / "monitord" / "examples" / "plugins" / "job_summary"
 # The reference writes "now" as ts for these (no ts in the event itself): not comparable.
 TS_FREE = {"stampede.static.start", "stampede.static.end", "stampede.rc.pfn"}
 
-_installed = False
+CAPTURE_SINK = PROJECT / "tests" / "plugins" / "capture_sink"
+_installed: set[Path] = set()
 
 
-def install_plugin_packages() -> None:
-    """pip-install the plugin packages (offline-friendly first, then with build isolation)."""
-    global _installed
-    if _installed:
+def install_plugin_packages(*packages: Path) -> None:
+    """pip-install test packages (default: the plugin packages), once per session each,
+    offline-friendly first, then with build isolation."""
+    wanted = [p for p in (packages or (CONTRACT_PLUGINS, EXAMPLE_PLUGIN)) if p not in _installed]
+    if not wanted:
         return
     # without build isolation pip needs setuptools and wheel here; else it fetches them
     local_build = all(importlib.util.find_spec(m) for m in ("setuptools", "wheel"))
-    for package in (CONTRACT_PLUGINS, EXAMPLE_PLUGIN):
+    for package in wanted:
         base = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", str(package)]
         if local_build:
             quick = subprocess.run([*base, "--no-build-isolation"], capture_output=True, text=True)
         if not local_build or quick.returncode != 0:
             full = subprocess.run(base, capture_output=True, text=True)
             assert full.returncode == 0, f"cannot install {package}: {full.stderr[-2000:]}"
+        _installed.add(package)
     importlib.invalidate_caches()
-    _installed = True
 
 
 def plugin_args(tmp: Path, plugins: dict[str, dict[str, str]]) -> list[str]:

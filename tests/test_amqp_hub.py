@@ -25,8 +25,9 @@ import aio_pika
 import pytest
 
 from monitord.core.events import make_event
+from sinks.amqp.broker import hub_key
 from sinks.amqp.config import parse_amqp_url
-from sinks.amqp.hub import HubRegistry, hub_key
+from sinks.amqp.hubs import HubRegistry
 from sinks.amqp.sink import AMQPSink, build_amqp_sink
 from sinks.runtime.spool.segments import Spool
 from tests.servers import require_server

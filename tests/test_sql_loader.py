@@ -12,7 +12,8 @@ from structlog.testing import capture_logs
 from monitord.core.events import StampedeEvent, make_event
 from sinks.runtime.base import SinkError
 from sinks.sql import SQLSink
-from sinks.sql.loader import escape_argv, jobstate_name
+from sinks.sql.columns import escape_argv
+from sinks.sql.loader import jobstate_name
 
 ROOT = "11111111-1111-1111-1111-111111111111"
 SUB = "22222222-2222-2222-2222-222222222222"

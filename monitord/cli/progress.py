@@ -17,6 +17,7 @@ from collections.abc import Coroutine
 from typing import Any, TextIO
 
 from monitord.daemon.monitor import Monitor, MonitorConfig, Tracked
+from sinks.plugins.host import plugin_snapshot
 
 REFRESH = 0.25  # seconds between two readings of the counters
 _INSTANCE_END = "job_inst.main.end"
@@ -79,10 +80,23 @@ def summary_line(monitor: CountingMonitor, *, replay: bool) -> str:
         parts.append(f"{written} events written to {len(stats)} destination(s)")
         if spooled:
             parts.append(f"{spooled} spooled for the next run")
+    parts += [_plugin_part(p) for p in plugin_snapshot(monitor.sinks)]
     verb = "replayed" if replay else "followed"
     count = len(workflows)
     noun = "workflow" if count == 1 else "workflows"
     return f"monitord: {verb} {count} {noun} in {seconds:.1f} s: " + ", ".join(parts)
+
+
+def _plugin_part(p: dict[str, Any]) -> str:
+    """``plugin raiser (stopped): 6 delivered, 4 errors, last error: ...``."""
+    counts = [f"{int(p.get('delivered', 0) or 0)} delivered"]
+    for key in ("dropped", "spooled", "errors", "restarts"):
+        if p.get(key):
+            counts.append(f"{int(p[key])} {key}")
+    delivery = p.get("delivery")
+    state = p.get("state", "?") + (f", delivery {delivery}" if delivery not in (None, "up") else "")
+    tail = f", last error: {p['last_error']}" if p.get("last_error") else ""
+    return f"plugin {p['name']} ({state}): " + ", ".join(counts) + tail
 
 
 def _sink_stats(monitor: Monitor) -> list[dict[str, Any]]:

@@ -50,8 +50,8 @@ from monitord.daemon.statefiles import (
 from monitord.daemon.tail import ChangeWatch
 from monitord.daemon.tracked import Tracked
 from notifications.notifier import Notifier
-from sinks.plugins.host import with_plugins
-from sinks.registry import build_sink
+from sinks.plugins.host import plugin_snapshot, with_plugins
+from sinks.registry import build_dashboard_sink, build_sink
 from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SPOOL_DIR_NAME, SpoolSettings
 
@@ -171,11 +171,11 @@ class Monitor(LiveFollowing):
                     log.error("cannot create events output, disabling it", error=str(exc))
                     self.output_errors.append(str(exc))
             if self.cfg.dashboard and sinks:
-                from sinks.sql.dashboard import DashboardSink, default_dashboard_url
+                from sinks.sql.dashboard import default_dashboard_url
 
                 try:
                     sinks.append(
-                        DashboardSink(
+                        build_dashboard_sink(
                             self.cfg.dashboard_url or default_dashboard_url(),
                             root_wf_uuid=bd.wf_uuid,
                             db_url=dests[0],
@@ -503,5 +503,30 @@ class Monitor(LiveFollowing):
             await watch.close()
         self._watches.clear()
         await asyncio.to_thread(self.sinks.close)
+        _log_plugins(self.sinks)
         if self.pid_path:
             remove(self.pid_path)
+
+
+def _log_plugins(sinks: Any) -> None:
+    """The daemon's last word on its event plugins: each one's counters and delivery state
+    (a warning when one was skipped, raised, dropped events or was not fed to the end)."""
+    plugins = plugin_snapshot(sinks)
+    if not plugins:
+        return
+    keys = ("state", "delivery", "delivered", "dropped", "spooled", "errors", "restarts")
+    summary = {
+        p["name"]: {
+            **{k: p[k] for k in keys if p.get(k) is not None},
+            **({"last_error": p["last_error"]} if p.get("last_error") else {}),
+        }
+        for p in plugins
+    }
+    troubled = any(
+        p.get("state") in ("skipped", "stuck")
+        or p.get("errors")
+        or p.get("dropped")
+        or p.get("delivery") not in (None, "up")
+        for p in plugins
+    )
+    (log.warning if troubled else log.info)("event plugins at exit", plugins=summary)

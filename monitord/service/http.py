@@ -84,7 +84,10 @@ def _is_loopback(host: str) -> bool:
 
 def service_health(snapshot: ServiceSnapshot) -> tuple[bool, dict[str, Any]]:
     """Whether the service is healthy, and what /healthz tells about it: failing (503) while
-    any destination is down or disabled, naming each with its state and since when."""
+    any destination is down or disabled, naming each with its state and since when.
+
+    A plugin that is skipped, stuck, not fed or has raised is named (``plugins``) but does not
+    fail the check: plugins are optional, the service's own outputs are still delivered."""
     failing = [
         {
             "name": s.name,
@@ -104,6 +107,21 @@ def service_health(snapshot: ServiceSnapshot) -> tuple[bool, dict[str, Any]]:
     }
     if failing:
         details["sinks"] = failing
+    troubled = [
+        {
+            "name": p.name,
+            "workflow": p.workflow,
+            "state": p.state,
+            "delivery": p.delivery,
+            "errors": p.errors,
+            "dropped": p.dropped,
+            "error": p.last_error,
+        }
+        for p in snapshot.plugins
+        if not p.healthy
+    ]
+    if troubled:
+        details["plugins"] = troubled
     return not failing, details
 
 

@@ -150,6 +150,46 @@ class SnapshotCollector:
             sink,
             [((s.name,), s.failures) for s in sinks],
         )
+        plugin = ("plugin", "workflow")
+        plugins = snap.plugins
+        yield _gauge(
+            "monitord_plugin_up",
+            "1 while the plugin runs, is fed (delivery up or draining) and has raised no error; "
+            "0 when skipped, stuck, not fed (down, disabled) or after an error.",
+            plugin,
+            [((p.name, p.workflow), 1.0 if p.healthy else 0.0) for p in plugins],
+        )
+        yield _counter(
+            "monitord_plugin_delivered_total",
+            "Events handed to the plugin's handle_event (those it raised on included).",
+            plugin,
+            [((p.name, p.workflow), p.delivered) for p in plugins],
+        )
+        yield _counter(
+            "monitord_plugin_dropped_total",
+            "Events not given to the plugin (its buffer full under the drop policies).",
+            plugin,
+            [((p.name, p.workflow), p.dropped) for p in plugins],
+        )
+        yield _counter(
+            "monitord_plugin_errors_total",
+            "Hook calls that raised (the event is not retried) and, with isolation = process, "
+            "deaths of its process.",
+            plugin,
+            [((p.name, p.workflow), p.errors) for p in plugins],
+        )
+        yield _counter(
+            "monitord_plugin_restarts_total",
+            "Restarts of the plugin's process after it died (isolation = process only).",
+            plugin,
+            [((p.name, p.workflow), p.restarts) for p in plugins],
+        )
+        yield _gauge(
+            "monitord_plugin_spooled_events",
+            "Events spooled on disk for the plugin, not yet handed to it (spool policy).",
+            plugin,
+            [((p.name, p.workflow), p.spooled) for p in plugins],
+        )
         yield _gauge(
             "monitord_notifications_running",
             "Notification scripts running.",

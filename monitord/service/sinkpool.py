@@ -45,8 +45,9 @@ import structlog
 
 from monitord.core.events import StampedeEvent
 from monitord.system import ownership
-from sinks.amqp.hub import HubRegistry
+from sinks.amqp.hubs import HubRegistry
 from sinks.runtime.base import Sink
+from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.delivery import EXIT, Delivery, OutageReporter, Step, Wait
 from sinks.runtime.policy import DISABLED, DOWN, DRAINING, UP
 from sinks.runtime.spool import SpoolSettings
@@ -322,10 +323,11 @@ class SinkPool:
         def make(sinks: list[Sink], spool: SpoolSettings | None = None) -> SharedSinkSet:
             handles = []
             for sink in sinks:
-                if hasattr(sink, "engine_source"):
-                    sink.engine_source = self.engines
-                if hasattr(sink, "hub_source"):
-                    sink.hub_source = self.hubs
+                caps = capabilities_of(sink)
+                if caps.shares_engine:
+                    sink.engine_source = self.engines  # type: ignore[attr-defined]
+                if caps.shares_hub:
+                    sink.hub_source = self.hubs  # type: ignore[attr-defined]
                 lane = self.lane_for(sink, key)
                 handles.append(LaneHandle(sink, lane, wf_uuid, spool))
             for handle in handles:
@@ -409,7 +411,7 @@ def share_key(sink: Sink) -> str | None:
         from sinks.sql.database import safe_url
 
         return f"sql:{safe_url(server)}"
-    if getattr(sink, "name", None) == "dashboard":
+    if capabilities_of(sink).dashboard:
         # One master DB per user, written by many workflows: one lane, so no lock fights.
         return f"dashboard:{getattr(sink, 'display_url', '')}"
     broker = getattr(sink, "broker_url", None)

@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from monitord.service.jobcounts import job_counts, percent_done
-from monitord.service.status import ServiceSnapshot, WorkflowStatus, sink_status
+from monitord.service.status import ServiceSnapshot, WorkflowStatus, plugin_status, sink_status
 from monitord.service.workflows import Followed
+from sinks.plugins.host import plugin_snapshot
 
 
 def service_snapshot(followed: Mapping[str, Followed], pool: Any, started_at: float) -> Any:
@@ -65,6 +66,12 @@ def service_snapshot(followed: Mapping[str, Followed], pool: Any, started_at: fl
                 )
             )
     sinks = [] if pool is None else [sink_status(h) for h in pool.health()]
+    plugins = [
+        plugin_status(item.wf_uuid or item.dagman_out, snap)
+        for item in followed.values()
+        if item.monitor is not None
+        for snap in plugin_snapshot(item.monitor.sinks)
+    ]
     running, queued = _notification_counts(followed)
     return ServiceSnapshot(
         started_at=started_at,
@@ -72,6 +79,7 @@ def service_snapshot(followed: Mapping[str, Followed], pool: Any, started_at: fl
         sinks=sinks,
         notifications_running=running,
         notifications_queued=queued,
+        plugins=plugins,
     )
 
 

@@ -64,12 +64,59 @@ class SinkStatus:
 
 
 @dataclass(slots=True)
+class PluginStatus:
+    """One event plugin of one followed workflow (``sinks.plugins.host.plugin_snapshot``).
+
+    ``state``: the plugin's (new, running, stopping, stopped, stuck, skipped); ``delivery``: the
+    runtime's view of feeding it (up, draining, down, disabled; None when it never ran).
+    """
+
+    name: str
+    workflow: str
+    state: str
+    delivery: str | None = None
+    delivered: int = 0
+    dropped: int = 0
+    spooled: int = 0
+    errors: int = 0
+    restarts: int = 0
+    last_error: str | None = None
+
+    @property
+    def healthy(self) -> bool:
+        """Running, fed, and no error so far."""
+        return (
+            self.state in ("new", "running", "stopping", "stopped")
+            and self.delivery in (None, "up", "draining")
+            and not self.errors
+        )
+
+
+def plugin_status(workflow: str, snap: dict[str, Any]) -> PluginStatus:
+    """One entry of ``plugin_snapshot`` as a :class:`PluginStatus`."""
+    error = snap.get("last_error")
+    return PluginStatus(
+        name=str(snap["name"]),
+        workflow=workflow,
+        state=str(snap.get("state", "new")),
+        delivery=snap.get("delivery"),
+        delivered=int(snap.get("delivered", 0)),
+        dropped=int(snap.get("dropped", 0)),
+        spooled=int(snap.get("spooled", 0)),
+        errors=int(snap.get("errors", 0)),
+        restarts=int(snap.get("restarts", 0)),
+        last_error=str(error) if error is not None else None,
+    )
+
+
+@dataclass(slots=True)
 class ServiceSnapshot:
     started_at: float  # epoch seconds of the service process start
     workflows: list[WorkflowStatus] = field(default_factory=list)
     sinks: list[SinkStatus] = field(default_factory=list)
     notifications_running: int = 0
     notifications_queued: int = 0
+    plugins: list[PluginStatus] = field(default_factory=list)
 
 
 def sink_status(health: dict[str, Any]) -> SinkStatus:
@@ -122,6 +169,7 @@ def from_json(data: bytes | str) -> ServiceSnapshot:
             sinks=[_sink(s) for s in _list(doc, "sinks")],
             notifications_running=int(doc.get("notifications_running", 0)),
             notifications_queued=int(doc.get("notifications_queued", 0)),
+            plugins=[plugin_status(str(p["workflow"]), p) for p in _list(doc, "plugins")],
         )
     except KeyError as exc:
         raise StatusFormatError(f"missing key {exc.args[0]!r}") from None

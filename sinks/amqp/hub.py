@@ -22,8 +22,9 @@ improvements over the reference (behaviour doc §6.5):
   (an exchange declared with another type, say) puts only the clients of that
   exchange into backoff; only a lost connection affects everyone.
 
-A :class:`HubRegistry` hands out hubs by broker, counting users; a hub's thread
-and connection end when its last client detaches.
+A :class:`~sinks.amqp.hubs.HubRegistry` hands out hubs by broker, counting users; a hub's
+thread and connection end when its last client detaches.  The broker-side helpers are in
+:mod:`sinks.amqp.broker`, a spool's handle is its :class:`HubClient`.
 """
 
 from __future__ import annotations
@@ -31,9 +32,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import logging
-import random
-import ssl
 import threading
 import time
 from collections import deque
@@ -45,97 +43,30 @@ import structlog
 from aio_pika.abc import AbstractChannel, AbstractConnection, AbstractExchange
 from aio_pika.connection import make_url
 
+from sinks.amqp.broker import (
+    BATCH,
+    CONCURRENT_BATCHES,
+    CONNECT_TIMEOUT,
+    DEFAULT_PUBLISH_TIMEOUT,
+    DETACH_WAIT,
+    IDLE_POLL,
+    STOPPING_RETRY,
+    WARN_EVERY,
+    Backoff,
+    Exchanges,
+    _in_thread,
+    _lost,
+    _message,
+    _quiet_client_library,
+    _tls_context,
+    broker_url,
+)
 from sinks.amqp.config import AMQPConfig, scrub
-from sinks.amqp.encoder import CONTENT_TYPE
-from sinks.runtime.policy import RetryPolicy
 from sinks.runtime.spool.segments import Record, Spool
 
 log = structlog.get_logger(__name__)
 
 T = TypeVar("T")
-
-BATCH = 500  # records per turn of one client
-CONCURRENT_BATCHES = 4  # turns (of different clients) in flight at once
-DEFAULT_PUBLISH_TIMEOUT = 60.0
-CONNECT_TIMEOUT = 10.0
-IDLE_POLL = 1.0
-WARN_EVERY = 60.0  # seconds between repeated outage warnings
-STOPPING_RETRY = 1.0  # retry pause while a closing sink waits for its drain
-DETACH_WAIT = 10.0  # seconds a detach waits for the client's batch in flight
-
-HubKey = tuple[str, str, int, str, str, str]
-Exchanges = dict[str, "asyncio.Future[tuple[AbstractChannel, AbstractExchange]]"]
-
-
-def _quiet_client_library() -> None:
-    """The hub reports every broker failure itself (one line, password scrubbed); the client
-    library's own lines would add a traceback per lost connection and one per connect retry."""
-    for name in ("aiormq", "aio_pika"):
-        logging.getLogger(name).setLevel(logging.CRITICAL)
-
-
-def hub_key(config: AMQPConfig) -> HubKey:
-    """What makes two endpoints share a connection: everything but the exchange."""
-    return (config.scheme, config.host, config.port, config.user, config.password, config.vhost)
-
-
-def broker_url(config: AMQPConfig) -> str:
-    """The broker of ``config`` without password or exchange: fit for logs and lane keys."""
-    return config.safe_url.rsplit("/", 1)[0]
-
-
-class Backoff:
-    """The delivery runtime's retry policy (:class:`sinks.runtime.policy.RetryPolicy`: ``first * 2**n``
-    seconds, capped, +-20 % jitter), counting a connection's or a client's failures."""
-
-    def __init__(self, first: float = 0.5, cap: float = 15.0) -> None:
-        self.policy = RetryPolicy(first=first, cap=cap)
-        self.failures = 0
-
-    def reset(self) -> None:
-        self.failures = 0
-
-    def next(self) -> float:
-        self.failures += 1
-        return self.policy.delay(self.failures, random.random())
-
-
-def _tls_context() -> ssl.SSLContext:
-    """As the reference: TLS without certificate or hostname verification."""
-    ctx = ssl.create_default_context()
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
-    return ctx
-
-
-def _message(record: Record) -> aio_pika.Message:
-    return aio_pika.Message(
-        record.body,
-        content_type=CONTENT_TYPE,
-        delivery_mode=aio_pika.DeliveryMode.PERSISTENT,
-        message_id=record.message_id,
-    )
-
-
-def _lost(conn: AbstractConnection) -> bool:
-    """Whether the connection is gone.  aio-pika's own ``is_closed`` turns true only once
-    ``close()`` was called; a broker that went away shows in the aiormq connection below."""
-    if conn.is_closed:
-        return True
-    underlying = getattr(getattr(conn, "transport", None), "connection", None)
-    return underlying is None or bool(underlying.is_closed)
-
-
-async def _in_thread(call: Callable[..., T], *args: Any) -> T:
-    """Run a spool operation in a worker thread; a cancellation waits for it to finish
-    first, so a detached spool is never closed under a running read or commit."""
-    future = asyncio.get_running_loop().run_in_executor(None, call, *args)
-    try:
-        return await asyncio.shield(future)
-    except asyncio.CancelledError:
-        with contextlib.suppress(Exception):
-            await future
-        raise
 
 
 class HubClient:
@@ -625,53 +556,3 @@ class Hub:
             failure = results[confirmed]
             assert isinstance(failure, BaseException)
             raise failure
-
-
-class HubRegistry:
-    """Hubs by broker: the first sink of a broker starts its hub, the last one ends it."""
-
-    def __init__(self) -> None:
-        self._hubs: dict[HubKey, Hub] = {}
-        self._lock = threading.Lock()
-
-    def attach(self, config: AMQPConfig, spool: Spool, name: str) -> HubClient:
-        key = hub_key(config)
-        with self._lock:
-            hub = self._hubs.get(key)
-            if hub is None or not hub.alive:  # (a hub whose thread died is not reused)
-                hub = self._hubs[key] = Hub(config, release=self._release)
-            # Attached under the lock, so a hub is never ended and handed out at once.
-            return hub.attach(config, spool, name)
-
-    def _release(self, hub: Hub) -> bool:
-        """A client left ``hub``: True (and forgotten) if that was its last."""
-        with self._lock:
-            if hub.client_count():
-                return False
-            for key, known in list(self._hubs.items()):
-                if known is hub:
-                    del self._hubs[key]
-            return True
-
-    def hubs(self) -> list[Hub]:
-        with self._lock:
-            return list(self._hubs.values())
-
-    @property
-    def connections(self) -> int:
-        """Connections opened so far by the hubs alive now (reconnects included)."""
-        return sum(h.connections for h in self.hubs())
-
-    def close(self) -> None:
-        for hub in self.hubs():
-            hub.close()
-        with self._lock:
-            self._hubs.clear()
-
-
-_default = HubRegistry()
-
-
-def default_registry() -> HubRegistry:
-    """The process's registry: sinks of one process share a connection per broker."""
-    return _default

@@ -24,23 +24,28 @@ from typing import Any
 import structlog
 
 from monitord.core.events import StampedeEvent
+from sinks.amqp.broker import broker_url
 from sinks.amqp.config import AMQPConfig, endpoint_properties, parse_amqp_url
 from sinks.amqp.encoder import encode_selected
-from sinks.amqp.hub import HubClient, HubRegistry, broker_url, default_registry
+from sinks.amqp.hub import HubClient
+from sinks.amqp.hubs import HubRegistry, default_registry
 from sinks.runtime.base import SinkError
+from sinks.runtime.capabilities import Capabilities
 from sinks.runtime.spool.segments import Spool, SpoolError
 
 log = structlog.get_logger(__name__)
+
+AMQP_CAPABILITIES = Capabilities(shares_hub=True, spools_itself=True)
 
 
 class AMQPSink:
     """One AMQP endpoint; ``name`` (and every log line) carries no password.
 
-    ``spools_itself``: every batch goes to this sink's own spool at once, so the delivery
+    ``spools_itself`` (a capability): every batch goes to this sink's own spool at once, so the delivery
     runtime gives it no second one; :meth:`health` reports that spool and the broker.
     """
 
-    spools_itself = True
+    capabilities = AMQP_CAPABILITIES
 
     def __init__(self, config: AMQPConfig, *, run_dir: str) -> None:
         self.config = config

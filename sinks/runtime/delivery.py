@@ -14,14 +14,15 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import structlog
 
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import Sink
-from sinks.runtime.codec import decode_batch, encode_batch
+from sinks.runtime.capabilities import capabilities_of
+from sinks.runtime.codec import decode_batch
+from sinks.runtime.items import EXIT, Batch, Step, Wait, _Flush, _Item
 from sinks.runtime.policy import DeliveryState, RetryPolicy
 from sinks.runtime.spool import BatchSpool, SpoolSettings, SpoolUnavailable
 
@@ -31,50 +32,6 @@ MEMORY_FIRST_BACKOFF = 0.5
 LOG_EVERY = 12  # a long outage logs one retry in this many ("still down", at info)
 MEMORY_MAX_BACKOFF = 30.0
 OWN_BACKLOG_POLL = 0.5  # seconds between looks at a self-spooling sink's backlog at stop
-
-
-@dataclass
-class Batch:
-    """A batch as events, as bytes (``encode_batch``), or both; decoded/encoded on demand."""
-
-    count: int
-    events: Sequence[StampedeEvent] | None = None
-    data: bytes | None = None
-
-    def decoded(self) -> Sequence[StampedeEvent]:
-        if self.events is None:
-            assert self.data is not None
-            self.events = decode_batch(self.data)
-        return self.events
-
-    def encoded(self) -> bytes:
-        if self.data is None:
-            assert self.events is not None
-            self.data = encode_batch(self.events)
-        return self.data
-
-
-class _Flush:
-    """A flush request in the queue: set once everything queued before it is durable."""
-
-    def __init__(self) -> None:
-        self.done = threading.Event()
-
-
-_Item = Batch | _Flush
-
-
-class Wait:
-    """A delivery has nothing to do for ``timeout`` seconds (None: until notified)."""
-
-    __slots__ = ("timeout",)
-
-    def __init__(self, timeout: float | None) -> None:
-        self.timeout = timeout
-
-
-EXIT = object()  # the delivery is over: run ``finish`` and forget it
-Step = Callable[[], None] | Wait | object
 
 
 class OutageReporter:
@@ -142,7 +99,7 @@ class Delivery:
         )
         self.events_written = 0
         self.drained_events = 0  # events written from the spool
-        self.self_spooling = bool(getattr(sink, "spools_itself", False))
+        self.self_spooling = capabilities_of(sink).spools_itself
         self._cond = cond or threading.Condition()
         self._wake = wake
         self.reporter: OutageReporter = reporter or OutageReporter()

@@ -1,6 +1,6 @@
 """The per-workflow daemon's sinks: one executor each, every batch to every one of them.
 
-A sink that says it is CPU-bound (``cpu_bound``: SQL) gets its own process
+A sink whose capabilities say it is CPU-bound (``cpu_bound``: SQL) gets its own process
 (:class:`~sinks.runtime.process_worker.ProcessSinkWorker`), the others a thread
 (:class:`~sinks.runtime.runner.SinkWorker`).
 """
@@ -12,6 +12,7 @@ from typing import Any
 
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import Sink
+from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.process_worker import ProcessSinkWorker
 from sinks.runtime.runner import SinkWorker
 from sinks.runtime.spool import SpoolSettings
@@ -32,7 +33,7 @@ class SinkSet:
     ) -> None:
         self.workers: list[SinkWorker | ProcessSinkWorker] = [
             ProcessSinkWorker(s, spool=spool)
-            if processes and getattr(s, "cpu_bound", False)
+            if processes and capabilities_of(s).cpu_bound
             else SinkWorker(s, spool=spool)
             for s in sinks
         ]

@@ -19,12 +19,15 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import SinkError
+from sinks.runtime.capabilities import Capabilities
 
 from . import schema as s
 from .database import ensure_schema, is_sqlite, make_engine, parse_url, safe_url, scrub
 from .errors import is_transient
 
 log = structlog.get_logger(__name__)
+
+DASHBOARD_CAPABILITIES = Capabilities(dashboard=True)
 
 
 def default_dashboard_url(home: str | None = None) -> str:
@@ -47,6 +50,7 @@ def prepare_sqlite_file(path: str) -> bool:
 
 class DashboardSink:
     name = "dashboard"
+    capabilities = DASHBOARD_CAPABILITIES
 
     def __init__(
         self,

@@ -21,6 +21,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from monitord.core.events import StampedeEvent
 from monitord.system.ownership import create_owned
 from sinks.runtime.base import SinkError
+from sinks.runtime.capabilities import Capabilities
 
 from .database import (
     SchemaVersionError,
@@ -38,6 +39,8 @@ from .loader import BatchLoader
 from .rotate import rotate_sqlite_file
 
 log = structlog.get_logger(__name__)
+
+SQL_CAPABILITIES = Capabilities(cpu_bound=True, shares_engine=True)
 
 
 def sqlite_file(url: URL) -> str | None:
@@ -58,7 +61,7 @@ class SQLSink:
 
     name = "sql"
     # Per-event Python work: the runner drives it from its own process (sinks/runtime/process_worker.py).
-    cpu_bound = True
+    capabilities = SQL_CAPABILITIES
 
     def __init__(
         self,

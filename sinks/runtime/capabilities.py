@@ -1,0 +1,34 @@
+"""What a sink is, as data: the runtime and the service read these flags, never probe the sink.
+
+A sink's factory (sinks/registry.py) declares them; the registry stamps them on every sink it
+builds, and the built-in sink classes carry their own so a sink made directly (tests, tools)
+behaves the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    cpu_bound: bool = False
+    """Per-event Python work: the per-workflow daemon drives it from its own process."""
+    shares_engine: bool = False
+    """Takes the service's shared SQL engine pool (``sink.engine_source``)."""
+    shares_hub: bool = False
+    """Takes the service's shared AMQP connection per broker (``sink.hub_source``)."""
+    spools_itself: bool = False
+    """Every batch goes to the sink's own durable spool: the runtime gives it no second one."""
+    dashboard: bool = False
+    """The user's dashboard master database: one lane per master DB in the service."""
+
+
+NONE = Capabilities()
+
+
+def capabilities_of(sink: Any) -> Capabilities:
+    """The capabilities a sink carries (none declared: a plain thread-driven sink)."""
+    caps = getattr(sink, "capabilities", None)
+    return caps if isinstance(caps, Capabilities) else NONE

@@ -1,0 +1,157 @@
+"""Event attributes -> row values: the coercions (behaviour spec 7.2) and, per table, which
+wire key fills which column."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import Table
+
+from . import schema as s
+
+Row = dict[str, Any]
+
+# --- value coercions (7.2) -------------------------------------------------
+
+
+def to_float(value: Any) -> float | None:
+    """Timestamps, start times and durations are stored as floats."""
+    if value is None or isinstance(value, float):
+        return value
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def to_int(value: Any) -> int | None:
+    if value is None or isinstance(value, int):
+        return value
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        try:
+            return int(float(value))
+        except (TypeError, ValueError):
+            return None
+
+
+def to_bool(value: Any) -> bool:
+    """``job.info clustered`` arrives as 0/1 (or a string of it)."""
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true", "t", "yes", "y")
+    return bool(value)
+
+
+def escape_argv(value: Any) -> Any:
+    """The reference stores argv with ``\\`` doubled and ``'`` as ``\\'``."""
+    if value is None:
+        return None
+    return str(value).replace("\\", "\\\\").replace("'", "\\'")
+
+
+def _ident(value: Any) -> Any:
+    return value
+
+
+# --- column maps: (wire key, column, coercion) -------------------------------
+
+Conv = Callable[[Any], Any]
+ColumnMap = tuple[tuple[str, str, Conv], ...]
+
+WORKFLOW_COLS: ColumnMap = (
+    ("xwf.id", "wf_uuid", _ident),
+    ("dag.file.name", "dag_file_name", _ident),
+    ("ts", "timestamp", to_float),
+    ("submit.hostname", "submit_hostname", _ident),
+    ("submit.dir", "submit_dir", _ident),
+    ("argv", "planner_arguments", escape_argv),
+    ("user", "user", _ident),
+    ("grid_dn", "grid_dn", _ident),
+    ("planner.version", "planner_version", _ident),
+    ("dax.label", "dax_label", _ident),
+    ("dax.version", "dax_version", _ident),
+    ("dax.file", "dax_file", _ident),
+)
+JOB_COLS: ColumnMap = (
+    ("job.id", "exec_job_id", _ident),
+    ("submit_file", "submit_file", _ident),
+    ("type_desc", "type_desc", _ident),
+    ("clustered", "clustered", to_bool),
+    ("max_retries", "max_retries", _ident),
+    ("executable", "executable", _ident),
+    ("argv", "argv", escape_argv),
+    ("task_count", "task_count", _ident),
+)
+TASK_COLS: ColumnMap = (
+    ("task.id", "abs_task_id", _ident),
+    ("transformation", "transformation", _ident),
+    ("argv", "argv", escape_argv),
+    ("type_desc", "type_desc", _ident),
+)
+INVOCATION_COLS: ColumnMap = (
+    ("inv.id", "task_submit_seq", _ident),
+    ("start_time", "start_time", to_float),
+    ("dur", "remote_duration", to_float),
+    ("remote_cpu_time", "remote_cpu_time", to_float),
+    ("exitcode", "exitcode", _ident),
+    ("transformation", "transformation", _ident),
+    ("executable", "executable", _ident),
+    ("argv", "argv", escape_argv),
+    ("task.id", "abs_task_id", _ident),
+    ("maxrss", "maxrss", _ident),
+    ("avg_cpu", "avg_cpu", to_float),
+)
+#: ``main.end`` merges these into the job instance, when present in the event.
+MAIN_END_COLS: ColumnMap = (
+    ("site", "site", _ident),
+    ("user", "user", _ident),
+    ("work_dir", "work_dir", _ident),
+    ("local.dur", "local_duration", to_float),
+    ("cluster.start", "cluster_start", to_float),
+    ("cluster.dur", "cluster_duration", to_float),
+    ("stdin_file", "stdin_file", _ident),
+    ("stdout.file", "stdout_file", _ident),
+    ("stdout.text", "stdout_text", _ident),
+    ("stderr.file", "stderr_file", _ident),
+    ("stderr.text", "stderr_text", _ident),
+    ("multiplier_factor", "multiplier_factor", _ident),
+    ("exitcode", "exitcode", _ident),
+    ("sched.id", "sched_id", _ident),
+)
+POST_END_COLS: ColumnMap = (
+    ("exitcode", "exitcode", _ident),
+    ("sched.id", "sched_id", _ident),
+)
+
+
+def _row(attrs: dict[str, Any], cols: ColumnMap, out: Row) -> Row:
+    for key, col, conv in cols:
+        out[col] = conv(attrs.get(key))
+    return out
+
+
+def _required(table: Table) -> tuple[str, ...]:
+    auto = table.autoincrement_column
+    return tuple(c.name for c in table.c if not c.nullable and c is not auto)
+
+
+#: Leaf tables written by executemany, with the NOT NULL columns checked first.
+LEAF_TABLES: tuple[Table, ...] = (
+    s.workflowstate,
+    s.workflow_meta,
+    s.job_edge,
+    s.task_edge,
+    s.task_meta,
+    s.jobstate,
+    s.invocation,
+    s.integrity,
+    s.tag,
+    s.rc_pfn,
+    s.workflow_files,
+)
+#: rc_lfn is global and unbounded; its cache is simply restarted when this big.
+LFN_CACHE_MAX = 200_000
+
+REQUIRED: dict[str, tuple[str, ...]] = {t.name: _required(t) for t in s.metadata.sorted_tables}

@@ -1,0 +1,83 @@
+"""The ``sql`` and ``dashboard`` sink factories (entry points in pyproject.toml)."""
+
+from __future__ import annotations
+
+from sinks.runtime.base import Sink, SinkError
+from sinks.runtime.factory import SinkRequest, endpoint_property, scheme_of
+from sinks.sql.dashboard import DASHBOARD_CAPABILITIES, DashboardSink
+from sinks.sql.database import connect_timeout_args, parse_url, safe_url
+from sinks.sql.sink import SQL_CAPABILITIES, SQLSink
+
+# database backend -> the extra of monitord that installs its driver
+DRIVER_EXTRAS = {"postgresql": "postgresql", "mysql": "mysql", "mariadb": "mysql"}
+
+
+def require_driver(dest: str) -> None:
+    """A permanent :class:`SinkError` naming what to install when the database driver of
+    ``dest`` is missing (found before any connection is tried)."""
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    try:
+        url = parse_url(dest)
+        dialect = url.get_dialect()
+    except NoSuchModuleError:
+        raise SinkError(f"{safe_url(dest)}: unknown database type {scheme_of(dest)!r}") from None
+    except ArgumentError:
+        raise SinkError(f"invalid database URL {safe_url(dest)}") from None
+    try:
+        dialect.import_dbapi()
+    except ImportError as exc:
+        backend = url.get_backend_name()
+        extra = DRIVER_EXTRAS.get(backend)
+        hint = f"; install it with: pip install 'monitord[{extra}]'" if extra else ""
+        missing = exc.name or str(exc)
+        raise SinkError(
+            f"no {backend} database driver ({missing}) for {safe_url(dest)}{hint}"
+        ) from None
+
+
+class SQLFactory:
+    """The Stampede database: SQLite, MySQL/MariaDB, PostgreSQL (and ``jdbc:`` URLs)."""
+
+    name = "sql"
+    schemes = ("sqlite", "mysql", "mariadb", "postgresql", "postgres", "jdbc")
+    capabilities = SQL_CAPABILITIES
+
+    def check(self, request: SinkRequest) -> None:
+        require_driver(request.dest)
+
+    def build(self, request: SinkRequest) -> Sink:
+        timeout = endpoint_property(request.properties, request.dest, "timeout")
+        return SQLSink(
+            request.dest,
+            restart=request.restart,
+            purge_wf_uuid=request.root_wf_uuid,
+            pegasus_version=request.pegasus_version,
+            engine_kw=connect_timeout_args(request.dest, timeout) if timeout else None,
+        )
+
+
+class DashboardFactory:
+    """The dashboard's master database (asked for by name, it has no scheme of its own)."""
+
+    name = "dashboard"
+    schemes: tuple[str, ...] = ()
+    capabilities = DASHBOARD_CAPABILITIES
+
+    def check(self, request: SinkRequest) -> None:
+        if not request.root_wf_uuid or request.db_url is None:
+            raise SinkError("the dashboard sink needs the root workflow and its events URL")
+
+    def build(self, request: SinkRequest) -> Sink:
+        assert request.root_wf_uuid is not None and request.db_url is not None
+        return DashboardSink(
+            request.dest,
+            root_wf_uuid=request.root_wf_uuid,
+            db_url=request.db_url,
+            restart=request.restart,
+            pegasus_version=request.pegasus_version,
+        )
+
+
+SQL = SQLFactory()
+DASHBOARD = DashboardFactory()

@@ -1,0 +1,118 @@
+"""Sinks registered by entry point (``monitord.sinks``): the built-ins declare their schemes and
+capabilities as data, an unknown scheme is one error naming what is installed, and a sink from
+a pip-installed package (tests/plugins/capture_sink) gets a replay's events, the same as the
+file sink's.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sinks import registry
+from sinks.file_sink import FileSink
+from sinks.runtime.base import SinkError
+from sinks.runtime.capabilities import Capabilities, capabilities_of
+from tests.conftest import require_corpus
+from tests.plugin_fixtures import CAPTURE_SINK, install_plugin_packages
+from tests.test_endpoints import _replay as replay_sample
+
+
+def test_builtin_sinks_come_from_entry_points() -> None:
+    reg = registry.Registry.discover()
+    assert {"file", "sql", "amqp", "dashboard"} <= set(reg.by_name)
+    assert reg.factory_for("sqlite:///x.db").name == "sql"
+    assert reg.factory_for("postgresql+psycopg2://u@h/db").name == "sql"
+    assert reg.factory_for("jdbc:mysql://h/db").name == "sql"
+    assert reg.factory_for("amqps://h/x").name == "amqp"
+    assert reg.factory_for("file:///x.bp").name == "file"
+    assert reg.factory_for("relative.bp").name == "file"
+    assert reg.factory_for("-").name == "file"
+    assert reg.by_name["sql"].capabilities == Capabilities(cpu_bound=True, shares_engine=True)
+    assert reg.by_name["amqp"].capabilities == Capabilities(shares_hub=True, spools_itself=True)
+    assert reg.by_name["dashboard"].capabilities == Capabilities(dashboard=True)
+    assert reg.by_name["file"].capabilities == Capabilities()
+
+
+def test_built_sinks_carry_their_factorys_capabilities(tmp_path: Path) -> None:
+    sql = registry.build_sink(f"sqlite:///{tmp_path}/a.db", run_dir=str(tmp_path), restart=False)
+    assert capabilities_of(sql).cpu_bound and capabilities_of(sql).shares_engine
+    dash = registry.build_dashboard_sink(
+        f"sqlite:///{tmp_path}/w.db",
+        root_wf_uuid="u",
+        db_url="sqlite:///x.db",
+        restart=False,
+        pegasus_version=None,
+    )
+    assert capabilities_of(dash).dashboard
+    bp = registry.build_sink("out.bp", run_dir=str(tmp_path), restart=True, encoding="json")
+    assert isinstance(bp, FileSink)
+    assert (bp.path, bp.encoding, bp.overwrite) == (str(tmp_path / "out.bp"), "json", True)
+    assert capabilities_of(bp) == Capabilities()
+    url = registry.build_sink("file:///abs/x%20y.bp", run_dir=str(tmp_path), restart=False)
+    assert isinstance(url, FileSink) and url.path == "/abs/x y.bp"
+
+
+@pytest.mark.parametrize("bad", ["bogus://nowhere", "x-tcp://127.0.0.1:1"])
+def test_unknown_scheme_names_the_installed_ones(bad: str) -> None:
+    with pytest.raises(SinkError) as err:
+        registry.build_sink(bad, run_dir=".", restart=False)
+    message = str(err.value)
+    scheme = bad.split(":")[0]
+    assert message.startswith(f"no sink for {scheme}:// destinations; installed: ")
+    for known in ("a plain path", "amqp://", "file://", "postgresql://", "sqlite://"):
+        assert known in message
+
+
+def test_a_missing_driver_is_found_before_building() -> None:
+    with pytest.raises(SinkError, match="unknown database type|no .* database driver"):
+        registry.build_sink("mysql+nosuchdriver://u@h/db", run_dir=".", restart=False)
+
+
+def test_a_broken_factory_is_left_out_and_a_scheme_keeps_its_first_factory() -> None:
+    class Other:
+        name = "other"
+        schemes: tuple[str, ...] = ("sqlite",)
+        capabilities = Capabilities()
+
+        def check(self, request: registry.SinkRequest) -> None: ...
+
+        def build(self, request: registry.SinkRequest) -> FileSink:
+            return FileSink(request.dest)
+
+    reg = registry.Registry.discover()
+    mixed = registry.Registry([*reg.by_name.values(), Other()])
+    assert mixed.factory_for("sqlite:///x.db").name == "sql"
+    assert "other" in mixed.by_name
+
+
+def test_a_pip_installed_sink_gets_what_the_file_sink_gets(tmp_path: Path) -> None:
+    """Replay a corpus sample into ``capture://`` (a package monitord does not know) and into
+    a JSON event file: the same events, in the same order, with the same attributes."""
+    require_corpus()
+    install_plugin_packages(CAPTURE_SINK)
+    capture, events = tmp_path / "capture.jsonl", tmp_path / "events.json"
+    proc = replay_sample(
+        tmp_path,
+        f"-Dpegasus.catalog.workflow.cap.url=capture://{capture}",
+        f"-Dpegasus.catalog.workflow.file.url=file://{events}",
+        "--encoding",
+        "json",
+    )
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    got = [json.loads(line) for line in capture.read_text().splitlines()]
+    want = [json.loads(line) for line in events.read_text().splitlines()]
+    assert len(got) == len(want) > 50
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        assert "stampede." + g["event"] == w["event"] or g["event"] == w["event"], i
+        wire = {
+            k.replace("__", "_").replace(".", "_"): v
+            for k, v in g["attrs"].items()
+            if v is not None or k not in ("ts", "level")  # the JSON file leaves these out
+        }
+        expected = {k: v for k, v in w.items() if k != "event"}
+        assert set(wire) == set(expected), (i, g["event"])
+        for key, value in expected.items():
+            assert str(wire[key]) == str(value) or wire[key] == value, (i, key)
