@@ -127,6 +127,23 @@ class Workflow(JobActions):
         }
         self.fixed = fixed
 
+    # ------------------------------------------------------------------ resume snapshots
+    _CONTEXT = ("ctx", "opts", "events")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Everything but the daemon's context (callbacks, the shared event list): a snapshot
+        of the machine (monitord/daemon/resume.py) that :meth:`attach` revives."""
+        return {k: v for k, v in self.__dict__.items() if k not in self._CONTEXT}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def attach(self, ctx: WorkflowContext) -> None:
+        """Plug a restored machine into a daemon's context."""
+        self.ctx = ctx
+        self.opts = ctx.options
+        self.events = ctx.events
+
     # ------------------------------------------------------------------ output
     def emit(self, name: str, attrs: dict[str, Any], *, fixed: bool = True) -> dict[str, Any]:
         if fixed:

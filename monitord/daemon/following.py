@@ -20,6 +20,7 @@ from monitord.core.workflow import Workflow
 from monitord.daemon.checkpoint import Checkpointer
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.errors import MonitordError
+from monitord.daemon.resume import Snapshot
 from monitord.daemon.statefiles import pid_alive, write_recover
 from monitord.daemon.tail import ChangeWatch, LineFollower
 from monitord.daemon.tracked import Tracked
@@ -32,6 +33,7 @@ APPEAR_POLLS = 100
 # Idle passes (about 1 s each) a resumed daemon waits for a rescue DAG's new DAGMan run when
 # the dagman.out it resumed on already ends with DAGMan's exit line.
 RESUME_GRACE = 5
+SNAPSHOT_KEY = ("resume snapshot",)  # the checkpointer keeps the latest one only
 LIVENESS_IDLE = 10
 MAX_IDLE = 17280
 
@@ -61,6 +63,14 @@ class LiveFollowing:
 
     def _end_workflow(self, tracked: Tracked) -> None:
         raise NotImplementedError  # the Monitor's
+
+    def _take_snapshot(self) -> None:
+        raise NotImplementedError  # the Monitor's (crash resume, monitord/daemon/resume.py)
+
+    def _write_snapshot(self, snapshot: Snapshot) -> None:
+        raise NotImplementedError  # the Monitor's
+
+    _fresh_snapshot: Snapshot | None
 
     @staticmethod
     def _follower_outcome(tracked: Tracked, task: asyncio.Task[Any]) -> None:
@@ -129,7 +139,10 @@ class LiveFollowing:
             self._checkpoints = Checkpointer(self.sinks.flush, self._write_checkpoint).start()
         return self._checkpoints
 
-    def _write_checkpoint(self, tracked: Tracked, line_no: int) -> None:
+    def _write_checkpoint(self, tracked: Tracked | Snapshot, line_no: int) -> None:
+        if isinstance(tracked, Snapshot):
+            self._write_snapshot(tracked)
+            return
         with self._feed_lock:  # never after _end_workflow removed monitord.recover
             if tracked.wf is not None and not tracked.wf.finished:
                 write_recover(tracked.files["recover"], line_no)
@@ -138,7 +151,7 @@ class LiveFollowing:
         wf = tracked.wf
         assert wf is not None
         path = tracked.dagman_out
-        follower = LineFollower(path)
+        follower = LineFollower(path, offset=tracked.offset)
         parent = self._followed.get(wf.parent_uuid) if wf.parent_uuid else None
         restarting = False  # a DAGMan start line came after the last exit line
         waits = 0
@@ -162,9 +175,13 @@ class LiveFollowing:
             lines = await follower.read_lines()
             if lines:
                 idle = 0
-                marker = await asyncio.to_thread(self._process_chunk, tracked, lines)
+                offset = follower.offset
+                marker = await asyncio.to_thread(self._process_chunk, tracked, lines, offset)
                 if marker is not None:
                     restarting = marker
+                snapshot, self._fresh_snapshot = self._fresh_snapshot, None
+                if snapshot is not None:  # written once the sinks hold what it covers
+                    self._checkpointer().request(SNAPSHOT_KEY, snapshot, 0)
                 # Checkpointed once every sink holds what the lines produced; meanwhile
                 # the next chunk is parsed (the flush and the parsing overlap).
                 self._checkpointer().request(path, tracked, wf.line_no)
@@ -193,12 +210,15 @@ class LiveFollowing:
                 return
             await self._wait(path, poll_interval(idle), stop)
 
-    def _process_chunk(self, tracked: Tracked, lines: list[str]) -> bool | None:
-        """Feed a chunk; True/False when its last DAGMan start/exit line is a start/an exit."""
+    def _process_chunk(self, tracked: Tracked, lines: list[str], offset: int) -> bool | None:
+        """Feed a chunk (``offset``: the dagman.out bytes fed once it is); True/False when its
+        last DAGMan start/exit line is a start/an exit."""
         wf = tracked.wf
         assert wf is not None
         with self._feed_lock:
             self._feed(tracked, lines)
+            tracked.offset = offset
+            self._take_snapshot()
         marker = None
         for line in reversed(lines):
             if "EXITING WITH STATUS" in line:

@@ -157,6 +157,21 @@ class JobstateLog:
         self.internal(time.time() if ts is None else ts, f"MONITORD_FINISHED {exit_code}")
 
     # --- durability -------------------------------------------------------
+    def size(self) -> int:
+        """Bytes on disk once the buffered lines are written (a resume snapshot's length)."""
+        self.flush()
+        if self._fh is not None:
+            return os.fstat(self._fh.fileno()).st_size
+        try:
+            return os.path.getsize(self.path)
+        except OSError:
+            return 0
+
+    def cut_back(self, size: int) -> None:
+        """Resume from a snapshot: drop what a crashed daemon wrote after it (before open)."""
+        if os.path.getsize(self.path) > size:
+            os.truncate(self.path, size)
+
     def flush(self) -> None:
         """Write the buffered lines with one call and hand them to the OS."""
         if not self._pending:

@@ -36,6 +36,16 @@ from monitord.daemon.errors import MonitordError
 from monitord.daemon.following import LiveFollowing
 from monitord.daemon.jobfiles import read_text
 from monitord.daemon.jobstate_log import JobstateLog, jobstate_log_path
+from monitord.daemon.resume import (
+    ResumePoint,
+    ResumeStore,
+    Snapshot,
+    SnapshotClock,
+    TrackedPoint,
+    describe,
+    dumps,
+    new_stream,
+)
 from monitord.daemon.statefiles import (
     other_instance_running,
     read_info,
@@ -52,6 +62,8 @@ from monitord.daemon.tracked import Tracked
 from notifications.notifier import Notifier
 from sinks.plugins.host import plugin_snapshot, with_plugins
 from sinks.registry import build_dashboard_sink, build_sink
+from sinks.runtime.capabilities import capabilities_of
+from sinks.runtime.marks import MarkedBatch, Marks, count_batch
 from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SPOOL_DIR_NAME, SpoolSettings
 
@@ -112,6 +124,14 @@ class Monitor(LiveFollowing):
         except RuntimeError:
             self._notify_loop = None
         # --- end notifications ---
+        # --- crash resume (monitord/daemon/resume.py): the service sets ``resume_store`` ---
+        self.resume_store: ResumeStore | None = None
+        self.resumed: ResumePoint | None = None  # the snapshot this start resumed from
+        self.marks_stream: str | None = None  # delivery marks' stream (sinks/runtime/marks.py)
+        self.event_counts: dict[str, int] = {}  # per workflow: events published
+        self.tracked_all: list[Tracked] = []  # every (sub-)workflow, the root first
+        self._snapshot_clock = SnapshotClock()
+        self._fresh_snapshot: Snapshot | None = None
 
     # ------------------------------------------------------------------ start-up
     def start(self) -> None:
@@ -139,10 +159,24 @@ class Monitor(LiveFollowing):
         recover = state_path(
             run_dir, "monitord.recover", output_dir=self.cfg.output_dir, wf_uuid=bd.wf_uuid
         )
-        # A crashed predecessor left monitord.recover: outputs start over as in a replay (doc §4.7).
-        self.restart = self.cfg.replay or os.path.exists(recover)
+        crashed = not self.cfg.replay and os.path.exists(recover)
+        point = self._resume_point_for(dagman_out, bd.wf_uuid) if crashed else None
+        # A crashed predecessor left monitord.recover: outputs start over as in a replay (doc
+        # §4.7), unless the service resumes from its snapshot (monitord/daemon/resume.py).
+        self.restart = self.cfg.replay or (crashed and point is None)
+        if self.cfg.events:
+            sinks = self._build_outputs(run_dir, bd)
+            if point is not None and not all(capabilities_of(s).resumes for s in sinks):
+                log.warning(
+                    "an events output cannot resume from a snapshot, recovering from line 1",
+                    outputs=[getattr(s, "name", "?") for s in sinks],
+                )
+                point, self.restart = None, True
+                sinks = self._build_outputs(run_dir, bd)
         if self.restart and not self.cfg.replay:
             log.warning("monitord.recover found: entering recovery mode", run_dir=run_dir)
+        if self.resume_store is not None:
+            self.marks_stream = point.stream if point is not None else new_stream()
         # a sink's spool left by a clean stop is delivered first; on restart it is stale
         self.spool_settings = SpoolSettings.from_properties(
             state_path(run_dir, SPOOL_DIR_NAME, output_dir=self.cfg.output_dir, wf_uuid=bd.wf_uuid),
@@ -151,40 +185,6 @@ class Monitor(LiveFollowing):
             properties=self.cfg.properties,
         )
         if self.cfg.events:
-            dests = [d or default_db_url(run_dir, bd) for d in (self.cfg.dests or [None])]
-            self.requested_outputs = len(dests)
-            sinks = []
-            for dest in dests:
-                try:
-                    sinks.append(
-                        build_sink(
-                            dest,
-                            run_dir=run_dir,
-                            restart=self.restart,
-                            encoding=self.cfg.encoding,
-                            root_wf_uuid=bd.wf_uuid,
-                            pegasus_version=bd.planner_version,
-                            properties=self.cfg.properties,
-                        )
-                    )
-                except Exception as exc:  # a bad destination disables only itself
-                    log.error("cannot create events output, disabling it", error=str(exc))
-                    self.output_errors.append(str(exc))
-            if self.cfg.dashboard and sinks:
-                from sinks.sql.dashboard import default_dashboard_url
-
-                try:
-                    sinks.append(
-                        build_dashboard_sink(
-                            self.cfg.dashboard_url or default_dashboard_url(),
-                            root_wf_uuid=bd.wf_uuid,
-                            db_url=dests[0],
-                            restart=self.restart,
-                            pegasus_version=bd.planner_version,
-                        )
-                    )
-                except Exception as exc:
-                    log.warning("dashboard disabled", error=str(exc))
             # event plugins (issue 13): beside the sinks, per workflow, on the same runtime
             self.sinks = with_plugins(
                 self.make_sink_set(sinks),
@@ -195,9 +195,137 @@ class Monitor(LiveFollowing):
             self.sinks.start()
         self.options.events_enabled = self.cfg.events and bool(self.sinks)
         self._start_notifications(run_dir)  # notifications (issue 6)
+        if point is not None:
+            self._restore(point)
+            return
         tracked = self._open_workflow(run_dir, dagman_out, bd, parent=None)
         if tracked.wf is None:
             raise MonitordError(f"cannot follow the workflow in {run_dir}")
+
+    def _build_outputs(self, run_dir: str, bd: Any) -> list[Any]:
+        """The events outputs asked for (-d, properties, the default DB), not opened yet."""
+        dests = [d or default_db_url(run_dir, bd) for d in (self.cfg.dests or [None])]
+        self.requested_outputs = len(dests)
+        self.output_errors = []
+        sinks = []
+        for dest in dests:
+            try:
+                sinks.append(
+                    build_sink(
+                        dest,
+                        run_dir=run_dir,
+                        restart=self.restart,
+                        encoding=self.cfg.encoding,
+                        root_wf_uuid=bd.wf_uuid,
+                        pegasus_version=bd.planner_version,
+                        properties=self.cfg.properties,
+                    )
+                )
+            except Exception as exc:  # a bad destination disables only itself
+                log.error("cannot create events output, disabling it", error=str(exc))
+                self.output_errors.append(str(exc))
+        if self.cfg.dashboard and sinks:
+            from sinks.sql.dashboard import default_dashboard_url
+
+            try:
+                sinks.append(
+                    build_dashboard_sink(
+                        self.cfg.dashboard_url or default_dashboard_url(),
+                        root_wf_uuid=bd.wf_uuid,
+                        db_url=dests[0],
+                        restart=self.restart,
+                        pegasus_version=bd.planner_version,
+                    )
+                )
+            except Exception as exc:
+                log.warning("dashboard disabled", error=str(exc))
+        return sinks
+
+    # ------------------------------------------------------------------ crash resume
+    def _resume_point_for(self, dagman_out: str, root_uuid: str) -> ResumePoint | None:
+        """The service's snapshot of this workflow, if the files on disk still agree with it."""
+        if self.resume_store is None:
+            return None
+        point = self.resume_store.load(dagman_out, root_uuid)
+        if point is None:
+            return None
+        why = point.problem()
+        if why is not None:
+            log.warning("cannot resume from the snapshot, recovering from line 1", reason=why)
+            return None
+        return point
+
+    def _restore(self, point: ResumePoint) -> None:
+        """Every workflow of the snapshot, as it was then; the followers go on from there."""
+        self.resumed = point
+        self.seen_dagman_outs = set(point.seen_dagman_outs)
+        self.seen_dirs = dict(point.seen_dirs)
+        self.event_counts = dict(point.counts)
+        for p in point.tracked:
+            p.wf.attach(self.ctx)
+            jobstate = None
+            if not p.ended and p.jobstate_path is not None:
+                jobstate = JobstateLog(p.jobstate_path)
+                jobstate.cut_back(p.jobstate_size)
+                jobstate.open()
+            tracked = Tracked(
+                p.wf, p.run_dir, p.dagman_out, jobstate, p.started_at, p.files, p.exit_code,
+                offset=p.offset,
+            )  # fmt: skip
+            self._adopt(tracked)
+            if p.ended:
+                self.done.append(tracked)
+                continue
+            if self.notifier is not None:  # scripts already run stay suppressed (doc §11.4)
+                self.notifier.open_workflow(
+                    p.run_dir, p.wf.bd, p.dagman_out, p.files.get("recover")
+                )
+            self.pending.append(tracked)
+        log.info("resuming from a snapshot, not from line 1", **describe(point))
+
+    def _adopt(self, tracked: Tracked) -> None:
+        """A (sub-)workflow joins the Monitor (opened, or restored from a snapshot)."""
+        self.tracked_all.append(tracked)
+
+    def _take_snapshot(self) -> None:
+        """``_feed_lock`` held, between two chunks: a snapshot if one is due (the service)."""
+        if self.resume_store is None or self.root_uuid is None or not self.tracked_all:
+            return
+        if not self._snapshot_clock.due():
+            return
+        started = time.monotonic()
+        points = []
+        for t in self.tracked_all:
+            if t.wf is None:
+                continue
+            js = t.jobstate
+            points.append(
+                TrackedPoint(
+                    t.wf, t.run_dir, t.dagman_out, dict(t.files), t.started_at, t.exit_code,
+                    t.offset, js.path if js is not None else None,
+                    js.size() if js is not None and not t.wf.finished else 0,
+                    ended=t.wf.finished,
+                )
+            )  # fmt: skip
+        point = ResumePoint(
+            self.root_uuid,
+            self.tracked_all[0].dagman_out,
+            self.marks_stream or "",
+            dict(self.event_counts),
+            points,
+            set(self.seen_dagman_outs),
+            dict(self.seen_dirs),
+        )
+        self._fresh_snapshot = Snapshot(point.root_dagman_out, dumps(point))
+        self._snapshot_clock.taken(started)
+
+    def _write_snapshot(self, snapshot: Snapshot) -> None:
+        """The checkpointer's turn: the sinks hold everything the snapshot covers."""
+        with self._feed_lock:
+            root = self.tracked_all[0].wf if self.tracked_all else None
+            if self.resume_store is None or root is None or root.finished:
+                return  # ended in order meanwhile: nothing to resume
+            self.resume_store.write(snapshot)
 
     def check_outputs(self) -> None:
         """After the run: every requested events destination failed for good (could not be
@@ -278,6 +406,7 @@ class Monitor(LiveFollowing):
             if parent is not None:
                 self._emit_subwf_map(parent, bd.wf_uuid, wf_ts)
         tracked = Tracked(wf, run_dir, dagman_out, jobstate, started_at, files)
+        self._adopt(tracked)
         self.pending.append(tracked)
         self._publish()
         return tracked
@@ -379,7 +508,11 @@ class Monitor(LiveFollowing):
         """Hand the pending events to the sinks in batches of at most BATCH events."""
         events = self.events
         for start in range(0, len(events), BATCH):
-            self.sinks.publish(events[start : start + BATCH])
+            batch = events[start : start + BATCH]
+            if self.marks_stream is not None:  # numbered for a crash resume (resume.py)
+                counts = count_batch(batch, self.event_counts)
+                batch = MarkedBatch(batch, Marks(self.marks_stream, counts))
+            self.sinks.publish(batch)
         events.clear()
 
     def _feed(self, tracked: Tracked, lines: list[str]) -> None:
@@ -447,6 +580,8 @@ class Monitor(LiveFollowing):
             counters=wf.out_counters,
         )
         remove(tracked.files["recover"])
+        if self.resume_store is not None and tracked is self.tracked_all[0]:
+            self.resume_store.remove(tracked.dagman_out)  # ended in order: nothing to resume
         write_done(tracked.files["done"], tracked.started_at)
         self._publish()
 

@@ -17,3 +17,4 @@ class Tracked:
     started_at: float
     files: dict[str, str]
     exit_code: int = 0
+    offset: int = 0  # dagman.out bytes fed (complete lines): a resume snapshot's offset

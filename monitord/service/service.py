@@ -29,6 +29,7 @@ import structlog
 from monitord.core.readers.braindump import BraindumpError, read_braindump
 from monitord.core.readers.default_db import default_db_url
 from monitord.daemon.config import MonitorConfig
+from monitord.daemon.resume import ResumeStore
 from monitord.service.config import ServiceConfig
 from monitord.service.discovery import file_stamp, found_config
 from monitord.service.peer import NotAllowed, check_attach, dashboard_allowed, peer_credentials
@@ -50,6 +51,8 @@ from monitord.service.workflows import Followed, run_followed
 log = structlog.get_logger("monitord.service")
 
 RECENT_END_SECONDS = 3600.0
+FOLLOWERS_STOP_SECONDS = 30.0  # service stop: the longest wait for the followers' last chunk
+RESUME_DIR = "resume"  # under the state directory: the snapshots (monitord/daemon/resume.py)
 
 
 class ServiceError(Exception):
@@ -68,6 +71,7 @@ class Service:
         self.started_at = time.time()
         self.followed: dict[str, Followed] = {}
         self.store = FollowedStore(cfg.state_dir)
+        self.resume = ResumeStore(os.path.join(cfg.state_dir, RESUME_DIR))
         self.watcher = FileWatcher(
             poll_seconds=cfg.limits.poll_seconds, idle_seconds=cfg.limits.idle_check_seconds
         )
@@ -139,14 +143,25 @@ class Service:
         if sdnotify is not None:
             sdnotify.sd_notify("STOPPING=1")
         log.info("service stopping", workflows=len(self.followed))
-        if self.pool is not None:
-            self.pool.begin_close()  # workflows still delivering leave the rest spooled
         if self._server is not None:
             self._server.close()
         for item in list(self.followed.values()):
             if item.monitor is not None:
                 item.monitor.shutting_down = True
             item.stop.set()
+        # Every follower stops and takes its last resume snapshot while the deliveries still
+        # take batches; then they stop, leaving what they could not write spooled.
+        over = [
+            asyncio.ensure_future(item.monitor.following_over.wait())
+            for item in self.followed.values()
+            if item.monitor is not None
+        ]
+        if over:
+            _, late = await asyncio.wait(over, timeout=FOLLOWERS_STOP_SECONDS)
+            for waiter in late:
+                waiter.cancel()
+        if self.pool is not None:
+            self.pool.begin_close()  # workflows still delivering leave the rest spooled
         self.watcher.close()
         tasks = [item.task for item in self.followed.values() if item.task is not None]
         if tasks:
@@ -226,7 +241,11 @@ class Service:
         assert self.pool is not None
         item.task = asyncio.create_task(
             run_followed(
-                item, watcher=self.watcher, pool=self.pool, shutting_down=lambda: self.stopping
+                item,
+                watcher=self.watcher,
+                pool=self.pool,
+                shutting_down=lambda: self.stopping,
+                resume=self.resume,
             ),
             name=f"wf:{key}",
         )

@@ -19,12 +19,15 @@ from typing import Any
 
 import structlog
 
+from monitord.daemon.following import SNAPSHOT_KEY
 from monitord.daemon.monitor import Monitor, MonitorConfig, MonitordError, Tracked
+from monitord.daemon.resume import ResumeStore, SnapshotClock
 from monitord.service.jobcounts import progress_for
 from monitord.service.sinkpool import SharedSinkSet, SinkPool
 from monitord.service.status import EventRate
 from monitord.service.watcher import FileWatcher
 from monitord.system import ownership
+from sinks.runtime.capabilities import capabilities_of
 
 log = structlog.get_logger(__name__)
 
@@ -65,16 +68,16 @@ class ServiceMonitor(Monitor):
         self.shutting_down = False  # service stop: leave monitord.recover for the successor
         self._loop: asyncio.AbstractEventLoop | None = None
         self._new_work: asyncio.Event | None = None
+        self.following_over = asyncio.Event()  # follow_all returned (or never ran)
 
     # Called from worker threads (start, sub-workflow discovery in _feed).
-    def _open_workflow(self, run_dir: str, dagman_out: str, bd: Any, *, parent: Any) -> Tracked:
-        tracked = super()._open_workflow(run_dir, dagman_out, bd, parent=parent)
-        stats = TrackedStats(tracked)
+    def _adopt(self, tracked: Tracked) -> None:
+        super()._adopt(tracked)
+        stats = TrackedStats(tracked, bytes_fed=tracked.offset, ended=tracked in self.done)
         self._stats_of[id(tracked)] = stats
         self.stats.append(stats)
         if self._loop is not None and self._new_work is not None:
             self._loop.call_soon_threadsafe(self._new_work.set)
-        return tracked
 
     def _feed(self, tracked: Tracked, lines: list[str]) -> None:
         stats = self._stats_of.get(id(tracked))
@@ -104,12 +107,43 @@ class ServiceMonitor(Monitor):
                 await asyncio.sleep(pause)
                 pause = min(1.0, pause * 2)
         await super().close(stop)
+        root = self.tracked_all[0].wf if self.tracked_all else None
+        if self.marks_stream and root is not None and root.finished:
+            await asyncio.to_thread(self._forget_marks, root.uuid)
+
+    def _forget_marks(self, root_uuid: str) -> None:
+        """The workflow ended in order: a sink that delivered everything drops its marks."""
+        for handle in getattr(self.sinks, "handles", []):
+            if (
+                capabilities_of(handle.sink).keeps_marks
+                and handle.finished.is_set()
+                and not handle.failed
+                and handle.left_behind == 0
+            ):
+                handle.sink.forget_marks(root_uuid)
 
     async def follow_all(self, stop: asyncio.Event) -> None:
         """Monitor.follow_all, woken by new sub-workflows instead of a one-second tick."""
         self._loop = asyncio.get_running_loop()
         self._new_work = asyncio.Event()
         await super().follow_all(stop)
+        if self.shutting_down and self.resume_store is not None:
+            await self._last_snapshot()
+
+    async def _last_snapshot(self) -> None:
+        """Service stop: a snapshot of where every workflow stands, written once the sinks
+        hold (or have spooled) everything, so the next start resumes right there."""
+
+        def take() -> None:
+            with self._feed_lock:
+                self._snapshot_clock = SnapshotClock()  # due now
+                self._take_snapshot()
+
+        await asyncio.to_thread(take)
+        snapshot, self._fresh_snapshot = self._fresh_snapshot, None
+        if snapshot is not None:
+            self._checkpointer().request(SNAPSHOT_KEY, snapshot, 0)
+            await self._checkpointer().barrier()
 
     def _start_following(self, tracked: Tracked) -> None:
         super()._start_following(tracked)
@@ -137,8 +171,8 @@ class ServiceMonitor(Monitor):
         if not self.shutting_down:
             await super()._finish(tracked, task, stop)
             return
-        # Service stop: no orderly end; monitord.recover stays, so the successor
-        # re-processes this workflow from line 1 into fresh outputs (doc §4.7).
+        # Service stop: no orderly end; monitord.recover stays, and the successor resumes
+        # from the last snapshot (follow_all), or re-processes from line 1 (doc §4.7).
         self._follower_outcome(tracked, task)
         if tracked.jobstate is not None:
             await asyncio.to_thread(tracked.jobstate.close)
@@ -175,7 +209,12 @@ class Followed:
 
 
 async def run_followed(
-    item: Followed, *, watcher: FileWatcher, pool: SinkPool, shutting_down: Callable[[], bool]
+    item: Followed,
+    *,
+    watcher: FileWatcher,
+    pool: SinkPool,
+    shutting_down: Callable[[], bool],
+    resume: ResumeStore | None = None,
 ) -> int:
     """Follow one root workflow to its end; the exit code the per-workflow daemon would give."""
     structlog.contextvars.bind_contextvars(wf_uuid=item.wf_uuid, dagman_out=item.dagman_out)
@@ -185,11 +224,17 @@ async def run_followed(
     monitor = ServiceMonitor(
         item.config, watcher=watcher, pool=pool, key=item.dagman_out, wf_uuid=item.wf_uuid
     )
+    monitor.resume_store = resume
     item.monitor = monitor
     code = 0
     try:
         await asyncio.to_thread(monitor.start)
-        log.info("following workflow", source=item.source, recovering=monitor.restart)
+        log.info(
+            "following workflow",
+            source=item.source,
+            recovering=monitor.restart,
+            resumed=monitor.resumed is not None,
+        )
         await monitor.follow_all(item.stop)
         if item.stop.is_set() and not shutting_down():
             code = 1  # interrupted like SIGINT of the per-workflow daemon
@@ -204,6 +249,7 @@ async def run_followed(
         item.error = repr(exc)
         code = 1
     finally:
+        monitor.following_over.set()
         monitor.shutting_down = monitor.shutting_down or shutting_down()
         try:
             await monitor.close()

@@ -35,7 +35,7 @@ from sinks.runtime.spool.segments import Spool, SpoolError
 
 log = structlog.get_logger(__name__)
 
-AMQP_CAPABILITIES = Capabilities(shares_hub=True, spools_itself=True)
+AMQP_CAPABILITIES = Capabilities(shares_hub=True, spools_itself=True, resumes=True)
 
 
 class AMQPSink:

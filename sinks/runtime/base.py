@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from monitord.core.events import StampedeEvent
+from sinks.runtime.marks import Marks
 
 
 class SinkError(Exception):
@@ -34,3 +35,16 @@ class Sink(Protocol):
     def flush(self) -> None: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class MarkingSink(Sink, Protocol):
+    """A sink that keeps delivery marks (``Capabilities.keeps_marks``, :mod:`sinks.runtime.marks`)."""
+
+    def read_marks(self, stream: str) -> dict[str, int]:
+        """Per workflow uuid, the events of ``stream`` the sink holds (durably)."""
+        ...
+
+    def write_marked(self, events: Sequence[StampedeEvent], marks: Marks) -> None:
+        """``write_batch``, storing ``marks`` atomically with the events' data."""
+        ...

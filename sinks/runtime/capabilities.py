@@ -23,6 +23,12 @@ class Capabilities:
     """Every batch goes to the sink's own durable spool: the runtime gives it no second one."""
     dashboard: bool = False
     """The user's dashboard master database: one lane per master DB in the service."""
+    keeps_marks: bool = False
+    """Stores each batch's delivery marks with its data (``write_marked``/``read_marks``,
+    :mod:`sinks.runtime.marks`): after a crash, the events it already holds are skipped."""
+    resumes: bool = False
+    """A crash resume from a snapshot (instead of a full re-read into fresh outputs) keeps its
+    output right: exactly (``keeps_marks``) or at least once (a broker's consumers)."""
 
 
 NONE = Capabilities()

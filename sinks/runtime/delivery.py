@@ -14,15 +14,16 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import structlog
 
 from monitord.core.events import StampedeEvent
-from sinks.runtime.base import Sink
+from sinks.runtime.base import MarkingSink, Sink
 from sinks.runtime.capabilities import capabilities_of
-from sinks.runtime.codec import decode_batch
+from sinks.runtime.codec import decode_marked
 from sinks.runtime.items import EXIT, Batch, Step, Wait, _Flush, _Item
+from sinks.runtime.marks import Marks, advance, marks_of, unseen
 from sinks.runtime.policy import DeliveryState, RetryPolicy
 from sinks.runtime.spool import BatchSpool, SpoolSettings, SpoolUnavailable
 
@@ -100,6 +101,9 @@ class Delivery:
         self.events_written = 0
         self.drained_events = 0  # events written from the spool
         self.self_spooling = capabilities_of(sink).spools_itself
+        self.keeps_marks = capabilities_of(sink).keeps_marks
+        self.already_held = 0  # events skipped because the sink held them (a resumed daemon)
+        self._held: dict[str, dict[str, int]] = {}  # per marks stream: what the sink holds
         self._cond = cond or threading.Condition()
         self._wake = wake
         self.reporter: OutageReporter = reporter or OutageReporter()
@@ -115,6 +119,7 @@ class Delivery:
         self._drain_own = False
         self._stop_deadline = 0.0
         self.finished = threading.Event()  # ``finish`` ran: sink closed, spool released
+        self.left_behind = 0  # events not delivered when it finished (spooled or lost)
 
     # ------------------------------------------------------------------ counters
     @property
@@ -159,6 +164,7 @@ class Delivery:
             "outages": self.outages,
             "outage_seconds": self.outage_seconds,
             "drained_events": self.drained_events,
+            "already_held": self.already_held,
         }
 
     def health(self) -> dict[str, Any]:
@@ -187,7 +193,7 @@ class Delivery:
             self._wake()
 
     def put(self, batch: Sequence[StampedeEvent]) -> None:
-        self.put_batch(Batch(len(batch), events=batch))
+        self.put_batch(Batch(len(batch), events=batch, marks=marks_of(batch)))
 
     def put_batch(self, batch: Batch) -> None:
         """Queue a batch; blocks only while a working sink's queue is full (back-pressure)."""
@@ -462,7 +468,7 @@ class Delivery:
                 spool.forget_damaged()
             return
         count, data = head
-        self.sink.write_batch(decode_batch(data))
+        self._write(*decode_marked(data))
         self.sink.flush()  # durable in the sink before the spool forgets it
         spool.commit()
         with self._cond:
@@ -476,11 +482,34 @@ class Delivery:
         item = self._items[0]
         assert isinstance(item, Batch)
         self._unflushed = True
-        self.sink.write_batch(item.decoded())
+        self._write(item.decoded(), item.marks)
         with self._cond:
             self._items.popleft()
             self.events_written += item.count
             self._notify()
+
+    def _write(self, events: Sequence[StampedeEvent], marks: Marks | None) -> None:
+        """Write a batch; a sink that keeps marks gets only the events it does not hold yet."""
+        if marks is None or not self.keeps_marks:
+            self.sink.write_batch(events)
+            return
+        sink = cast(MarkingSink, self.sink)
+        held = self._held.get(marks.stream)
+        if held is None:
+            held = self._held[marks.stream] = dict(sink.read_marks(marks.stream))
+        fresh = unseen(events, marks, held)
+        if len(fresh) < len(events):
+            skipped = len(events) - len(fresh)
+            log.info(
+                "skipping events the sink already holds (resumed after a crash)",
+                sink=self.sink.name,
+                events=skipped,
+            )
+            with self._cond:
+                self.already_held += skipped
+        if fresh:
+            sink.write_marked(fresh, marks)
+        advance(held, marks)
 
     def _flush_item(self) -> None:
         item = self._items[0]
@@ -577,6 +606,7 @@ class Delivery:
                 if not self.failed:
                     log.error("sink close failed", sink=self.sink.name, error=str(exc))
         spool = self.spool
+        self.left_behind = lost + (spool.events if spool is not None and spool.is_open else 0)
         if spool is not None and spool.is_open:
             if spool.batches:
                 log.warning(

@@ -8,27 +8,31 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from monitord.core.events import StampedeEvent
-from sinks.runtime.codec import decode_batch, encode_batch
+from sinks.runtime.codec import decode_marked, encode_batch
+from sinks.runtime.marks import Marks
 
 
 @dataclass
 class Batch:
-    """A batch as events, as bytes (``encode_batch``), or both; decoded/encoded on demand."""
+    """A batch as events, as bytes (``encode_batch``), or both; decoded/encoded on demand.
+
+    ``marks``: its delivery marks (:mod:`sinks.runtime.marks`), kept in the bytes too."""
 
     count: int
     events: Sequence[StampedeEvent] | None = None
     data: bytes | None = None
+    marks: Marks | None = None
 
     def decoded(self) -> Sequence[StampedeEvent]:
         if self.events is None:
             assert self.data is not None
-            self.events = decode_batch(self.data)
+            self.events, self.marks = decode_marked(self.data)
         return self.events
 
     def encoded(self) -> bytes:
         if self.data is None:
             assert self.events is not None
-            self.data = encode_batch(self.events)
+            self.data = encode_batch(self.events, self.marks)
         return self.data
 
 

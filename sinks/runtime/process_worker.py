@@ -30,6 +30,7 @@ import structlog
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import Sink
 from sinks.runtime.codec import encode_batch
+from sinks.runtime.marks import marks_of
 from sinks.runtime.spool import SpoolSettings
 
 log = structlog.get_logger(__name__)
@@ -234,7 +235,7 @@ class ProcessSinkWorker:
     def put(self, batch: Sequence[StampedeEvent]) -> None:
         if self.failed or not self._alive():
             return
-        self._inbox.put((len(batch), encode_batch(batch)))
+        self._inbox.put((len(batch), encode_batch(batch, marks_of(batch))))
 
     def flush(self, timeout: float | None = None) -> None:
         if self.failed or not self._alive():

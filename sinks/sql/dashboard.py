@@ -27,7 +27,9 @@ from .errors import is_transient
 
 log = structlog.get_logger(__name__)
 
-DASHBOARD_CAPABILITIES = Capabilities(dashboard=True)
+# resumes: a service resumed from a snapshot sends a few states again; an exact duplicate
+# (same workflow, state and time: the table's unique key) is skipped, not an error
+DASHBOARD_CAPABILITIES = Capabilities(dashboard=True, resumes=True)
 
 
 def default_dashboard_url(home: str | None = None) -> str:
@@ -143,10 +145,17 @@ class DashboardSink:
                 )
                 return
         a = event.attrs
+        t = s.master_workflowstate
+        state = "WORKFLOW_STARTED" if event.name == "xwf.start" else "WORKFLOW_TERMINATED"
+        held = select(t.c.wf_id).where(
+            t.c.wf_id == self._wf_id, t.c.state == state, t.c.timestamp == float(a["ts"])
+        )
+        if conn.execute(held).first() is not None:
+            return  # sent again by a daemon resumed after a crash
         conn.execute(
-            insert(s.master_workflowstate).values(
+            insert(t).values(
                 wf_id=self._wf_id,
-                state="WORKFLOW_STARTED" if event.name == "xwf.start" else "WORKFLOW_TERMINATED",
+                state=state,
                 timestamp=float(a["ts"]),
                 restart_count=int(a["restart_count"]),
                 status=a.get("status"),

@@ -22,6 +22,7 @@ from monitord.core.events import StampedeEvent
 from monitord.system.ownership import create_owned
 from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import Capabilities
+from sinks.runtime.marks import Marks
 
 from .database import (
     SchemaVersionError,
@@ -36,11 +37,12 @@ from .database import (
 )
 from .errors import is_row_error, is_transient
 from .loader import BatchLoader
+from .marks import ensure_marks_table, forget_marks, read_marks, write_marks
 from .rotate import rotate_sqlite_file
 
 log = structlog.get_logger(__name__)
 
-SQL_CAPABILITIES = Capabilities(cpu_bound=True, shares_engine=True)
+SQL_CAPABILITIES = Capabilities(cpu_bound=True, shares_engine=True, keeps_marks=True, resumes=True)
 
 
 def sqlite_file(url: URL) -> str | None:
@@ -88,6 +90,7 @@ class SQLSink:
         # Service mode: engines shared per database server (one pool for many workflows);
         # a SQLite engine stays this sink's own (disposed at close).
         self.engine_source: Callable[[URL], Engine] | None = None
+        self._marks_table = False  # monitord_delivery_marks known to exist
 
     @property
     def server_url(self) -> URL | None:
@@ -129,6 +132,51 @@ class SQLSink:
         log.info("database opened", db=self.display_url)
 
     def write_batch(self, events: Sequence[StampedeEvent]) -> None:
+        self._write(events, None)
+
+    def write_marked(self, events: Sequence[StampedeEvent], marks: Marks) -> None:
+        """A batch and its delivery marks, in one transaction (sinks/sql/marks.py)."""
+        self._ensure_marks_table()
+        self._write(events, marks)
+
+    def read_marks(self, stream: str) -> dict[str, int]:
+        engine = self._require_engine()
+        try:
+            self._ensure_marks_table()
+            with engine.connect() as conn:
+                return read_marks(conn, stream)
+        except SQLAlchemyError as exc:
+            raise self._error("cannot read delivery marks", exc) from None
+
+    def forget_marks(self, root_uuid: str) -> None:
+        """After the sink is closed, once its workflow ended with every event delivered."""
+        if self.engine_source is not None and not is_sqlite(self._url):
+            engine, own = self.engine_source(self._url), False
+        else:
+            engine, own = make_engine(self._url, **self._engine_kw), True
+        try:
+            with engine.begin() as conn:
+                forget_marks(conn, root_uuid, drop_empty=is_sqlite(self._url))
+        except SQLAlchemyError as exc:
+            log.warning(
+                "cannot remove delivery marks", db=self.display_url, error=self._message(exc)
+            )
+        finally:
+            if own:
+                engine.dispose()
+        self._marks_table = False
+
+    def _ensure_marks_table(self) -> None:
+        if self._marks_table:
+            return
+        try:
+            with self._require_engine().begin() as conn, schema_lock(conn):
+                ensure_marks_table(conn)
+        except SQLAlchemyError as exc:
+            raise self._error("cannot create the delivery marks table", exc) from None
+        self._marks_table = True
+
+    def _write(self, events: Sequence[StampedeEvent], marks: Marks | None) -> None:
         if not events:
             return
         engine = self._require_engine()
@@ -137,6 +185,8 @@ class SQLSink:
             try:
                 with self._shared(), engine.connect() as conn, conn.begin():
                     loader.load(conn, events)
+                    if marks is not None:
+                        write_marks(conn, marks.stream, marks.counts)
             except SQLAlchemyError as exc:
                 loader.reset()
                 if not is_row_error(exc):
@@ -149,6 +199,8 @@ class SQLSink:
                 )
                 with self._shared(), engine.connect() as conn, conn.begin():
                     loader.load(conn, events, slow=True)
+                    if marks is not None:
+                        write_marks(conn, marks.stream, marks.counts)
         except SQLAlchemyError as exc:
             # rolled back: the ids cached during the batch may name rows that do not exist
             loader.reset()

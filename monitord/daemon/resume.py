@@ -1,0 +1,193 @@
+"""Crash resume from snapshots: where a restarted service goes on instead of line 1.
+
+The reference recovers from a crash by re-reading every dagman.out from line 1 into fresh
+outputs (doc §4.7).  The service does better: every few seconds a Monitor takes a snapshot
+of everything it follows -- each workflow's machine (:class:`~monitord.core.workflow.Workflow`
+without its context), how many dagman.out bytes were fed, how long its jobstate.log was --
+and the checkpointer writes it once the sinks hold (or have spooled) every event published
+before it.  After ``kill -9`` (or a service stop) the next start restores the machines,
+cuts each jobstate.log back to its recorded length and follows every dagman.out from its
+recorded offset; the events it produces again after the snapshot carry the same delivery
+marks as before (:mod:`sinks.runtime.marks`), so a sink that kept its marks (SQL) skips the
+ones it already holds and the outputs equal a replay.
+
+A snapshot is used only when the crash left ``monitord.recover`` (a clean end removes both),
+every file still agrees with it, and every events output can resume (``Capabilities.resumes``;
+an events file, say, cannot and makes the workflow recover as the reference does).
+
+Snapshots are pickles, so they live only in the service's own state directory (never in a
+submit directory a user can write), written whole and renamed into place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from monitord.core.workflow import Workflow
+
+log = structlog.get_logger(__name__)
+
+VERSION = 1
+MIN_INTERVAL = 2.0  # seconds between snapshots of a Monitor ...
+COST_FACTOR = 20.0  # ... and at least this many times what the last one took
+
+
+def new_stream() -> str:
+    """A fresh counting session for delivery marks (a daemon that does not resume)."""
+    return uuid.uuid4().hex
+
+
+@dataclass
+class TrackedPoint:
+    """One (sub-)workflow in a snapshot."""
+
+    wf: Workflow
+    run_dir: str
+    dagman_out: str
+    files: dict[str, str]
+    started_at: float
+    exit_code: int
+    offset: int  # dagman.out bytes fed to ``wf`` (complete lines)
+    jobstate_path: str | None
+    jobstate_size: int
+    ended: bool
+
+
+@dataclass
+class ResumePoint:
+    """Everything one Monitor follows, at one moment between two fed chunks."""
+
+    root_uuid: str
+    root_dagman_out: str
+    stream: str
+    counts: dict[str, int]
+    tracked: list[TrackedPoint]
+    seen_dagman_outs: set[str]
+    seen_dirs: dict[str, tuple[str, str | None]]
+    taken_at: float = field(default_factory=time.time)
+    version: int = VERSION
+
+    def problem(self) -> str | None:
+        """Why the files on disk no longer agree with this snapshot (None: they do)."""
+        if self.version != VERSION:
+            return f"snapshot version {self.version}, not {VERSION}"
+        for point in self.tracked:
+            if point.ended:
+                continue
+            try:
+                size = os.path.getsize(point.dagman_out)
+            except OSError:
+                size = -1
+            if point.offset and size < point.offset:
+                return f"{point.dagman_out} is shorter than the snapshot's offset"
+            if point.jobstate_path is not None:
+                try:
+                    js_size = os.path.getsize(point.jobstate_path)
+                except OSError:
+                    js_size = -1
+                if js_size < point.jobstate_size:
+                    return f"{point.jobstate_path} is shorter than in the snapshot"
+        return None
+
+
+@dataclass
+class Snapshot:
+    """A pickled :class:`ResumePoint`, waiting in the checkpointer for the sinks' flush."""
+
+    root_dagman_out: str
+    data: bytes
+
+
+class ResumeStore:
+    """The service's snapshots: ``<state dir>/resume/<hash of the root dagman.out>.pickle``
+    (by path: copies of one submit directory share their wf_uuid)."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+
+    def path(self, root_dagman_out: str) -> str:
+        key = hashlib.sha256(os.path.abspath(root_dagman_out).encode()).hexdigest()[:32]
+        return os.path.join(self.directory, f"{key}.pickle")
+
+    def write(self, snapshot: Snapshot) -> None:
+        os.makedirs(self.directory, mode=0o700, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".snapshot-", dir=self.directory)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(snapshot.data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path(snapshot.root_dagman_out))
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+
+    def load(self, root_dagman_out: str, root_uuid: str) -> ResumePoint | None:
+        """The workflow's snapshot, or None (none, or unreadable: logged)."""
+        path = self.path(root_dagman_out)
+        try:
+            with open(path, "rb") as fh:
+                point = pickle.load(fh)
+        except FileNotFoundError:
+            return None
+        except Exception as exc:  # a damaged file means recovery, never a traceback
+            log.warning("cannot read the resume snapshot", path=path, error=repr(exc))
+            return None
+        if (
+            not isinstance(point, ResumePoint)
+            or point.root_uuid != root_uuid
+            or point.root_dagman_out != os.path.abspath(root_dagman_out)
+        ):
+            log.warning("not a resume snapshot of this workflow", path=path)
+            return None
+        return point
+
+    def remove(self, root_dagman_out: str) -> None:
+        try:
+            os.unlink(self.path(root_dagman_out))
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            log.warning(
+                "cannot remove the resume snapshot", path=self.path(root_dagman_out), error=str(exc)
+            )
+
+
+class SnapshotClock:
+    """When the next snapshot is due: every MIN_INTERVAL seconds, less often when costly."""
+
+    def __init__(self) -> None:
+        self._next = 0.0
+
+    def due(self) -> bool:
+        return time.monotonic() >= self._next
+
+    def taken(self, started: float) -> None:
+        now = time.monotonic()
+        self._next = now + max(MIN_INTERVAL, COST_FACTOR * (now - started))
+
+
+def dumps(point: ResumePoint) -> bytes:
+    return pickle.dumps(point, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def describe(point: Any) -> dict[str, Any]:
+    """Log fields of a snapshot resumed from."""
+    following = [p for p in point.tracked if not p.ended]
+    return {
+        "snapshot_age_seconds": round(time.time() - point.taken_at, 1),
+        "workflows": len(following),
+        "resumed_at_bytes": sum(p.offset for p in following),
+    }
