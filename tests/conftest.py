@@ -130,6 +130,7 @@ QUICK_MODULES = frozenset(
         "test_readers_kickstart_fast",
         "test_readers_staticbp",
         "test_readers_subfile",
+        "test_resume",
         "test_service_config",
         "test_service_http",
         "test_sql_database",

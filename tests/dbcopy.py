@@ -17,6 +17,9 @@ from typing import Any
 from sqlalchemy import MetaData, create_engine, select
 
 
+MARKS_TABLE = "monitord_delivery_marks"
+
+
 class SchemaMismatch(AssertionError):
     """The server's tables or columns differ from the template's."""
 
@@ -68,6 +71,14 @@ def copy_to_sqlite(url: str, dest: Path, template: Path) -> dict[str, int]:
         meta = MetaData()
         meta.reflect(engine)
         server_tables = set(meta.tables)
+        if MARKS_TABLE in server_tables:
+            # monitord's own bookkeeping (sinks/sql/marks.py): kept on a server, but it must be
+            # empty once every workflow writing to the database has ended in order
+            with engine.connect() as conn:
+                left = conn.execute(select(meta.tables[MARKS_TABLE])).fetchall()
+            if left:
+                raise SchemaMismatch(f"{MARKS_TABLE} still holds {len(left)} rows: {left[:5]}")
+            server_tables.discard(MARKS_TABLE)
         if server_tables != set(columns):
             raise SchemaMismatch(
                 f"tables only on the server: {sorted(server_tables - set(columns))}; "

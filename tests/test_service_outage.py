@@ -12,7 +12,9 @@ row than the old lanes' budget of 10 retries (~150 s of their backoff) -- the po
 * after it, /healthz is 200 and every database equals the workflow's SQLite replay (the
   corpus reference, or a replay of the generated source): each row exactly once;
 * a kill -9 of the service in the middle of the outage, restarted once the server is back,
-  gives the same (it re-reads the workflows that were running, see the printed figure).
+  gives the same, and no workflow is re-read from line 1: the ones still running resume from
+  their last snapshot (monitord/daemon/resume.py), the ones that had ended deliver their spool
+  (the printed figure says how many dagman.out bytes were read again).
 """
 
 from __future__ import annotations
@@ -288,7 +290,7 @@ def test_kill_9_during_an_outage_then_restart(outage_items: Any, tmp_path: Path)
         wait_until(some_delivering, 60, "a workflow ended during the outage", log)
         proc.send_signal(signal.SIGKILL)
         assert proc.wait(timeout=60) == -signal.SIGKILL
-        sizes = {str(i["dagman_out"]): i["dagman_out"].stat().st_size for i in items}
+        sizes = {str(p): p.stat().st_size for p in tmp_path.glob("runs/**/*.dagman.out")}
         spooled = sum(p.stat().st_size for p in tmp_path.glob("runs/*/monitord.spool/*/*.seg"))
         service("start", kind)
         mark = log.stat().st_size
@@ -299,20 +301,32 @@ def test_kill_9_during_an_outage_then_restart(outage_items: Any, tmp_path: Path)
     after = log.read_bytes()[mark:].decode()
     assert "Traceback" not in after
     records = [json.loads(line) for line in after.splitlines() if line.startswith("{")]
-    resumed = [r for r in records if r["event"] == "following workflow"]
-    recovering = [r for r in resumed if r.get("recovering")]
-    reread = sum(sizes.get(r.get("dagman_out", ""), 0) for r in recovering)
+    followed = [r for r in records if r["event"] == "following workflow"]
+    assert len(followed) == len(items)
+    recovering = [r["dagman_out"] for r in followed if r.get("recovering")]
+    assert not recovering, f"re-read from line 1 after the kill: {recovering}"
+    snapshots = [r for r in records if r["event"] == "resuming from a snapshot, not from line 1"]
+    assert snapshots, "no running workflow resumed from its snapshot"
+    running = {r["dagman_out"] for r in snapshots}
+    # bytes read again: everything after each snapshot's offsets, up to the kill
+    at_kill = sum(
+        size
+        for path, size in sizes.items()
+        if any(path.startswith(str(Path(d).parent) + "/") for d in running)
+    )
+    reread = at_kill - sum(r["resumed_at_bytes"] for r in snapshots)
     from_spool = [r for r in records if r["event"].startswith("delivering first the events")]
-    assert from_spool, "no workflow resumed from its checkpoint and spool"
-    assert len(resumed) == len(items)
-    ended_before = frozenset(r["dagman_out"] for r in resumed if not r.get("recovering"))
+    assert from_spool, "no spool left by the killed service was delivered first"
+    ended_before = frozenset(r["dagman_out"] for r in followed if not r.get("resumed"))
     rows = _check(items, tmp_path, ended_before)
+    skipped = sum(r["events"] for r in records if r["event"].startswith("skipping events"))
     print(
-        f"\nkill -9 during a {kind} outage ({spooled} bytes spooled then): {len(resumed)} "
-        f"workflows resumed: {len(resumed) - len(recovering)} from checkpoint + spool "
-        f"({len(from_spool)} spools delivered first, no dagman.out line re-processed), "
-        f"{len(recovering)} still running at the kill in recovery mode (re-read from line 1: "
-        f"{reread} of {sum(sizes.values())} dagman.out bytes); {rows} rows equal to the replays"
+        f"\nkill -9 during a {kind} outage ({spooled} bytes spooled then): {len(followed)} "
+        f"workflows followed again, none from line 1: {len(snapshots)} still running resumed "
+        f"from their snapshot (read again: {reread} of the {at_kill} dagman.out bytes they had "
+        f"at the kill; {skipped} events produced again and skipped as already in the "
+        f"database), {len(ended_before)} that had ended delivered their spool; "
+        f"{len(from_spool)} spools delivered first; {rows} rows equal to the replays"
     )
 
 

@@ -21,6 +21,7 @@ from monitord.daemon.checkpoint import Checkpointer
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.errors import MonitordError
 from monitord.daemon.resume import Snapshot
+from monitord.daemon.resuming import Resuming
 from monitord.daemon.statefiles import pid_alive, write_recover
 from monitord.daemon.tail import ChangeWatch, LineFollower
 from monitord.daemon.tracked import Tracked
@@ -45,7 +46,7 @@ def poll_interval(count: int) -> float:
     return 5.0 if count < 50 else 10.0
 
 
-class LiveFollowing:
+class LiveFollowing(Resuming):
     """The follow loop; the Monitor holds the state it works on (declared here)."""
 
     cfg: MonitorConfig
@@ -63,14 +64,6 @@ class LiveFollowing:
 
     def _end_workflow(self, tracked: Tracked) -> None:
         raise NotImplementedError  # the Monitor's
-
-    def _take_snapshot(self) -> None:
-        raise NotImplementedError  # the Monitor's (crash resume, monitord/daemon/resume.py)
-
-    def _write_snapshot(self, snapshot: Snapshot) -> None:
-        raise NotImplementedError  # the Monitor's
-
-    _fresh_snapshot: Snapshot | None
 
     @staticmethod
     def _follower_outcome(tracked: Tracked, task: asyncio.Task[Any]) -> None:

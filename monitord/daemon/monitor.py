@@ -19,16 +19,14 @@ import threading
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any, TextIO
+from typing import Any
 
 import aiofiles
 import structlog
 
-from monitord.core.events import make_event
 from monitord.core.readers.braindump import BraindumpError, read_braindump
 from monitord.core.readers.dagfile import parse_dag
 from monitord.core.readers.default_db import default_db_url
-from monitord.core.readers.staticbp import StaticBPError, parse_static_bp
 from monitord.core.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
 from monitord.daemon.checkpoint import Checkpointer
 from monitord.daemon.config import MonitorConfig
@@ -36,16 +34,8 @@ from monitord.daemon.errors import MonitordError
 from monitord.daemon.following import LiveFollowing
 from monitord.daemon.jobfiles import read_text
 from monitord.daemon.jobstate_log import JobstateLog, jobstate_log_path
-from monitord.daemon.resume import (
-    ResumePoint,
-    ResumeStore,
-    Snapshot,
-    SnapshotClock,
-    TrackedPoint,
-    describe,
-    dumps,
-    new_stream,
-)
+from monitord.daemon.plan_events import BATCH, emit_plan, emit_static, emit_subwf_map, open_static
+from monitord.daemon.resume import ResumePoint, ResumeStore, Snapshot, SnapshotClock, new_stream
 from monitord.daemon.statefiles import (
     other_instance_running,
     read_info,
@@ -69,11 +59,7 @@ from sinks.runtime.spool import SPOOL_DIR_NAME, SpoolSettings
 
 log = structlog.get_logger(__name__)
 
-# dagman.out read size, and the largest event batch handed to a sink: big
-# enough for executemany to pay off, small enough that the few batches queued
-# per sink keep memory flat however long the workflow is.
-CHUNK = 1 << 18
-BATCH = 5000
+CHUNK = 1 << 18  # dagman.out read size in a replay (BATCH, the largest batch: plan_events.py)
 
 
 class Monitor(LiveFollowing):
@@ -241,92 +227,6 @@ class Monitor(LiveFollowing):
                 log.warning("dashboard disabled", error=str(exc))
         return sinks
 
-    # ------------------------------------------------------------------ crash resume
-    def _resume_point_for(self, dagman_out: str, root_uuid: str) -> ResumePoint | None:
-        """The service's snapshot of this workflow, if the files on disk still agree with it."""
-        if self.resume_store is None:
-            return None
-        point = self.resume_store.load(dagman_out, root_uuid)
-        if point is None:
-            return None
-        why = point.problem()
-        if why is not None:
-            log.warning("cannot resume from the snapshot, recovering from line 1", reason=why)
-            return None
-        return point
-
-    def _restore(self, point: ResumePoint) -> None:
-        """Every workflow of the snapshot, as it was then; the followers go on from there."""
-        self.resumed = point
-        self.seen_dagman_outs = set(point.seen_dagman_outs)
-        self.seen_dirs = dict(point.seen_dirs)
-        self.event_counts = dict(point.counts)
-        for p in point.tracked:
-            p.wf.attach(self.ctx)
-            jobstate = None
-            if not p.ended and p.jobstate_path is not None:
-                jobstate = JobstateLog(p.jobstate_path)
-                jobstate.cut_back(p.jobstate_size)
-                jobstate.open()
-            tracked = Tracked(
-                p.wf, p.run_dir, p.dagman_out, jobstate, p.started_at, p.files, p.exit_code,
-                offset=p.offset,
-            )  # fmt: skip
-            self._adopt(tracked)
-            if p.ended:
-                self.done.append(tracked)
-                continue
-            if self.notifier is not None:  # scripts already run stay suppressed (doc §11.4)
-                self.notifier.open_workflow(
-                    p.run_dir, p.wf.bd, p.dagman_out, p.files.get("recover")
-                )
-            self.pending.append(tracked)
-        log.info("resuming from a snapshot, not from line 1", **describe(point))
-
-    def _adopt(self, tracked: Tracked) -> None:
-        """A (sub-)workflow joins the Monitor (opened, or restored from a snapshot)."""
-        self.tracked_all.append(tracked)
-
-    def _take_snapshot(self) -> None:
-        """``_feed_lock`` held, between two chunks: a snapshot if one is due (the service)."""
-        if self.resume_store is None or self.root_uuid is None or not self.tracked_all:
-            return
-        if not self._snapshot_clock.due():
-            return
-        started = time.monotonic()
-        points = []
-        for t in self.tracked_all:
-            if t.wf is None:
-                continue
-            js = t.jobstate
-            points.append(
-                TrackedPoint(
-                    t.wf, t.run_dir, t.dagman_out, dict(t.files), t.started_at, t.exit_code,
-                    t.offset, js.path if js is not None else None,
-                    js.size() if js is not None and not t.wf.finished else 0,
-                    ended=t.wf.finished,
-                )
-            )  # fmt: skip
-        point = ResumePoint(
-            self.root_uuid,
-            self.tracked_all[0].dagman_out,
-            self.marks_stream or "",
-            dict(self.event_counts),
-            points,
-            set(self.seen_dagman_outs),
-            dict(self.seen_dirs),
-        )
-        self._fresh_snapshot = Snapshot(point.root_dagman_out, dumps(point))
-        self._snapshot_clock.taken(started)
-
-    def _write_snapshot(self, snapshot: Snapshot) -> None:
-        """The checkpointer's turn: the sinks hold everything the snapshot covers."""
-        with self._feed_lock:
-            root = self.tracked_all[0].wf if self.tracked_all else None
-            if self.resume_store is None or root is None or root.finished:
-                return  # ended in order meanwhile: nothing to resume
-            self.resume_store.write(snapshot)
-
     def check_outputs(self) -> None:
         """After the run: every requested events destination failed for good (could not be
         created or opened, or was disabled) -> one clear error, a non-zero exit status."""
@@ -396,85 +296,20 @@ class Monitor(LiveFollowing):
             wf.out_counters.update(info)
         if self.options.events_enabled and wf.last_processed_line == 0:
             try:
-                static = self._open_static(run_dir, bd)
-                self._emit_plan(wf, bd, wf_ts)
-                self._emit_static(wf, static)
+                static = open_static(run_dir, bd)
+                emit_plan(wf, bd, wf_ts)
+                emit_static(wf, static, self._publish)
             except MonitordError:
                 # Fatal, as in the reference, but its jobstate.log keeps the started line.
                 jobstate.close()
                 raise
             if parent is not None:
-                self._emit_subwf_map(parent, bd.wf_uuid, wf_ts)
+                emit_subwf_map(parent, bd.wf_uuid, wf_ts)
         tracked = Tracked(wf, run_dir, dagman_out, jobstate, started_at, files)
         self._adopt(tracked)
         self.pending.append(tracked)
         self._publish()
         return tracked
-
-    def _emit_plan(self, wf: Workflow, bd: Any, wf_ts: int) -> None:
-        attrs: dict[str, Any] = {"xwf.id": wf.uuid}
-        for key, value in (
-            ("dax.label", bd.dax_label),
-            ("dax.version", bd.dax_version),
-            ("dax.index", bd.dax_index),
-            ("dax.file", bd.dax),
-            ("dag.file.name", bd.dag),
-            ("ts", wf_ts),
-            ("submit.hostname", bd.submit_hostname),
-            ("submit.dir", bd.submit_dir),
-        ):
-            if value is not None:
-                attrs[key] = value
-        if bd.planner_arguments is not None:
-            attrs["argv"] = str(bd.planner_arguments).strip('" \t\r\n')
-        if bd.user is not None:
-            attrs["user"] = bd.user
-        if bd.grid_dn is not None and bd.grid_dn != "null":
-            attrs["grid_dn"] = bd.grid_dn
-        if bd.planner_version is not None:
-            attrs["planner.version"] = bd.planner_version
-        if wf.parent_uuid is not None:
-            attrs["parent.xwf.id"] = wf.parent_uuid
-        attrs["root.xwf.id"] = wf.root_uuid
-        wf.emit("wf.plan", attrs)
-
-    @staticmethod
-    def _open_static(run_dir: str, bd: Any) -> TextIO:
-        """The workflow's static.bp, opened before any event of the workflow is sent."""
-        dag = bd.dag
-        base = dag[: dag.rindex(".")] if "." in dag else dag
-        path = os.path.join(run_dir, base + ".static.bp")
-        try:
-            return open(path, encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise MonitordError(f"cannot read {path}: {exc.strerror}") from None
-
-    def _emit_static(self, wf: Workflow, fh: TextIO) -> None:
-        path = fh.name
-        wf.emit("static.start", {"xwf.id": wf.uuid})
-        with fh:
-            try:
-                for name, attrs in parse_static_bp(fh, path=path):
-                    attrs.update(wf.fixed)
-                    wf.emit_event(make_event(name, attrs))
-                    if len(self.events) >= BATCH:
-                        self._publish()
-            except StaticBPError as exc:
-                raise MonitordError(str(exc)) from None
-        wf.emit("static.end", {"xwf.id": wf.uuid})
-
-    def _emit_subwf_map(self, req: SubworkflowRequest, sub_uuid: str, sub_ts: int) -> None:
-        req.parent.emit(
-            "xwf.map.subwf_job",
-            {
-                "xwf.id": req.parent.uuid,
-                "ts": sub_ts,
-                "subwf.id": sub_uuid,
-                "job.id": req.job_name,
-                "job_inst.id": req.job_seq,
-            },
-            fixed=False,
-        )
 
     def _on_subworkflow(self, req: SubworkflowRequest) -> None:
         base_dir, fname = os.path.split(req.dagman_out)
@@ -490,7 +325,7 @@ class Monitor(LiveFollowing):
             # parent's braindump time, as the reference does.
             seen = self.seen_dirs.get(candidate)
             if seen is not None:
-                self._emit_subwf_map(req, seen[0], req.parent.wf_ts or 0)
+                emit_subwf_map(req, seen[0], req.parent.wf_ts or 0)
             return
         self.seen_dagman_outs.add(dagman_out)
         try:

@@ -189,5 +189,5 @@ def describe(point: Any) -> dict[str, Any]:
     return {
         "snapshot_age_seconds": round(time.time() - point.taken_at, 1),
         "workflows": len(following),
-        "resumed_at_bytes": sum(p.offset for p in following),
+        "resumed_at_bytes": sum(p.offset for p in point.tracked),  # dagman.out bytes not read again
     }
