@@ -219,3 +219,33 @@ def test_pegasus_analyzer(oracle: Oracle, sides: dict[str, Path], variant: str) 
     ref = out["ref"]
     assert "Total jobs" in ref.stdout and "Traceback" not in ref.stderr, ref.stdout + ref.stderr
     _assert_same(out)
+
+
+def test_tools_ignore_the_service_marks_table(
+    oracle: Oracle, sides: dict[str, Path], tmp_path: Path
+) -> None:
+    """A database the service writes holds ``monitord_delivery_marks`` while its workflow runs
+    (sinks/sql/marks.py): pegasus-statistics and pegasus-analyzer read it as the reference's."""
+    import sqlalchemy
+
+    from sinks.sql.marks import ensure_marks_table, write_marks
+
+    if not sides["ref"].parent.name.startswith(("process_wf_success", "hierarchical_wf_success")):
+        pytest.skip("one flat and one hierarchical sample are enough")
+    marked = tmp_path / "ours"
+    shutil.copytree(sides["ours"], marked, symlinks=True)
+    (db,) = (marked / "run").glob("*.stampede.db")
+    engine = sqlalchemy.create_engine(f"sqlite:///{db}")
+    with engine.begin() as conn:
+        ensure_marks_table(conn)
+        write_marks(conn, "stream", {"some-wf-uuid": 42})
+    engine.dispose()
+    assert (
+        "monitord_delivery_marks"
+        in sqlalchemy.inspect(sqlalchemy.create_engine(f"sqlite:///{db}")).get_table_names()
+    )
+    both = {"ref": sides["ref"], "ours": marked}
+    _assert_same(
+        _run_both(both, [*oracle.tool("pegasus-statistics"), "-s", "all", "-o", "st", "run"], "st")
+    )
+    _assert_same(_run_both(both, [*oracle.tool("pegasus-analyzer"), "run"]))

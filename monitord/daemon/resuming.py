@@ -127,8 +127,15 @@ class Resuming:
 
     def _write_snapshot(self, snapshot: Snapshot) -> None:
         """The checkpointer's turn: the sinks hold everything the snapshot covers."""
+        store = self.resume_store
+        root = self.tracked_all[0].wf if self.tracked_all else None
+        if store is None or root is None or root.finished:
+            return  # ended in order meanwhile: nothing to resume
+        try:
+            store.write(snapshot)  # not under the feed lock: followers go on meanwhile
+        except OSError as exc:  # the next start resumes from an older one, or recovers
+            log.warning("cannot write the resume snapshot", path=store.directory, error=str(exc))
+            return
         with self._feed_lock:
-            root = self.tracked_all[0].wf if self.tracked_all else None
-            if self.resume_store is None or root is None or root.finished:
-                return  # ended in order meanwhile: nothing to resume
-            self.resume_store.write(snapshot)
+            if root.finished:  # it ended while the file was written
+                store.remove(snapshot.root_dagman_out)
