@@ -47,6 +47,7 @@ class Resuming:
     tracked_all: list[Tracked]
     _snapshot_clock: SnapshotClock
     _fresh_snapshot: Snapshot | None
+    _snapshot_failed = False  # the last write failed (logged once)
 
     def _resume_point_for(self, dagman_out: str, root_uuid: str) -> ResumePoint | None:
         """The service's snapshot of this workflow, if the files on disk still agree with it."""
@@ -134,8 +135,13 @@ class Resuming:
         try:
             store.write(snapshot)  # not under the feed lock: followers go on meanwhile
         except OSError as exc:  # the next start resumes from an older one, or recovers
-            log.warning("cannot write the resume snapshot", path=store.directory, error=str(exc))
+            if not self._snapshot_failed:  # once, not every two seconds
+                log.warning(
+                    "cannot write the resume snapshot", path=store.directory, error=str(exc)
+                )
+            self._snapshot_failed = True
             return
+        self._snapshot_failed = False
         with self._feed_lock:
             if root.finished:  # it ended while the file was written
                 store.remove(snapshot.root_dagman_out)
