@@ -22,20 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from monitord.core.readers.braindump import read_braindump  # noqa: E402
-from monitord.core.readers.dagfile import parse_dag  # noqa: E402
-from monitord.core.workflow import Workflow, WorkflowContext, WorkflowOptions  # noqa: E402
-from monitord.daemon.jobfiles import read_text  # noqa: E402
 from monitord.daemon.resume import COST_FACTOR, MIN_INTERVAL, ResumePoint, TrackedPoint, dumps  # noqa: E402
 from monitord.tools.synthetic import generate  # noqa: E402
-
-
-def _new_workflow(dagman_out: Path) -> Workflow:
-    run_dir = str(dagman_out.parent)
-    bd = read_braindump(run_dir)
-    ctx = WorkflowContext(read_text=read_text, events=[], options=WorkflowOptions())
-    dag = parse_dag(read_text(os.path.join(run_dir, bd.dag)) or "")
-    return Workflow(ctx, run_dir=run_dir, braindump=bd, dag=dag, root_uuid=bd.wf_uuid)
+from tests.status_fixtures import open_workflow  # noqa: E402
 
 
 def main() -> int:
@@ -51,7 +40,7 @@ def main() -> int:
         print(f"generated {args.jobs} jobs in {time.perf_counter() - t0:.1f} s")
         dagman_out = Path(gen.dagman_out)
         lines = dagman_out.read_text(errors="replace").splitlines()
-        wf = _new_workflow(dagman_out)
+        wf = open_workflow(dagman_out)
         print(f"dagman.out: {len(lines)} lines, {dagman_out.stat().st_size / 1e6:.1f} MB")
         header = (
             f"{'at':>5} {'lines':>9} {'re-read s':>10} {'snapshot MB':>12} "

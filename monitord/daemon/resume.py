@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from typing import Any
 import structlog
 
 from monitord.core.workflow import Workflow
+from monitord.system.atomic import replace_file
 
 log = structlog.get_logger(__name__)
 
@@ -120,19 +120,7 @@ class ResumeStore:
 
     def write(self, snapshot: Snapshot) -> None:
         os.makedirs(self.directory, mode=0o700, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".snapshot-", dir=self.directory)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(snapshot.data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path(snapshot.root_dagman_out))
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        replace_file(self.path(snapshot.root_dagman_out), snapshot.data, prefix=".snapshot-")
 
     def load(self, root_dagman_out: str, root_uuid: str) -> ResumePoint | None:
         """The workflow's snapshot, or None (none, or unreadable: logged)."""

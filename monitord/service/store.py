@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tempfile
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 import structlog
+
+from monitord.system.atomic import replace_file
 
 log = structlog.get_logger(__name__)
 
@@ -94,16 +95,4 @@ class FollowedStore:
             ],
             "ended": [dataclasses.asdict(e) for e in ended or []],
         }
-        fd, tmp = tempfile.mkstemp(dir=self.state_dir, prefix=".followed.")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        replace_file(self.path, orjson.dumps(doc, option=orjson.OPT_INDENT_2), prefix=".followed.")
