@@ -24,6 +24,7 @@ from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.codec import decode_marked
 from sinks.runtime.items import EXIT, Batch, Step, Wait, _Flush, _Item
 from sinks.runtime.marks import Marks, advance, marks_of, unseen
+from sinks.runtime.outage import OutageReporter
 from sinks.runtime.policy import DeliveryState, RetryPolicy
 from sinks.runtime.spool import BatchSpool, SpoolSettings, SpoolUnavailable
 
@@ -33,38 +34,6 @@ MEMORY_FIRST_BACKOFF = 0.5
 LOG_EVERY = 12  # a long outage logs one retry in this many ("still down", at info)
 MEMORY_MAX_BACKOFF = 30.0
 OWN_BACKLOG_POLL = 0.5  # seconds between looks at a self-spooling sink's backlog at stop
-
-
-class OutageReporter:
-    """The two log lines of an outage: when the sink goes down, when it is back (how long,
-    how many events drained).  Called with the delivery's ``cond`` held."""
-
-    def went_down(
-        self, delivery: Delivery, error: str, never_opened: bool, retry_in: float
-    ) -> None:
-        (log.error if never_opened else log.warning)(
-            "cannot create events output, spooling its events until it is back"
-            if never_opened
-            else "sink down, spooling its events until it is back",
-            sink=delivery.sink.name,
-            error=error,
-            retry_in=round(retry_in, 2),
-            spool=delivery.spool.path if delivery.spool else None,
-        )
-
-    def came_back(
-        self, delivery: Delivery, *, outage: float, drained: int, drain_seconds: float
-    ) -> None:
-        log.info(
-            "sink is back",
-            sink=delivery.sink.name,
-            down_seconds=round(outage - drain_seconds, 1),
-            drained_events=drained,
-            drain_seconds=round(drain_seconds, 2),
-        )
-
-    def gone(self, delivery: Delivery) -> None:
-        """The delivery ended (stop, disabled), whatever its state."""
 
 
 class Delivery:
