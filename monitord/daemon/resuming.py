@@ -123,7 +123,14 @@ class Resuming:
             set(self.seen_dagman_outs),
             dict(self.seen_dirs),
         )
-        self._fresh_snapshot = Snapshot(point.root_dagman_out, dumps(point))
+        try:
+            data = dumps(point)
+        except Exception as exc:  # never stop following for a snapshot: recovery still works
+            if not self._snapshot_failed:
+                log.warning("cannot take a resume snapshot", error=repr(exc))
+            self._snapshot_failed = True
+        else:
+            self._fresh_snapshot = Snapshot(point.root_dagman_out, data)
         self._snapshot_clock.taken(started)
 
     def _write_snapshot(self, snapshot: Snapshot) -> None:
