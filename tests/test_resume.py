@@ -235,3 +235,55 @@ def test_snapshot_write_is_atomic(tmp_path: Path) -> None:
     data = Path(store.path("/x/a.dag.dagman.out")).read_bytes()
     assert not errors and len(data) == 1000 and len(set(data)) == 1
     assert len(list((tmp_path / "r").iterdir())) == 1  # no temporary file left
+
+
+# --- which start resumes --------------------------------------------------------------
+
+
+def _crashed_copy(tmp: Path) -> tuple[Path, ResumeStore]:
+    """A copy of a corpus submit dir a crashed service left: monitord.recover and a snapshot."""
+    from tests.conftest import copy_submit_dir
+
+    dagman_out = copy_submit_dir(CORPUS / "process_wf_success" / "input", tmp / "run")
+    run = dagman_out.parent
+    (run / "monitord.recover").write_text("line_processed 10\n")
+    (run / "jobstate.log").write_text("")
+    wf = open_workflow(dagman_out)
+    store = ResumeStore(str(tmp / "state" / "resume"))
+    point = ResumePoint(
+        wf.uuid, str(dagman_out), "s", {},
+        [TrackedPoint(wf, str(run), str(dagman_out), {"recover": str(run / "monitord.recover")},
+                      0.0, 0, 0, str(run / "jobstate.log"), 0, False)],
+        {str(dagman_out)}, {},
+    )  # fmt: skip
+    store.write(Snapshot(str(dagman_out), dumps(point)))
+    return dagman_out, store
+
+
+@pytest.mark.parametrize(
+    ("dest", "resumes"),
+    [(None, True), ("file://{run}/events.bp", False)],
+    ids=["database", "events-file"],
+)
+def test_a_crash_resumes_only_when_every_output_can(
+    tmp_path: Path, dest: str | None, resumes: bool
+) -> None:
+    require_corpus()
+    from monitord.daemon.monitor import Monitor, MonitorConfig
+
+    dagman_out, store = _crashed_copy(tmp_path)
+    url = dest.format(run=dagman_out.parent) if dest else None
+    cfg = MonitorConfig(
+        str(dagman_out), replay=False, dests=[url], dashboard=False, notifications=False
+    )
+    monitor = Monitor(cfg)
+    monitor.resume_store = store
+    try:
+        monitor.start()
+        assert (monitor.resumed is not None) is resumes
+        assert monitor.restart is not resumes  # else: recovery from line 1, outputs start over
+        assert monitor.marks_stream == ("s" if resumes else monitor.marks_stream)
+    finally:
+        monitor.sinks.close()
+        if monitor.pid_path:
+            Path(monitor.pid_path).unlink(missing_ok=True)
