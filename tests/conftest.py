@@ -142,8 +142,22 @@ QUICK_MODULES = frozenset(
 )
 
 
+# --- tests that stop a shared server -----------------------------------------------------------
+# A test that stops or restarts a shared server (tests/servers.py ``service``) is marked
+# ``serial``: it must not run beside the other tests (scripts/test.sh runs it on its own).
+# A module joins by being named here, one test by ``@pytest.mark.serial``.
+SERIAL_MODULES = frozenset({"test_service_outage"})
+
+
+def _module_name(item: pytest.Item) -> str:
+    module = getattr(item, "module", None)
+    return module.__name__.rsplit(".", 1)[-1] if module is not None else ""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        module = getattr(item, "module", None)
-        if module is not None and module.__name__.rsplit(".", 1)[-1] in QUICK_MODULES:
+        name = _module_name(item)
+        if name in QUICK_MODULES:
             item.add_marker(pytest.mark.quick)
+        if name in SERIAL_MODULES:
+            item.add_marker(pytest.mark.serial)
