@@ -142,16 +142,42 @@ QUICK_MODULES = frozenset(
 )
 
 
-# --- tests that stop a shared server -----------------------------------------------------------
-# A test that stops or restarts a shared server (tests/servers.py ``service``) is marked
-# ``serial``: it must not run beside the other tests (scripts/test.sh runs it on its own).
-# A module joins by being named here, one test by ``@pytest.mark.serial``.
+# --- running in parallel (scripts/test.sh: pytest-xdist, ``-n N --dist loadfile``) ------------
+# ``server``: every test of a module that imports from tests.servers (it uses the shared test
+# servers).  ``serial``: a test that stops or restarts one (tests/servers.py ``service``), also a
+# ``server`` test; a module joins by being named here, one test by ``@pytest.mark.serial``.
+# scripts/test.sh runs the serial tests one at a time, beside them the tests using no server in
+# parallel, then the other server tests in parallel: no server test sees a server go away.
 SERIAL_MODULES = frozenset({"test_service_outage"})
+# Under xdist each module is one unit of work, run by one worker (so its module-scoped fixtures,
+# replays and the oracle's sides, are made once); the longest go first (scripts/test.sh passes
+# --no-loadscope-reorder), so that none is left to run alone at the end.  Order only: a module
+# not named here keeps its place after these.
+LONGEST_FIRST = (
+    "test_service_restart",
+    "test_real_clients",
+    "test_sql_servers",
+    "test_plugins_daemon",
+    "test_follow_played",
+    "test_conformance_cases",
+    "test_follow_live",
+    "test_amqp_hub",
+    "test_differential_fuzz",
+    "test_sink_spool",
+    "test_amqp_broker",
+    "test_endpoints",
+)
 
 
 def _module_name(item: pytest.Item) -> str:
     module = getattr(item, "module", None)
     return module.__name__.rsplit(".", 1)[-1] if module is not None else ""
+
+
+def _uses_servers(item: pytest.Item) -> bool:
+    module = getattr(item, "module", None)
+    names = vars(module).values() if module is not None else ()
+    return any(getattr(value, "__module__", None) == "tests.servers" for value in names)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -161,3 +187,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.quick)
         if name in SERIAL_MODULES:
             item.add_marker(pytest.mark.serial)
+        if _uses_servers(item) or item.get_closest_marker("serial"):
+            item.add_marker(pytest.mark.server)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
+        items.sort(key=lambda item: rank.get(_module_name(item), len(rank)))
