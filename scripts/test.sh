@@ -6,12 +6,11 @@
 #                                          tests and conformance replays; tests/conftest.py lists
 #                                          them), no servers, no tool installs; about 1.5 min here
 #
-# The full suite runs in parts, on pytest-xdist workers (MONITORD_TEST_WORKERS, default 4: most
-# tests wait on subprocesses, players and sleeps, so more workers than CPUs pay; a module is one
-# unit of work, longest first, tests/conftest.py).  First the `serial` tests, which stop and
-# restart the shared servers, one at a time, and beside them the tests that use no server on
-# N-1 workers (their output follows the serial tests'); then the other `server` tests on N
-# workers.  Pytest arguments go to every part (so give no -m of your own: run pytest for that).
+# The full suite runs in two parts: every test not marked `serial` on N pytest-xdist workers
+# (MONITORD_TEST_WORKERS, default 4: most tests wait on subprocesses, players and sleeps, so more
+# workers than CPUs pay; a module is one unit of work, longest first, tests/conftest.py), then
+# the `serial` tests, which stop and restart the shared servers, one at a time and alone.
+# Pytest arguments go to both parts (so give no -m of your own: run pytest for that).
 #
 # The servers (RabbitMQ, PostgreSQL, MariaDB on 127.0.0.1, scripts/services.sh) need root. They
 # are skipped with MONITORD_SERVICES=0, or when not root; the tests needing them then skip
@@ -49,25 +48,13 @@ bash scripts/oracle-venv.sh >/dev/null \
   || echo "test.sh: no oracle venv; the tests needing it will say why" >&2
 
 workers=${MONITORD_TEST_WORKERS:-4}
-xdist=(--dist loadfile --no-loadscope-reorder)
 codes=()
-no_server_log=$(mktemp)
-.venv/bin/python -m pytest -q -n "$((workers > 1 ? workers - 1 : 1))" "${xdist[@]}" \
-  -m "not server" "$@" >"$no_server_log" 2>&1 &
-no_server=$!
-trap 'kill "$no_server" 2>/dev/null; exit 130' INT TERM
+.venv/bin/python -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder \
+  -m "not serial" "$@" && codes+=(0) || codes+=($?)
 echo "test.sh: the serial tests (servers stopped and restarted), one at a time" >&2
 .venv/bin/python -m pytest -q -m serial "$@" && codes+=(0) || codes+=($?)
-wait "$no_server" && codes+=(0) || codes+=($?)
-trap - INT TERM
-echo "test.sh: the tests using no server (run beside the serial ones)" >&2
-cat "$no_server_log"
-rm -f "$no_server_log"
-echo "test.sh: the other server tests" >&2
-.venv/bin/python -m pytest -q -n "$workers" "${xdist[@]}" -m "server and not serial" "$@" \
-  && codes+=(0) || codes+=($?)
-# 5: no test selected in that part (arguments naming only some tests); 5 only if in every part
+# 5: no test selected in that part (arguments naming only some tests); 5 only if in both
 for code in "${codes[@]}"; do
   if [ "$code" != 0 ] && [ "$code" != 5 ]; then exit "$code"; fi
 done
-if [ "${codes[*]}" = "5 5 5" ]; then exit 5; fi
+if [ "${codes[*]}" = "5 5" ]; then exit 5; fi

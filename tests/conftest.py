@@ -143,11 +143,10 @@ QUICK_MODULES = frozenset(
 
 
 # --- running in parallel (scripts/test.sh: pytest-xdist, ``-n N --dist loadfile``) ------------
-# ``server``: every test of a module that imports from tests.servers (it uses the shared test
-# servers).  ``serial``: a test that stops or restarts one (tests/servers.py ``service``), also a
-# ``server`` test; a module joins by being named here, one test by ``@pytest.mark.serial``.
-# scripts/test.sh runs the serial tests one at a time, beside them the tests using no server in
-# parallel, then the other server tests in parallel: no server test sees a server go away.
+# A test that stops or restarts a shared server (tests/servers.py ``service``) is marked
+# ``serial``: scripts/test.sh runs the others in parallel first, then these one at a time, alone
+# (beside other work their players and restarts slow down past what the daemons tolerate).
+# A module joins by being named here, one test by ``@pytest.mark.serial``.
 SERIAL_MODULES = frozenset({"test_service_outage"})
 # Under xdist each module is one unit of work, run by one worker (so its module-scoped fixtures,
 # replays and the oracle's sides, are made once); the longest go first (scripts/test.sh passes
@@ -174,12 +173,6 @@ def _module_name(item: pytest.Item) -> str:
     return module.__name__.rsplit(".", 1)[-1] if module is not None else ""
 
 
-def _uses_servers(item: pytest.Item) -> bool:
-    module = getattr(item, "module", None)
-    names = vars(module).values() if module is not None else ()
-    return any(getattr(value, "__module__", None) == "tests.servers" for value in names)
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         name = _module_name(item)
@@ -187,8 +180,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.quick)
         if name in SERIAL_MODULES:
             item.add_marker(pytest.mark.serial)
-        if _uses_servers(item) or item.get_closest_marker("serial"):
-            item.add_marker(pytest.mark.server)
     if os.environ.get("PYTEST_XDIST_WORKER"):
         rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
         items.sort(key=lambda item: rank.get(_module_name(item), len(rank)))
