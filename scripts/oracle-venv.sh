@@ -15,6 +15,11 @@ ready() {
 }
 
 if ! ready; then
+  # One creator at a time: parallel test workers may all ask for it at once; the others wait
+  # here and find it ready.
+  command -v flock >/dev/null && exec 9>"${TMPDIR:-/tmp}/monitord-oracle-venv.lock" && flock 9
+fi
+if ! ready; then
   # Recreate only what is ours to delete: a half-made venv or an empty directory.
   if [ -e "$VENV" ] && [ ! -f "$VENV/pyvenv.cfg" ] && [ -n "$(ls -A "$VENV" 2>/dev/null)" ]; then
     echo "oracle-venv: $VENV exists and is not a virtualenv; refusing to replace it" >&2

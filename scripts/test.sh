@@ -6,6 +6,12 @@
 #                                          tests and conformance replays; tests/conftest.py lists
 #                                          them), no servers, no tool installs; about 1.5 min here
 #
+# The full suite runs in two parts: every test not marked `serial` on N pytest-xdist workers
+# (MONITORD_TEST_WORKERS, default 4: most tests wait on subprocesses, players and sleeps, so more
+# workers than CPUs pay; a module is one unit of work, longest first, tests/conftest.py), then
+# the `serial` tests, which stop and restart the shared servers, one at a time and alone.
+# Pytest arguments go to both parts (so give no -m of your own: run pytest for that).
+#
 # The servers (RabbitMQ, PostgreSQL, MariaDB on 127.0.0.1, scripts/services.sh) need root. They
 # are skipped with MONITORD_SERVICES=0, or when not root; the tests needing them then skip
 # (or fail, when CI=true). They are stopped when this script exits (and purged when CI=true).
@@ -37,4 +43,18 @@ else
   echo "test.sh: test servers not started (MONITORD_SERVICES=${MONITORD_SERVICES:-1}, uid $(id -u))" >&2
 fi
 
-.venv/bin/python -m pytest -q "$@"
+# the oracle venv before the workers start (they would all wait for the first to make it)
+bash scripts/oracle-venv.sh >/dev/null \
+  || echo "test.sh: no oracle venv; the tests needing it will say why" >&2
+
+workers=${MONITORD_TEST_WORKERS:-4}
+codes=()
+.venv/bin/python -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder \
+  -m "not serial" "$@" && codes+=(0) || codes+=($?)
+echo "test.sh: the serial tests (servers stopped and restarted), one at a time" >&2
+.venv/bin/python -m pytest -q -m serial "$@" && codes+=(0) || codes+=($?)
+# 5: no test selected in that part (arguments naming only some tests); 5 only if in both
+for code in "${codes[@]}"; do
+  if [ "$code" != 0 ] && [ "$code" != 5 ]; then exit "$code"; fi
+done
+if [ "${codes[*]}" = "5 5" ]; then exit 5; fi

@@ -143,8 +143,44 @@ QUICK_MODULES = frozenset(
 )
 
 
+# --- running in parallel (scripts/test.sh: pytest-xdist, ``-n N --dist loadfile``) ------------
+# A test that stops or restarts a shared server (tests/servers.py ``service``) is marked
+# ``serial``: scripts/test.sh runs the others in parallel first, then these one at a time, alone
+# (beside other work their players and restarts slow down past what the daemons tolerate).
+# A module joins by being named here, one test by ``@pytest.mark.serial``.
+SERIAL_MODULES = frozenset({"test_service_outage"})
+# Under xdist each module is one unit of work, run by one worker (so its module-scoped fixtures,
+# replays and the oracle's sides, are made once); the longest go first (scripts/test.sh passes
+# --no-loadscope-reorder), so that none is left to run alone at the end.  Order only: a module
+# not named here keeps its place after these.
+LONGEST_FIRST = (
+    "test_service_restart",
+    "test_real_clients",
+    "test_sql_servers",
+    "test_plugins_daemon",
+    "test_follow_played",
+    "test_conformance_cases",
+    "test_follow_live",
+    "test_amqp_hub",
+    "test_differential_fuzz",
+    "test_sink_spool",
+    "test_amqp_broker",
+    "test_endpoints",
+)
+
+
+def _module_name(item: pytest.Item) -> str:
+    module = getattr(item, "module", None)
+    return module.__name__.rsplit(".", 1)[-1] if module is not None else ""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        module = getattr(item, "module", None)
-        if module is not None and module.__name__.rsplit(".", 1)[-1] in QUICK_MODULES:
+        name = _module_name(item)
+        if name in QUICK_MODULES:
             item.add_marker(pytest.mark.quick)
+        if name in SERIAL_MODULES:
+            item.add_marker(pytest.mark.serial)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
+        items.sort(key=lambda item: rank.get(_module_name(item), len(rank)))

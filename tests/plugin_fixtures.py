@@ -8,9 +8,11 @@ their entry points exactly as a site's plugins would be.
 
 from __future__ import annotations
 
+import fcntl
 import importlib
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterable
@@ -32,21 +34,40 @@ _installed: set[Path] = set()
 
 def install_plugin_packages(*packages: Path) -> None:
     """pip-install test packages (default: the plugin packages), once per session each,
-    offline-friendly first, then with build isolation."""
+    offline-friendly first, then with build isolation.
+
+    Parallel workers (pytest-xdist) share the venv: they install one at a time, each package
+    once per run (recorded in a lock file beside the venv), so that no worker's daemon finds a
+    package half-installed by another.
+    """
     wanted = [p for p in (packages or (CONTRACT_PLUGINS, EXAMPLE_PLUGIN)) if p not in _installed]
     if not wanted:
         return
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")
+    with open(Path(sys.prefix) / ".monitord-test-installs.lock", "a+", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        lock.seek(0)
+        done = {line for line in lock.read().splitlines() if run and line.startswith(run + " ")}
+        for package in wanted:
+            if f"{run} {package}" not in done:
+                _pip_install(package)
+                done.add(f"{run} {package}")
+            _installed.add(package)
+        lock.seek(0)
+        lock.truncate()
+        lock.write("".join(f"{line}\n" for line in sorted(done)))
+    importlib.invalidate_caches()
+
+
+def _pip_install(package: Path) -> None:
     # without build isolation pip needs setuptools and wheel here; else it fetches them
     local_build = all(importlib.util.find_spec(m) for m in ("setuptools", "wheel"))
-    for package in wanted:
-        base = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", str(package)]
-        if local_build:
-            quick = subprocess.run([*base, "--no-build-isolation"], capture_output=True, text=True)
-        if not local_build or quick.returncode != 0:
-            full = subprocess.run(base, capture_output=True, text=True)
-            assert full.returncode == 0, f"cannot install {package}: {full.stderr[-2000:]}"
-        _installed.add(package)
-    importlib.invalidate_caches()
+    base = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", str(package)]
+    if local_build:
+        quick = subprocess.run([*base, "--no-build-isolation"], capture_output=True, text=True)
+    if not local_build or quick.returncode != 0:
+        full = subprocess.run(base, capture_output=True, text=True)
+        assert full.returncode == 0, f"cannot install {package}: {full.stderr[-2000:]}"
 
 
 def plugin_args(tmp: Path, plugins: dict[str, dict[str, str]]) -> list[str]:

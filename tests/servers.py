@@ -66,8 +66,15 @@ def require_server(kind: str) -> str:
 def service(action: str, kind: str, *, timeout: float = 180) -> str:
     """Run ``scripts/services.sh ACTION NAME`` (start, stop, restart) on the same SVC_DIR.
 
-    Returns its stdout (the KEY=URL lines); raises if it fails.
+    Returns its stdout (the KEY=URL lines); raises if it fails.  Refused in a parallel run:
+    the other workers' tests use the same servers (mark the test ``serial``, tests/conftest.py).
     """
+    if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+        pytest.fail(
+            f"services.sh {action} in a parallel run: the test must be marked serial "
+            '(scripts/test.sh runs `pytest -m "not serial" -n N`, then `pytest -m serial`)',
+            pytrace=False,
+        )
     name = SERVICE_NAMES[_kind(kind)]
     proc = subprocess.run(
         ["bash", str(SERVICES_SCRIPT), action, name],

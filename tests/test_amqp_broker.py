@@ -396,6 +396,7 @@ def _play(
             i += 1
 
 
+@pytest.mark.serial  # stops a shared test server
 def test_broker_outage_mid_run_loses_nothing(
     tmp_path: Path, amqp_base: str, endpoints: list[Endpoint]
 ) -> None:
@@ -469,6 +470,7 @@ def test_broker_outage_mid_run_loses_nothing(
     )
 
 
+@pytest.mark.serial  # stops a shared test server
 def test_broker_down_for_a_whole_run(
     tmp_path: Path, amqp_base: str, endpoints: list[Endpoint]
 ) -> None:

@@ -30,6 +30,7 @@ from tests.plugin_fixtures import (
     payload_differences,
     plugin_args,
 )
+from tests.test_service import wait_until
 
 # name -> (settings, the prefixes its filter selects: class attribute or `events` property)
 CONTRACT = {
@@ -264,6 +265,8 @@ def test_kill_9_during_follow_then_restart_starts_the_plugin_over(tmp_path: Path
     dagman_out, lines = _truncated_copy(sample, run)
     args = plugin_args(tmp_path, {"slow": {"delay": "0.02", "queue_size": "10"}})
     first = _start_live(run, args, _env(tmp_path))
+    # killed once its plugin runs, however slowly this machine started the daemon
+    wait_until(lambda: journal(tmp_path / "slow.jsonl"), 60, "the first daemon's plugin to start")
     _play(lines[10 : len(lines) * 2 // 3], dagman_out, 1.5)
     time.sleep(0.5)
     first.send_signal(signal.SIGKILL)

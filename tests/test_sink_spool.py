@@ -424,6 +424,7 @@ def _assert_db_is_reference(url: str, tmp_path: Path, label: str) -> dict[str, i
     return counts
 
 
+@pytest.mark.serial  # stops a shared test server
 def test_postgres_down_when_the_replay_starts(pg_db: str, tmp_path: Path) -> None:
     """PG is down at start and for 20 s: the .bp sink completes meanwhile, the DB after."""
     run, home = tmp_path / "run", tmp_path / "home"
@@ -478,6 +479,7 @@ def test_postgres_down_when_the_replay_starts(pg_db: str, tmp_path: Path) -> Non
     )
 
 
+@pytest.mark.serial  # stops a shared test server
 def test_spool_survives_a_clean_stop_and_a_recovery_start_drops_it(
     pg_db: str, tmp_path: Path
 ) -> None:

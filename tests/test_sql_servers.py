@@ -253,6 +253,7 @@ def test_concurrent_daemons_into_one_database(
         drop(kind, url)
 
 
+@pytest.mark.serial  # stops a shared test server
 def test_postgres_restart_mid_run(tmp_path: Path) -> None:
     """The server restarts while the daemon writes: no row lost, none doubled."""
     base = require_server("postgres")
