@@ -16,7 +16,6 @@ from typing import Any
 
 from sqlalchemy import MetaData, create_engine, select
 
-
 MARKS_TABLE = "monitord_delivery_marks"
 
 

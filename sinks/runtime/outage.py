@@ -16,9 +16,7 @@ class OutageReporter:
     """The two log lines of an outage: when the sink goes down, when it is back (how long,
     how many events drained).  Called with the delivery's ``cond`` held."""
 
-    def went_down(
-        self, delivery: Any, error: str, never_opened: bool, retry_in: float
-    ) -> None:
+    def went_down(self, delivery: Any, error: str, never_opened: bool, retry_in: float) -> None:
         (log.error if never_opened else log.warning)(
             "cannot create events output, spooling its events until it is back"
             if never_opened
