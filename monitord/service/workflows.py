@@ -175,8 +175,13 @@ class ServiceMonitor(Monitor):
         # from the last snapshot (follow_all), or re-processes from line 1 (doc §4.7).
         self._follower_outcome(tracked, task)
         if tracked.jobstate is not None:
-            await asyncio.to_thread(tracked.jobstate.close)
+            await asyncio.to_thread(self._close_jobstate, tracked)
         self.done.append(tracked)
+
+    def _close_jobstate(self, tracked: Tracked) -> None:
+        with self._feed_lock:  # a snapshot of another workflow may be measuring it
+            if tracked.jobstate is not None:
+                tracked.jobstate.close()
 
 
 @dataclass
