@@ -7,7 +7,7 @@ as after the outage: every workflow's delivery on the server's one lane, shared 
 spooled batch per turn.  Timed until every spool is empty; the database's row count is checked.
 
     MONITORD_TEST_POSTGRES_URL=postgresql://user:pass@127.0.0.1:5432/db \\
-        .venv/bin/python bench/service_spool_bench.py [--workflows 20] [--jobs 400]
+        .venv/bin/python bench/service_spool_bench.py [--workflows 20] [--jobs 400] [--no-marks]
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from sqlalchemy import text  # noqa: E402
 
 from monitord.service.sinkpool import SinkPool  # noqa: E402
 from sinks.runtime.codec import encode_batch  # noqa: E402
+from sinks.runtime.marks import marks_of  # noqa: E402
 from sinks.runtime.spool import BatchSpool, SpoolSettings  # noqa: E402
 from sinks.sql import SQLSink  # noqa: E402
 from tests.servers import create_database, drop_database  # noqa: E402
@@ -50,15 +51,16 @@ class _Capture:
     def start(self) -> None: ...
 
     def publish(self, batch: list) -> None:
-        self.batches.append((len(batch), encode_batch(batch)))
+        self.batches.append((len(batch), encode_batch(batch, marks_of(batch))))
 
     def flush(self) -> None: ...
 
     def close(self) -> None: ...
 
 
-def workflow_batches(tmp: Path, jobs: int) -> list[tuple[int, bytes]]:
-    """The event batches a replay of a generated workflow of ``jobs`` jobs publishes."""
+def workflow_batches(tmp: Path, jobs: int, marks: bool = True) -> list[tuple[int, bytes]]:
+    """The event batches a replay of a generated workflow of ``jobs`` jobs publishes (with the
+    delivery marks the service gives them, unless ``marks`` is False)."""
     from monitord.daemon.monitor import Monitor, MonitorConfig
     from monitord.daemon.run import run_replay
     from monitord.tools.synthetic import generate
@@ -68,6 +70,8 @@ def workflow_batches(tmp: Path, jobs: int) -> list[tuple[int, bytes]]:
     capture = _Capture()
     monitor = Monitor(config)
     monitor.make_sink_set = lambda sinks: capture
+    if marks:
+        monitor.marks_stream = "bench"  # as the service numbers its events (sinks/runtime/marks.py)
     asyncio.run(run_replay(config, monitor))
     return capture.batches
 
@@ -83,12 +87,15 @@ def main() -> int:
     p.add_argument("--workflows", type=int, default=20)
     p.add_argument("--jobs", type=int, default=400, help="jobs of the generated workflow")
     p.add_argument("--url", default=os.environ.get("MONITORD_TEST_POSTGRES_URL"))
+    p.add_argument(
+        "--no-marks", action="store_true", help="batches without delivery marks (before resume)"
+    )
     args = p.parse_args()
     if not args.url:
         print("no server: set MONITORD_TEST_POSTGRES_URL (scripts/services.sh start postgres)")
         return 2
     tmp = Path(tempfile.mkdtemp(prefix="spool-bench-"))
-    batches = workflow_batches(tmp, args.jobs)
+    batches = workflow_batches(tmp, args.jobs, marks=not args.no_marks)
     events = sum(count for count, _ in batches)
     name = f"{args.url.rsplit('/', 1)[-1]}_spoolbench"
     url = create_database(args.url, name)
