@@ -44,7 +44,7 @@ def service_snapshot(followed: Mapping[str, Followed], pool: Any, started_at: fl
                 size, mtime = st.st_size, st.st_mtime
             except OSError:
                 size, mtime = 0, now
-            lag = max(0, size - stats.bytes_fed) if not stats.ended else 0
+            lag = max(0, size - tracked.offset) if not stats.ended else 0  # bytes not fed yet
             counts = job_counts(wf) if wf is not None else {}
             state = _state(wf, stats.ended, item.stop.is_set())
             undelivered = undelivered_events(item) if index == 0 else 0

@@ -37,7 +37,6 @@ class TrackedStats:
     """What the status page needs about one (sub-)workflow of a Monitor."""
 
     tracked: Tracked
-    bytes_fed: int = 0
     ended: bool = False
 
 
@@ -73,20 +72,17 @@ class ServiceMonitor(Monitor):
     # Called from worker threads (start, sub-workflow discovery in _feed).
     def _adopt(self, tracked: Tracked) -> None:
         super()._adopt(tracked)
-        stats = TrackedStats(tracked, bytes_fed=tracked.offset, ended=tracked in self.done)
+        stats = TrackedStats(tracked, ended=tracked in self.done)
         self._stats_of[id(tracked)] = stats
         self.stats.append(stats)
         if self._loop is not None and self._new_work is not None:
             self._loop.call_soon_threadsafe(self._new_work.set)
 
     def _feed(self, tracked: Tracked, lines: list[str]) -> None:
-        stats = self._stats_of.get(id(tracked))
         if tracked.wf is not None:
             progress = progress_for(tracked.wf)
             for line in lines:
                 progress.feed(line)
-        if stats is not None:
-            stats.bytes_fed += sum(map(len, lines)) + len(lines)
         super()._feed(tracked, lines)
 
     def _publish(self) -> None:
