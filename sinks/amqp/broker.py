@@ -30,7 +30,7 @@ WARN_EVERY = 60.0  # seconds between repeated outage warnings
 STOPPING_RETRY = 1.0  # retry pause while a closing sink waits for its drain
 DETACH_WAIT = 10.0  # seconds a detach waits for the client's batch in flight
 
-HubKey = tuple[str, str, int, str, str, str]
+HubKey = tuple[str, str, int, str, str, str, bool, str | None]
 Exchanges = dict[str, "asyncio.Future[tuple[AbstractChannel, AbstractExchange]]"]
 
 
@@ -43,7 +43,16 @@ def _quiet_client_library() -> None:
 
 def hub_key(config: AMQPConfig) -> HubKey:
     """What makes two endpoints share a connection: everything but the exchange."""
-    return (config.scheme, config.host, config.port, config.user, config.password, config.vhost)
+    return (
+        config.scheme,
+        config.host,
+        config.port,
+        config.user,
+        config.password,
+        config.vhost,
+        config.tls_verify,
+        config.tls_ca_file,
+    )
 
 
 def broker_url(config: AMQPConfig) -> str:
@@ -67,11 +76,13 @@ class Backoff:
         return self.policy.delay(self.failures, random.random())
 
 
-def _tls_context() -> ssl.SSLContext:
-    """As the reference: TLS without certificate or hostname verification."""
-    ctx = ssl.create_default_context()
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
+def tls_context(config: AMQPConfig) -> ssl.SSLContext:
+    """The broker's certificate and host name verified (system CAs, or ``tls_ca_file``);
+    the reference's unverified TLS only when the endpoint says ``tls_verify = false``."""
+    ctx = ssl.create_default_context(cafile=config.tls_ca_file)
+    if not config.tls_verify:
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
     return ctx
 
 

@@ -58,7 +58,7 @@ from sinks.amqp.broker import (
     _lost,
     _message,
     _quiet_client_library,
-    _tls_context,
+    tls_context,
     broker_url,
 )
 from sinks.amqp.config import AMQPConfig, scrub
@@ -351,7 +351,7 @@ class Hub:
         )
         conn = aio_pika.Connection(
             url,
-            ssl_context=_tls_context() if cfg.tls else None,
+            ssl_context=tls_context(cfg) if cfg.tls else None,
             client_properties={"connection_name": "pegasus-monitord"},
         )
         try:
