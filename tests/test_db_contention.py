@@ -1,0 +1,200 @@
+"""Many daemons, one database (issue 21): started at the same instant, none refused, nothing lost.
+
+Every daemon is held at a barrier (a file) once its imports are done, so that all of them open
+their outputs together: on a fresh server database (the schema is created once, under a lock held
+until it is committed) and on one shared dashboard database (``~/.pegasus/workflow.db``, SQLite:
+writers queue for its lock instead of failing).  Rows are compared, not log lines: each workflow
+with its own SQLite replay, the dashboard with what each workflow's own database says.
+``MONITORD_CONTENTION_ROUNDS`` (default 5) sets the rounds, e.g. 50 on demand.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.dbcopy import copy_to_sqlite
+from tests.servers import require_server
+from tests.test_sql_servers import (
+    KINDS,
+    Generated,
+    _generate_and_replay,
+    _only_workflow,
+    assert_same,
+    drop,
+    fresh_db,
+    replay_env,
+    row_counts,
+)
+
+ROUNDS = int(os.environ.get("MONITORD_CONTENTION_ROUNDS", "5"))
+SERVER_DAEMONS = 16
+DASHBOARD_DAEMONS = 20
+JOBS = 12  # small workflows: the contention is at open, the rows only have to be compared
+
+#: the daemon, once imported, waits for the go file (argv[1]); argv[2] is its "ready" file
+BARRIER = (
+    "import os, sys, time\n"
+    "from monitord.cli import main\n"
+    "open(sys.argv[2], 'w').close()\n"
+    "while not os.path.exists(sys.argv[1]):\n"
+    "    time.sleep(0.002)\n"
+    "raise SystemExit(main(sys.argv[3:]))\n"
+)
+
+
+def start_together(
+    runs: Sequence[tuple[Path, list[str]]], env: dict[str, str], gate: Path
+) -> list[tuple[int, str]]:
+    """Start one daemon per (cwd, monitord arguments), release them at once; (exit code, stderr)."""
+    gate.mkdir(parents=True, exist_ok=True)
+    go = gate / "go"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", BARRIER, str(go), str(gate / f"ready{i}"), *args],
+            cwd=cwd,
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i, (cwd, args) in enumerate(runs)
+    ]
+    deadline = time.monotonic() + 300
+    while len(list(gate.glob("ready*"))) < len(procs):
+        if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
+            break
+        time.sleep(0.01)
+    go.touch()
+    results = [(p.wait(timeout=900), p.communicate()[1]) for p in procs]
+    for i, (_, err) in enumerate(results):
+        (gate / f"daemon{i}.log").write_text(err)
+    return results
+
+
+def assert_clean(results: list[tuple[int, str]]) -> None:
+    """Every daemon exited 0 without an error line or a traceback."""
+    for code, err in results:
+        assert code == 0, err[-3000:]
+        assert "Traceback" not in err, err[-3000:]
+        assert "[error" not in err, err[-3000:]
+
+
+@pytest.fixture(scope="module")
+def workflows(tmp_path_factory: pytest.TempPathFactory) -> list[Generated]:
+    """20 small generated workflows, each replayed alone into its own SQLite database."""
+    base = tmp_path_factory.mktemp("contention")
+    return _generate_and_replay(base, DASHBOARD_DAEMONS, JOBS, 2100)
+
+
+# ------------------------------------------------------------------ a fresh server database
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_daemons_started_together_on_a_fresh_server_database(
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """16 daemons at one instant on a fresh database, every round: all exit 0, and every workflow
+    equals its own replay (the second daemon to open never sees a half-created schema)."""
+    require_server(kind)  # skips without the server before the workflows are made
+    made: list[Generated] = request.getfixturevalue("workflows")[:SERVER_DAEMONS]
+    started = time.perf_counter()
+    for rnd in range(ROUNDS):
+        url = fresh_db(kind, "together")
+        try:
+            runs = [
+                (m.dagman_out.parent, ["--no-dashboard", "-d", url, "-r", m.dagman_out.name])
+                for m in made
+            ]
+            assert_clean(start_together(runs, replay_env(tmp_path / "home"), tmp_path / f"r{rnd}"))
+            copy = tmp_path / f"server{rnd}.db"
+            copy_to_sqlite(url, copy, made[0].expected)
+            with sqlite3.connect(copy) as con:
+                assert con.execute("SELECT COUNT(*) FROM dbversion").fetchone()[0] == 1
+            tables = ",".join(
+                t for t in row_counts(copy) if t not in ("rc_lfn", "rc_pfn", "rc_meta")
+            )
+            for i, m in enumerate(made):
+                assert_same(
+                    m.expected,
+                    _only_workflow(copy, m.wf_uuid, tmp_path / f"wf{i}.db"),
+                    "--tables",
+                    tables,
+                )
+        finally:
+            drop(kind, url)
+    print(
+        f"\n{kind}: {ROUNDS} rounds of {SERVER_DAEMONS} daemons started together "
+        f"in {time.perf_counter() - started:.1f} s"
+    )
+
+
+# ------------------------------------------------------------- one shared dashboard database
+
+
+def expected_dashboard(made: Sequence[Generated]) -> dict[str, tuple[tuple[object, ...], ...]]:
+    """Per root workflow uuid, what its own database says the dashboard must hold."""
+    cols = "dax_label, dax_version, dax_file, dag_file_name, timestamp, submit_hostname, submit_dir"
+    expected: dict[str, tuple[tuple[object, ...], ...]] = {}
+    for m in made:
+        con = sqlite3.connect(m.expected)
+        try:
+            wf_id, *row = con.execute(
+                f"SELECT wf_id, {cols} FROM workflow WHERE parent_wf_id IS NULL"
+            ).fetchone()
+            states = con.execute(
+                "SELECT state, timestamp, restart_count, status FROM workflowstate "
+                "WHERE wf_id = ? ORDER BY timestamp, state",
+                (wf_id,),
+            ).fetchall()
+        finally:
+            con.close()
+        assert len(states) >= 2  # started and terminated
+        expected[m.wf_uuid] = (tuple(row), *states)
+    return expected
+
+
+def dashboard_rows(db: Path) -> dict[str, tuple[tuple[object, ...], ...]]:
+    cols = "dax_label, dax_version, dax_file, dag_file_name, timestamp, submit_hostname, submit_dir"
+    con = sqlite3.connect(db)
+    try:
+        found: dict[str, tuple[tuple[object, ...], ...]] = {}
+        for wf_id, uuid, *row in con.execute(f"SELECT wf_id, wf_uuid, {cols} FROM master_workflow"):
+            assert uuid not in found, f"{uuid} twice in the dashboard"
+            states = con.execute(
+                "SELECT state, timestamp, restart_count, status FROM master_workflowstate "
+                "WHERE wf_id = ? ORDER BY timestamp, state",
+                (wf_id,),
+            ).fetchall()
+            found[uuid] = (tuple(row), *states)
+        return found
+    finally:
+        con.close()
+
+
+def test_daemons_started_together_share_one_dashboard(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """20 replays at one instant with one HOME: the dashboard holds every workflow and every
+    state, each as the workflow's own database has it; all exit 0, no error line."""
+    made: list[Generated] = request.getfixturevalue("workflows")
+    expected = expected_dashboard(made)
+    started = time.perf_counter()
+    for rnd in range(ROUNDS):
+        home = tmp_path / f"home{rnd}"  # a fresh dashboard: its creation is contended too
+        runs = [(m.dagman_out.parent, ["-r", m.dagman_out.name]) for m in made]
+        results = start_together(runs, replay_env(home), tmp_path / f"r{rnd}")
+        got = dashboard_rows(home / ".pegasus" / "workflow.db")
+        assert sorted(got) == sorted(expected), f"round {rnd}: {len(got)} of {len(expected)}"
+        assert got == expected
+        assert_clean(results)
+    print(
+        f"\ndashboard: {ROUNDS} rounds of {DASHBOARD_DAEMONS} daemons started together "
+        f"in {time.perf_counter() - started:.1f} s"
+    )
