@@ -14,12 +14,15 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
+from monitord.tools.player import Player
+from monitord.tools.synthetic import generate
 from tests.dbcopy import copy_to_sqlite
 from tests.servers import require_server
 from tests.test_sql_servers import (
@@ -38,6 +41,7 @@ ROUNDS = int(os.environ.get("MONITORD_CONTENTION_ROUNDS", "5"))
 SERVER_DAEMONS = 16
 DASHBOARD_DAEMONS = 20
 JOBS = 12  # small workflows: the contention is at open, the rows only have to be compared
+LIVE_RATE = 150.0  # dagman.out lines per second of each played workflow
 
 #: the daemon, once imported, waits for the go file (argv[1]); argv[2] is its "ready" file
 BARRIER = (
@@ -137,16 +141,22 @@ def test_daemons_started_together_on_a_fresh_server_database(
 
 # ------------------------------------------------------------- one shared dashboard database
 
+DASHBOARD_COLUMNS = (
+    "dax_label, dax_version, dax_file, dag_file_name, timestamp, submit_hostname, submit_dir"
+)
 
-def expected_dashboard(made: Sequence[Generated]) -> dict[str, tuple[tuple[object, ...], ...]]:
-    """Per root workflow uuid, what its own database says the dashboard must hold."""
-    cols = "dax_label, dax_version, dax_file, dag_file_name, timestamp, submit_hostname, submit_dir"
+
+def expected_dashboard(
+    dbs: Sequence[tuple[str, Path]],
+) -> dict[str, tuple[tuple[object, ...], ...]]:
+    """Per root workflow uuid, what its own database (``dbs``: uuid, path) says the dashboard
+    must hold: the root workflow's row and its states."""
     expected: dict[str, tuple[tuple[object, ...], ...]] = {}
-    for m in made:
-        con = sqlite3.connect(m.expected)
+    for uuid, path in dbs:
+        con = sqlite3.connect(path)
         try:
             wf_id, *row = con.execute(
-                f"SELECT wf_id, {cols} FROM workflow WHERE parent_wf_id IS NULL"
+                f"SELECT wf_id, {DASHBOARD_COLUMNS} FROM workflow WHERE wf_uuid = ?", (uuid,)
             ).fetchone()
             states = con.execute(
                 "SELECT state, timestamp, restart_count, status FROM workflowstate "
@@ -155,13 +165,13 @@ def expected_dashboard(made: Sequence[Generated]) -> dict[str, tuple[tuple[objec
             ).fetchall()
         finally:
             con.close()
-        assert len(states) >= 2  # started and terminated
-        expected[m.wf_uuid] = (tuple(row), *states)
+        assert len(states) >= 2, f"{path}: {states}"  # started and terminated
+        expected[uuid] = (tuple(row), *states)
     return expected
 
 
 def dashboard_rows(db: Path) -> dict[str, tuple[tuple[object, ...], ...]]:
-    cols = "dax_label, dax_version, dax_file, dag_file_name, timestamp, submit_hostname, submit_dir"
+    cols = DASHBOARD_COLUMNS
     con = sqlite3.connect(db)
     try:
         found: dict[str, tuple[tuple[object, ...], ...]] = {}
@@ -184,7 +194,7 @@ def test_daemons_started_together_share_one_dashboard(
     """20 replays at one instant with one HOME: the dashboard holds every workflow and every
     state, each as the workflow's own database has it; all exit 0, no error line."""
     made: list[Generated] = request.getfixturevalue("workflows")
-    expected = expected_dashboard(made)
+    expected = expected_dashboard([(m.wf_uuid, m.expected) for m in made])
     started = time.perf_counter()
     for rnd in range(ROUNDS):
         home = tmp_path / f"home{rnd}"  # a fresh dashboard: its creation is contended too
@@ -198,3 +208,69 @@ def test_daemons_started_together_share_one_dashboard(
         f"\ndashboard: {ROUNDS} rounds of {DASHBOARD_DAEMONS} daemons started together "
         f"in {time.perf_counter() - started:.1f} s"
     )
+
+
+def test_live_daemons_share_one_dashboard(tmp_path: Path) -> None:
+    """20 live daemons, started together, follow 20 workflows being played, with one HOME: the
+    dashboard holds every workflow and state as each daemon's own workflow database has them."""
+    started = time.perf_counter()
+    for rnd in range(ROUNDS):
+        home = tmp_path / f"home{rnd}"
+        # fresh workflows every round: the daemons write the workflow databases beside them
+        sources = [
+            generate(
+                tmp_path / f"src{rnd}" / f"wf{i}", JOBS, seed=4200 + 100 * rnd + i, name=f"live{i}"
+            )
+            for i in range(DASHBOARD_DAEMONS)
+        ]
+        players = [
+            Player(
+                str(g.dagman_out.parent),
+                str(tmp_path / f"run{rnd}" / f"wf{i}"),
+                lines_per_second=LIVE_RATE,
+            )
+            for i, g in enumerate(sources)
+        ]
+        for player in players:
+            player.prepare()
+        runs = [(Path(p.dest), [g.dagman_out.name]) for p, g in zip(players, sources, strict=True)]
+        gate = tmp_path / f"r{rnd}"
+        threads = [threading.Thread(target=_play_at, args=(p, gate / "go")) for p in players]
+        for thread in threads:
+            thread.start()
+        try:
+            results = start_together(runs, replay_env(home), gate)
+        finally:
+            for player in players:
+                player.stop.set()
+            for thread in threads:
+                thread.join(60)
+        assert all(p.error is None for p in players), [p.error for p in players]
+        dbs = [
+            (
+                g.wf_uuid,
+                g.dagman_out.with_name(
+                    g.dagman_out.name.replace(".dag.dagman.out", ".stampede.db")
+                ),
+            )
+            for g in sources
+        ]
+        expected = expected_dashboard(dbs)
+        got = dashboard_rows(home / ".pegasus" / "workflow.db")
+        assert sorted(got) == sorted(expected), f"round {rnd}: {len(got)} of {len(expected)}"
+        assert got == expected
+        assert_clean(results)
+    print(
+        f"\nlive dashboard: {ROUNDS} rounds of {DASHBOARD_DAEMONS} live daemons started together "
+        f"in {time.perf_counter() - started:.1f} s"
+    )
+
+
+def _play_at(player: Player, go: Path) -> None:
+    """Play once the daemons are released (the play and the daemons' opening overlap)."""
+    while not go.exists() and not player.stop.is_set():
+        time.sleep(0.005)
+    try:
+        player.run()
+    except Exception as exc:  # reported by the test
+        player.error = exc
