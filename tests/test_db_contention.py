@@ -23,6 +23,7 @@ import pytest
 
 from monitord.tools.player import Player
 from monitord.tools.synthetic import generate
+from tests.conftest import STAMPEDE_DIFF
 from tests.dbcopy import copy_to_sqlite
 from tests.servers import require_server
 from tests.test_sql_servers import (
@@ -30,7 +31,6 @@ from tests.test_sql_servers import (
     Generated,
     _generate_and_replay,
     _only_workflow,
-    assert_same,
     drop,
     fresh_db,
     replay_env,
@@ -90,6 +90,22 @@ def assert_clean(results: list[tuple[int, str]]) -> None:
         assert "[error" not in err, err[-3000:]
 
 
+def assert_all_same(pairs: Sequence[tuple[Path, Path]], *args: str) -> None:
+    """stampede-diff of every (expected, actual) pair, run side by side."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(STAMPEDE_DIFF), *args, str(expected), str(actual)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for expected, actual in pairs
+    ]
+    outputs = [(p.communicate(timeout=600)[0], p.returncode) for p in procs]
+    for (_, actual), (out, code) in zip(pairs, outputs, strict=True):
+        assert code == 0, f"{actual}:\n{out[-6000:]}"
+
+
 @pytest.fixture(scope="module")
 def workflows(tmp_path_factory: pytest.TempPathFactory) -> list[Generated]:
     """20 small generated workflows, each replayed alone into its own SQLite database."""
@@ -124,13 +140,11 @@ def test_daemons_started_together_on_a_fresh_server_database(
             tables = ",".join(
                 t for t in row_counts(copy) if t not in ("rc_lfn", "rc_pfn", "rc_meta")
             )
-            for i, m in enumerate(made):
-                assert_same(
-                    m.expected,
-                    _only_workflow(copy, m.wf_uuid, tmp_path / f"wf{i}.db"),
-                    "--tables",
-                    tables,
-                )
+            pairs = [
+                (m.expected, _only_workflow(copy, m.wf_uuid, tmp_path / f"wf{i}.db"))
+                for i, m in enumerate(made)
+            ]
+            assert_all_same(pairs, "--tables", tables)
         finally:
             drop(kind, url)
     print(
