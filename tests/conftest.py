@@ -154,6 +154,7 @@ SERIAL_MODULES = frozenset({"test_service_outage"})
 # --no-loadscope-reorder), so that none is left to run alone at the end.  Order only: a module
 # not named here keeps its place after these.
 LONGEST_FIRST = (
+    "test_db_contention",
     "test_service_restart",
     "test_real_clients",
     "test_sql_servers",

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import structlog
-from sqlalchemy import Engine, delete, insert, select
+from sqlalchemy import Connection, Engine, delete, insert, select
+from sqlalchemy.engine import URL
 from sqlalchemy.exc import SQLAlchemyError
 
 from monitord.core.events import StampedeEvent
@@ -22,7 +23,16 @@ from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import Capabilities
 
 from . import schema as s
-from .database import ensure_schema, is_sqlite, make_engine, parse_url, safe_url, scrub
+from .database import (
+    SchemaBusy,
+    SchemaVersionError,
+    is_sqlite,
+    make_engine,
+    open_schema,
+    parse_url,
+    safe_url,
+    scrub,
+)
 from .errors import is_transient
 
 log = structlog.get_logger(__name__)
@@ -35,6 +45,18 @@ DASHBOARD_CAPABILITIES = Capabilities(dashboard=True, resumes=True)
 def default_dashboard_url(home: str | None = None) -> str:
     home = home or os.path.expanduser("~")
     return f"sqlite:///{os.path.join(home, '.pegasus', 'workflow.db')}"
+
+
+#: seconds a dashboard writer queues for the shared SQLite file's lock before it is an outage
+#: (every daemon of the user writes it; each holds it for a few milliseconds at a time)
+DASHBOARD_BUSY_TIMEOUT = 60.0
+
+
+def dashboard_engine_kw(url: URL) -> dict[str, Any]:
+    """SQLite: every transaction takes the write lock at BEGIN and queues for it (many writers)."""
+    if not is_sqlite(url):
+        return {}
+    return {"sqlite_begin": "IMMEDIATE", "connect_args": {"timeout": DASHBOARD_BUSY_TIMEOUT}}
 
 
 def prepare_sqlite_file(path: str) -> bool:
@@ -77,15 +99,23 @@ class DashboardSink:
             if not prepare_sqlite_file(self._url.database):
                 raise SinkError(f"dashboard database {self.display_url} is not writable")
         try:
-            self._engine = make_engine(self._url)
-            with self._engine.begin() as conn:
-                ensure_schema(conn, self._pegasus_version, self.display_url)
-                if self._restart:
-                    conn.execute(
-                        delete(s.master_workflow).where(s.master_workflow.c.wf_uuid == self._root)
-                    )
+            if self._engine is None:
+                self._engine = make_engine(self._url, **dashboard_engine_kw(self._url))
+            open_schema(self._engine, self._pegasus_version, self.display_url, self._purge)
+        except SchemaVersionError as exc:
+            raise SinkError(
+                f"dashboard {self.display_url}: {exc}", retryable=isinstance(exc, SchemaBusy)
+            ) from None
         except SQLAlchemyError as exc:
-            raise SinkError(f"dashboard {self.display_url}: {scrub(str(exc), self._url)}") from None
+            # a locked database (or a server's lock wait) is an outage: retried, never disabled
+            raise SinkError(
+                f"dashboard {self.display_url}: {scrub(str(exc), self._url)}",
+                retryable=is_transient(exc),
+            ) from None
+
+    def _purge(self, conn: Connection, _created: bool) -> None:
+        if self._restart:
+            conn.execute(delete(s.master_workflow).where(s.master_workflow.c.wf_uuid == self._root))
 
     def write_batch(self, events: Sequence[StampedeEvent]) -> None:
         mine = [

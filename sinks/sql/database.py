@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import importlib.util
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import structlog
 from sqlalchemy import Connection, Engine, create_engine, delete, event, inspect, select, text
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import SQLAlchemyError
 
 from . import schema as s
 
@@ -106,12 +107,13 @@ def is_sqlite(url: URL) -> bool:
     return url.get_backend_name() == "sqlite"
 
 
-def make_engine(url: URL, **engine_kw: Any) -> Engine:
+def make_engine(url: URL, *, sqlite_begin: str = "DEFERRED", **engine_kw: Any) -> Engine:
     """An engine with the per-backend settings the loader relies on.
 
     SQLite: foreign keys ON (cascades and SET NULL depend on it), and explicit
-    ``BEGIN`` so that SAVEPOINTs used for row-by-row retries work under pysqlite.
-    MySQL: utf8mb4 connection charset.
+    ``BEGIN`` so that SAVEPOINTs used for row-by-row retries work under pysqlite
+    (``sqlite_begin="IMMEDIATE"``: every transaction takes the write lock at once, see
+    :data:`SQLITE_BEGIN`).  MySQL: utf8mb4 connection charset.
     """
     kwargs: dict[str, Any] = {}
     backend = url.get_backend_name()
@@ -125,11 +127,11 @@ def make_engine(url: URL, **engine_kw: Any) -> Engine:
     kwargs.update(engine_kw)
     engine = create_engine(url, **kwargs)
     if backend == "sqlite":
-        _sqlite_pragmas(engine)
+        _sqlite_pragmas(engine, sqlite_begin)
     return engine
 
 
-def _sqlite_pragmas(engine: Engine) -> None:
+def _sqlite_pragmas(engine: Engine, begin: str) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
         dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
@@ -139,39 +141,87 @@ def _sqlite_pragmas(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
-        conn.exec_driver_sql("BEGIN")
+        mode = conn.get_execution_options().get(SQLITE_BEGIN, begin)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if mode == "IMMEDIATE" else "BEGIN")
 
+
+#: execution option: ``"IMMEDIATE"`` makes a SQLite transaction take the write lock at BEGIN.
+#: A deferred transaction that reads, then writes, is refused at once (SQLITE_BUSY, no busy
+#: wait: waiting could deadlock) when another writer holds the lock; an immediate one queues
+#: for it under the busy timeout.  Readers are not blocked any longer by it: the lock taken
+#: (RESERVED) lets them read until the commit, as a deferred writer's does.
+SQLITE_BEGIN = "monitord_sqlite_begin"
 
 #: advisory lock key / name under which schema creation and purges are serialised
 SCHEMA_LOCK_KEY = 0x6D6F6E69746F7264 & 0x7FFFFFFFFFFFFFFF
 SCHEMA_LOCK_NAME = "pegasus.monitord.schema"
 
 
-@contextmanager
-def schema_lock(conn: Connection, timeout: int = 300) -> Iterator[None]:
-    """Serialise schema creation between daemons opening the same server database at once.
+class SchemaBusy(SchemaVersionError):
+    """The schema is being created or changed by another process: retryable, never a refusal."""
 
-    Without it, two daemons both find an empty database and both run CREATE TYPE / CREATE
-    TABLE, and one fails.  PostgreSQL: a transaction-level advisory lock; MySQL/MariaDB: a
-    named session lock, released on the way out.  SQLite's own locking suffices.
+
+class SchemaLockTimeout(SchemaBusy):
+    """Another daemon held the schema lock for longer than we wait."""
+
+
+class SchemaIncomplete(SchemaBusy):
+    """Tables without their ``dbversion`` row: a creation not yet committed (MariaDB commits
+    each CREATE TABLE at once), by a process that does not take our lock."""
+
+
+#: how long opening waits for a schema another process is still creating (then: retryable)
+SCHEMA_WAIT = 60.0
+
+
+@contextmanager
+def schema_transaction(engine: Engine, timeout: int = 300) -> Iterator[Connection]:
+    """A transaction that creates or checks the schema, serialised between daemons, committed
+    before the next daemon may look.
+
+    Without the lock, two daemons both find an empty database and both run CREATE TABLE, and one
+    fails; with a lock released before the commit, the next daemon sees the tables (DDL commits
+    at once in MariaDB) without the ``dbversion`` row.  PostgreSQL: a transaction-level advisory
+    lock (released by the commit itself); MySQL/MariaDB: a session lock taken before the
+    transaction begins and released after it is committed (or rolled back); SQLite: the write
+    lock taken at BEGIN (``BEGIN IMMEDIATE``), held until the commit.
     """
-    backend = conn.dialect.name
-    if backend == "postgresql":
-        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
-        yield
-        return
-    if backend not in ("mysql", "mariadb"):
-        yield
-        return
-    got = conn.execute(
-        text("SELECT GET_LOCK(:name, :timeout)"), {"name": SCHEMA_LOCK_NAME, "timeout": timeout}
-    ).scalar()
-    if got != 1:
-        raise SchemaVersionError(f"could not get the schema lock within {timeout} s")
+    with engine.connect() as conn:
+        backend = conn.dialect.name
+        if backend == "sqlite":
+            conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
+            with conn.begin():
+                yield conn
+            return
+        if backend == "postgresql":
+            with conn.begin():
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
+                yield conn
+            return
+        if backend not in ("mysql", "mariadb"):
+            with conn.begin():
+                yield conn
+            return
+        got = conn.execute(
+            text("SELECT GET_LOCK(:name, :timeout)"), {"name": SCHEMA_LOCK_NAME, "timeout": timeout}
+        ).scalar()
+        conn.commit()  # the lock is the session's: the creation gets a transaction of its own
+        if got != 1:
+            raise SchemaLockTimeout(f"could not get the schema lock within {timeout} s")
+        try:
+            with conn.begin():
+                yield conn
+        finally:
+            _release_lock(conn)
+
+
+def _release_lock(conn: Connection) -> None:
+    """Release the MySQL session lock; a connection that cannot is closed (which releases it)."""
     try:
-        yield
-    finally:
         conn.execute(text("SELECT RELEASE_LOCK(:name)"), {"name": SCHEMA_LOCK_NAME})
+        conn.commit()
+    except SQLAlchemyError:
+        conn.invalidate()
 
 
 def ensure_schema(
@@ -189,7 +239,9 @@ def ensure_schema(
         version = conn.execute(
             select(s.dbversion.c.version_number).order_by(s.dbversion.c.id.desc()).limit(1)
         ).scalar()
-        if version is None or version != s.DB_VERSION:
+        if version is None:
+            raise SchemaIncomplete("database is being created: dbversion has no row yet")
+        if version != s.DB_VERSION:
             raise SchemaVersionError(
                 f"database schema version {version} is not {s.DB_VERSION}; "
                 "upgrade it with pegasus-db-admin first"
@@ -199,7 +251,7 @@ def ensure_schema(
             s.metadata.create_all(conn, tables=missing)
         return False
     if "workflow" in tables:
-        raise SchemaVersionError("database has Stampede tables but no dbversion table")
+        raise SchemaIncomplete("database is being created: Stampede tables but no dbversion yet")
     s.metadata.create_all(conn)
     conn.execute(
         s.dbversion.insert().values(
@@ -211,6 +263,32 @@ def ensure_schema(
     log.info("Pegasus database was successfully created.")
     log.info(f"Database version: '{pegasus_version or s.DB_VERSION}' ({display_url})")
     return True
+
+
+def open_schema(
+    engine: Engine,
+    pegasus_version: str | None = None,
+    display_url: str = "",
+    then: Callable[[Connection, bool], None] | None = None,
+    wait: float | None = None,
+) -> bool:
+    """:func:`ensure_schema` (then ``then(conn, created)``) in one :func:`schema_transaction`.
+
+    A schema another process is still creating is waited for (``wait`` seconds, default
+    :data:`SCHEMA_WAIT`; re-checked in a new transaction), then :class:`SchemaIncomplete` is raised for the caller to retry later.
+    """
+    deadline = time.monotonic() + (SCHEMA_WAIT if wait is None else wait)
+    while True:
+        try:
+            with schema_transaction(engine) as conn:
+                created = ensure_schema(conn, pegasus_version, display_url)
+                if then is not None:
+                    then(conn, created)
+                return created
+        except SchemaIncomplete:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.5)
 
 
 def purge_workflow(conn: Connection, wf_uuid: str) -> bool:

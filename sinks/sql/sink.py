@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import structlog
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
@@ -25,14 +25,15 @@ from sinks.runtime.capabilities import Capabilities
 from sinks.runtime.marks import Marks
 
 from .database import (
+    SchemaBusy,
     SchemaVersionError,
-    ensure_schema,
     is_sqlite,
     make_engine,
+    open_schema,
     parse_url,
     purge_workflow,
     safe_url,
-    schema_lock,
+    schema_transaction,
     scrub,
 )
 from .errors import is_row_error, is_transient
@@ -114,15 +115,12 @@ class SQLSink:
                 self._engine = self.engine_source(url)
             else:
                 self._engine = make_engine(url, **self._engine_kw)
-            with self._engine.begin() as conn, schema_lock(conn):
-                created = ensure_schema(conn, self._pegasus_version, self.display_url)
-                if self._restart and not is_sqlite(url) and not created:
-                    if self._purge_uuid is None:
-                        log.warning("restart without a workflow to purge", db=self.display_url)
-                    else:
-                        purge_workflow(conn, self._purge_uuid)
+            open_schema(self._engine, self._pegasus_version, self.display_url, self._purge)
         except SchemaVersionError as exc:
-            raise SinkError(f"{self.display_url}: {exc}") from None
+            # another version: refused; being created elsewhere, lock held too long: retried
+            raise SinkError(
+                f"{self.display_url}: {exc}", retryable=isinstance(exc, SchemaBusy)
+            ) from None
         except SQLAlchemyError as exc:
             raise self._error("cannot open database", exc) from None
         except ImportError as exc:
@@ -130,6 +128,14 @@ class SQLSink:
         except OSError as exc:
             raise SinkError(f"cannot open database {self.display_url}: {exc}") from None
         log.info("database opened", db=self.display_url)
+
+    def _purge(self, conn: Connection, created: bool) -> None:
+        """Replay on a server: the workflow's earlier rows go, in the schema's transaction."""
+        if self._restart and not is_sqlite(self._url) and not created:
+            if self._purge_uuid is None:
+                log.warning("restart without a workflow to purge", db=self.display_url)
+            else:
+                purge_workflow(conn, self._purge_uuid)
 
     def write_batch(self, events: Sequence[StampedeEvent]) -> None:
         self._write(events, None)
@@ -170,10 +176,12 @@ class SQLSink:
         if self._marks_table:
             return
         try:
-            with self._require_engine().begin() as conn, schema_lock(conn):
+            with schema_transaction(self._require_engine()) as conn:
                 ensure_marks_table(conn)
         except SQLAlchemyError as exc:
             raise self._error("cannot create the delivery marks table", exc) from None
+        except SchemaBusy as exc:
+            raise SinkError(f"{self.display_url}: {exc}", retryable=True) from None
         self._marks_table = True
 
     def _write(self, events: Sequence[StampedeEvent], marks: Marks | None) -> None:
