@@ -152,6 +152,9 @@ class Delivery:
         snap.update(
             name=self.sink.name, queued_batches=self.queued, events_written=self.events_written
         )
+        counters = getattr(self.sink, "counters", None)  # a sink's own tallies (SQL: sink.py)
+        if isinstance(counters, dict):
+            snap.update(counters)
         return snap
 
     # ------------------------------------------------------------------ producer side
