@@ -17,6 +17,7 @@ from monitord.core.events import StampedeEvent, make_event
 from monitord.core.workflow import WorkflowContext, WorkflowOptions
 from monitord.daemon.jobfiles import read_text
 from monitord.daemon.resume import ResumePoint, ResumeStore, Snapshot, TrackedPoint, dumps
+from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import Capabilities
 from sinks.runtime.codec import decode_batch, decode_marked, encode_batch
 from sinks.runtime.delivery import Delivery
@@ -125,6 +126,36 @@ def test_a_resumed_stream_writes_only_what_the_sink_does_not_hold() -> None:
     fresh = _MarkingSink({})  # another stream: nothing held
     _deliver(fresh, [MarkedBatch(evs, Marks("other", {"a": 5, "b": 1}))])
     assert len(fresh.written) == 6
+
+
+class _AnswerLostSink(_MarkingSink):
+    """Commits a batch (marks included), then reports the connection lost once: the server
+    went away before the commit's answer came back."""
+
+    def __init__(self) -> None:
+        super().__init__({})
+        self.lost_once = True
+
+    def write_marked(self, events: Sequence[StampedeEvent], marks: Marks) -> None:
+        super().write_marked(events, marks)
+        advance(self.held, marks)
+        if self.lost_once:
+            self.lost_once = False
+            raise SinkError("server closed the connection unexpectedly", retryable=True)
+
+
+def test_a_batch_committed_before_its_error_is_not_written_again() -> None:
+    """The retry asks the sink what it holds again (its marks are in the same transaction as
+    the rows), instead of redoing every row and having the database reject them (issue 23)."""
+    totals: dict[str, int] = {}
+    evs = [_ev("a", n) for n in range(1, 5)]
+    batches = [
+        MarkedBatch(evs[:2], Marks("s", count_batch(evs[:2], totals))),
+        MarkedBatch(evs[2:], Marks("s", count_batch(evs[2:], totals))),
+    ]
+    sink = _AnswerLostSink()
+    _deliver(sink, batches)
+    assert sink.written == [("a", 1), ("a", 2), ("a", 3), ("a", 4)]
 
 
 # --- SQL: marks in the batch's transaction ---------------------------------------------

@@ -169,3 +169,37 @@ async def test_workflows_waiting_for_delivery_hold_no_worker_thread(tmp_path: Pa
         assert all(sink.stamps == [1.0, 2.0] for sink in sinks)
     finally:
         pool.close()
+
+
+class CountingSink(ServerSink):
+    """A server sink keeping its own tallies, as the SQL sink does (``SQLSink.counters``)."""
+
+    def __init__(self, wf: str, down: threading.Event, batches: int, rows: int) -> None:
+        super().__init__(wf, down)
+        self.counters = {"row_by_row_batches": batches, "rows_rejected": rows}
+
+
+def test_a_sinks_counters_reach_the_metrics_summed_per_destination() -> None:
+    """Row-by-row fallbacks of two workflows writing to one server: one series in /metrics."""
+    from monitord.service.metrics import render_metrics
+    from monitord.service.status import ServiceSnapshot, from_json, sink_status, to_json
+
+    pool = SinkPool(local_lanes=1)
+    try:
+        down = threading.Event()
+        sinks = [CountingSink("wf0", down, 1, 3), CountingSink("wf1", down, 2, 0)]
+        sets = [pool.sink_set(f"/run{i}/x.dagman.out", f"wf{i}")([s]) for i, s in enumerate(sinks)]
+        sinks[1].counters["rows_rejected"] += 4  # read at every look, not copied once
+        (health,) = pool.health()
+        status = sink_status(health)
+        assert (status.row_by_row_batches, status.rows_rejected) == (3, 7)
+        snapshot = ServiceSnapshot(started_at=1.0, sinks=[status])
+        assert from_json(to_json(snapshot)) == snapshot
+        text = render_metrics(snapshot)
+        name = "sql:postgresql://u@db/stampede"
+        assert f'monitord_sink_row_by_row_batches_total{{sink="{name}"}} 3.0' in text
+        assert f'monitord_sink_rows_rejected_total{{sink="{name}"}} 7.0' in text
+        for s in sets:
+            s.close()
+    finally:
+        pool.close()

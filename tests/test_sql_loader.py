@@ -374,13 +374,16 @@ def test_replica_catalog_rows(db: Path) -> None:
 def test_rejected_rows_do_not_lose_the_rest_of_the_batch(db: Path) -> None:
     keys = inst("a")
     edge = ev("job.edge", parent__job__id="a", child__job__id="b")
+    meta = ev("xwf.meta", key="k", value="v")
+    sink = SQLSink(f"sqlite:///{db}", restart=True)
+    sink.open()
     with capture_logs() as logs:
-        load(
-            db,
-            [plan(), job("a"), job("b"), edge, *submit("a")],
+        sink.write_batch([plan(), job("a"), job("b"), edge, *submit("a")])
+        sink.write_batch(
             [
                 edge,  # duplicate primary key: the whole batch is redone row by row
-                ev("xwf.meta", key="k", value="v"),
+                meta,
+                meta,  # and another one, in another table
                 ev(
                     "inv.end",
                     inv__id=1,
@@ -394,8 +397,9 @@ def test_rejected_rows_do_not_lose_the_rest_of_the_batch(db: Path) -> None:
                 ),  # NOT NULL exitcode is null
                 ev("job_inst.main.start", ts=101, js__id=2, **keys),
                 job("c"),
-            ],
+            ]
         )
+    sink.close()
     assert rows(db, "select count(*) from job_edge") == [(1,)]
     assert rows(db, "select key from workflow_meta") == [("k",)]
     assert rows(db, "select count(*) from invocation") == [(0,)]
@@ -404,9 +408,41 @@ def test_rejected_rows_do_not_lose_the_rest_of_the_batch(db: Path) -> None:
         ("EXECUTE",),
     ]
     assert rows(db, "select exec_job_id from job order by 1") == [("a",), ("b",), ("c",)]
-    events = [e["event"] for e in logs]
-    assert "batch rejected, retrying row by row" in events
-    assert any(e.startswith("rejected row") for e in events)
+    # one line for the batch, whatever the number of rows it lost: table, count, an example
+    fallback = [e for e in logs if "row by row" in e["event"]]
+    assert len(fallback) == 1, fallback
+    (line,) = fallback
+    assert line["log_level"] == "error" and line["rows"] == 2 and line["events"] == 6
+    assert line["tables"] == {"job_edge": 1, "workflow_meta": 1}
+    assert line["table"] == "job_edge"
+    assert "parent_exec_job_id='a'" in line["key"] and "child_exec_job_id='b'" in line["key"]
+    assert "UNIQUE constraint failed" in line["error"]
+    assert not [e for e in logs if e["event"] == "rejected row"]
+    assert sink.counters == {"row_by_row_batches": 1, "rows_rejected": 2}
+
+
+def test_files_other_workflows_registered_are_no_rejected_rows(db: Path) -> None:
+    """rc_pfn rows already in the database (another workflow's, or this one's retried) are
+    skipped in the batch itself: no fallback, no counter, the rows once."""
+    sink = SQLSink(f"sqlite:///{db}", restart=True)
+    sink.open()
+    pfn = ev("rc.pfn", lfn__id="f.txt", pfn="file:///f.txt", site="local")
+    with capture_logs() as logs:
+        sink.write_batch([plan(), pfn, pfn])
+        sink.write_batch(
+            [
+                plan(OTHER, root=OTHER),
+                ev("rc.pfn", OTHER, lfn__id="f.txt", pfn="file:///f.txt", site="local"),
+            ]
+        )
+        sink.write_batch([ev("rc.pfn", lfn__id="f.txt", pfn="file:///f.txt", site=None)])
+    sink.close()
+    assert rows(db, "select l.lfn, p.pfn, p.site from rc_pfn p join rc_lfn l using (lfn_id)") == [
+        ("f.txt", "file:///f.txt", "local"),
+        ("f.txt", "file:///f.txt", None),
+    ]
+    assert not [e for e in logs if e["log_level"] in ("warning", "error")], logs
+    assert sink.counters == {"row_by_row_batches": 0, "rows_rejected": 0}
 
 
 def test_later_batches_and_new_sessions_find_existing_rows(db: Path) -> None:

@@ -150,6 +150,19 @@ class SnapshotCollector:
             sink,
             [((s.name,), s.failures) for s in sinks],
         )
+        yield _counter(
+            "monitord_sink_row_by_row_batches_total",
+            "Batches the sink's database rejected as a whole (an unexpected row) and that were "
+            "written again row by row; the log has one line for each.",
+            sink,
+            [((s.name,), s.row_by_row_batches) for s in sinks],
+        )
+        yield _counter(
+            "monitord_sink_rows_rejected_total",
+            "Rows the sink's database refused in batches written row by row (skipped).",
+            sink,
+            [((s.name,), s.rows_rejected) for s in sinks],
+        )
         plugin = ("plugin", "workflow")
         plugins = snap.plugins
         yield _gauge(

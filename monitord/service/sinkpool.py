@@ -395,6 +395,8 @@ def merge_health(name: str, snaps: list[dict[str, Any]]) -> dict[str, Any]:
         "retries": sum(int(s.get("retries", 0)) for s in snaps),
         "permanent_failures": sum(int(s.get("permanent_failures", 0)) for s in snaps),
         "events_written": sum(int(s.get("events_written", 0)) for s in snaps),
+        "row_by_row_batches": sum(int(s.get("row_by_row_batches", 0)) for s in snaps),
+        "rows_rejected": sum(int(s.get("rows_rejected", 0)) for s in snaps),
     }
 
 

@@ -42,6 +42,8 @@ class SinkStatus:
     ``state``: the worst of its deliveries (up < draining < down < disabled), ``since``:
     epoch seconds it entered that state.  ``spooled``: events on disk waiting for it.
     ``failures``: failed attempts (``retries`` retryable + ``permanent_failures``).
+    ``row_by_row_batches``: batches a database rejected whole and took row by row, skipping
+    ``rows_rejected`` rows (SQL sinks; an unexpected row, logged once per batch).
     """
 
     name: str
@@ -57,6 +59,8 @@ class SinkStatus:
     workflows: int = 0
     workflows_not_up: list[str] = field(default_factory=list)
     last_error: str | None = None
+    row_by_row_batches: int = 0
+    rows_rejected: int = 0
 
     @property
     def healthy(self) -> bool:
@@ -136,6 +140,8 @@ def sink_status(health: dict[str, Any]) -> SinkStatus:
         workflows=int(health["workflows"]),
         workflows_not_up=list(health["workflows_not_up"]),
         last_error=health["last_error"],
+        row_by_row_batches=int(health.get("row_by_row_batches", 0)),
+        rows_rejected=int(health.get("rows_rejected", 0)),
     )
 
 
@@ -201,6 +207,8 @@ def _sink(s: dict[str, Any]) -> SinkStatus:
         workflows=int(s.get("workflows", 0)),
         workflows_not_up=[str(w) for w in s.get("workflows_not_up", [])],
         last_error=str(error) if error is not None else None,
+        row_by_row_batches=int(s.get("row_by_row_batches", 0)),
+        rows_rejected=int(s.get("rows_rejected", 0)),
     )
 
 

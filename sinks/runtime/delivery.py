@@ -152,6 +152,9 @@ class Delivery:
         snap.update(
             name=self.sink.name, queued_batches=self.queued, events_written=self.events_written
         )
+        counters = getattr(self.sink, "counters", None)  # a sink's own tallies (SQL: sink.py)
+        if isinstance(counters, dict):
+            snap.update(counters)
         return snap
 
     # ------------------------------------------------------------------ producer side
@@ -477,7 +480,13 @@ class Delivery:
             with self._cond:
                 self.already_held += skipped
         if fresh:
-            sink.write_marked(fresh, marks)
+            try:
+                sink.write_marked(fresh, marks)
+            except BaseException:
+                # it may have committed before failing (the answer to COMMIT lost with the
+                # server): the retry asks the sink again rather than rewrite rows it holds
+                self._held.pop(marks.stream, None)
+                raise
         advance(held, marks)
 
     def _flush_item(self) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import Table
+from sqlalchemy import Table, UniqueConstraint
 
 from . import schema as s
 
@@ -148,10 +148,34 @@ LEAF_TABLES: tuple[Table, ...] = (
     s.invocation,
     s.integrity,
     s.tag,
-    s.rc_pfn,
     s.workflow_files,
 )
+#: Leaf tables keyed by file, not by workflow: every workflow of a database writes the same
+#: rows, so a row already there is the row wanted (an insert that skips it, see RowStore).
+SHARED_LEAF_TABLES: tuple[Table, ...] = (s.rc_pfn,)
 #: rc_lfn is global and unbounded; its cache is simply restarted when this big.
 LFN_CACHE_MAX = 200_000
 
 REQUIRED: dict[str, tuple[str, ...]] = {t.name: _required(t) for t in s.metadata.sorted_tables}
+
+
+def _natural_key(table: Table) -> tuple[str, ...]:
+    for constraint in table.constraints:
+        if isinstance(constraint, UniqueConstraint):
+            return tuple(c.name for c in constraint.columns)
+    return tuple(c.name for c in table.primary_key.columns)
+
+
+#: Per table, the columns that name a row in a log line (its unique key, else its primary key).
+NATURAL_KEYS: dict[str, tuple[str, ...]] = {
+    t.name: _natural_key(t) for t in s.metadata.sorted_tables
+}
+
+
+def example_key(table: str, row: Row) -> str:
+    """A short, log-safe name of ``row`` of ``table`` (an update: the ids it is keyed by)."""
+    cols = NATURAL_KEYS.get(table, ())
+    key = {c: row[c] for c in cols if c in row}
+    if not key:
+        key = {k: v for k, v in row.items() if k.startswith("_")} or row
+    return ", ".join(f"{k}={str(v)[:120]!r}" for k, v in list(key.items())[:6])

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass, field
+
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, StatementError
 
 # Refusals that no retry will change: wrong credentials, a database that does not exist.
@@ -40,3 +43,21 @@ def is_transient(exc: BaseException) -> bool:
 def is_row_error(exc: BaseException) -> bool:
     """A statement the database rejected because of its data (constraint, bad value)."""
     return isinstance(exc, StatementError) and not is_transient(exc)
+
+
+@dataclass
+class Rejected:
+    """Rows the database refused while a batch was written row by row: a count per table and
+    the first one as an example, for one log line per batch (not one per row)."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    example: tuple[str, str, str] | None = None  # table, key, the database's message
+
+    def add(self, table: str, key: str, error: str) -> None:
+        self.counts[table] += 1
+        if self.example is None:
+            self.example = (table, key, error)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())

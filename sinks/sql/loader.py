@@ -6,10 +6,15 @@ Everything else is queued per table and written with ``executemany`` when the
 batch ends; ``job_instance`` updates are merged per instance first, so the last
 value of each column wins exactly as the reference's successive merges do.
 
-``slow`` mode is the reference's integrity-error fallback: after a rolled-back
-batch every statement runs on its own inside a SAVEPOINT, and a row the database
-rejects is logged and skipped.  The caches are dropped on every rollback and
-refilled from the database on demand, so they never hold ids of rolled-back rows.
+The replica tables are keyed by file, not by workflow: rows other workflows wrote are
+expected, so they are written idempotently in the batch (get-or-insert of ``rc_lfn``,
+upsert of ``rc_meta``, insert-if-new of ``rc_pfn``) and never make it fail.
+
+``slow`` mode is the reference's integrity-error fallback, for what is truly unexpected:
+after a rolled-back batch every statement runs on its own inside a SAVEPOINT, and a row
+the database rejects is skipped and counted in ``rejected`` (the sink logs one line per
+batch).  The caches are dropped on every rollback and refilled from the database on
+demand, so they never hold ids of rolled-back rows.
 """
 
 from __future__ import annotations
@@ -81,10 +86,11 @@ class BatchLoader(RowStore):
     """Applies batches of events to an open connection; keeps id caches between batches.
 
     ``shared`` (database servers): an autocommit connection for the tables every workflow
-    shares, ``rc_lfn`` and ``rc_meta``.  The reference commits those rows at once too; here it
-    also means that daemons writing other workflows into the same database never wait on (or
-    deadlock with) each other's open batch for a file name they have in common, and a retried
-    batch finds them already there (get-or-insert, upsert) instead of duplicating them.
+    shares, ``rc_lfn``, ``rc_meta`` and ``rc_pfn``.  The reference commits the first two at
+    once too; here it also means that daemons writing other workflows into the same database
+    never wait on (or deadlock with) each other's open batch for a file name they have in
+    common, and a retried batch finds them already there (get-or-insert, upsert,
+    insert-if-new) instead of duplicating them.
     """
 
     def __init__(self) -> None:

@@ -11,13 +11,13 @@ from typing import Any
 
 import structlog
 from sqlalchemy import Connection, Table, and_, bindparam, select, update
-from sqlalchemy.exc import IntegrityError, StatementError
+from sqlalchemy.exc import StatementError
 
 from monitord.core.events import StampedeEvent
 
 from . import schema as s
-from .columns import LEAF_TABLES, LFN_CACHE_MAX, REQUIRED, Row
-from .errors import is_transient
+from .columns import LEAF_TABLES, LFN_CACHE_MAX, REQUIRED, SHARED_LEAF_TABLES, Row, example_key
+from .errors import Rejected, is_transient
 from .rawsql import RawSQL
 
 log = structlog.get_logger(__name__)
@@ -58,12 +58,13 @@ class RowStore:
     # --- batch control ---------------------------------------------------
 
     def _begin_batch(self) -> None:
-        self._rows: dict[str, list[Row]] = {t.name: [] for t in LEAF_TABLES}
+        self._rows: dict[str, list[Row]] = {t.name: [] for t in LEAF_TABLES + SHARED_LEAF_TABLES}
         self._ji_updates: dict[int, Row] = {}
         self._host_links: list[Row] = []
         self._task_jobs: list[Row] = []
         self._meta_merges: dict[tuple[int, str], Any] = {}
         self._ended: list[str] = []
+        self.rejected = Rejected()  # slow mode: the rows the database refused
 
     def committed(self) -> None:
         """Called after the batch committed: drop the caches of workflows that ended."""
@@ -96,20 +97,22 @@ class RowStore:
         if col is not None:
             log.error("rejected row: NOT NULL column is null", table=table.name, column=col)
             return
-        if self._slow:
-            self._try(table.insert(), row, table.name)
-        else:
+        if not self._slow:
             self._rows[table.name].append(row)
+        elif table in SHARED_LEAF_TABLES:
+            self._write_shared_rows(table, [row])
+        else:
+            self._try(table.insert(), row, table.name)
 
-    def _try(self, stmt: Any, params: Row | list[Row], what: str) -> Any:
-        """Slow mode: one statement in a SAVEPOINT; a rejected row is logged, not raised."""
+    def _try(self, stmt: Any, params: Row, what: str) -> Any:
+        """Slow mode: one statement in a SAVEPOINT; a rejected row is counted, not raised."""
         try:
             with self.conn.begin_nested():
                 return self.conn.execute(stmt, params)
         except StatementError as exc:
             if is_transient(exc):
                 raise
-            log.error("rejected row", table=what, error=str(exc.orig or exc))
+            self.rejected.add(what, example_key(what, params), str(exc.orig or exc))
             return None
 
     def _insert_id(self, table: Table, row: Row) -> int | None:
@@ -130,6 +133,10 @@ class RowStore:
             rows = self._rows[table.name]
             if rows:
                 raw.insert_many(table, rows)
+        for table in SHARED_LEAF_TABLES:
+            rows = self._rows[table.name]
+            if rows:
+                self._write_shared_rows(table, rows)
         if self._meta_merges:
             merges = self._meta_merges.items()
             self._write_rc_meta([{"lfn_id": k[0], "key": k[1], "value": v} for k, v in merges])
@@ -172,16 +179,41 @@ class RowStore:
             conn.execute(stmt, rows)
             return
         for row in rows:
-            self._shared_try(partial(conn.execute, stmt, row), "rc_meta")
+            self._shared_try(partial(conn.execute, stmt, row), "rc_meta", row)
 
-    def _shared_try(self, call: Callable[[], Any], what: str) -> Any:
-        """Slow mode on the shared connection: a rejected row is logged, not raised."""
+    def _write_shared_rows(self, table: Table, rows: list[Row]) -> None:
+        """Rows other workflows may have written already (``SHARED_LEAF_TABLES``): one insert
+        that skips those whose unique key exists, so the batch never fails on them.
+
+        On a server they go through the shared connection (as ``rc_lfn``), keys in a fixed
+        order: a daemon never waits on another's open batch for a file both register.
+        """
+        conn = self.shared
+        if conn is None:
+            stmt = _insert_new(table, self.conn.dialect.name, tuple(rows[0]))
+            if self._slow:
+                for row in rows:
+                    self._try(stmt, row, table.name)
+            else:
+                raw = self._raw
+                raw.execute_many(raw.prepare(("new", table.name, tuple(rows[0])), stmt), rows)
+            return
+        stmt = _insert_new(table, conn.dialect.name, tuple(rows[0]))
+        rows = sorted(rows, key=_key_order)
+        if not self._slow:
+            conn.execute(stmt, rows)
+            return
+        for row in rows:
+            self._shared_try(partial(conn.execute, stmt, row), table.name, row)
+
+    def _shared_try(self, call: Callable[[], Any], what: str, row: Row) -> Any:
+        """Slow mode on the shared connection: a rejected row is counted, not raised."""
         try:
             return call()
         except StatementError as exc:
             if is_transient(exc):
                 raise
-            log.error("rejected row", table=what, error=str(exc.orig or exc))
+            self.rejected.add(what, example_key(what, row), str(exc.orig or exc))
             return None
 
     def _update_instance(self, ji_id: int, cols: Row) -> None:
@@ -296,16 +328,16 @@ class RowStore:
 
         def get_or_insert() -> int | None:
             lfn_id = conn.execute(find).scalar()
-            if lfn_id is not None:
-                return int(lfn_id)
-            try:
-                key = conn.execute(t.insert(), {"lfn": lfn}).inserted_primary_key
-                return None if key is None else int(key[0])
-            except IntegrityError:  # inserted meanwhile by another writer: it is committed
-                return conn.execute(find).scalar()
+            if lfn_id is None:
+                # another writer may insert it meanwhile: then ours inserts nothing
+                result = conn.execute(_new_lfn(conn.dialect.name), {"lfn": lfn})
+                lfn_id = result.scalar() if result.returns_rows else None
+                if lfn_id is None:
+                    lfn_id = conn.execute(find).scalar()
+            return None if lfn_id is None else int(lfn_id)
 
         if self._slow:
-            return self._shared_try(get_or_insert, "rc_lfn")
+            return self._shared_try(get_or_insert, "rc_lfn", {"lfn": lfn})
         return get_or_insert()
 
     def _host_id(self, row: Row) -> int | None:
@@ -338,6 +370,56 @@ _HOST_LINK = (
     .where(s.job_instance.c.job_instance_id == bindparam("_ji"), s.job_instance.c.host_id.is_(None))
     .values(host_id=bindparam("host_id"))
 )
+
+
+_INSERTS_NEW: dict[tuple[str, str, tuple[str, ...]], Any] = {}
+
+
+def _insert_new(table: Table, dialect: str, cols: tuple[str, ...]) -> Any:
+    """INSERT of ``cols`` that skips a row whose unique key exists, and only that.
+
+    PostgreSQL and SQLite: ``ON CONFLICT DO NOTHING`` (unique and primary keys only; SQLite's
+    ``INSERT OR IGNORE`` would skip NOT NULL and CHECK failures too).  MariaDB: ``ON DUPLICATE
+    KEY UPDATE pk = pk``, a no-op update of the existing row; ``INSERT IGNORE`` would also turn
+    errors (too long a value, a NULL in a NOT NULL column, a missing parent row) into warnings
+    and store truncated or default values without a word.
+    """
+    key = (table.name, dialect, cols)
+    stmt = _INSERTS_NEW.get(key)
+    if stmt is None:
+        values: dict[str, Any] = {c: bindparam(c) for c in cols}
+        if dialect in ("mysql", "mariadb"):
+            from sqlalchemy.dialects.mysql import insert as my_insert
+
+            pk = table.primary_key.columns[0]
+            stmt = my_insert(table).values(values).on_duplicate_key_update({pk.name: pk})
+        elif dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+            stmt = pg_insert(table).values(values).on_conflict_do_nothing()
+        else:
+            from sqlalchemy.dialects.sqlite import insert as lite_insert
+
+            stmt = lite_insert(table).values(values).on_conflict_do_nothing()
+        _INSERTS_NEW[key] = stmt
+    return stmt
+
+
+def _new_lfn(dialect: str) -> Any:
+    """``rc_lfn`` insert-if-new; on PostgreSQL it returns the new id (no row: it existed)."""
+    key = ("rc_lfn:returning", dialect, ())
+    stmt = _INSERTS_NEW.get(key)
+    if stmt is None:
+        stmt = _insert_new(s.rc_lfn, dialect, ("lfn",))
+        if dialect == "postgresql":
+            stmt = stmt.returning(s.rc_lfn.c.lfn_id)
+        _INSERTS_NEW[key] = stmt
+    return stmt
+
+
+def _key_order(row: Row) -> tuple[tuple[bool, Any], ...]:
+    """A total order of rows of one kind (NULLs last), so concurrent writers lock alike."""
+    return tuple((v is None, "" if v is None else v) for v in row.values())
 
 
 def _rc_meta_upsert(dialect: str) -> Any:

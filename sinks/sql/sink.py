@@ -1,10 +1,12 @@
 """The database sink: Stampede events into a workflow database, one transaction per batch.
 
 Error policy (behaviour spec 7.4): a batch the database rejects because of its
-data is rolled back and redone statement by statement, skipping (and logging)
-the rejected rows; a transient failure (locked database, lost connection) is
-rolled back and reported as a retryable :class:`SinkError`, so that the shared
-retry machinery replays the same batch later.
+data is rolled back and redone statement by statement, skipping the rejected
+rows (one log line per batch, and ``counters``); a transient failure (locked
+database, lost connection) is rolled back and reported as a retryable
+:class:`SinkError`, so that the shared retry machinery replays the same batch
+later.  Rows other workflows wrote (the replica tables) are no rejection: the
+loader skips them in the batch.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from .database import (
     schema_transaction,
     scrub,
 )
-from .errors import is_row_error, is_transient
+from .errors import Rejected, is_row_error, is_transient
 from .loader import BatchLoader
 from .marks import ensure_marks_table, forget_marks, read_marks, write_marks
 from .rotate import rotate_sqlite_file
@@ -92,6 +94,8 @@ class SQLSink:
         # a SQLite engine stays this sink's own (disposed at close).
         self.engine_source: Callable[[URL], Engine] | None = None
         self._marks_table = False  # monitord_delivery_marks known to exist
+        #: batches written row by row, rows the database refused then (health and /metrics)
+        self.counters = {"row_by_row_batches": 0, "rows_rejected": 0}
 
     @property
     def server_url(self) -> URL | None:
@@ -199,16 +203,11 @@ class SQLSink:
                 loader.reset()
                 if not is_row_error(exc):
                     raise
-                log.warning(
-                    "batch rejected, retrying row by row",
-                    db=self.display_url,
-                    error=self._message(exc),
-                    events=len(events),
-                )
                 with self._shared(), engine.connect() as conn, conn.begin():
                     loader.load(conn, events, slow=True)
                     if marks is not None:
                         write_marks(conn, marks.stream, marks.counts)
+                self._wrote_row_by_row(exc, len(events), loader.rejected)
         except SQLAlchemyError as exc:
             # rolled back: the ids cached during the batch may name rows that do not exist
             loader.reset()
@@ -225,6 +224,26 @@ class SQLSink:
                 ) from None
             raise SinkError(f"{self.display_url}: loader failed: {exc!r}") from exc
         loader.committed()
+
+    def _wrote_row_by_row(self, cause: SQLAlchemyError, events: int, rejected: Rejected) -> None:
+        """One line per batch that fell back to row-by-row writes, not one per rejected row:
+        the table, the count and one example."""
+        self.counters["row_by_row_batches"] += 1
+        self.counters["rows_rejected"] += rejected.total
+        fields = {"db": self.display_url, "events": events, "cause": self._message(cause)[:500]}
+        if rejected.example is None:
+            log.warning("batch rejected, written row by row: no row skipped", **fields)
+            return
+        table, key, error = rejected.example
+        log.error(
+            "batch rejected, written row by row: rows skipped",
+            rows=rejected.total,
+            table=table,
+            key=key,
+            error=scrub(error, self._url)[:500],
+            tables=dict(rejected.counts),
+            **fields,
+        )
 
     @staticmethod
     def _transient_dbapi_errors(engine: Engine) -> tuple[type[BaseException], ...]:

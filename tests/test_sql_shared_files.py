@@ -1,0 +1,193 @@
+"""Workflows that register the same files in one database (issue 23).
+
+The replica tables (``rc_lfn``, ``rc_pfn``, ``rc_meta``) are keyed by file name, not by
+workflow: a site's central database, or the service's, holds one row per file whatever the
+number of workflows that wrote it.  Three generated workflows planned side by side (one parent
+directory, so their register jobs name the same PFNs under the same outputs directory; distinct
+seeds, so distinct uuids) go one after the other into one PostgreSQL, one MariaDB and one
+SQLite database, and through the service into one server database.  Each workflow's rows must
+equal its own SQLite replay, the shared tables the union, and no batch may fall back to row by
+row writes (which logs, and costs a statement per row).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import copy_submit_dir, require_corpus
+from tests.dbcopy import copy_to_sqlite
+from tests.test_service import (
+    attach,
+    finished,
+    generate_source,
+    replay_all,
+    service_env,
+    start_service,
+    stop_service,
+    wait_until,
+    write_config,
+)
+from tests.test_sql_servers import (
+    GLOBAL_TABLES,
+    KINDS,
+    _global_rows,
+    _only_workflow,
+    assert_same,
+    drop,
+    fresh_db,
+    replay_cmd,
+    replay_env,
+    row_counts,
+)
+
+WORKFLOWS = 3
+JOBS = 40
+FALLBACK = "row by row"  # the row-by-row fallback's log line says so
+
+
+@dataclass
+class Source:
+    src: Path  # the untouched submit dir, copied for every run
+    expected: Path  # its own SQLite replay
+    wf_uuid: str
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory: pytest.TempPathFactory) -> list[Source]:
+    """Three finished submit dirs in one parent, each replayed (a copy) into its own SQLite."""
+    base = tmp_path_factory.mktemp("shared")
+    dirs = [generate_source(base / "src" / f"wf{i}", JOBS, seed=2300 + i) for i in range(WORKFLOWS)]
+    copies = [base / "replayed" / d.name for d in dirs]
+    for d, copy in zip(dirs, copies, strict=True):
+        copy_submit_dir(d, copy)
+    home = base / "home"
+    home.mkdir()
+    replays = replay_all(copies, replay_env(home))
+    _, err = replays.communicate(timeout=600)
+    assert replays.returncode == 0, err[-3000:]
+    made = []
+    for d, copy in zip(dirs, copies, strict=True):
+        expected = next(copy.glob("*.stampede.db"))
+        with sqlite3.connect(expected) as con:
+            (uuid,) = con.execute("SELECT wf_uuid FROM workflow").fetchone()
+        made.append(Source(d, expected, str(uuid)))
+    return made
+
+
+def _check(copy: Path, sources: list[Source], tmp: Path) -> None:
+    """Every workflow's rows as its own replay; the shared tables exactly the union."""
+    tables = ",".join(t for t in row_counts(copy) if t not in GLOBAL_TABLES)
+    union: dict[str, set[tuple[object, ...]]] = {t: set() for t in GLOBAL_TABLES}
+    pfn_rows = 0
+    for i, s in enumerate(sources):
+        mine = _only_workflow(copy, s.wf_uuid, tmp / f"only{i}.db")
+        assert_same(s.expected, mine, "--tables", tables)
+        pfn_rows += row_counts(s.expected)["rc_pfn"]
+        for name, rows in _global_rows(s.expected).items():
+            union[name] |= rows
+    assert _global_rows(copy) == union
+    counts = row_counts(copy)
+    assert counts["workflow"] == WORKFLOWS
+    assert counts["rc_lfn"] == len(union["rc_lfn"]) and counts["rc_pfn"] == len(union["rc_pfn"])
+    assert pfn_rows > len(union["rc_pfn"]), "the workflows share no PFN: nothing was tested"
+
+
+def _run_copy(source: Source, dest: Path) -> Path:
+    """A fresh copy of a source for one more run; returns its dagman.out."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    return copy_submit_dir(source.src, dest)
+
+
+def _command(kind: str, dagman_out: Path, url: str) -> list[str]:
+    """A replay (``-r``) into a server; a SQLite file would be rotated by each replay (as the
+    reference does), so the workflows are followed to their end into it instead."""
+    if kind != "sqlite":
+        return replay_cmd(dagman_out, "-d", url)
+    return [
+        sys.executable,
+        "-m",
+        "monitord.cli",
+        "follow",
+        "-f",
+        "--no-dashboard",
+        "-d",
+        url,
+        dagman_out.name,
+    ]
+
+
+@pytest.mark.parametrize("kind", ("sqlite", *KINDS))
+def test_replays_one_after_another_share_the_file_rows(
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    url = (
+        f"sqlite:///{tmp_path / 'shared.db'}"
+        if kind == "sqlite"
+        else fresh_db(kind, "shared_files")
+    )
+    srcs: list[Source] = request.getfixturevalue("sources")
+    try:
+        for i, src in enumerate(srcs):
+            dagman_out = _run_copy(src, tmp_path / f"run{i}")
+            proc = subprocess.run(
+                _command(kind, dagman_out, url),
+                cwd=dagman_out.parent,
+                env=replay_env(tmp_path / "home"),
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            err = proc.stderr
+            (tmp_path / f"replay{i}.log").write_text(err)
+            assert proc.returncode == 0, err[-3000:]
+            assert "Traceback" not in err, err[-3000:]
+            assert "[error" not in err, err[-3000:]
+            assert FALLBACK not in err, err[-3000:]
+        copy = tmp_path / "shared.db"
+        if kind != "sqlite":
+            copy_to_sqlite(url, copy, srcs[0].expected)
+        _check(copy, srcs, tmp_path)
+    finally:
+        if kind != "sqlite":
+            drop(kind, url)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_service_follows_them_into_one_server_database(
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    require_corpus()  # stampede-diff
+    url = fresh_db(kind, "shared_service")
+    srcs: list[Source] = request.getfixturevalue("sources")
+    cfg = write_config(tmp_path)
+    env = service_env(tmp_path, cfg)
+    log = tmp_path / "service.log"
+    proc = start_service(cfg, env, log)
+    try:
+        runs = [_run_copy(src, tmp_path / "runs" / f"wf{i}") for i, src in enumerate(srcs)]
+        for dagman_out in runs:
+            done = attach(dagman_out, env, "--no-dashboard", "-d", url)
+            assert done.returncode == 0, done.stderr
+        for dagman_out in runs:
+            run = dagman_out.parent
+            wait_until(lambda r=run: finished(r), 300, f"{run} to end", log)
+    finally:
+        assert stop_service(proc) == 0
+    try:
+        records = [
+            json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")
+        ]
+        assert not [r for r in records if r.get("level") == "error"], log.read_text()[-3000:]
+        assert not [r for r in records if FALLBACK in r["event"]], log.read_text()[-3000:]
+        copy = tmp_path / "shared.db"
+        copy_to_sqlite(url, copy, srcs[0].expected)
+        _check(copy, srcs, tmp_path)
+    finally:
+        drop(kind, url)
