@@ -63,7 +63,8 @@ class EventSpec:
     ``BatchLoader``), or :data:`NO_ROWS`.  ``amqp_default``: published by an AMQP endpoint
     without an ``events`` property.  ``amqp_listed``: in the reference's fixed list that an
     ``events`` pattern is matched against (``*`` selects unlisted kinds too).  ``fixed``:
-    carries the workflow's fixed attributes (doc §5.1).
+    carries the workflow's fixed attributes (doc §5.1).  ``dashboard``: the dashboard database
+    (``~/.pegasus/workflow.db``) gets the root workflow's events of this kind (doc §7.5).
     """
 
     name: str
@@ -71,6 +72,7 @@ class EventSpec:
     loader: str
     amqp_default: bool = False
     amqp_listed: bool = True
+    dashboard: bool = False
     fixed: bool = True
     open: bool = False
     attrs: Mapping[str, Attr] = field(init=False, repr=False, compare=False)
@@ -143,15 +145,17 @@ CATALOGUE: tuple[EventSpec, ...] = (
         "parent.xwf.id:s root.xwf.id:sn db_url:s",
         "wf_plan",
         amqp_default=True,
+        dashboard=True,
     ),
     _e("wf.map.task_job", _XWF + " job.id:s! task.id:s!" + _STATIC_TS, "map_task_job", open=True),
     _e("static.start", _XWF, NO_ROWS),
     _e("static.end", _XWF, NO_ROWS),
-    _e("xwf.start", _XWF + " ts:if! reason:sn restart_count:i!", "wf_state"),
+    _e("xwf.start", _XWF + " ts:if! reason:sn restart_count:i!", "wf_state", dashboard=True),
     _e(
         "xwf.end",
         _XWF + " ts:if! reason:sn restart_count:i! status:i! level:s",
         "wf_state",
+        dashboard=True,
     ),
     _e(
         "xwf.map.subwf_job",
@@ -255,6 +259,7 @@ BY_NAME: dict[str, EventSpec] = {spec.name: spec for spec in CATALOGUE}
 #: Full names (``stampede.<name>``) an AMQP ``events`` pattern is matched against.
 AMQP_LISTED: tuple[str, ...] = tuple(s.wire_name for s in CATALOGUE if s.amqp_listed)
 AMQP_DEFAULT: frozenset[str] = frozenset(s.wire_name for s in CATALOGUE if s.amqp_default)
+DASHBOARD: frozenset[str] = frozenset(s.name for s in CATALOGUE if s.dashboard)
 
 
 def spec_errors(catalogue: Iterable[EventSpec] = CATALOGUE) -> list[str]:

@@ -17,6 +17,7 @@ import structlog
 from sqlalchemy import Engine, delete, insert, select
 from sqlalchemy.exc import SQLAlchemyError
 
+from monitord.core.catalogue import DASHBOARD
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import Capabilities
@@ -91,7 +92,7 @@ class DashboardSink:
         mine = [
             e
             for e in events
-            if e.name in ("wf.plan", "xwf.start", "xwf.end") and e.attrs.get("xwf.id") == self._root
+            if e.name in DASHBOARD and e.attrs.get("xwf.id") == self._root
         ]
         if not mine or self._engine is None:
             return
