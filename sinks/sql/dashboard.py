@@ -89,11 +89,7 @@ class DashboardSink:
             raise SinkError(f"dashboard {self.display_url}: {scrub(str(exc), self._url)}") from None
 
     def write_batch(self, events: Sequence[StampedeEvent]) -> None:
-        mine = [
-            e
-            for e in events
-            if e.name in DASHBOARD and e.attrs.get("xwf.id") == self._root
-        ]
+        mine = [e for e in events if e.name in DASHBOARD and e.attrs.get("xwf.id") == self._root]
         if not mine or self._engine is None:
             return
         try:
