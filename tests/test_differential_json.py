@@ -61,6 +61,7 @@ def test_json_stream_matches_reference(name: str, oracle: Oracle, tmp_path: Path
     ref, ours = replay_both(oracle, INPUTS[name], tmp_path, encoding="json")
     assert ref.clean, ref.stderr[-3000:]
     assert ours.clean, ours.stderr[-3000:]
+    assert not ours.violations
     expected, actual = _objects(ref.events), _objects(ours.events)
     types_e, types_a = _types(expected), _types(actual)
     assert types_e == types_a, {
