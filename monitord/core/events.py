@@ -66,7 +66,7 @@ class StampedeEvent:
 
 
 class GenericEvent(StampedeEvent):
-    """An event kind this table does not know (relayed verbatim from static.bp)."""
+    """An event kind the catalogue does not know (relayed verbatim from static.bp)."""
 
     __slots__ = ("_name",)
 
