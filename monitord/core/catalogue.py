@@ -126,9 +126,11 @@ _MAIN_END = (
     "sched.id:s" + _STATUS + " work_dir:sn cluster.start:i cluster.dur:sif stdout.file:s "
     "stderr.file:s stdout.text:s stderr.text:s"
 )
+# Kickstart's machine record as YAML typed it (a release "6.1" is a float), and the submit
+# file's request_* classad text.
 _MACHINE = (
-    " cpu_count:ifs cpu_speed:ifs cpu_vendor:s cpu_model:s ram:ifs system:s release:s machine:s"
-    " req_cpus:s req_gpus:s req_memory_mb:s req_diskspace_mb:s"
+    " cpu_count:ifs cpu_speed:ifs cpu_vendor:sif cpu_model:sif ram:ifs system:sif release:sif"
+    " machine:sif req_cpus:s req_gpus:s req_memory_mb:s req_diskspace_mb:s"
 )
 
 
