@@ -37,6 +37,7 @@ from monitord.tools.synthetic import generate
 from sinks.amqp.encoder import decode_message, encode_body, routing_key
 from sinks.amqp.event_filter import KNOWN_EVENTS, EventFilter
 from sinks.encoding import DecodeError, decode_json, encode_json
+from sinks.sql import columns
 from sinks.sql.loader import JOBSTATE_NAMES, dispatch_errors
 from tests import event_check
 from tests.conftest import CORPUS, CORPUS_TZ, copy_submit_dir, require_corpus
@@ -274,3 +275,19 @@ def test_events_pickle_as_their_kind() -> None:
         assert type(back) is type(event) and back == event
     generic = make_event("not.a.kind", {"x": 1})
     assert pickle.loads(pickle.dumps(generic)) == generic
+
+
+def test_column_maps_read_catalogue_attributes() -> None:
+    """What the loader copies into columns is an attribute of the kind: an event decoded from
+    JSON through the catalogue (an AMQP ingest) carries it under the same name."""
+    maps = {
+        "wf.plan": columns.WORKFLOW_COLS,
+        "job.info": columns.JOB_COLS,
+        "task.info": columns.TASK_COLS,
+        "inv.end": columns.INVOCATION_COLS,
+        "job_inst.main.end": columns.MAIN_END_COLS,
+        "job_inst.post.end": columns.POST_END_COLS,
+    }
+    for name, cols in maps.items():
+        missing = [key for key, _col, _conv in cols if key not in BY_NAME[name].attrs]
+        assert missing == [], name
