@@ -10,6 +10,10 @@ reference writes (``", "``/``": "`` separators, ``ensure_ascii`` escapes such
 as ``\\u00e9``, Python float reprs, ``NaN``).  orjson differs on all four, and
 rewriting its separators is unsafe (a string may end in ``\\",``), so the
 object is assembled from the standard library's own C scalar renderers.
+
+The JSON key spelling loses information (``job_inst.id`` and ``job.inst.id`` both
+become ``job_inst_id``), so :func:`decode_json` maps keys back through the event
+kind's catalogue entry, not by rewriting ``_``, and checks the values' types there.
 """
 
 from __future__ import annotations
@@ -21,7 +25,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from monitord.core.events import StampedeEvent
+from monitord.core.catalogue import BY_NAME, PREFIX, attr_errors, json_key
+from monitord.core.events import StampedeEvent, make_event
 
 # ---------------------------------------------------------------- BP values
 
@@ -191,7 +196,7 @@ _JSON_PREFIX: dict[str, str] = {}
 def _json_key(key: str) -> str:
     wire = _JSON_KEYS.get(key)
     if wire is None:
-        wire = key.replace("__", "_").replace(".", "_")
+        wire = json_key(key)
         _JSON_KEYS[key] = wire
         _JSON_PREFIX[wire] = _json_str(wire) + ": "
     return wire
@@ -225,3 +230,42 @@ def encode_json_text(event: StampedeEvent) -> str:
 def encode_json(event: StampedeEvent) -> bytes:
     """The JSON object as ASCII bytes, without a trailing newline (the sink adds it)."""
     return encode_json_text(event).encode("ascii")
+
+
+class DecodeError(ValueError):
+    """A JSON body that is not a valid Stampede event; the message says why."""
+
+
+def decode_json(
+    body: bytes | str, *, routing_key: str | None = None, check: bool = True
+) -> StampedeEvent:
+    """The event a JSON object encodes: the inverse of :func:`encode_json_text`.
+
+    Keys map back through the kind's catalogue entry (``job_inst_id`` -> ``job_inst.id``,
+    ``stdin_file`` stays ``stdin_file``); keys an open kind carries beyond its list keep
+    their wire spelling.  ``check``: unknown attributes, values of a type the catalogue
+    does not name and missing mandatory attributes raise :class:`DecodeError`, as do a kind
+    outside the catalogue and an ``event`` that differs from ``routing_key``.
+    """
+    try:
+        obj = json.loads(body)
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+        raise DecodeError(f"not JSON: {exc}") from None
+    if not isinstance(obj, dict):
+        raise DecodeError(f"not a JSON object but {type(obj).__name__}")
+    wire_name = obj.pop("event", None)
+    if not isinstance(wire_name, str) or not wire_name.startswith(PREFIX):
+        raise DecodeError(f"no stampede event name: {wire_name!r:.80}")
+    if routing_key is not None and routing_key != wire_name:
+        raise DecodeError(f"routing key {routing_key!r:.80} is not the event {wire_name!r:.80}")
+    name = wire_name[len(PREFIX) :]
+    spec = BY_NAME.get(name)
+    if spec is None:
+        raise DecodeError(f"unknown event {wire_name!r:.80}")
+    keys = spec.from_json
+    attrs = {keys.get(key, key): value for key, value in obj.items()}
+    if check:
+        errors = attr_errors(name, attrs)
+        if errors:
+            raise DecodeError("; ".join(errors))
+    return make_event(name, attrs)

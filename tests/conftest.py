@@ -107,6 +107,7 @@ def require_corpus() -> None:
 # of another module by `@pytest.mark.quick`.  Everything runs in the full suite either way.
 QUICK_MODULES = frozenset(
     {
+        "test_catalogue",
         "test_conformance_cases",
         "test_conformance_corpus",
         "test_daemon_config",

@@ -4,7 +4,8 @@ Used by the differential tests (test_differential_json.py, test_differential_fuz
 ``tests/fuzz_run.py`` (the large on-demand set).  Both daemons get the same bytes (a fresh copy
 of the submit directory each), the corpus time zone and a scratch HOME; each side is replayed
 twice, once into a ``-d file://`` event stream and once into its default SQLite database, like
-the conformance tests do.
+the conformance tests do.  monitord runs under tests/event_check.py: every event it builds is
+checked against the catalogue's attributes and types (``Replay.violations``).
 
 A comparison has one of three verdicts:
 
@@ -30,6 +31,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from tests import event_check
 from tests.conftest import CORPUS_TZ, STAMPEDE_DIFF, copy_submit_dir
 from tests.oracle import Oracle
 
@@ -60,9 +62,15 @@ class Replay:
     def clean(self) -> bool:
         return self.returncode == 0 and not self.traceback
 
+    @property
+    def violations(self) -> list[str]:
+        """Events outside the catalogue's attributes or types (monitord's side only)."""
+        return event_check.parse(self.stderr)
+
 
 def _ours() -> list[str]:
-    return [sys.executable, "-m", "monitord.cli"]
+    """monitord's CLI, with every event it builds checked against the catalogue at exit."""
+    return event_check.command()
 
 
 def _reference(oracle: Oracle) -> list[str]:

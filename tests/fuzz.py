@@ -186,6 +186,8 @@ def run_variant(oracle: Oracle, sample: str, seed: int, work: Path) -> Outcome:
     src = work / "input"
     mutations = make_variant(CORPUS / sample / "input", seed, src)
     ref, ours = replay_both(oracle, src, work)
+    if ours.violations:
+        return Outcome(sample, seed, mutations, "ours-failed", ours.violations)
     if ours.traceback:
         return Outcome(sample, seed, mutations, "ours-failed", [ours.stderr[-3000:]])
     if not ref.clean:

@@ -6,7 +6,8 @@ replayed by the reference (the oracle venv, as a black box) and by monitord with
 the two streams must hold the same objects, compared as text after a canonical re-encoding
 that keeps the int/float distinction (order of events across workflows aside).  Inputs: one
 corpus sample (host.info, rc.meta, int.metric, every job event kind) and the generated cases
-that add tags, holds, clusters and sub-workflows.
+that add tags, holds, clusters and sub-workflows.  Every object of the reference's stream must
+also decode through the event catalogue (what an ingest of its AMQP messages does).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from sinks.encoding import DecodeError, decode_json
 from tests.conftest import CORPUS
 from tests.differential import replay_both
 from tests.oracle import Oracle, differential_oracle
@@ -56,11 +58,24 @@ def _types(objs: Counter[str]) -> Counter[str]:
     return out
 
 
+def _undecodable(path: Path) -> list[str]:
+    """Why lines of a JSON stream do not decode to catalogue events (an AMQP ingest's view)."""
+    out = []
+    for line in path.read_text().splitlines():
+        try:
+            decode_json(line)
+        except DecodeError as exc:
+            out.append(str(exc))
+    return sorted(set(out))
+
+
 @pytest.mark.parametrize("name", sorted(INPUTS))
 def test_json_stream_matches_reference(name: str, oracle: Oracle, tmp_path: Path) -> None:
     ref, ours = replay_both(oracle, INPUTS[name], tmp_path, encoding="json")
     assert ref.clean, ref.stderr[-3000:]
     assert ours.clean, ours.stderr[-3000:]
+    assert not ours.violations
+    assert _undecodable(ref.events) == [], "the reference's JSON must decode via the catalogue"
     expected, actual = _objects(ref.events), _objects(ours.events)
     types_e, types_a = _types(expected), _types(actual)
     assert types_e == types_a, {

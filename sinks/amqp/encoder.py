@@ -4,7 +4,8 @@ The routing key is the full event name (``stampede.job_inst.composite``), so a
 topic binding such as ``stampede.inv.*`` selects events by kind.  The body is
 always the JSON encoding, whatever ``pegasus.monitord.encoding`` says: the shared
 encoder already turns ``.`` and ``__`` in attribute names into ``_`` (Logstash and
-Elasticsearch treat dots as object paths) and puts ``"event"`` last.
+Elasticsearch treat dots as object paths) and puts ``"event"`` last; the event catalogue
+maps them back (:func:`decode_message`, for a consumer of the exchange).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Iterable, Iterator
 
 from monitord.core.events import StampedeEvent
 from sinks.amqp.event_filter import EventFilter
-from sinks.encoding import encode_json
+from sinks.encoding import decode_json, encode_json
 
 CONTENT_TYPE = "application/json"
 
@@ -24,6 +25,12 @@ def routing_key(event: StampedeEvent) -> str:
 
 def encode_body(event: StampedeEvent) -> bytes:
     return encode_json(event)
+
+
+def decode_message(routing_key: str, body: bytes) -> StampedeEvent:
+    """The event a message carries, attributes and types checked against the catalogue
+    (:func:`sinks.encoding.decode_json`; raises its ``DecodeError``)."""
+    return decode_json(body, routing_key=routing_key)
 
 
 def encode_selected(

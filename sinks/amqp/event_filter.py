@@ -12,41 +12,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from monitord.core.catalogue import AMQP_DEFAULT, AMQP_LISTED
 from sinks.runtime.base import SinkError
 
-DEFAULT_EVENTS = frozenset(
-    {
-        "stampede.job_inst.tag",
-        "stampede.job_inst.composite",
-        "stampede.inv.end",
-        "stampede.wf.plan",
-    }
-)
+#: Unset property: the four events downstream dashboards consume (the catalogue's
+#: ``amqp_default``).
+DEFAULT_EVENTS: frozenset[str] = AMQP_DEFAULT
 
-_JOB_INST = (
-    "pre.start pre.term pre.end submit.start submit.end held.start held.end main.start "
-    "main.term main.end post.start post.term post.end host.info image.info abort.info "
-    "grid.submit.start grid.submit.end globus.submit.start globus.submit.end tag composite"
-).split()
-
-#: The names a pattern is matched against, in the reference's order.
-KNOWN_EVENTS: tuple[str, ...] = (
-    *(
-        "stampede." + n
-        for n in (
-            "wf.plan wf.map.task_job static.start static.end xwf.start xwf.end "
-            "xwf.map.subwf_job task.info task.edge job.info job.edge"
-        ).split()
-    ),
-    *("stampede.job_inst." + n for n in _JOB_INST),
-    *(
-        "stampede." + n
-        for n in (
-            "inv.start inv.end static.meta.start xwf.meta task.meta rc.meta int.metric rc.pfn "
-            "wf.map.file static.meta.end task.monitoring"
-        ).split()
-    ),
-)
+#: The names a pattern is matched against, in the reference's order (the catalogue's
+#: ``amqp_listed`` kinds: all but ``job_inst.remote_error``, as in the reference).
+KNOWN_EVENTS: tuple[str, ...] = AMQP_LISTED
 
 
 @dataclass(frozen=True)

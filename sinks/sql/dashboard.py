@@ -18,6 +18,7 @@ from sqlalchemy import Connection, Engine, delete, insert, select
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import SQLAlchemyError
 
+from monitord.core.catalogue import DASHBOARD
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import Capabilities
@@ -118,11 +119,7 @@ class DashboardSink:
             conn.execute(delete(s.master_workflow).where(s.master_workflow.c.wf_uuid == self._root))
 
     def write_batch(self, events: Sequence[StampedeEvent]) -> None:
-        mine = [
-            e
-            for e in events
-            if e.name in ("wf.plan", "xwf.start", "xwf.end") and e.attrs.get("xwf.id") == self._root
-        ]
+        mine = [e for e in events if e.name in DASHBOARD and e.attrs.get("xwf.id") == self._root]
         if not mine or self._engine is None:
             return
         try:

@@ -25,6 +25,7 @@ from typing import Any
 import structlog
 from sqlalchemy import Connection, update
 
+from monitord.core.catalogue import CATALOGUE, NO_ROWS, EventSpec
 from monitord.core.events import StampedeEvent
 from monitord.core.jobmachine import db_state_names
 
@@ -57,20 +58,8 @@ log = structlog.get_logger(__name__)
 #: the job state table's ``db`` column.
 JOBSTATE_NAMES: dict[str, tuple[str, str]] = db_state_names()
 
-#: Events that have no database effect at all.
-IGNORED = frozenset(
-    {
-        "static.start",
-        "static.end",
-        "static.meta.start",
-        "static.meta.end",
-        "inv.start",
-        "job_inst.grid.submit.start",
-        "job_inst.globus.submit.start",
-        "job_inst.composite",
-        "task.monitoring",
-    }
-)
+#: Events that have no database effect at all (the catalogue's ``NO_ROWS`` kinds).
+IGNORED = frozenset(spec.name for spec in CATALOGUE if spec.loader == NO_ROWS)
 
 
 def jobstate_name(event_name: str, status: Any) -> str:
@@ -80,6 +69,15 @@ def jobstate_name(event_name: str, status: Any) -> str:
         return event_name[len("job_inst.") :].upper()
     failed = status is not None and status != 0 and status != "0"
     return names[1] if failed else names[0]
+
+
+def dispatch_errors(catalogue: Iterable[EventSpec] = CATALOGUE) -> list[str]:
+    """Catalogue entries whose ``loader`` names no function of :class:`BatchLoader`."""
+    return [
+        f"{spec.name}: no loader function _{spec.loader}"
+        for spec in catalogue
+        if spec.loader and not callable(getattr(BatchLoader, "_" + spec.loader, None))
+    ]
 
 
 class BatchLoader(RowStore):
@@ -96,28 +94,7 @@ class BatchLoader(RowStore):
     def __init__(self) -> None:
         super().__init__()
         self._handlers: dict[str, Callable[[StampedeEvent], None]] = {
-            "wf.plan": self._wf_plan,
-            "xwf.start": self._wf_state,
-            "xwf.end": self._wf_state,
-            "job.info": self._job_info,
-            "job.edge": self._job_edge,
-            "task.info": self._task_info,
-            "task.edge": self._task_edge,
-            "wf.map.task_job": self._map_task_job,
-            "xwf.meta": self._xwf_meta,
-            "task.meta": self._task_meta,
-            "rc.meta": self._rc_meta,
-            "rc.pfn": self._rc_pfn,
-            "wf.map.file": self._map_file,
-            "xwf.map.subwf_job": self._map_subwf_job,
-            "job_inst.submit.start": self._instance_start,
-            "job_inst.pre.start": self._instance_start,
-            "job_inst.main.end": self._instance_end,
-            "job_inst.post.end": self._instance_end,
-            "job_inst.host.info": self._host_info,
-            "job_inst.tag": self._tag,
-            "inv.end": self._inv_end,
-            "int.metric": self._int_metric,
+            spec.name: getattr(self, "_" + spec.loader) for spec in CATALOGUE if spec.loader
         }
 
     def load(

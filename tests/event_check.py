@@ -1,0 +1,85 @@
+"""``python -m tests.event_check ARGS``: the monitord CLI, every event it built checked against
+the catalogue (core/catalogue.py) when it exits.
+
+The differential and fuzz replays run monitord this way, so each generated or mutated workflow
+also checks the values monitord emits: an attribute outside its kind's list, a value of a type
+the catalogue does not name, a missing mandatory attribute or a kind outside the catalogue is
+printed on stderr after :data:`MARKER` (the exit status is monitord's own).  Events are checked
+at exit, not when built, because a builder may still add attributes to an event it holds
+(``main.end``'s late attributes).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from monitord.core.catalogue import attr_errors
+from monitord.core.events import GenericEvent, StampedeEvent
+
+MARKER = "catalogue violation: "
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def command() -> list[str]:
+    """The command that runs monitord under this check, from any working directory."""
+    start = (
+        f"import sys, runpy; sys.path.insert(0, {str(ROOT)!r}); "
+        "runpy.run_module('tests.event_check', run_name='__main__')"
+    )
+    return [sys.executable, "-c", start]
+
+
+def record(into: list[StampedeEvent]) -> Callable[[], None]:
+    """Keep every event built in this process in ``into``; returns the undo."""
+    typed_init, generic_init = StampedeEvent.__init__, GenericEvent.__init__
+
+    def typed(self: StampedeEvent, attrs: dict[str, Any]) -> None:
+        typed_init(self, attrs)
+        into.append(self)
+
+    def generic(self: GenericEvent, name: str, attrs: dict[str, Any]) -> None:
+        generic_init(self, name, attrs)
+        into.append(self)
+
+    StampedeEvent.__init__ = typed  # type: ignore[method-assign]
+    GenericEvent.__init__ = generic  # type: ignore[method-assign]
+
+    def undo() -> None:
+        StampedeEvent.__init__ = typed_init  # type: ignore[method-assign]
+        GenericEvent.__init__ = generic_init  # type: ignore[method-assign]
+
+    return undo
+
+
+def violations(events: Iterable[StampedeEvent]) -> Counter[str]:
+    """Each distinct violation with how many events show it."""
+    out: Counter[str] = Counter()
+    for event in events:
+        out.update(attr_errors(event.name, event.attrs))
+    return out
+
+
+def parse(stderr: str) -> list[str]:
+    """The violations a run printed."""
+    return [line.split(MARKER, 1)[1] for line in stderr.splitlines() if MARKER in line]
+
+
+def main(argv: list[str] | None = None) -> int:
+    from monitord.cli import main as cli_main
+
+    events: list[StampedeEvent] = []
+    undo = record(events)
+    try:
+        return cli_main(argv)
+    finally:
+        undo()
+        for what, n in sorted(violations(events).items()):
+            print(f"{MARKER}{what} (x{n})", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
