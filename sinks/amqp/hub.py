@@ -58,8 +58,8 @@ from sinks.amqp.broker import (
     _lost,
     _message,
     _quiet_client_library,
-    tls_context,
     broker_url,
+    tls_context,
 )
 from sinks.amqp.config import AMQPConfig, scrub
 from sinks.runtime.spool.segments import Record, Spool
