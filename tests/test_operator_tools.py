@@ -1,6 +1,7 @@
 """The operators' tools shipped in conf/: Prometheus alerting rules and a Grafana dashboard.
 
-* ``promtool check rules`` accepts the rules (and refuses a broken copy: the check can fail);
+* ``promtool check rules`` accepts the rules (and refuses a broken copy: the check can fail),
+  and ``promtool test rules`` (tests/data/prometheus) shows each alert fires when it should;
 * every query of the dashboard and of the rules names only metrics a live ``monitord serve``
   exports on /metrics (``up`` aside, Prometheus's own);
 * a real Prometheus (Debian's ``prometheus``) scrapes a running service whose PostgreSQL
@@ -48,6 +49,7 @@ from tests.test_service import (
 )
 
 RULES = PROJECT / "conf" / "prometheus" / "monitord-rules.yml"
+RULES_TESTS = PROJECT / "tests" / "data" / "prometheus" / "monitord-rules-test.yml"
 DASHBOARD = PROJECT / "conf" / "grafana" / "monitord-dashboard.json"
 TEMPLATE = CORPUS / "process_wf_success" / "expected" / "stampede.db"
 # PromQL words that are not metric names (functions are recognised by the "(" after them)
@@ -131,6 +133,20 @@ def test_promtool_accepts_the_rules_and_refuses_a_broken_copy(tmp_path: Path) ->
     broken.write_text(RULES.read_text().replace("monitord_sink_disabled > 0", "monitord_sink_disabled >", 1))  # fmt: skip
     got = subprocess.run([promtool, "check", "rules", str(broken)], capture_output=True, text=True)
     assert got.returncode != 0
+
+
+def test_each_alert_fires_when_it_should_and_only_then() -> None:
+    """promtool's rule unit tests: synthetic series for every alert, and near misses."""
+    promtool = need_tool("promtool")
+    got = subprocess.run(
+        [promtool, "test", "rules", RULES_TESTS.name],
+        cwd=RULES_TESTS.parent,
+        capture_output=True,
+        text=True,
+    )
+    assert got.returncode == 0, got.stdout + got.stderr
+    tested = set(re.findall(r"alertname: (\w+)", RULES_TESTS.read_text()))
+    assert tested == set(rule_exprs()), "every alert has a unit test"
 
 
 def test_metric_names_of_an_expression() -> None:
