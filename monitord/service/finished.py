@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import time
 
+from monitord.daemon.config import MonitorConfig
 from monitord.service.discovery import file_stamp
 from monitord.service.status import FinishedStatus
 from monitord.service.store import Ended
@@ -74,3 +75,11 @@ class FinishedWorkflows:
             )
             for e in sorted(self._by_path.values(), key=lambda e: e.at, reverse=True)
         ]
+
+
+def ended_item(key: str, config: MonitorConfig, uid: int, ended: Ended) -> Followed:
+    """A followed entry standing for a workflow that ended already (a re-attach gets it)."""
+    item = Followed(key, config, "attach", uid, wf_uuid=ended.wf_uuid or None)
+    item.exit_code = ended.exit_code
+    item.outcome = ended.outcome or None
+    return item

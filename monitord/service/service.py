@@ -19,7 +19,6 @@ import dataclasses
 import functools
 import os
 import signal
-import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -32,7 +31,7 @@ from monitord.daemon.config import MonitorConfig
 from monitord.daemon.resume import ResumeStore
 from monitord.service.config import ServiceConfig
 from monitord.service.discovery import file_stamp, found_config
-from monitord.service.finished import FinishedWorkflows
+from monitord.service.finished import FinishedWorkflows, ended_item
 from monitord.service.peer import NotAllowed, check_attach, dashboard_allowed, peer_credentials
 from monitord.service.protocol import (
     MAX_LINE,
@@ -45,9 +44,10 @@ from monitord.service.protocol import (
 from monitord.service.scan import RootScanner
 from monitord.service.sinkpool import SinkPool
 from monitord.service.snapshot import service_snapshot, undelivered_events
-from monitord.service.store import Ended, Entry, FollowedStore
+from monitord.service.sockets import activated_socket, sdnotify_module, socket_answers
+from monitord.service.store import Entry, FollowedStore
 from monitord.service.watcher import FileWatcher
-from monitord.service.workflows import Followed, run_followed
+from monitord.service.workflows import Followed, root_finished, run_followed
 
 log = structlog.get_logger("monitord.service")
 
@@ -118,7 +118,7 @@ class Service:
         if self.scanners:
             self._background.append(asyncio.create_task(self._scan_loop(), name="scan"))
         await self._start_http()
-        sdnotify = _sdnotify()
+        sdnotify = sdnotify_module()
         if sdnotify is not None:
             sdnotify.sd_notify(f"READY=1\nSTATUS=following {len(self.followed)} workflows")
             self._background.append(
@@ -138,7 +138,7 @@ class Service:
     async def shutdown(self) -> None:
         """Stop following without ending: every workflow resumes after the next start."""
         self.stopping = True
-        sdnotify = _sdnotify()
+        sdnotify = sdnotify_module()
         if sdnotify is not None:
             sdnotify.sd_notify("STOPPING=1")
         log.info("service stopping", workflows=len(self.followed))
@@ -193,14 +193,14 @@ class Service:
 
     async def _listen(self) -> None:
         self._owns_socket = False
-        sock = _activated_socket()
+        sock = activated_socket()
         if sock is not None:
             self._server = await asyncio.start_unix_server(self._client, sock=sock, limit=MAX_LINE)
             return
         path = self.cfg.socket
         os.makedirs(os.path.dirname(path) or ".", mode=0o755, exist_ok=True)
         if os.path.exists(path):
-            if await _answers(path):
+            if await socket_answers(path):
                 raise ServiceError(f"{path}: another service is listening there")
             os.unlink(path)
         self._server = await asyncio.start_unix_server(self._client, path=path, limit=MAX_LINE)
@@ -260,7 +260,7 @@ class Service:
             code = 1
         else:
             code = task.result()
-        if self.stopping and (not _root_finished(item) or undelivered_events(item)):
+        if self.stopping and (not root_finished(item) or undelivered_events(item)):
             # stays in the persisted list: resumed by the next start (which delivers the
             # spool of a workflow that ended but whose events were not all delivered)
             return
@@ -422,7 +422,7 @@ class Service:
             and (request.get("reattach") or source == "attach")
         ):
             log.info("workflow already ended", dagman_out=key, outcome=ended.outcome)
-            return _ended_item(key, config, uid, ended), True
+            return ended_item(key, config, uid, ended), True
         return self.follow(config, source=str(source), uid=uid)
 
     async def _stream_until_end(
@@ -503,56 +503,6 @@ class Service:
             self._dirty = True
         snap.finished = self.finished.statuses()
         return snap
-
-
-def _root_finished(item: Followed) -> bool:
-    """The root workflow was ended in order (monitord.done written, monitord.recover gone)."""
-    monitor = item.monitor
-    if monitor is None or not monitor.stats:
-        return False
-    wf = monitor.stats[0].tracked.wf
-    return wf is not None and bool(wf.finished)
-
-
-def _ended_item(key: str, config: MonitorConfig, uid: int, ended: Ended) -> Followed:
-    item = Followed(key, config, "attach", uid, wf_uuid=ended.wf_uuid or None)
-    item.exit_code = ended.exit_code
-    item.outcome = ended.outcome or None
-    return item
-
-
-def _sdnotify() -> Any:
-    try:
-        from monitord.service import sdnotify
-    except ImportError:
-        return None
-    return sdnotify
-
-
-def _activated_socket() -> socket.socket | None:
-    """A Unix stream socket handed over by systemd socket activation, if any."""
-    try:
-        from monitord.service.sdnotify import listen_fds
-    except ImportError:
-        return None
-    for fd, _name in listen_fds():
-        sock = socket.socket(fileno=fd)
-        if sock.family == socket.AF_UNIX and sock.type == socket.SOCK_STREAM:
-            sock.setblocking(False)
-            return sock
-        sock.detach()
-    return None
-
-
-async def _answers(path: str) -> bool:
-    try:
-        reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(path), 2)
-    except (OSError, TimeoutError):
-        return False
-    writer.close()
-    with contextlib.suppress(Exception):
-        await writer.wait_closed()
-    return True
 
 
 async def serve(cfg: ServiceConfig) -> int:

@@ -275,6 +275,15 @@ async def run_followed(
     return code
 
 
+def root_finished(item: Followed) -> bool:
+    """The root workflow was ended in order (monitord.done written, monitord.recover gone)."""
+    monitor = item.monitor
+    if monitor is None or not monitor.stats:
+        return False
+    wf = monitor.stats[0].tracked.wf
+    return wf is not None and bool(wf.finished)
+
+
 def outcome_of(item: Followed, root: Any, code: int, *, interrupted: bool) -> str:
     """How the workflow ended (status.OUTCOMES): the root workflow's final xwf.end status
     (DAGMan's exit code) when DAGMan wrote its exit line; else why following stopped."""
