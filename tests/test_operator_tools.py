@@ -162,8 +162,18 @@ def test_dashboard_and_rules_read_only_exported_metrics(tmp_path: Path) -> None:
     cfg = write_config(tmp_path)
     cfg.write_text(cfg.read_text().replace('listen = ""', f'listen = "127.0.0.1:{port}"'))
     service = start_service(cfg, service_env(tmp_path, cfg), tmp_path / "service.log")
+    pages: list[bytes] = []
+
+    def scraped() -> bool:
+        try:
+            pages.append(_get(f"http://127.0.0.1:{port}/metrics"))
+        except OSError:
+            return False  # the endpoint starts after the socket
+        return True
+
     try:
-        exported = exported_names(_get(f"http://127.0.0.1:{port}/metrics").decode())
+        wait_until(scraped, 30, "/metrics to answer")
+        exported = exported_names(pages[-1].decode())
     finally:
         assert stop_service(service) == 0
     assert "monitord_sink_up" in exported and "monitord_plugin_errors_total" in exported

@@ -18,6 +18,7 @@ import json
 import sqlite3
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,16 @@ def _db_outcome(run: Path) -> str:
             "ORDER BY ws.timestamp DESC, ws.restart_count DESC LIMIT 1"
         ).fetchone()
     return "success" if status == 0 else "failure"
+
+
+def _answers(port: int) -> bool:
+    try:
+        _get(port, "/healthz")
+    except urllib.error.HTTPError:
+        return True  # 503: answers all the same
+    except OSError:
+        return False
+    return True
 
 
 def _get(port: int, path: str) -> bytes:
@@ -146,6 +157,7 @@ def test_finished_workflows_outcomes_and_reattach(tmp_path: Path) -> None:
     # -- a restart keeps the finished list
     service = start_service(cfg, env, log)
     try:
+        wait_until(lambda: _answers(port), 30, "the status endpoint after the restart", log)
         snap = from_json(_get(port, "/status.json"))
         assert [f.dagman_out for f in snap.finished] == list(listed)
         assert [f.outcome for f in snap.finished] == [f.outcome for f in listed.values()]
