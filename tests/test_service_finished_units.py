@@ -28,7 +28,7 @@ from monitord.service.status import (
 )
 from monitord.service.statuspage import _SCRIPT, render_status_page
 from monitord.service.store import Ended, FollowedStore
-from monitord.service.workflows import Followed
+from monitord.service.workflows import Followed, outcome_of
 
 pytestmark = pytest.mark.quick
 
@@ -144,3 +144,33 @@ def test_attach_help_names_config_only() -> None:
     assert "--config FILE" in text and "--service-config" not in text
     # the properties file keeps its own option
     assert build_parser("monitord attach", "attach").parse_args(["--conf", "p", "x"]).conf == "p"
+
+
+class _Root:
+    def __init__(self, state: str | None, dagman_exit: int | None) -> None:
+        self.state, self.dagman_exit = state, dagman_exit
+
+
+@pytest.mark.parametrize(
+    ("root", "code", "interrupted", "error", "expected"),
+    [
+        (_Root("end", 0), 0, False, None, "success"),
+        (_Root("end", 1), 0, False, None, "failure"),  # the daemon's code is 0 all the same
+        (_Root("end", 1), 1, True, None, "failure"),  # DAGMan had exited: its word counts
+        (_Root("start", None), 1, True, None, "interrupted"),
+        (_Root("start", None), 0, False, None, "incomplete"),  # DAGMan gone, truncated, idle
+        (None, 1, False, "no wf_uuid", "error"),
+    ],
+)
+def test_outcome_comes_from_dagman_exit(
+    tmp_path: Path,
+    root: _Root | None,
+    code: int,
+    interrupted: bool,
+    error: str | None,
+    expected: str,
+) -> None:
+    item = _item(tmp_path, "a", "")
+    item.error = error
+    assert outcome_of(item, root, code, interrupted=interrupted) == expected
+    assert expected in OUTCOMES
