@@ -616,6 +616,10 @@ def test_status_of_a_paused_workflow(tmp_path: Path) -> None:
             fh.write("".join(lines[half:]))
         wait_until(lambda: finished(run), 30, "the workflow to end")
         wait_until(lambda: not snapshot().workflows, 10, "the status to drop it")
+        # ... into the finished ones, with its outcome
+        assert [(f.dagman_out, f.outcome) for f in snapshot().finished] == [
+            (str(dagman_out), "success")
+        ]
     finally:
         assert stop_service(service) == 0
     expected = CORPUS / "process_wf_success" / "expected"

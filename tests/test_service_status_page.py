@@ -8,8 +8,11 @@ counts, so the script ran (under the page's Content-Security-Policy) and rebuilt
 from __future__ import annotations
 
 import asyncio
+import calendar
 import os
+import re
 import shutil
+import time
 from html.parser import HTMLParser
 
 import pytest
@@ -153,7 +156,11 @@ async def test_status_page_in_headless_chromium(tmp_path, corpus_tz):
     reader = RowReader()
     reader.feed(dom)
     assert reader.body_attrs.get("data-refreshes") not in (None, "0"), dom[-3000:]
-    assert reader.text_of["updated"].startswith("updated "), reader.text_of
+    # the script's clock in UTC as the server's times, not in the browser's zone (the corpus's)
+    m = re.fullmatch(r"updated (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC", reader.text_of["updated"])
+    assert m, reader.text_of
+    assert abs(calendar.timegm(time.strptime(m.group(1), "%Y-%m-%d %H:%M:%S")) - time.time()) < 600
+    assert "All times are UTC." in " ".join(" ".join(reader.texts).split())
     assert reader.text_of["notifications"] == "1 running, 2 queued"
     assert set(reader.rows) == {f.wf.uuid for f in fed}
     changed = 0

@@ -188,9 +188,7 @@ def build_parser(prog: str = "pegasus-monitord", mode: str = REFERENCE) -> argpa
         p.add_argument(
             "--wait", action="store_true", help="wait until the service has followed it to its end"
         )
-        p.add_argument(
-            "--service-config", metavar="FILE", help="the service's configuration (its socket)"
-        )
+        p.add_argument("--config", metavar="FILE", help="the service's configuration (its socket)")
     return p
 
 

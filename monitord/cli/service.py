@@ -49,6 +49,9 @@ def serve_main(argv: Sequence[str]) -> int:
         return 1
 
 
+CONFIG_OPTIONS = ("--config", "--service-config")  # the service's configuration file
+
+
 @dataclass
 class AttachOptions:
     wait: bool = False
@@ -56,18 +59,23 @@ class AttachOptions:
 
 
 def split_attach_options(argv: Sequence[str]) -> tuple[AttachOptions, list[str]]:
-    """``monitord attach [--wait] [--service-config F] <daemon options> <wf>.dag.dagman.out``."""
+    """``monitord attach [--wait] [--config F] <daemon options> <wf>.dag.dagman.out``.
+
+    ``--config`` names the service's configuration, as for ``serve`` and ``status``;
+    ``--service-config``, its former name, is still accepted (not shown in --help).
+    """
     opts = AttachOptions()
     rest: list[str] = []
     items = list(argv)
     while items:
         item = items.pop(0)
+        name, eq, value = item.partition("=")
         if item == "--wait":
             opts.wait = True
-        elif item == "--service-config" and items:
+        elif name in CONFIG_OPTIONS and eq:
+            opts.config = value
+        elif item in CONFIG_OPTIONS and items:
             opts.config = items.pop(0)
-        elif item.startswith("--service-config="):
-            opts.config = item.split("=", 1)[1]
         else:
             rest.append(item)
     return opts, rest

@@ -142,17 +142,16 @@ def format_table(snapshot: ServiceSnapshot, *, long: bool = False) -> str:
     out = [line(headings, text_headings)]
     out.extend(line(numbers, text) for numbers, text in rows)
     out.append(line(total_numbers, total_text))
+    if snapshot.finished:
+        out.append("")
+        out.extend(_finished_table(snapshot, long=long))
     if snapshot.sinks:
         out.append("")
         out.append(
             "sinks: "
             + "; ".join(
                 f"{_printable(s.name)} {s.state}"
-                + (
-                    f" since {time.strftime('%H:%M:%S', time.localtime(s.since))}"
-                    if s.since and not s.healthy
-                    else ""
-                )
+                + (f" since {_utc(s.since)}" if s.since and not s.healthy else "")
                 + f" queued={s.queued} spooled={s.spooled} failures={s.failures}"
                 for s in snapshot.sinks
             )
@@ -162,6 +161,35 @@ def format_table(snapshot: ServiceSnapshot, *, long: bool = False) -> str:
         f"{snapshot.notifications_queued} queued"
     )
     return "\n".join(out) + "\n"
+
+
+def _utc(seconds: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
+
+
+def _finished_table(snapshot: ServiceSnapshot, *, long: bool) -> list[str]:
+    """The workflows that ended lately: when (UTC), how, how many events; most recent first."""
+    headings = ["ENDED", "OUTCOME", "EVENTS", "DAGNAME"] + (["WF_UUID", "RUN_DIR"] if long else [])
+    rows = [
+        [
+            _utc(f.ended_at),
+            _printable(f.outcome),
+            str(f.events_total),
+            _printable(_dag_name(f.dagman_out)),
+        ]
+        + ([_printable(f.wf_uuid), _printable(f.run_dir)] if long else [])
+        for f in snapshot.finished
+    ]
+    widths = [max(len(r[i]) for r in [headings, *rows]) for i in range(len(headings))]
+    count = len(rows)
+    out = [f"finished ({count} workflow{'' if count == 1 else 's'}):"]
+    for r in [headings, *rows]:
+        cells = [
+            v.rjust(w) if i == 2 else v.ljust(w)
+            for i, (v, w) in enumerate(zip(r, widths, strict=True))
+        ]
+        out.append(" ".join(cells).rstrip())
+    return out
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -126,10 +126,11 @@ async def _session(
         if reply.get("event") != "accepted":
             return "lost"
         if not request["wait"]:
-            print(
-                f"attached {request['config']['dagman_out']} (wf_uuid {reply.get('wf_uuid')})",
-                flush=True,
-            )
+            dagman_out = request["config"]["dagman_out"]
+            if "outcome" in reply:
+                print(f"{dagman_out} has ended already ({reply['outcome']})", flush=True)
+            else:
+                print(f"attached {dagman_out} (wf_uuid {reply.get('wf_uuid')})", flush=True)
             return 0
         sent_interrupt = False
         reading = asyncio.ensure_future(_read(reader))

@@ -23,6 +23,7 @@ from pydantic_core import ErrorDetails
 DEFAULT_CONFIG = "/etc/monitord/service.toml"
 CONFIG_ENV = "MONITORD_SERVICE_CONFIG"
 DEFAULT_LISTEN = "127.0.0.1:9175"
+KEEP_FINISHED_SECONDS = 86400.0  # a finished workflow stays listed in the status for a day
 
 
 class ConfigError(Exception):
@@ -114,6 +115,7 @@ class _Service:
     state_dir: Path = "/var/lib/monitord"
     log_format: Literal["json", "console"] = "json"
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    keep_finished_seconds: Annotated[Seconds, Field(ge=0.0)] = KEEP_FINISHED_SECONDS
 
 
 @dataclass(config=_SECTION)
@@ -145,6 +147,7 @@ class ServiceConfig:
     state_dir: str = "/var/lib/monitord"
     log_format: str = "json"
     log_level: str = "info"
+    keep_finished_seconds: float = KEEP_FINISHED_SECONDS
     http_listen: str = DEFAULT_LISTEN
     defaults: Defaults = field(default_factory=Defaults)
     watch: tuple[WatchRoot, ...] = ()
@@ -278,6 +281,7 @@ def parse_config(
         state_dir=doc.service.state_dir,
         log_format=doc.service.log_format,
         log_level=doc.service.log_level,
+        keep_finished_seconds=doc.service.keep_finished_seconds,
         http_listen=doc.http.listen,
         defaults=doc.defaults,
         watch=tuple(doc.watch),

@@ -8,13 +8,14 @@ To expose more (e.g. per-sink health), add a family in :meth:`SnapshotCollector.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 
-from monitord.service.status import JOB_COLUMNS, ServiceSnapshot
+from monitord.service.status import JOB_COLUMNS, OUTCOMES, ServiceSnapshot
 
 PROMETHEUS_TYPE = CONTENT_TYPE_PLAIN_0_0_4  # what generate_latest writes
 
@@ -57,6 +58,14 @@ class SnapshotCollector:
             [((), snap.started_at)],
         )
         yield _gauge("monitord_workflows", "Workflows followed.", (), [((), len(wfs))])
+        outcomes = Counter(f.outcome for f in snap.finished)
+        yield _gauge(
+            "monitord_workflows_finished",
+            "Root workflows that ended lately (kept for [service] keep_finished_seconds), "
+            "per outcome: success, failure, incomplete, interrupted, error.",
+            ("outcome",),
+            [((o,), outcomes.get(o, 0)) for o in sorted(set(OUTCOMES) | set(outcomes))],
+        )
         yield _gauge(
             "monitord_workflow_lag_bytes",
             "Bytes of dagman.out not processed yet.",

@@ -19,7 +19,6 @@ import dataclasses
 import functools
 import os
 import signal
-import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -32,6 +31,7 @@ from monitord.daemon.config import MonitorConfig
 from monitord.daemon.resume import ResumeStore
 from monitord.service.config import ServiceConfig
 from monitord.service.discovery import file_stamp, found_config
+from monitord.service.finished import FinishedWorkflows, ended_item
 from monitord.service.peer import NotAllowed, check_attach, dashboard_allowed, peer_credentials
 from monitord.service.protocol import (
     MAX_LINE,
@@ -44,13 +44,13 @@ from monitord.service.protocol import (
 from monitord.service.scan import RootScanner
 from monitord.service.sinkpool import SinkPool
 from monitord.service.snapshot import service_snapshot, undelivered_events
-from monitord.service.store import Ended, Entry, FollowedStore
+from monitord.service.sockets import activated_socket, sdnotify_module, socket_answers
+from monitord.service.store import Entry, FollowedStore
 from monitord.service.watcher import FileWatcher
-from monitord.service.workflows import Followed, run_followed
+from monitord.service.workflows import Followed, root_finished, run_followed
 
 log = structlog.get_logger("monitord.service")
 
-RECENT_END_SECONDS = 3600.0
 FOLLOWERS_STOP_SECONDS = 30.0  # service stop: the longest wait for the followers' last chunk
 RESUME_DIR = "resume"  # under the state directory: the snapshots (monitord/daemon/resume.py)
 
@@ -84,7 +84,7 @@ class Service:
         self._http: asyncio.AbstractServer | None = None
         self._background: list[asyncio.Task[Any]] = []
         self._dirty = False
-        self.recent_ends: dict[str, Ended] = {}
+        self.finished = FinishedWorkflows(cfg.keep_finished_seconds)
         self._saving: asyncio.Lock | None = None
         self._clients: set[asyncio.Task[Any]] = set()  # connections being served
 
@@ -106,8 +106,7 @@ class Service:
         self.watcher.start()
         await self._listen()
         entries, ended = await asyncio.to_thread(self.store.load)
-        horizon = time.time() - RECENT_END_SECONDS
-        self.recent_ends = {e.dagman_out: e for e in ended if e.at > horizon}
+        self.finished.load(ended)
         for entry in entries:
             try:
                 config = config_from_dict(entry.config)
@@ -119,7 +118,7 @@ class Service:
         if self.scanners:
             self._background.append(asyncio.create_task(self._scan_loop(), name="scan"))
         await self._start_http()
-        sdnotify = _sdnotify()
+        sdnotify = sdnotify_module()
         if sdnotify is not None:
             sdnotify.sd_notify(f"READY=1\nSTATUS=following {len(self.followed)} workflows")
             self._background.append(
@@ -139,7 +138,7 @@ class Service:
     async def shutdown(self) -> None:
         """Stop following without ending: every workflow resumes after the next start."""
         self.stopping = True
-        sdnotify = _sdnotify()
+        sdnotify = sdnotify_module()
         if sdnotify is not None:
             sdnotify.sd_notify("STOPPING=1")
         log.info("service stopping", workflows=len(self.followed))
@@ -194,14 +193,14 @@ class Service:
 
     async def _listen(self) -> None:
         self._owns_socket = False
-        sock = _activated_socket()
+        sock = activated_socket()
         if sock is not None:
             self._server = await asyncio.start_unix_server(self._client, sock=sock, limit=MAX_LINE)
             return
         path = self.cfg.socket
         os.makedirs(os.path.dirname(path) or ".", mode=0o755, exist_ok=True)
         if os.path.exists(path):
-            if await _answers(path):
+            if await socket_answers(path):
                 raise ServiceError(f"{path}: another service is listening there")
             os.unlink(path)
         self._server = await asyncio.start_unix_server(self._client, path=path, limit=MAX_LINE)
@@ -261,7 +260,7 @@ class Service:
             code = 1
         else:
             code = task.result()
-        if self.stopping and (not _root_finished(item) or undelivered_events(item)):
+        if self.stopping and (not root_finished(item) or undelivered_events(item)):
             # stays in the persisted list: resumed by the next start (which delivers the
             # spool of a workflow that ended but whose events were not all delivered)
             return
@@ -273,7 +272,7 @@ class Service:
             self._dirty = True
         stamp = file_stamp(item.dagman_out)
         self._judged[item.dagman_out] = stamp
-        self.recent_ends[item.dagman_out] = Ended(item.dagman_out, code, *stamp, time.time())
+        self.finished.record(item, code, stamp)
         self._dirty = True
         # Saved before the clients hear of it: a restart must not resume an ended workflow.
         saving = asyncio.ensure_future(self.save())
@@ -307,14 +306,12 @@ class Service:
             if (self.stopping and not final) or not self._dirty:
                 return
             self._dirty = False
-            horizon = time.time() - RECENT_END_SECONDS
-            for key in [k for k, e in self.recent_ends.items() if e.at < horizon]:
-                del self.recent_ends[key]
+            self.finished.expire()
             entries = [
                 Entry(i.dagman_out, config_to_dict(i.config), i.source, i.uid)
                 for i in self.followed.values()
             ]
-            ended = list(self.recent_ends.values())
+            ended = self.finished.entries()
             try:
                 await asyncio.to_thread(self.store.save, entries, ended)
             except OSError as exc:
@@ -386,7 +383,10 @@ class Service:
             existing=existing,
             wf_uuid=item.wf_uuid,
         )
-        writer.write(encode({"event": "accepted", "wf_uuid": item.wf_uuid, "existing": existing}))
+        accepted = {"event": "accepted", "wf_uuid": item.wf_uuid, "existing": existing}
+        if item.exit_code is not None:
+            accepted["outcome"] = item.outcome or "unknown"  # it had ended already
+        writer.write(encode(accepted))
         await writer.drain()
         if request.get("wait"):
             await self._stream_until_end(item, reader, writer)
@@ -409,18 +409,20 @@ class Service:
         check_attach(uid, config, default_db)
         config = dataclasses.replace(config, dashboard=dashboard_allowed(uid, config))
         key = os.path.realpath(dagman_out)
-        ended = self.recent_ends.get(key)
-        if (
-            request.get("reattach")
-            and key not in self.followed
-            and ended is not None
-            and (ended.size, ended.mtime_ns) == file_stamp(key)
-        ):
-            # A client back after a service restart, for a workflow that ended meanwhile.
-            return _ended_item(key, config, uid, ended.exit_code), True
         source = (
             request.get("source") if request.get("source") in ("attach", "dropin") else "attach"
         )
+        ended = self.finished.unchanged(key)
+        # A workflow that ended and whose dagman.out has not grown since is over: a client
+        # back after a service restart, or anyone attaching it again, gets its outcome.  (The
+        # drop-in comes first for a rescue DAG, before its DAGMan writes: it is followed.)
+        if (
+            ended is not None
+            and key not in self.followed
+            and (request.get("reattach") or source == "attach")
+        ):
+            log.info("workflow already ended", dagman_out=key, outcome=ended.outcome)
+            return ended_item(key, config, uid, ended), True
         return self.follow(config, source=str(source), uid=uid)
 
     async def _stream_until_end(
@@ -496,56 +498,11 @@ class Service:
 
     # ------------------------------------------------------------------ status
     def snapshot(self) -> Any:
-        return service_snapshot(self.followed, self.pool, self.started_at)
-
-
-def _root_finished(item: Followed) -> bool:
-    """The root workflow was ended in order (monitord.done written, monitord.recover gone)."""
-    monitor = item.monitor
-    if monitor is None or not monitor.stats:
-        return False
-    wf = monitor.stats[0].tracked.wf
-    return wf is not None and bool(wf.finished)
-
-
-def _ended_item(key: str, config: MonitorConfig, uid: int, exit_code: int) -> Followed:
-    item = Followed(key, config, "attach", uid)
-    item.exit_code = exit_code
-    return item
-
-
-def _sdnotify() -> Any:
-    try:
-        from monitord.service import sdnotify
-    except ImportError:
-        return None
-    return sdnotify
-
-
-def _activated_socket() -> socket.socket | None:
-    """A Unix stream socket handed over by systemd socket activation, if any."""
-    try:
-        from monitord.service.sdnotify import listen_fds
-    except ImportError:
-        return None
-    for fd, _name in listen_fds():
-        sock = socket.socket(fileno=fd)
-        if sock.family == socket.AF_UNIX and sock.type == socket.SOCK_STREAM:
-            sock.setblocking(False)
-            return sock
-        sock.detach()
-    return None
-
-
-async def _answers(path: str) -> bool:
-    try:
-        reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(path), 2)
-    except (OSError, TimeoutError):
-        return False
-    writer.close()
-    with contextlib.suppress(Exception):
-        await writer.wait_closed()
-    return True
+        snap = service_snapshot(self.followed, self.pool, self.started_at)
+        if self.finished.expire():
+            self._dirty = True
+        snap.finished = self.finished.statuses()
+        return snap
 
 
 async def serve(cfg: ServiceConfig) -> int:

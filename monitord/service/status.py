@@ -113,6 +113,28 @@ def plugin_status(workflow: str, snap: dict[str, Any]) -> PluginStatus:
     )
 
 
+# How a followed root workflow ended (FinishedStatus.outcome, the service's "workflow ended" log
+# line): its DAGMan's exit status (the xwf.end status) said success or failure; "incomplete":
+# following ended without DAGMan's exit line (DAGMan gone, file truncated, idle too long);
+# "interrupted": an attach client asked for the end (like SIGINT to the daemon); "error": the
+# workflow could not be followed.  A workflow the service only stopped is not finished.
+OUTCOMES: tuple[str, ...] = ("success", "failure", "incomplete", "interrupted", "error")
+
+
+@dataclass(slots=True)
+class FinishedStatus:
+    """A root workflow that ended lately (kept for ``[service] keep_finished_seconds``)."""
+
+    wf_uuid: str
+    dagman_out: str
+    run_dir: str
+    outcome: str  # one of OUTCOMES
+    ended_at: float  # epoch seconds
+    events_total: int = 0
+    exit_code: int = 0  # the per-workflow daemon's exit status (0 even for a failed workflow)
+    dagman_exit: int | None = None  # DAGMan's exit status, when it wrote one
+
+
 @dataclass(slots=True)
 class ServiceSnapshot:
     started_at: float  # epoch seconds of the service process start
@@ -121,6 +143,7 @@ class ServiceSnapshot:
     notifications_running: int = 0
     notifications_queued: int = 0
     plugins: list[PluginStatus] = field(default_factory=list)
+    finished: list[FinishedStatus] = field(default_factory=list)  # most recent first
 
 
 def sink_status(health: dict[str, Any]) -> SinkStatus:
@@ -176,6 +199,7 @@ def from_json(data: bytes | str) -> ServiceSnapshot:
             notifications_running=int(doc.get("notifications_running", 0)),
             notifications_queued=int(doc.get("notifications_queued", 0)),
             plugins=[plugin_status(str(p["workflow"]), p) for p in _list(doc, "plugins")],
+            finished=[_finished(f) for f in _list(doc, "finished")],
         )
     except KeyError as exc:
         raise StatusFormatError(f"missing key {exc.args[0]!r}") from None
@@ -209,6 +233,20 @@ def _sink(s: dict[str, Any]) -> SinkStatus:
         last_error=str(error) if error is not None else None,
         row_by_row_batches=int(s.get("row_by_row_batches", 0)),
         rows_rejected=int(s.get("rows_rejected", 0)),
+    )
+
+
+def _finished(f: dict[str, Any]) -> FinishedStatus:
+    dagman_exit = f.get("dagman_exit")
+    return FinishedStatus(
+        wf_uuid=str(f["wf_uuid"]),
+        dagman_out=str(f["dagman_out"]),
+        run_dir=str(f["run_dir"]),
+        outcome=str(f["outcome"]),
+        ended_at=float(f["ended_at"]),
+        events_total=int(f.get("events_total", 0)),
+        exit_code=int(f.get("exit_code", 0)),
+        dagman_exit=int(dagman_exit) if dagman_exit is not None else None,
     )
 
 

@@ -2,6 +2,8 @@
 
 Its inline script re-renders the tables from status.json every 5 s with DOM calls only; the
 page is sent with a Content-Security-Policy that allows exactly that script and style (hashes).
+Every time on it is UTC, written the same way by the server and by the script (the server's
+and the reader's time zones may differ), and the page says so.
 """
 
 from __future__ import annotations
@@ -44,6 +46,10 @@ _SCRIPT = """
     return tr;
   }
   function pct(done, total) { return total ? (100 * done / total).toFixed(1) : "0.0"; }
+  function utc(seconds) {
+    return new Date(seconds * 1000).toISOString().slice(0, 19).replace("T", " ") + " UTC";
+  }
+  function dagName(path) { return path.split("/").pop().replace(/\\.dagman\\.out$/, ""); }
   function render(s) {
     var total = {}, rows = [];
     COLS.forEach(function (c) { total[c] = 0; });
@@ -55,7 +61,7 @@ _SCRIPT = """
       });
       cells.push([w.percent_done.toFixed(1), "num"]);
       cells.push([w.state, w.state]);
-      cells.push([w.dagman_out.split("/").pop().replace(/\\.dagman\\.out$/, ""), ""]);
+      cells.push([dagName(w.dagman_out), ""]);
       cells.push([w.wf_uuid, "uuid"]);
       cells.push([w.lag_bytes + " B / " + w.lag_seconds.toFixed(1) + " s", "num"]);
       var tr = row(cells);
@@ -77,10 +83,17 @@ _SCRIPT = """
     });
     document.getElementById("sink-rows").replaceChildren.apply(
       document.getElementById("sink-rows"), sinks);
+    var ended = (s.finished || []).map(function (f) {
+      var tr = row([[utc(f.ended_at), ""], [f.outcome, f.outcome], [String(f.events_total), "num"],
+                    [dagName(f.dagman_out), ""], [f.wf_uuid, "uuid"]]);
+      tr.title = f.run_dir;
+      return tr;
+    });
+    document.getElementById("finished-rows").replaceChildren.apply(
+      document.getElementById("finished-rows"), ended);
     document.getElementById("notifications").textContent =
       s.notifications_running + " running, " + s.notifications_queued + " queued";
-    document.getElementById("updated").textContent =
-      "updated " + new Date().toLocaleTimeString();
+    document.getElementById("updated").textContent = "updated " + utc(Date.now() / 1000);
     var n = Number(document.body.getAttribute("data-refreshes") || "0") + 1;
     document.body.setAttribute("data-refreshes", String(n));
   }
@@ -121,6 +134,11 @@ def _dag_name(dagman_out: str) -> str:
     return name[: -len(".dagman.out")] if name.endswith(".dagman.out") else name
 
 
+def utc(seconds: float) -> str:
+    """Epoch seconds as the page writes every time: ``2026-11-26 15:04:26 UTC``."""
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
+
+
 def render_status_page(snapshot: ServiceSnapshot) -> str:
     """A self-contained HTML page (no external assets) that refreshes itself from status.json."""
     esc = html.escape
@@ -155,7 +173,11 @@ def render_status_page(snapshot: ServiceSnapshot) -> str:
         else f"<th>{esc(h)}</th>"
         for h in _HEADINGS
     )
-    started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(snapshot.started_at))
+    finished = [
+        f'<tr title="{esc(f.run_dir)}">{_td(utc(f.ended_at))}{_td(f.outcome, f.outcome)}'
+        f"{_td(f.events_total, 'num')}{_td(_dag_name(f.dagman_out))}{_td(f.wf_uuid, 'uuid')}</tr>"
+        for f in snapshot.finished
+    ]
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -163,10 +185,15 @@ def render_status_page(snapshot: ServiceSnapshot) -> str:
 <style>{_STYLE}</style>
 </head><body>
 <h1>monitord: followed workflows</h1>
-<p>Service started {esc(started)}. <span id="updated"></span></p>
+<p>Service started {esc(utc(snapshot.started_at))}. <span id="updated"></span>
+All times are UTC.</p>
 <table id="workflows"><thead><tr>{headings}</tr></thead>
 <tbody id="wf-rows">{"".join(rows)}</tbody>
 <tfoot id="wf-total"><tr>{"".join(foot)}</tr></tfoot></table>
+<h2>Finished</h2>
+<table id="finished"><thead><tr><th>ENDED</th><th>OUTCOME</th><th class="num">EVENTS</th>
+<th>WORKFLOW</th><th>WF_UUID</th></tr></thead>
+<tbody id="finished-rows">{"".join(finished)}</tbody></table>
 <h2>Sinks</h2>
 <table id="sinks"><thead><tr><th>SINK</th><th>STATE</th><th class="num">QUEUED</th><th class="num">SPOOLED</th>
 <th class="num">FAILURES</th></tr></thead><tbody id="sink-rows">{"".join(sinks)}</tbody></table>

@@ -35,13 +35,20 @@ class Entry:
 
 @dataclass(frozen=True)
 class Ended:
-    """A workflow that ended lately: a client re-attaching after a restart gets its code."""
+    """A workflow that ended lately: listed in the status, and a re-attach gets its outcome.
+
+    (The fields after ``at`` came later: a file written before them still loads.)
+    """
 
     dagman_out: str
     exit_code: int
     size: int
     mtime_ns: int
     at: float
+    wf_uuid: str = ""
+    outcome: str = ""
+    events: int = 0
+    dagman_exit: int | None = None
 
 
 class FollowedStore:

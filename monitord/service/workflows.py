@@ -196,6 +196,8 @@ class Followed:
     exit_code: int | None = None
     subscribers: list[Callable[[dict[str, Any]], None]] = field(default_factory=list)
     error: str | None = None
+    outcome: str | None = None  # once ended: one of status.OUTCOMES; None when only stopped
+    dagman_exit: int | None = None
 
     @property
     def run_dir(self) -> str:
@@ -256,5 +258,39 @@ async def run_followed(
             await monitor.close()
         except Exception as exc:
             log.error("closing the workflow's sinks failed", error=repr(exc))
-    log.info("workflow ended", exit_code=code)
+    root = monitor.stats[0].tracked.wf if monitor.stats else None
+    item.dagman_exit = root.dagman_exit if root is not None and root.state == "end" else None
+    if shutting_down() and not (root is not None and root.finished):
+        # Only the service stopped: the workflow goes on, and the next start resumes it.
+        log.info("workflow stopped", reason="service stopping", events=monitor.events_total)
+        return code
+    item.outcome = outcome_of(item, root, code, interrupted=item.stop.is_set())
+    (log.warning if item.outcome in ("incomplete", "error") else log.info)(
+        "workflow ended",
+        outcome=item.outcome,
+        dagman_exit=item.dagman_exit,
+        exit_code=code,
+        events=monitor.events_total,
+    )
     return code
+
+
+def root_finished(item: Followed) -> bool:
+    """The root workflow was ended in order (monitord.done written, monitord.recover gone)."""
+    monitor = item.monitor
+    if monitor is None or not monitor.stats:
+        return False
+    wf = monitor.stats[0].tracked.wf
+    return wf is not None and bool(wf.finished)
+
+
+def outcome_of(item: Followed, root: Any, code: int, *, interrupted: bool) -> str:
+    """How the workflow ended (status.OUTCOMES): the root workflow's final xwf.end status
+    (DAGMan's exit code) when DAGMan wrote its exit line; else why following stopped."""
+    if item.error is not None:
+        return "error"
+    if root is not None and root.state == "end" and root.dagman_exit is not None:
+        return "success" if root.dagman_exit == 0 else "failure"
+    if interrupted and code != 0:
+        return "interrupted"
+    return "incomplete"
