@@ -53,7 +53,12 @@ async def run_follow(config: MonitorConfig, monitor: Monitor | None = None) -> i
 
 
 async def run_replay(config: MonitorConfig, monitor: Monitor | None = None) -> int:
-    """Replay mode (``-r``): rebuild every output from the finished workflow's files."""
+    """Replay mode (``-r``): rebuild every output from the finished workflow's files.
+
+    Fails (:class:`MonitordError`) unless every requested destination holds every event.
+    """
+    from monitord.daemon.undelivered import check_delivered
+
     monitor = monitor or Monitor(config)
     try:
         await asyncio.to_thread(monitor.start)
@@ -61,4 +66,5 @@ async def run_replay(config: MonitorConfig, monitor: Monitor | None = None) -> i
     finally:
         await monitor.close()
     monitor.check_outputs()
+    check_delivered(monitor)
     return 0
