@@ -56,7 +56,11 @@ class AttachOptions:
 
 
 def split_attach_options(argv: Sequence[str]) -> tuple[AttachOptions, list[str]]:
-    """``monitord attach [--wait] [--service-config F] <daemon options> <wf>.dag.dagman.out``."""
+    """``monitord attach [--wait] [--config F] <daemon options> <wf>.dag.dagman.out``.
+
+    ``--config`` names the service's configuration as ``serve`` and ``status`` do
+    (``--service-config``, the older name, is the same option).
+    """
     opts = AttachOptions()
     rest: list[str] = []
     items = list(argv)
@@ -64,13 +68,30 @@ def split_attach_options(argv: Sequence[str]) -> tuple[AttachOptions, list[str]]
         item = items.pop(0)
         if item == "--wait":
             opts.wait = True
-        elif item == "--service-config" and items:
+        elif item in ("--config", "--service-config") and items:
             opts.config = items.pop(0)
-        elif item.startswith("--service-config="):
+        elif item.startswith(("--config=", "--service-config=")):
             opts.config = item.split("=", 1)[1]
         else:
             rest.append(item)
     return opts, rest
+
+
+def _attach_socket(config_path: str | None) -> tuple[str, str]:
+    """The service's socket for ``monitord attach``, or why there is none to hand over to."""
+    from monitord.service.client import service_answers
+    from monitord.service.config import ConfigError, configured_path, load_config
+
+    path = configured_path(config_path)
+    if path is None:
+        return "", "no service configuration (give --config FILE or set $MONITORD_SERVICE_CONFIG)"
+    try:
+        sock = load_config(path).socket
+    except ConfigError as exc:
+        return "", str(exc)
+    if not service_answers(sock):
+        return "", f"no monitord service answers on {sock} (configured in {path})"
+    return sock, ""
 
 
 def handover(config: MonitorConfig, attach: AttachOptions | None) -> int | None:
@@ -82,12 +103,15 @@ def handover(config: MonitorConfig, attach: AttachOptions | None) -> int | None:
     from monitord.service.client import attach as attach_to
     from monitord.service.client import service_answers, service_socket
 
-    sock = service_socket(attach.config if attach else None, quiet=attach is None)
-    if sock is None or not service_answers(sock):
-        if attach is None:
+    if attach is None:
+        sock = service_socket(None, quiet=True)
+        if sock is None or not service_answers(sock):
             return None
-        print("monitord attach: error: no monitord service answers", file=sys.stderr)
-        return 1
+    else:
+        sock, error = _attach_socket(attach.config)
+        if error:
+            print(f"monitord attach: error: {error}", file=sys.stderr)
+            return 1
     dashboard_url = config.dashboard_url
     if config.dashboard and not dashboard_url:
         from sinks.sql.dashboard import default_dashboard_url
