@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import sys
 import tempfile
@@ -28,6 +29,7 @@ from monitord.daemon.config import destinations as config_destinations
 from monitord.daemon.config import notification_settings as config_notifications
 from monitord.daemon.errors import MonitordError
 from monitord.daemon.run import run_follow, run_replay
+from monitord.system import loglevel
 from monitord.system.logs import configure_logging
 
 log = structlog.get_logger("monitord")
@@ -37,6 +39,16 @@ def _positive_or_zero(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError("must not be negative")
+    return value
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
     return value
 
 
@@ -189,7 +201,10 @@ def build_parser(prog: str = "pegasus-monitord", mode: str = REFERENCE) -> argpa
             "--wait", action="store_true", help="wait until the service has followed it to its end"
         )
         p.add_argument(
-            "--service-config", metavar="FILE", help="the service's configuration (its socket)"
+            "--config",
+            metavar="FILE",
+            help="the service's configuration, as `monitord serve --config` (its socket); "
+            "--service-config is the same",
         )
     return p
 
@@ -309,7 +324,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = COMMANDS.get(args[0])
     if command is not None:
         return command.run(args[1:])
+    unknown = not_a_command(args[0])
+    if unknown is not None:
+        print(unknown, file=sys.stderr)
+        return 2
     return run_daemon(args, prog="monitord", mode=LEGACY)
+
+
+def not_a_command(word: str) -> str | None:
+    """The error for a first word that is neither a command nor a dagman.out (None: it may be).
+
+    ``monitord <options> <wf>.dag.dagman.out`` stays pegasus-monitord's form: a word that
+    names an existing file or looks like one (a path, a ``.dagman.out``) is left to it.
+    """
+    import difflib
+
+    if word.startswith("-") or "/" in word or word.endswith(".dagman.out"):
+        return None
+    if os.path.exists(word):
+        return None
+    close = difflib.get_close_matches(word, list(COMMANDS), n=1, cutoff=0.6)
+    hint = f"did you mean `monitord {close[0]}`?" if close else "see `monitord --help`"
+    return f"monitord: error: {word!r} is not a command ({', '.join(COMMANDS)}); {hint}"
 
 
 def pegasus_main(argv: Sequence[str] | None = None) -> int:
@@ -328,6 +364,8 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
     parser = build_parser(prog, mode)
     args = parser.parse_args(rest)
     configure_logging(args.verbose)
+    if getattr(args, "quiet", False):
+        loglevel.set_level(max(loglevel.level(), logging.ERROR))  # -q: errors only
     if args.no_events and args.dest:
         print(f"{prog}: error: --no-events conflicts with --dest", file=sys.stderr)
         return 1
@@ -350,6 +388,15 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
     except ConfigError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
+    if args.replay or mode not in (REFERENCE, LEGACY):
+        # refused before anything runs (the live drop-in, as the reference, runs without it)
+        bad = malformed_destination(config, run_dir)
+        if bad is not None:
+            print(f"{prog}: error: {bad}", file=sys.stderr)
+            return 1
+    if attach is not None and not os.path.isfile(args.dagman_out):
+        print(f"{prog}: error: {args.dagman_out}: no such file", file=sys.stderr)
+        return 1
     if args.output_dir:
         out = (
             args.output_dir
@@ -370,7 +417,7 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
             return handed
     # --- end service hand-over
     try:
-        return _run(config, quiet=mode == REFERENCE or args.quiet)
+        return _run(config, quiet=mode == REFERENCE or args.quiet, judged=mode != REFERENCE)
     except MonitordError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -378,22 +425,64 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
         return 1
 
 
-def _run(config: MonitorConfig, *, quiet: bool) -> int:
-    """Replay or follow; unless ``quiet``, with progress on a terminal and a summary line."""
-    if quiet:
+def _run(config: MonitorConfig, *, quiet: bool, judged: bool) -> int:
+    """Replay or follow; unless ``quiet``, with progress on a terminal and a summary line.
+
+    ``judged`` (the ``monitord`` commands): a replay in which no DAGMan line was recognised
+    fails.  ``pegasus-monitord`` ends as the reference does.
+    """
+    if quiet and not judged:
         return asyncio.run(run_replay(config) if config.replay else run_follow(config))
-    from monitord.cli.progress import CountingMonitor, run_with_progress, summary_line
+    from monitord.cli.progress import (
+        CountingMonitor,
+        no_dagman_lines,
+        run_with_progress,
+        summary_line,
+    )
 
     monitor = CountingMonitor(config)
     run = run_replay(config, monitor) if config.replay else run_follow(config, monitor)
-    if sys.stderr.isatty():
+    if not quiet and sys.stderr.isatty():
         status = asyncio.run(
             run_with_progress(run, monitor, replay=config.replay, stream=sys.stderr)
         )
     else:
         status = asyncio.run(run)
-    print(summary_line(monitor, replay=config.replay), file=sys.stderr)
+    if config.replay:
+        nothing = no_dagman_lines(monitor)
+        if nothing is not None:
+            raise MonitordError(nothing)
+    if not quiet:
+        print(summary_line(monitor, replay=config.replay), file=sys.stderr)
     return status
+
+
+def malformed_destination(config: MonitorConfig, run_dir: str) -> str | None:
+    """Why one of the events destinations cannot be used as written (None: all can be tried).
+
+    Each is resolved to its sink and built, not opened: an unknown scheme, a port that is not
+    a number, an AMQP URL without a host are refused here, before any output is touched.
+    A missing driver or a server that does not answer shows only when the sink opens.
+    """
+    from monitord.daemon.undelivered import masked
+    from sinks.registry import SinkRequest, installed
+
+    registry = installed()
+    for dest in config.dests or []:
+        if not dest:
+            continue  # the default database, next to the workflow
+        request = SinkRequest(
+            dest,
+            run_dir=run_dir,
+            restart=True,
+            encoding=config.encoding,
+            properties=config.properties,
+        )
+        try:
+            registry.factory_for(dest).build(request)
+        except Exception as exc:  # noqa: BLE001 - whatever the sink objects to, said in one line
+            return f"bad events destination {masked(dest)}: {masked(str(exc))}"
+    return None
 
 
 def demo(argv: Sequence[str]) -> int:
@@ -403,7 +492,7 @@ def demo(argv: Sequence[str]) -> int:
     from monitord.tools.synthetic import generate_example
 
     p = argparse.ArgumentParser(prog="monitord demo", description=demo.__doc__)
-    p.add_argument("--jobs", type=int, default=50, help="jobs in the example (default 50)")
+    p.add_argument("--jobs", type=_positive, default=50, help="jobs in the example (default 50)")
     p.add_argument("--dir", help="where to create the example (default: a new temporary directory)")
     args = p.parse_args(list(argv))
     configure_logging(0)
