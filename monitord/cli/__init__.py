@@ -203,8 +203,7 @@ def build_parser(prog: str = "pegasus-monitord", mode: str = REFERENCE) -> argpa
         p.add_argument(
             "--config",
             metavar="FILE",
-            help="the service's configuration, as `monitord serve --config` (its socket); "
-            "--service-config is the same",
+            help="the service's configuration, as for `monitord serve` (where its socket is)",
         )
     return p
 
