@@ -387,8 +387,8 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
     except ConfigError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
-    if args.replay or mode not in (REFERENCE, LEGACY):
-        # refused before anything runs (the live drop-in, as the reference, runs without it)
+    if mode not in (REFERENCE, LEGACY):
+        # refused before anything runs (the drop-in, as the reference, runs without it)
         bad = malformed_destination(config, run_dir)
         if bad is not None:
             print(f"{prog}: error: {bad}", file=sys.stderr)
@@ -416,7 +416,9 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
             return handed
     # --- end service hand-over
     try:
-        return _run(config, quiet=mode == REFERENCE or args.quiet, judged=mode != REFERENCE)
+        return _run(
+            config, quiet=mode == REFERENCE or args.quiet, judged=mode in (REPLAY, FOLLOW, ATTACH)
+        )
     except MonitordError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -427,9 +429,13 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
 def _run(config: MonitorConfig, *, quiet: bool, judged: bool) -> int:
     """Replay or follow; unless ``quiet``, with progress on a terminal and a summary line.
 
-    ``judged`` (the ``monitord`` commands): a replay in which no DAGMan line was recognised
-    fails.  ``pegasus-monitord`` ends as the reference does.
+    ``judged`` (``monitord replay``, ``follow``, ``attach``): a replay fails when no DAGMan
+    line was recognised or a requested destination lacks events.  The drop-in forms (``pegasus-monitord``,
+    ``monitord [options] <dagman.out>``) end as the reference does, but fail when the events
+    reached none of the destinations.
     """
+    from monitord.daemon.undelivered import check_delivered
+
     if quiet and not judged:
         return asyncio.run(run_replay(config) if config.replay else run_follow(config))
     from monitord.cli.progress import (
@@ -447,10 +453,11 @@ def _run(config: MonitorConfig, *, quiet: bool, judged: bool) -> int:
         )
     else:
         status = asyncio.run(run)
-    if config.replay:
+    if judged and config.replay:
         nothing = no_dagman_lines(monitor)
         if nothing is not None:
             raise MonitordError(nothing)
+        check_delivered(monitor, strict=True)
     if not quiet:
         print(summary_line(monitor, replay=config.replay), file=sys.stderr)
     return status
