@@ -393,8 +393,8 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
         if bad is not None:
             print(f"{prog}: error: {bad}", file=sys.stderr)
             return 1
-    if attach is not None and not os.path.isfile(args.dagman_out):
-        print(f"{prog}: error: {args.dagman_out}: no such file", file=sys.stderr)
+    if attach is not None and not os.path.isdir(run_dir):  # the file itself may come later
+        print(f"{prog}: error: {args.dagman_out}: no such directory {run_dir}", file=sys.stderr)
         return 1
     if args.output_dir:
         out = (
