@@ -174,6 +174,19 @@ def test_an_unknown_command_suggests_the_closest(capsys: pytest.CaptureFixture) 
     assert "DAGMan output" not in err
 
 
+def test_no_traceback_for_an_output_that_cannot_be_created(workflow: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    for args in (
+        ["replay", "-j", str(blocker / "jobstate.log"), workflow.name],
+        ["demo", "--dir", str(blocker / "demo")],
+    ):
+        proc = run([*MONITORD, *args], tmp_path, workflow.parent)
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+        [line] = error_lines(proc.stderr)
+        assert str(blocker) in line, line
+
+
 @pytest.mark.parametrize("jobs", ["0", "-3", "many"])
 def test_no_traceback_for_a_bad_demo_argument(tmp_path: Path, jobs: str) -> None:
     proc = run(

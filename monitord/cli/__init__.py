@@ -424,6 +424,20 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
         return exc.exit_code
     except KeyboardInterrupt:
         return 1
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback (-vv shows it)
+        return _unexpected(prog, exc, args.verbose)
+
+
+def _unexpected(prog: str, exc: BaseException, verbose: int) -> int:
+    """An error no check foresaw (an output that cannot be created, ...): one line on stderr."""
+    from monitord.daemon.undelivered import masked
+
+    if verbose >= 2:
+        import traceback
+
+        traceback.print_exc()
+    print(f"{prog}: error: {masked(str(exc)) or type(exc).__name__}", file=sys.stderr)
+    return 1
 
 
 def _run(config: MonitorConfig, *, quiet: bool, judged: bool) -> int:
@@ -503,7 +517,11 @@ def demo(argv: Sequence[str]) -> int:
     args = p.parse_args(list(argv))
     configure_logging(0)
     dest = args.dir or tempfile.mkdtemp(prefix="monitord-demo-")
-    dagman_out = generate_example(__import__("pathlib").Path(dest), jobs=args.jobs)
+    try:
+        dagman_out = generate_example(__import__("pathlib").Path(dest), jobs=args.jobs)
+    except OSError as exc:
+        print(f"monitord demo: error: cannot create the example in {dest}: {exc}", file=sys.stderr)
+        return 1
     t0 = time.perf_counter()
     status = main(["replay", "-q", "--no-dashboard", str(dagman_out)])
     elapsed = time.perf_counter() - t0
