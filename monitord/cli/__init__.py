@@ -4,8 +4,15 @@
 demo); ``monitord`` given the reference's options instead of a command runs the daemon as
 ``pegasus-monitord`` would.  ``pegasus-monitord`` accepts exactly the reference's options (behaviour
 doc §9.1) and shows nothing the reference does not; ``monitord replay``/``follow`` add a progress
-display on a terminal and a summary line (``-q`` for neither).  Errors end with one line on
-stderr and a non-zero status, never a traceback.
+display on a terminal and a summary line (``-q`` for neither, and errors only in the log).
+Errors end with one line on stderr and a non-zero status, never a traceback.
+
+Exit status of ``monitord replay``: non-zero when a requested destination does not hold every
+event at the end (refused, unreachable, only spooled: the line names it, the spool, and says
+to rerun), when no DAGMan line was recognised, and for a malformed destination (refused before
+anything runs).  The drop-in forms keep the reference's leniency (a bad destination disables
+only itself) but fail when the events reached none.  A reader that closes the events pipe
+(``-d - | head``) ends the output quietly, status 0, as other command-line tools do.
 """
 
 from __future__ import annotations
@@ -194,7 +201,7 @@ def build_parser(prog: str = "pegasus-monitord", mode: str = REFERENCE) -> argpa
             "-q",
             "--quiet",
             action="store_true",
-            help="no progress display (shown on a terminal) and no summary line at the end",
+            help="no progress display (shown on a terminal), no summary line, errors only in the log",
         )
     if mode == ATTACH:  # taken out of argv by split_attach_options; listed here for --help
         p.add_argument(
