@@ -22,8 +22,6 @@ import asyncio
 import logging
 import os
 import sys
-import tempfile
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,16 +44,6 @@ def _positive_or_zero(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError("must not be negative")
-    return value
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
     return value
 
 
@@ -277,6 +265,8 @@ def _plugins(argv: list[str]) -> int:
 
 
 def _demo(argv: list[str]) -> int:
+    from monitord.cli.demo import demo
+
     return demo(argv)
 
 
@@ -330,28 +320,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = COMMANDS.get(args[0])
     if command is not None:
         return command.run(args[1:])
-    unknown = not_a_command(args[0])
+    from monitord.cli.checks import not_a_command
+
+    unknown = not_a_command(args[0], list(COMMANDS))
     if unknown is not None:
         print(unknown, file=sys.stderr)
         return 2
     return run_daemon(args, prog="monitord", mode=LEGACY)
-
-
-def not_a_command(word: str) -> str | None:
-    """The error for a first word that is neither a command nor a dagman.out (None: it may be).
-
-    ``monitord <options> <wf>.dag.dagman.out`` stays pegasus-monitord's form: a word that
-    names an existing file or looks like one (a path, a ``.dagman.out``) is left to it.
-    """
-    import difflib
-
-    if word.startswith("-") or "/" in word or word.endswith(".dagman.out"):
-        return None
-    if os.path.exists(word):
-        return None
-    close = difflib.get_close_matches(word, list(COMMANDS), n=1, cutoff=0.6)
-    hint = f"did you mean `monitord {close[0]}`?" if close else "see `monitord --help`"
-    return f"monitord: error: {word!r} is not a command ({', '.join(COMMANDS)}); {hint}"
 
 
 def pegasus_main(argv: Sequence[str] | None = None) -> int:
@@ -396,6 +371,8 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
         return 1
     if mode not in (REFERENCE, LEGACY):
         # refused before anything runs (the drop-in, as the reference, runs without it)
+        from monitord.cli.checks import malformed_destination
+
         bad = malformed_destination(config, run_dir)
         if bad is not None:
             print(f"{prog}: error: {bad}", file=sys.stderr)
@@ -432,19 +409,9 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
     except KeyboardInterrupt:
         return 1
     except Exception as exc:  # noqa: BLE001 - one line, never a traceback (-vv shows it)
-        return _unexpected(prog, exc, args.verbose)
+        from monitord.cli.checks import unexpected
 
-
-def _unexpected(prog: str, exc: BaseException, verbose: int) -> int:
-    """An error no check foresaw (an output that cannot be created, ...): one line on stderr."""
-    from monitord.daemon.undelivered import masked
-
-    if verbose >= 2:
-        import traceback
-
-        traceback.print_exc()
-    print(f"{prog}: error: {masked(str(exc)) or type(exc).__name__}", file=sys.stderr)
-    return 1
+        return unexpected(prog, exc, args.verbose)
 
 
 def _run(config: MonitorConfig, *, quiet: bool, judged: bool) -> int:
@@ -482,74 +449,6 @@ def _run(config: MonitorConfig, *, quiet: bool, judged: bool) -> int:
     if not quiet:
         print(summary_line(monitor, replay=config.replay), file=sys.stderr)
     return status
-
-
-def malformed_destination(config: MonitorConfig, run_dir: str) -> str | None:
-    """Why one of the events destinations cannot be used as written (None: all can be tried).
-
-    Each is resolved to its sink and built, not opened: an unknown scheme, a port that is not
-    a number, an AMQP URL without a host are refused here, before any output is touched.
-    A missing driver or a server that does not answer shows only when the sink opens.
-    """
-    from monitord.daemon.undelivered import masked
-    from sinks.registry import SinkRequest, installed
-
-    registry = installed()
-    for dest in config.dests or []:
-        if not dest:
-            continue  # the default database, next to the workflow
-        request = SinkRequest(
-            dest,
-            run_dir=run_dir,
-            restart=True,
-            encoding=config.encoding,
-            properties=config.properties,
-        )
-        try:
-            registry.factory_for(dest).build(request)
-        except Exception as exc:  # noqa: BLE001 - whatever the sink objects to, said in one line
-            return f"bad events destination {masked(dest)}: {masked(str(exc))}"
-    return None
-
-
-def demo(argv: Sequence[str]) -> int:
-    """Generate an example workflow, replay it into SQLite, print what was recorded."""
-    import sqlite3
-
-    from monitord.tools.synthetic import generate_example
-
-    p = argparse.ArgumentParser(prog="monitord demo", description=demo.__doc__)
-    p.add_argument("--jobs", type=_positive, default=50, help="jobs in the example (default 50)")
-    p.add_argument("--dir", help="where to create the example (default: a new temporary directory)")
-    args = p.parse_args(list(argv))
-    configure_logging(0)
-    dest = args.dir or tempfile.mkdtemp(prefix="monitord-demo-")
-    try:
-        dagman_out = generate_example(__import__("pathlib").Path(dest), jobs=args.jobs)
-    except OSError as exc:
-        print(f"monitord demo: error: cannot create the example in {dest}: {exc}", file=sys.stderr)
-        return 1
-    t0 = time.perf_counter()
-    status = main(["replay", "-q", "--no-dashboard", str(dagman_out)])
-    elapsed = time.perf_counter() - t0
-    if status != 0:
-        return status
-    run_dir = os.path.dirname(str(dagman_out))
-    dbs = [f for f in os.listdir(run_dir) if f.endswith(".stampede.db")]
-    print(f"replayed {dagman_out} in {elapsed:.2f} s")
-    for db in dbs:
-        con = sqlite3.connect(os.path.join(run_dir, db))
-        counts = {
-            t: con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-            for t in ("workflow", "job", "job_instance", "jobstate", "invocation")
-        }
-        con.close()
-        print(
-            f"database {os.path.join(run_dir, db)}: "
-            + ", ".join(f"{k}={v}" for k, v in counts.items())
-        )
-    print(f"jobstate.log: {os.path.join(run_dir, 'jobstate.log')}")
-    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
