@@ -267,7 +267,7 @@ def _plugins(argv: list[str]) -> int:
 def _demo(argv: list[str]) -> int:
     from monitord.cli.demo import demo
 
-    return demo(argv)
+    return demo(argv, main)
 
 
 COMMANDS: dict[str, Command] = {

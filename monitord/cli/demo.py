@@ -7,7 +7,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from monitord.system.logs import configure_logging
 
@@ -22,13 +22,16 @@ def _positive(text: str) -> int:
     return value
 
 
-def demo(argv: Sequence[str]) -> int:
-    """Generate an example workflow, replay it into SQLite, print what was recorded."""
+def demo(argv: Sequence[str], main: Callable[[list[str]], int]) -> int:
+    """Generate an example workflow, replay it into SQLite, print what was recorded.
+
+    ``main``: ``monitord``'s own entry point, which runs the replay (passed in: no cycle).
+    """
     import sqlite3
 
     from monitord.tools.synthetic import generate_example
 
-    p = argparse.ArgumentParser(prog="monitord demo", description=demo.__doc__)
+    p = argparse.ArgumentParser(prog="monitord demo", description=__doc__.split("\n")[0])
     p.add_argument("--jobs", type=_positive, default=50, help="jobs in the example (default 50)")
     p.add_argument("--dir", help="where to create the example (default: a new temporary directory)")
     args = p.parse_args(list(argv))
@@ -40,8 +43,6 @@ def demo(argv: Sequence[str]) -> int:
         print(f"monitord demo: error: cannot create the example in {dest}: {exc}", file=sys.stderr)
         return 1
     t0 = time.perf_counter()
-    from monitord.cli import main
-
     status = main(["replay", "-q", "--no-dashboard", str(dagman_out)])
     elapsed = time.perf_counter() - t0
     if status != 0:
