@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 
 from monitord.system.logs import configure_logging
 
+DESCRIPTION = "Generate an example workflow, replay it into SQLite, print what was recorded."
+
 
 def _positive(text: str) -> int:
     try:
@@ -31,7 +33,7 @@ def demo(argv: Sequence[str], main: Callable[[list[str]], int]) -> int:
 
     from monitord.tools.synthetic import generate_example
 
-    p = argparse.ArgumentParser(prog="monitord demo", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="monitord demo", description=DESCRIPTION)
     p.add_argument("--jobs", type=_positive, default=50, help="jobs in the example (default 50)")
     p.add_argument("--dir", help="where to create the example (default: a new temporary directory)")
     args = p.parse_args(list(argv))
