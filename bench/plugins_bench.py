@@ -5,7 +5,7 @@ Uses replay_bench's generator and launcher (fresh copy per replay, same seed,
 per-run peak RSS and CPU) and runs the two configurations alternately for
 ``--rounds`` rounds, so the shared machine's noise hits both alike.  The no-op
 plugins (``noop``, ``noop2``, ``noop3`` of tests/plugins/contract_plugins, which
-this script pip-installs) take every event under the default policy (spool),
+this script pip-installs where the tests do, not into the venv) take every event under the default policy (spool),
 so the figure includes the runtime worker, the plugin thread and the payload
 built per event per plugin.
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -27,6 +26,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from replay_bench import check_counts, default_ours_cmd, replay  # noqa: E402
+
+from tests.plugin_fixtures import CONTRACT_PLUGINS, install_plugin_packages  # noqa: E402
 
 NOOPS = ("noop", "noop2", "noop3")
 
@@ -41,11 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
     args.retry_fraction, args.name, args.events, args.timeout = 0.05, "synthetic", False, 600
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps",
-         str(ROOT / "tests" / "plugins" / "contract_plugins")],
-        check=True,
-    )  # fmt: skip
+    install_plugin_packages(CONTRACT_PLUGINS)  # and on PYTHONPATH for the daemons started here
     base = default_ours_cmd()
     with_plugins = list(base)
     for name in NOOPS[: args.plugins]:

@@ -9,3 +9,18 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
 .venv/bin/python -m pip install -q -e '.[test,mysql,postgresql]' 2>&1 | grep -v "WARNING: Location" || true
 .venv/bin/python -c "import monitord, sinks, sqlalchemy, aiofiles, structlog, yaml" 
+# Test fixture plugins go to .test-site (tests/plugin_fixtures.py); remove those an older test
+# suite installed into .venv, so that `monitord plugins` lists only what the user installed.
+stale=$(.venv/bin/python - <<'PY'
+from importlib.metadata import PackageNotFoundError, distribution
+for name in ("monitord-contract-plugins", "monitord-capture-sink"):
+    try:
+        distribution(name)
+        print(name)
+    except PackageNotFoundError:
+        pass
+PY
+)
+if [ -n "$stale" ]; then
+  .venv/bin/python -m pip uninstall -q -y $stale
+fi

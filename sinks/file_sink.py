@@ -76,6 +76,8 @@ class FileSink:
         data = b"".join([encode(event) for event in events])
         try:
             self._fh.write(data)
+        except BrokenPipeError:
+            self._reader_gone()
         except OSError as exc:
             raise SinkError(f"cannot write event file {self.path}: {exc}") from exc
 
@@ -84,6 +86,8 @@ class FileSink:
             return
         try:
             self._fh.flush()
+        except BrokenPipeError:
+            self._reader_gone()
         except OSError as exc:
             raise SinkError(f"cannot flush event file {self.path}: {exc}") from exc
 
@@ -93,9 +97,31 @@ class FileSink:
             return
         try:
             fh.flush()
+        except BrokenPipeError:
+            self._reader_gone()
+            gone, self._fh = self._fh, None
+            if gone is not None:
+                gone.close()
         finally:
             if self.path != STDOUT:
                 fh.close()
+
+    def _reader_gone(self) -> None:
+        """The reader of a pipe went away (``| head``): what it did not read, it did not want.
+
+        As other command-line tools, stop writing without an error; for stdout, point the
+        descriptor at /dev/null so that nothing (the interpreter's last flush included)
+        complains later.
+        """
+        if self.path != STDOUT:
+            raise SinkError(f"cannot write event file {self.path}: its reader went away")
+        log.debug("stdout closed by its reader; events no longer written there")
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, sys.stdout.fileno())
+        finally:
+            os.close(devnull)
+        self._fh = open(os.devnull, "wb")  # noqa: SIM115 - closed with the sink
 
 
 class FileFactory:

@@ -1,9 +1,11 @@
 """Test helpers for event plugins: install the plugin packages, read their journals.
 
 The packages (tests/plugins/contract_plugins, the example under
-monitord/examples/plugins, the capture sink of tests/plugins/capture_sink) are pip-installed into the running interpreter's
-environment once per session, so the daemon subprocesses discover them through
-their entry points exactly as a site's plugins would be.
+monitord/examples/plugins, the capture sink of tests/plugins/capture_sink) are pip-installed
+once per session into a site directory of the tests' own (:data:`TEST_SITE`, not the user's
+``.venv``: ``monitord plugins`` there lists what the user installed).  The directory is put on
+``sys.path`` and ``$PYTHONPATH``, so this process and the daemon subprocesses discover the
+packages through their entry points exactly as a site's plugins would be.
 """
 
 from __future__ import annotations
@@ -29,22 +31,38 @@ EXAMPLE_PLUGIN = PROJECT / "monitord" / "examples" / "plugins" / "job_summary"
 TS_FREE = {"stampede.static.start", "stampede.static.end", "stampede.rc.pfn"}
 
 CAPTURE_SINK = PROJECT / "tests" / "plugins" / "capture_sink"
+# Where the packages go: beside the project, ignored by git, shared by the xdist workers.
+TEST_SITE = Path(os.environ.get("MONITORD_TEST_SITE") or PROJECT / ".test-site")
 _installed: set[Path] = set()
 
 
-def install_plugin_packages(*packages: Path) -> None:
-    """pip-install test packages (default: the plugin packages), once per session each,
-    offline-friendly first, then with build isolation.
+def use_test_site() -> None:
+    """Make the packages of :data:`TEST_SITE` visible here and to every subprocess started
+    with this process's environment (a test setting ``PYTHONPATH`` must keep it)."""
+    site = str(TEST_SITE)
+    if site not in sys.path:
+        sys.path.append(site)
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if site not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([*paths, site])
+    importlib.invalidate_caches()
 
-    Parallel workers (pytest-xdist) share the venv: they install one at a time, each package
-    once per run (recorded in a lock file beside the venv), so that no worker's daemon finds a
+
+def install_plugin_packages(*packages: Path) -> None:
+    """pip-install test packages (default: the plugin packages) into :data:`TEST_SITE`, once
+    per session each, offline-friendly first, then with build isolation.
+
+    Parallel workers (pytest-xdist) share the directory: they install one at a time, each
+    package once per run (recorded in a lock file in it), so that no worker's daemon finds a
     package half-installed by another.
     """
+    use_test_site()
     wanted = [p for p in (packages or (CONTRACT_PLUGINS, EXAMPLE_PLUGIN)) if p not in _installed]
     if not wanted:
         return
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")
-    with open(Path(sys.prefix) / ".monitord-test-installs.lock", "a+", encoding="utf-8") as lock:
+    TEST_SITE.mkdir(parents=True, exist_ok=True)
+    with open(TEST_SITE / ".installs.lock", "a+", encoding="utf-8") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
         lock.seek(0)
         done = {line for line in lock.read().splitlines() if run and line.startswith(run + " ")}
@@ -62,7 +80,10 @@ def install_plugin_packages(*packages: Path) -> None:
 def _pip_install(package: Path) -> None:
     # without build isolation pip needs setuptools and wheel here; else it fetches them
     local_build = all(importlib.util.find_spec(m) for m in ("setuptools", "wheel"))
-    base = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", str(package)]
+    base = [
+        *(sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--upgrade"),
+        *("--target", str(TEST_SITE), str(package)),
+    ]
     if local_build:
         quick = subprocess.run([*base, "--no-build-isolation"], capture_output=True, text=True)
     if not local_build or quick.returncode != 0:

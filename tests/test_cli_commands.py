@@ -160,7 +160,9 @@ def test_progress_on_a_terminal(workflow: Path, tmp_path: Path) -> None:
     assert re.search(r"replaying .*\d+%.* lines/s .* jobs done .*ETA", out), out[-2000:]
     summary = [line for line in out.splitlines() if line.startswith("monitord: replayed")]
     assert len(summary) == 1, out[-2000:]
-    assert re.search(r"1 workflow in [\d.]+ s: 300 jobs, \d+ job instances, \d+ events", summary[0])
+    assert re.search(
+        r"1 workflow in [\d.]+ s: 300 jobs done, \d+ job instances, \d+ events", summary[0]
+    )
     assert "Traceback" not in out
 
 

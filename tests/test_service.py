@@ -65,7 +65,8 @@ def service_env(tmp: Path, cfg: Path) -> dict[str, str]:
         "TZ": CORPUS_TZ,
         "HOME": str(home),
         "MONITORD_SERVICE_CONFIG": str(cfg),
-        "PYTHONPATH": str(PROJECT),
+        # the project first, then what the tests added (tests/plugin_fixtures.py's site)
+        "PYTHONPATH": os.pathsep.join(p for p in (str(PROJECT), os.environ.get("PYTHONPATH")) if p),
     }
 
 

@@ -4,18 +4,24 @@
 demo); ``monitord`` given the reference's options instead of a command runs the daemon as
 ``pegasus-monitord`` would.  ``pegasus-monitord`` accepts exactly the reference's options (behaviour
 doc §9.1) and shows nothing the reference does not; ``monitord replay``/``follow`` add a progress
-display on a terminal and a summary line (``-q`` for neither).  Errors end with one line on
-stderr and a non-zero status, never a traceback.
+display on a terminal and a summary line (``-q`` for neither, and errors only in the log).
+Errors end with one line on stderr and a non-zero status, never a traceback.
+
+Exit status of ``monitord replay``: non-zero when a requested destination does not hold every
+event at the end (refused, unreachable, only spooled: the line names it, the spool, and says
+to rerun), when no DAGMan line was recognised, and for a malformed destination (refused before
+anything runs).  The drop-in forms keep the reference's leniency (a bad destination disables
+only itself) but fail when the events reached none.  A reader that closes the events pipe
+(``-d - | head``) ends the output quietly, status 0, as other command-line tools do.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import sys
-import tempfile
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +34,7 @@ from monitord.daemon.config import destinations as config_destinations
 from monitord.daemon.config import notification_settings as config_notifications
 from monitord.daemon.errors import MonitordError
 from monitord.daemon.run import run_follow, run_replay
+from monitord.system import loglevel
 from monitord.system.logs import configure_logging
 
 log = structlog.get_logger("monitord")
@@ -182,13 +189,17 @@ def build_parser(prog: str = "pegasus-monitord", mode: str = REFERENCE) -> argpa
             "-q",
             "--quiet",
             action="store_true",
-            help="no progress display (shown on a terminal) and no summary line at the end",
+            help="no progress display (shown on a terminal), no summary line, errors only in the log",
         )
     if mode == ATTACH:  # taken out of argv by split_attach_options; listed here for --help
         p.add_argument(
             "--wait", action="store_true", help="wait until the service has followed it to its end"
         )
-        p.add_argument("--config", metavar="FILE", help="the service's configuration (its socket)")
+        p.add_argument(
+            "--config",
+            metavar="FILE",
+            help="the service's configuration, as for `monitord serve` (where its socket is)",
+        )
     return p
 
 
@@ -254,7 +265,9 @@ def _plugins(argv: list[str]) -> int:
 
 
 def _demo(argv: list[str]) -> int:
-    return demo(argv)
+    from monitord.cli.demo import demo
+
+    return demo(argv, main)
 
 
 COMMANDS: dict[str, Command] = {
@@ -307,6 +320,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = COMMANDS.get(args[0])
     if command is not None:
         return command.run(args[1:])
+    from monitord.cli.checks import not_a_command
+
+    unknown = not_a_command(args[0], list(COMMANDS))
+    if unknown is not None:
+        print(unknown, file=sys.stderr)
+        return 2
     return run_daemon(args, prog="monitord", mode=LEGACY)
 
 
@@ -326,6 +345,8 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
     parser = build_parser(prog, mode)
     args = parser.parse_args(rest)
     configure_logging(args.verbose)
+    if getattr(args, "quiet", False):
+        loglevel.set_level(max(loglevel.level(), logging.ERROR))  # -q: errors only
     if args.no_events and args.dest:
         print(f"{prog}: error: --no-events conflicts with --dest", file=sys.stderr)
         return 1
@@ -348,6 +369,17 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
     except ConfigError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
+    if mode not in (REFERENCE, LEGACY):
+        # refused before anything runs (the drop-in, as the reference, runs without it)
+        from monitord.cli.checks import malformed_destination
+
+        bad = malformed_destination(config, run_dir)
+        if bad is not None:
+            print(f"{prog}: error: {bad}", file=sys.stderr)
+            return 1
+    if attach is not None and not os.path.isdir(run_dir):  # the file itself may come later
+        print(f"{prog}: error: {args.dagman_out}: no such directory {run_dir}", file=sys.stderr)
+        return 1
     if args.output_dir:
         out = (
             args.output_dir
@@ -368,66 +400,55 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
             return handed
     # --- end service hand-over
     try:
-        return _run(config, quiet=mode == REFERENCE or args.quiet)
+        return _run(
+            config, quiet=mode == REFERENCE or args.quiet, judged=mode in (REPLAY, FOLLOW, ATTACH)
+        )
     except MonitordError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 1
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback (-vv shows it)
+        from monitord.cli.checks import unexpected
+
+        return unexpected(prog, exc, args.verbose)
 
 
-def _run(config: MonitorConfig, *, quiet: bool) -> int:
-    """Replay or follow; unless ``quiet``, with progress on a terminal and a summary line."""
-    if quiet:
+def _run(config: MonitorConfig, *, quiet: bool, judged: bool) -> int:
+    """Replay or follow; unless ``quiet``, with progress on a terminal and a summary line.
+
+    ``judged`` (``monitord replay``, ``follow``, ``attach``): a replay fails when no DAGMan
+    line was recognised or a requested destination lacks events.  The drop-in forms (``pegasus-monitord``,
+    ``monitord [options] <dagman.out>``) end as the reference does, but fail when the events
+    reached none of the destinations.
+    """
+    from monitord.daemon.undelivered import check_delivered
+
+    if quiet and not judged:
         return asyncio.run(run_replay(config) if config.replay else run_follow(config))
-    from monitord.cli.progress import CountingMonitor, run_with_progress, summary_line
+    from monitord.cli.progress import (
+        CountingMonitor,
+        no_dagman_lines,
+        run_with_progress,
+        summary_line,
+    )
 
     monitor = CountingMonitor(config)
     run = run_replay(config, monitor) if config.replay else run_follow(config, monitor)
-    if sys.stderr.isatty():
+    if not quiet and sys.stderr.isatty():
         status = asyncio.run(
             run_with_progress(run, monitor, replay=config.replay, stream=sys.stderr)
         )
     else:
         status = asyncio.run(run)
-    print(summary_line(monitor, replay=config.replay), file=sys.stderr)
+    if judged and config.replay:
+        nothing = no_dagman_lines(monitor)
+        if nothing is not None:
+            raise MonitordError(nothing)
+        check_delivered(monitor, strict=True)
+    if not quiet:
+        print(summary_line(monitor, replay=config.replay), file=sys.stderr)
     return status
-
-
-def demo(argv: Sequence[str]) -> int:
-    """Generate an example workflow, replay it into SQLite, print what was recorded."""
-    import sqlite3
-
-    from monitord.tools.synthetic import generate_example
-
-    p = argparse.ArgumentParser(prog="monitord demo", description=demo.__doc__)
-    p.add_argument("--jobs", type=int, default=50, help="jobs in the example (default 50)")
-    p.add_argument("--dir", help="where to create the example (default: a new temporary directory)")
-    args = p.parse_args(list(argv))
-    configure_logging(0)
-    dest = args.dir or tempfile.mkdtemp(prefix="monitord-demo-")
-    dagman_out = generate_example(__import__("pathlib").Path(dest), jobs=args.jobs)
-    t0 = time.perf_counter()
-    status = main(["replay", "-q", "--no-dashboard", str(dagman_out)])
-    elapsed = time.perf_counter() - t0
-    if status != 0:
-        return status
-    run_dir = os.path.dirname(str(dagman_out))
-    dbs = [f for f in os.listdir(run_dir) if f.endswith(".stampede.db")]
-    print(f"replayed {dagman_out} in {elapsed:.2f} s")
-    for db in dbs:
-        con = sqlite3.connect(os.path.join(run_dir, db))
-        counts = {
-            t: con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-            for t in ("workflow", "job", "job_instance", "jobstate", "invocation")
-        }
-        con.close()
-        print(
-            f"database {os.path.join(run_dir, db)}: "
-            + ", ".join(f"{k}={v}" for k, v in counts.items())
-        )
-    print(f"jobstate.log: {os.path.join(run_dir, 'jobstate.log')}")
-    return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -34,6 +34,7 @@ class CountingMonitor(Monitor):
         self.lines_fed = 0
         self.events_total = 0
         self.instances_ended = 0
+        self.jobs_ended: set[tuple[Any, Any]] = set()  # (workflow, job) with an ended instance
 
     def _open_workflow(self, run_dir: str, dagman_out: str, bd: Any, *, parent: Any) -> Tracked:
         tracked = super()._open_workflow(run_dir, dagman_out, bd, parent=parent)
@@ -48,8 +49,15 @@ class CountingMonitor(Monitor):
     def _publish(self) -> None:
         events = self.events
         self.events_total += len(events)
-        self.instances_ended += sum(1 for e in events if e.name == _INSTANCE_END)
+        for event in events:
+            if event.name == _INSTANCE_END:
+                self.instances_ended += 1
+                self.jobs_ended.add((event.get("xwf.id"), event.get("job.id")))
         super()._publish()
+
+    def jobs_done(self) -> int:
+        """Jobs with an ended instance: what the bar and the summary both count."""
+        return len(self.jobs_ended)
 
     def bytes_total(self) -> int:
         """The size of every dagman.out found so far (live: it grows)."""
@@ -62,24 +70,39 @@ class CountingMonitor(Monitor):
         return total
 
 
+def no_dagman_lines(monitor: CountingMonitor) -> str | None:
+    """The error for a replay whose dagman.out had no line DAGMan writes (None: it had some)."""
+    opened = monitor.opened
+    if not opened or opened[0].wf is None:
+        return None
+    wf = opened[0].wf
+    if wf.state is not None or wf.jobs or wf.dagman_id is not None or wf.dagman_pid is not None:
+        return None
+    lines = wf.line_no
+    what = "is empty" if lines == 0 else f"has {lines} lines, none of them DAGMan's"
+    return f"{opened[0].dagman_out} {what}: nothing to replay (is it a DAGMan .dagman.out file?)"
+
+
 def summary_line(monitor: CountingMonitor, *, replay: bool) -> str:
-    """``replayed 3 workflows in 1.2 s: 120 jobs, 131 job instances, 2345 events, ...``."""
+    """``replayed 3 workflows in 1.2 s: 120 jobs done, 131 job instances, 2345 events, ...``.
+
+    Jobs are counted as the progress bar counts them (:meth:`CountingMonitor.jobs_done`).
+    """
     seconds = time.monotonic() - monitor.started
     workflows = [t.wf for t in monitor.opened if t.wf is not None]
-    jobs = sum(len({name for name, _seq in wf.jobs}) for wf in workflows)
-    instances = sum(len(wf.jobs) for wf in workflows)
     parts = [
-        f"{jobs} jobs",
-        f"{instances} job instances",
+        f"{monitor.jobs_done()} jobs done",
+        f"{monitor.instances_ended} job instances",
         f"{monitor.events_total} events",
     ]
     stats = _sink_stats(monitor)
     if stats:
-        written = sum(int(s.get("events_written", 0) or 0) for s in stats)
-        spooled = sum(int(s.get("spooled", 0) or 0) for s in stats)
-        parts.append(f"{written} events written to {len(stats)} destination(s)")
-        if spooled:
-            parts.append(f"{spooled} spooled for the next run")
+        left = sum(int(s.get("left_behind") or s.get("spooled") or 0) for s in stats)
+        whole = sum(1 for s in stats if not s.get("failed") and not s.get("left_behind"))
+        noun = "destination" if len(stats) == 1 else "destinations"
+        parts.append(f"stored in {whole} of {len(stats)} {noun}")
+        if left:
+            parts.append(f"{left} events spooled for the next daemon")
     parts += [_plugin_part(p) for p in plugin_snapshot(monitor.sinks)]
     verb = "replayed" if replay else "followed"
     count = len(workflows)
@@ -116,7 +139,11 @@ async def run_with_progress(
     replay: bool,
     stream: TextIO,
 ) -> int:
-    """Await ``run`` while a progress bar on ``stream`` (a terminal) shows ``monitor``'s counters."""
+    """Await ``run`` while a progress bar on ``stream`` (a terminal) shows ``monitor``'s counters.
+
+    Whatever is written to stderr meanwhile (log lines of this process and of the sink
+    processes) is printed above the bar (:mod:`monitord.cli.terminal`).
+    """
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -126,7 +153,11 @@ async def run_with_progress(
         TimeElapsedColumn,
         TimeRemainingColumn,
     )
+    from rich.text import Text
 
+    from monitord.cli.terminal import stderr_lines, terminal_file
+
+    terminal = terminal_file(stream)
     progress = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -136,8 +167,10 @@ async def run_with_progress(
         TimeElapsedColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),
-        console=Console(file=stream),
+        console=Console(file=terminal),
         transient=True,  # the summary line replaces it
+        redirect_stdout=False,  # stdout may be an events output (-d -)
+        redirect_stderr=False,  # caught below, at the descriptor
     )
     first = "replaying" if replay else "catching up"
     task = progress.add_task(first, total=None, rate=0.0, jobs=0)
@@ -155,18 +188,24 @@ async def run_with_progress(
             total=total or None,
             completed=done,
             rate=monitor.lines_fed / elapsed,
-            jobs=monitor.instances_ended,
+            jobs=monitor.jobs_done(),
         )
+
+    def above(line: str) -> None:
+        progress.console.print(Text.from_ansi(line), soft_wrap=True)
 
     async def keep_refreshing() -> None:
         while True:
             refresh()
             await asyncio.sleep(REFRESH)
 
-    with progress:
-        refresher = asyncio.create_task(keep_refreshing())
-        try:
-            return await run
-        finally:
-            refresher.cancel()
-            refresh()
+    try:
+        with progress, stderr_lines(above):
+            refresher = asyncio.create_task(keep_refreshing())
+            try:
+                return await run
+            finally:
+                refresher.cancel()
+                refresh()
+    finally:
+        terminal.close()

@@ -81,6 +81,23 @@ def split_attach_options(argv: Sequence[str]) -> tuple[AttachOptions, list[str]]
     return opts, rest
 
 
+def _attach_socket(config_path: str | None) -> tuple[str, str]:
+    """The service's socket for ``monitord attach``, or why there is none to hand over to."""
+    from monitord.service.client import service_answers
+    from monitord.service.config import ConfigError, configured_path, load_config
+
+    path = configured_path(config_path)
+    if path is None:
+        return "", "no service configuration (give --config FILE or set $MONITORD_SERVICE_CONFIG)"
+    try:
+        sock = load_config(path).socket
+    except ConfigError as exc:
+        return "", str(exc)
+    if not service_answers(sock):
+        return "", f"no monitord service answers on {sock} (configured in {path})"
+    return sock, ""
+
+
 def handover(config: MonitorConfig, attach: AttachOptions | None) -> int | None:
     """Give the workflow to the service; the exit code, or None to run the daemon here.
 
@@ -90,12 +107,15 @@ def handover(config: MonitorConfig, attach: AttachOptions | None) -> int | None:
     from monitord.service.client import attach as attach_to
     from monitord.service.client import service_answers, service_socket
 
-    sock = service_socket(attach.config if attach else None, quiet=attach is None)
-    if sock is None or not service_answers(sock):
-        if attach is None:
+    if attach is None:
+        sock = service_socket(None, quiet=True)
+        if sock is None or not service_answers(sock):
             return None
-        print("monitord attach: error: no monitord service answers", file=sys.stderr)
-        return 1
+    else:
+        sock, error = _attach_socket(attach.config)
+        if error:
+            print(f"monitord attach: error: {error}", file=sys.stderr)
+            return 1
     dashboard_url = config.dashboard_url
     if config.dashboard and not dashboard_url:
         from sinks.sql.dashboard import default_dashboard_url

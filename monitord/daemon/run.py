@@ -53,7 +53,13 @@ async def run_follow(config: MonitorConfig, monitor: Monitor | None = None) -> i
 
 
 async def run_replay(config: MonitorConfig, monitor: Monitor | None = None) -> int:
-    """Replay mode (``-r``): rebuild every output from the finished workflow's files."""
+    """Replay mode (``-r``): rebuild every output from the finished workflow's files.
+
+    Fails (:class:`MonitordError`) when no requested destination holds every event (the
+    ``monitord replay`` command is stricter: :func:`~monitord.daemon.undelivered.check_delivered`).
+    """
+    from monitord.daemon.undelivered import check_delivered
+
     monitor = monitor or Monitor(config)
     try:
         await asyncio.to_thread(monitor.start)
@@ -61,4 +67,5 @@ async def run_replay(config: MonitorConfig, monitor: Monitor | None = None) -> i
     finally:
         await monitor.close()
     monitor.check_outputs()
+    check_delivered(monitor, strict=False)
     return 0

@@ -56,8 +56,9 @@ def service_answers(sock_path: str, timeout: float = 15.0) -> bool:
         return False
 
 
-def _err(message: str) -> None:
-    print(f"pegasus-monitord: {message}", file=sys.stderr, flush=True)
+def _err(message: str, source: str) -> None:
+    prog = "monitord attach" if source == "attach" else "pegasus-monitord"
+    print(f"{prog}: {message}", file=sys.stderr, flush=True)
 
 
 async def attach(
@@ -94,7 +95,7 @@ async def attach(
             first = False
             request["reattach"] = True
             if time.monotonic() > deadline:
-                _err("the monitord service did not come back; following the workflow here")
+                _err("the monitord service did not come back; following the workflow here", source)
                 return None
             await asyncio.sleep(1.0)
     finally:
@@ -119,7 +120,10 @@ async def _session(
         if reply is None:
             return "lost"
         if reply.get("event") == "refused":
-            _err(f"the monitord service refused the workflow: {reply.get('message')}")
+            _err(
+                f"the monitord service refused the workflow: {reply.get('message')}",
+                request["source"],
+            )
             if request["source"] == "dropin":
                 return "refused-local"
             return int(reply.get("exit_code", 1))
@@ -149,7 +153,7 @@ async def _session(
                 return "lost"
             if message.get("event") == "ended":
                 if message.get("error"):
-                    _err(f"error: {message['error']}")
+                    _err(f"error: {message['error']}", request["source"])
                 return int(message.get("exit_code", 0))
             reading = asyncio.ensure_future(_read(reader))
     except (ConnectionError, OSError):

@@ -134,6 +134,7 @@ class Delivery:
             "outage_seconds": self.outage_seconds,
             "drained_events": self.drained_events,
             "already_held": self.already_held,
+            "left_behind": self.left_behind,
         }
 
     def health(self) -> dict[str, Any]:

@@ -84,17 +84,22 @@ def _child_main(
     verbosity: int,
     parent_pid: int,
     spool: SpoolSettings | None = None,
+    level: int | None = None,
 ) -> None:
     """The child: a :class:`~sinks.runtime.runner.SinkWorker` (spool included) fed from ``inbox``.
 
     While the sink is down the worker appends each batch to the spool at once, so the
-    inbox keeps draining and the daemon never waits on the dead server.
+    inbox keeps draining and the daemon never waits on the dead server.  ``level``: the
+    parent's log level when it started the child (``-q``, ``-v``), else ``verbosity``'s.
     """
+    from monitord.system import loglevel
     from monitord.system.logs import configure_logging
     from sinks.runtime.delivery import Batch
     from sinks.runtime.runner import SinkWorker
 
     configure_logging(verbosity)
+    if level is not None:
+        loglevel.set_level(level)
     threading.Thread(
         target=_exit_with_parent, args=(parent_pid,), name="parent-watch", daemon=True
     ).start()
@@ -134,6 +139,12 @@ def _child_main(
     report("closed")
 
 
+def _log_level() -> int:
+    from monitord.system import loglevel
+
+    return loglevel.level()
+
+
 class ProcessSinkWorker:
     """The parent's handle on a sink process: same interface as ``SinkWorker``."""
 
@@ -155,7 +166,7 @@ class ProcessSinkWorker:
         self._outbox = ctx.Queue()
         self._proc = ctx.Process(
             target=_child_main,
-            args=(sink, self._inbox, self._outbox, verbosity, os.getpid(), spool),
+            args=(sink, self._inbox, self._outbox, verbosity, os.getpid(), spool, _log_level()),
             daemon=True,
         )
         self._flushed = threading.Event()

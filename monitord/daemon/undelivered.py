@@ -1,0 +1,102 @@
+"""What a replay leaves undelivered: a requested destination that does not hold every event.
+
+A replay has no next run to deliver a spool: a destination refused, unreachable or only spooled
+at exit makes it fail with one line per destination saying where the events are left and what
+to do (rerun the replay: it starts its outputs over, so the stale spool is discarded then).
+The dashboard database is not a requested destination (it has its own warnings).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from monitord.daemon.errors import MonitordError
+
+REASON_MAX = 160  # characters of a driver's error kept in the line
+_PASSWORD = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")
+
+
+def masked(text: str) -> str:
+    """``scheme://user:***@host...``: no password in what we print."""
+    return _PASSWORD.sub(r"\1***@", text)
+
+
+def destination_of(sink: Any) -> str:
+    """The destination a sink writes to, as the user gave it but without a password."""
+    for attr in ("display_url", "path"):
+        value = getattr(sink, attr, None)
+        if isinstance(value, str) and value:
+            return masked("stdout" if value == "-" else value)
+    config = getattr(sink, "config", None)  # AMQP
+    safe = getattr(config, "safe_url", None)
+    if isinstance(safe, str):
+        return safe
+    return masked(str(getattr(sink, "name", "?")))
+
+
+def _reason(worker: Any, dest: str) -> str:
+    """`` (the sink's last error)``, on one line, without repeating the destination."""
+    try:
+        error = worker.health().get("last_error")
+    except Exception:  # noqa: BLE001 - a reason is a nicety, the count is what matters
+        error = None
+    if not error:
+        return ""
+    first = masked(str(error).strip().splitlines()[0])
+    first = first.replace(f" ({dest})", "")
+    if len(first) > REASON_MAX:
+        first = first[: REASON_MAX - 1] + "…"
+    return f" ({first})"
+
+
+def undelivered(workers: Iterable[Any], spool_settings: Any) -> list[str]:
+    """One phrase per requested destination that does not hold every event (none: all do)."""
+    problems = []
+    for worker in workers:
+        sink = worker.sink
+        if getattr(sink, "name", None) == "dashboard":
+            continue
+        stats = worker.stats()
+        dest = destination_of(sink)
+        left = int(stats.get("left_behind") or stats.get("spooled") or 0)
+        own_spool = int(getattr(sink, "left_in_spool", 0) or 0)  # AMQP: its own spool
+        if worker.failed:
+            written = int(stats.get("events_written") or 0)
+            problems.append(
+                f"{dest} failed{_reason(worker, dest)} after {written} events, the rest were "
+                "not written; rerun the replay once it works"
+            )
+        elif left or own_spool:
+            spool = getattr(sink, "spool_path", None)
+            if spool is None and spool_settings is not None:
+                spool = spool_settings.path_for(sink)
+            where = f" in the spool {spool}" if spool else " in memory, lost"
+            how = (
+                "the next run for this workflow delivers them first"
+                if own_spool and not left
+                else "rerun the replay once it answers (it starts over)"
+            )
+            problems.append(
+                f"{left + own_spool} events not delivered to {dest}{_reason(worker, dest)}: "
+                f"left{where}; {how}"
+            )
+    return problems
+
+
+def check_delivered(monitor: Any, *, strict: bool) -> None:
+    """After a replay: the one error line if events are missing where they were asked for.
+
+    ``strict`` (``monitord replay``): any requested destination without every event fails
+    the replay.  Otherwise (the ``pegasus-monitord -r`` drop-in, whose reference exits 0 when a
+    destination is refused): only when none of them holds every event.
+    """
+    problems = [
+        f"{masked(error)}; nothing written there, rerun the replay once fixed"
+        for error in getattr(monitor, "output_errors", [])
+    ]
+    problems += undelivered(getattr(monitor.sinks, "workers", []), monitor.spool_settings)
+    requested = int(getattr(monitor, "requested_outputs", 0) or 0)
+    if problems and (strict or len(problems) >= requested):
+        raise MonitordError("; ".join(problems))
