@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from urllib.parse import quote, unquote, urlsplit
 
 from monitord.core.readers.workflow_properties import PropertyError, float_property
+from monitord.system.secrets import mask_secret
 from sinks.amqp.event_filter import EventFilter
 from sinks.runtime.base import SinkError
 
@@ -79,10 +80,7 @@ class AMQPConfig:
 
 def scrub(message: str, password: str) -> str:
     """``message`` with every spelling of ``password`` (raw or URL-quoted) masked."""
-    if password:
-        for form in {password, quote(password, safe=""), quote(password)}:
-            message = message.replace(form, "***")
-    return message
+    return mask_secret(message, password)
 
 
 def is_amqp_url(dest: str) -> bool:

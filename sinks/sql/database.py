@@ -18,6 +18,8 @@ from sqlalchemy import Connection, Engine, create_engine, delete, event, inspect
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import SQLAlchemyError
 
+from monitord.system.secrets import mask_secret
+
 from . import schema as s
 
 log = structlog.get_logger(__name__)
@@ -98,9 +100,7 @@ def safe_url(url: URL | str) -> str:
 
 def scrub(message: str, url: URL) -> str:
     """Remove the password of ``url`` from a driver's message, should it echo it."""
-    if url.password:
-        message = message.replace(str(url.password), "***")
-    return message
+    return mask_secret(message, str(url.password) if url.password else None)
 
 
 def is_sqlite(url: URL) -> bool:

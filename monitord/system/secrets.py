@@ -1,0 +1,23 @@
+"""Masking a password in text that may be shown (log lines, errors, status pages)."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+MASK = "***"
+
+
+def mask_secret(text: str, secret: str | None) -> str:
+    """``text`` with every spelling of ``secret`` (raw or URL-quoted) replaced by ``***``.
+
+    An occurrence inside a longer word is left alone: a driver message never embeds the
+    password in a word of its own, and a short password ("p") would otherwise mangle every
+    word holding that letter ("O***erationalError") without hiding anything more.
+    """
+    if not secret:
+        return text
+    for form in sorted({secret, quote(secret, safe=""), quote(secret)}, key=len, reverse=True):
+        pattern = re.compile(r"(?<![A-Za-z0-9])" + re.escape(form) + r"(?![A-Za-z0-9])")
+        text = pattern.sub(MASK, text)
+    return text
