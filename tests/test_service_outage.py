@@ -136,9 +136,9 @@ def _db(name: str) -> str:
 
 
 def _row_by_row(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Log records of batches a database rejected and took row by row, or of rejected rows
-    (a batch redone after it had committed; issue 23)."""
-    return [r for r in records if "row by row" in r["event"] or "rejected row" in r["event"]]
+    """Log records of batches a database rejected and took row by row, or of rows it rejected
+    then (e.g. a batch redone after it had committed; issue 23)."""
+    return [r for r in records if "row by row" in r["event"] or r["event"] == "rejected row"]
 
 
 def _outage_seen(port: int, items: list[dict[str, Any]]) -> dict[str, Any]:

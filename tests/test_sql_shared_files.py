@@ -191,3 +191,34 @@ def test_service_follows_them_into_one_server_database(
         _check(copy, srcs, tmp_path)
     finally:
         drop(kind, url)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_concurrent_replays_share_the_file_rows(
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """The same three at once (a central database): their inserts of the same files meet."""
+    url = fresh_db(kind, "shared_concurrent")
+    srcs: list[Source] = request.getfixturevalue("sources")
+    try:
+        runs = [_run_copy(src, tmp_path / f"run{i}") for i, src in enumerate(srcs)]
+        procs = [
+            subprocess.Popen(
+                _command(kind, dagman_out, url),
+                cwd=dagman_out.parent,
+                env=replay_env(tmp_path / "home"),
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for dagman_out in runs
+        ]
+        for i, proc in enumerate(procs):
+            err = proc.communicate(timeout=600)[1]
+            (tmp_path / f"replay{i}.log").write_text(err)
+            assert proc.returncode == 0, err[-3000:]
+            assert "[error" not in err and FALLBACK not in err, err[-3000:]
+        copy = tmp_path / "shared.db"
+        copy_to_sqlite(url, copy, srcs[0].expected)
+        _check(copy, srcs, tmp_path)
+    finally:
+        drop(kind, url)
