@@ -58,8 +58,8 @@ from sinks.amqp.broker import (
     _lost,
     _message,
     _quiet_client_library,
-    tls_context,
     broker_url,
+    tls_context,
 )
 from sinks.amqp.config import AMQPConfig, scrub
 from sinks.runtime.spool.segments import Record, Spool
@@ -539,7 +539,12 @@ class Hub:
         timeout = client.config.timeout or DEFAULT_PUBLISH_TIMEOUT
         results = await asyncio.wait_for(
             asyncio.gather(
-                *(exchange.publish(_message(r), r.routing_key, mandatory=False) for r in records),
+                *(
+                    exchange.publish(
+                        _message(r, client.config.user), r.routing_key, mandatory=False
+                    )
+                    for r in records
+                ),
                 return_exceptions=True,
             ),
             timeout,
