@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import structlog
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
@@ -137,7 +137,15 @@ class SQLSink:
     def write_marked(self, events: Sequence[StampedeEvent], marks: Marks) -> None:
         """A batch and its delivery marks, in one transaction (sinks/sql/marks.py)."""
         self._ensure_marks_table()
-        self._write(events, marks)
+        self._write(events, lambda conn: write_marks(conn, marks.stream, marks.counts))
+
+    def write_with(
+        self, events: Sequence[StampedeEvent], then: Callable[[Connection], None]
+    ) -> None:
+        """A batch and the caller's own rows (``then(conn)``, run after the events) in one
+        transaction: ``monitord ingest`` records its producers' marks this way.  ``then``
+        runs even for an empty batch; an exception from it rolls everything back."""
+        self._write(events, then)
 
     def read_marks(self, stream: str) -> dict[str, int]:
         engine = self._require_engine()
@@ -176,8 +184,10 @@ class SQLSink:
             raise self._error("cannot create the delivery marks table", exc) from None
         self._marks_table = True
 
-    def _write(self, events: Sequence[StampedeEvent], marks: Marks | None) -> None:
-        if not events:
+    def _write(
+        self, events: Sequence[StampedeEvent], then: Callable[[Connection], None] | None
+    ) -> None:
+        if not events and then is None:
             return
         engine = self._require_engine()
         loader = self._loader
@@ -185,8 +195,8 @@ class SQLSink:
             try:
                 with self._shared(), engine.connect() as conn, conn.begin():
                     loader.load(conn, events)
-                    if marks is not None:
-                        write_marks(conn, marks.stream, marks.counts)
+                    if then is not None:
+                        then(conn)
             except SQLAlchemyError as exc:
                 loader.reset()
                 if not is_row_error(exc):
@@ -199,8 +209,8 @@ class SQLSink:
                 )
                 with self._shared(), engine.connect() as conn, conn.begin():
                     loader.load(conn, events, slow=True)
-                    if marks is not None:
-                        write_marks(conn, marks.stream, marks.counts)
+                    if then is not None:
+                        then(conn)
         except SQLAlchemyError as exc:
             # rolled back: the ids cached during the batch may name rows that do not exist
             loader.reset()
