@@ -1,0 +1,164 @@
+"""``monitord ingest`` end to end on the test RabbitMQ and PostgreSQL (scripts/services.sh).
+
+Producers are monitord replays publishing every event (``ingest = true``) of generated
+workflows to one exchange; ingest processes load one PostgreSQL database; every workflow's
+rows are compared with its own SQLite replay (stampede-diff), the shared tables with the union,
+the master tables with each root workflow's states.  A tap queue bound to the exchange keeps a
+copy of every message, to publish streams again.  Nothing here stops a shared server.
+"""
+
+from __future__ import annotations
+
+import random
+from urllib.parse import urlsplit
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import aio_pika  # noqa: F401  (the harness needs it: skip cleanly without)
+import pytest
+
+from tests.ingest_harness import (
+    Broker,
+    IngestProcess,
+    acked,
+    assert_rows_match,
+    finish,
+    start_producers,
+    wait_quiet,
+)
+from tests.servers import require_server
+from tests.test_sql_servers import Generated, _generate_and_replay, drop, fresh_db
+
+WORKFLOWS = 4
+JOBS = 40
+
+
+@pytest.fixture(scope="module")
+def workflows(tmp_path_factory: pytest.TempPathFactory) -> list[Generated]:
+    require_server("amqp")
+    require_server("postgres")
+    return _generate_and_replay(tmp_path_factory.mktemp("ingest"), WORKFLOWS, JOBS, 2000)
+
+
+@pytest.fixture
+def broker() -> Iterator[Broker]:
+    made = Broker(require_server("amqp"))
+    made.declare_tap()
+    yield made
+    made.delete()
+
+
+@pytest.fixture
+def central(request: pytest.FixtureRequest) -> Iterator[str]:
+    url = fresh_db("postgres", f"ingest_{request.node.name[:20].lower()}")
+    yield url
+    drop("postgres", url)
+
+
+def _ingests(broker: Broker, url: str, tmp: Path, n: int, **kw: object) -> list[IngestProcess]:
+    procs = [IngestProcess(broker, url, tmp, f"{i + 1}/{n}", **kw) for i in range(n)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.wait_healthy()  # the topology exists before any producer publishes
+    return procs
+
+
+def test_producers_into_one_database_exactly_once(
+    workflows: list[Generated], broker: Broker, central: str, tmp_path: Path
+) -> None:
+    """4 producers, 2 ingest processes, 1 database: every workflow as its own replay; then every
+    stream published again (as by producers resent from their spools): nothing loaded twice."""
+    procs = _ingests(broker, central, tmp_path, 2)
+    try:
+        finish(start_producers(workflows, broker, tmp_path))
+        wait_quiet(broker, procs)
+        counts = assert_rows_match(central, workflows, tmp_path)
+        loaded = [p.metric("monitord_ingest_messages_total", outcome="loaded") for p in procs]
+        assert all(n > 0 for n in loaded), f"one process loaded nothing: {loaded}"
+        sent = broker.drain(broker.tap)
+        assert all(h.get("monitord-producer") for _, h, _, _ in sent)
+        assert {u for *_, u in sent} == {urlsplit(broker.base).username}  # the broker's check
+        before = acked(procs)
+        broker.publish(sent)
+        wait_quiet(broker, procs)
+        dupes = sum(p.metric("monitord_ingest_messages_total", outcome="duplicate") for p in procs)
+        assert dupes == len(sent) and acked(procs) - before == len(sent)
+        assert assert_rows_match(central, workflows, tmp_path) == counts
+        print(f"\n[ingest] {len(sent)} messages, {sum(counts.values())} rows, loaded by {loaded}")
+    finally:
+        for p in procs:
+            p.stop()
+
+
+def test_kill9_of_an_ingest_process_loses_nothing_doubles_nothing(
+    workflows: list[Generated], broker: Broker, central: str, tmp_path: Path
+) -> None:
+    """Member 1 is killed with SIGKILL at seeded moments while the producers publish and the
+    stream is republished, and restarted each time; the rows are compared at the end."""
+    rng = random.Random(20)
+    procs = _ingests(broker, central, tmp_path, 2, batch=50)
+    victim = procs[0]
+    try:
+        producers = start_producers(workflows, broker, tmp_path)
+        for _ in range(3):
+            time.sleep(rng.uniform(0.5, 2.5))
+            victim.kill9()
+            victim.start()
+            victim.wait_healthy()
+        finish(producers)
+        sent = broker.drain(broker.tap)
+        broker.publish(sent[: len(sent) // 2])  # half of every stream again, mid-kill
+        time.sleep(rng.uniform(0.2, 1.0))
+        victim.kill9()
+        victim.start()
+        victim.wait_healthy()
+        wait_quiet(broker, procs)
+        assert_rows_match(central, workflows, tmp_path)
+        assert victim.starts == 5
+    finally:
+        for p in procs:
+            p.stop()
+
+
+def test_poison_messages_go_to_the_dead_letter_queue_with_their_reason(
+    workflows: list[Generated], broker: Broker, central: str, tmp_path: Path
+) -> None:
+    """One partition: poison of every kind published in the middle of the producers' streams;
+    each lands in the dead-letter queue with its reason, the workflows load completely."""
+    broker.partitions = 1
+    procs = _ingests(broker, central, tmp_path, 1, max_body=64 * 1024)
+    try:
+        producers = start_producers(workflows, broker, tmp_path)
+        ok_event = b'{"xwf_id": "%s", "ts": 1.0, "restart_count": 0, "event": "stampede.xwf.start"}'
+        poison = [
+            ("stampede.xwf.start", {}, b"{this is not json", None),
+            ("stampede.no.such", {}, b'{"xwf_id": "x", "event": "stampede.no.such"}', None),
+            ("stampede.xwf.start", {}, ok_event % b"never-planned-workflow", None),
+            ("stampede.xwf.start", {}, b" " * (65 * 1024) + b"{}", None),
+        ]
+        broker.publish(poison)
+        finish(producers)
+        wait_quiet(broker, procs)
+        # a stream that claims an existing producer without being its broker user
+        some = next(h for _, h, _, _ in broker.drain(broker.tap) if h)["monitord-producer"]
+        forged = {"monitord-producer": some, "monitord-seq": 1 << 60, "monitord-slot": "0"}
+        broker.publish(
+            [("stampede.xwf.start", forged, ok_event % workflows[0].wf_uuid.encode(), None)]
+        )
+        wait_quiet(broker, procs)
+        dead = broker.drain(f"{broker.prefix}.dead")
+        reasons = sorted(h["monitord-dead-reason"] for _, h, _, _ in dead)
+        assert reasons == sorted(
+            ["malformed", "unknown-event", "unknown-workflow", "oversized", "user-mismatch"]
+        )
+        assert [b for _, h, b, _ in dead if h["monitord-dead-reason"] == "malformed"] == [
+            poison[0][2]
+        ]
+        for reason in reasons:
+            assert procs[0].metric("monitord_ingest_dead_letters_total", reason=reason) == 1
+        assert_rows_match(central, workflows, tmp_path)
+    finally:
+        for p in procs:
+            p.stop()
