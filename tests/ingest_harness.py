@@ -90,6 +90,14 @@ class Broker:
                 out[name] = q.declaration_result.message_count or 0
         return out
 
+    async def _count(self, queue: str) -> int:
+        async with await aio_pika.connect(self.base) as conn:
+            q = await (await conn.channel()).declare_queue(queue, passive=True)
+            return q.declaration_result.message_count or 0
+
+    def count(self, queue: str) -> int:
+        return asyncio.run(self._count(queue))
+
     def ready(self) -> dict[str, int]:
         """Messages waiting (not delivered) in each partition queue."""
         return asyncio.run(self._ready())

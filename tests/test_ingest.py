@@ -10,10 +10,12 @@ copy of every message, to publish streams again.  Nothing here stops a shared se
 from __future__ import annotations
 
 import random
-from urllib.parse import urlsplit
+import socket
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import aio_pika  # noqa: F401  (the harness needs it: skip cleanly without)
 import pytest
@@ -28,6 +30,7 @@ from tests.ingest_harness import (
     wait_quiet,
 )
 from tests.servers import require_server
+from tests.test_amqp_hub import CuttableProxy
 from tests.test_sql_servers import Generated, _generate_and_replay, drop, fresh_db
 
 WORKFLOWS = 4
@@ -50,10 +53,15 @@ def broker() -> Iterator[Broker]:
 
 
 @pytest.fixture
-def central(request: pytest.FixtureRequest) -> Iterator[str]:
-    url = fresh_db("postgres", f"ingest_{request.node.name[:20].lower()}")
+def kind() -> str:
+    return "postgres"
+
+
+@pytest.fixture
+def central(request: pytest.FixtureRequest, kind: str) -> Iterator[str]:
+    url = fresh_db(kind, f"ingest_{request.node.originalname[5:25].lower()}")
     yield url
-    drop("postgres", url)
+    drop(kind, url)
 
 
 def _ingests(broker: Broker, url: str, tmp: Path, n: int, **kw: object) -> list[IngestProcess]:
@@ -65,8 +73,9 @@ def _ingests(broker: Broker, url: str, tmp: Path, n: int, **kw: object) -> list[
     return procs
 
 
+@pytest.mark.parametrize("kind", ["postgres", "mysql"])
 def test_producers_into_one_database_exactly_once(
-    workflows: list[Generated], broker: Broker, central: str, tmp_path: Path
+    kind: str, workflows: list[Generated], broker: Broker, central: str, tmp_path: Path
 ) -> None:
     """4 producers, 2 ingest processes, 1 database: every workflow as its own replay; then every
     stream published again (as by producers resent from their spools): nothing loaded twice."""
@@ -162,3 +171,65 @@ def test_poison_messages_go_to_the_dead_letter_queue_with_their_reason(
     finally:
         for p in procs:
             p.stop()
+
+
+class OutageProxy(CuttableProxy):
+    """The database behind a proxy the test can take down (connections cut, new ones closed)
+    without stopping the shared server."""
+
+    down = False
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            if self.down:
+                client.close()
+                continue
+            upstream = socket.create_connection(self.target)
+            with self._lock:
+                self.sockets += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+
+def test_a_database_outage_pauses_consumption_and_loses_nothing(
+    workflows: list[Generated], broker: Broker, central: str, tmp_path: Path
+) -> None:
+    """The database goes away mid-stream (longer than the first backoffs): /healthz says so,
+    nothing is acknowledged meanwhile, and once it is back every row is there once."""
+    parts = urlsplit(central)
+    proxy = OutageProxy(parts.hostname or "127.0.0.1", parts.port or 5432)
+    via_proxy = central.replace(f"{parts.hostname}:{parts.port}", f"127.0.0.1:{proxy.port}")
+    procs = _ingests(broker, via_proxy, tmp_path, 1, batch=50, prefetch=100)
+    ingest = procs[0]
+    try:
+        producers = start_producers(workflows, broker, tmp_path)
+        deadline = time.monotonic() + 120
+        while acked(procs) < 200 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proxy.down = True
+        proxy.cut()
+        while ingest.get("/healthz")[0] != 503 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        status, body = ingest.get("/healthz")
+        assert status == 503 and "database down" in body
+        assert ingest.metric("monitord_ingest_database_up") == 0
+        frozen = acked(procs)
+        finish(producers)  # the broker keeps the stream meanwhile
+        time.sleep(5)
+        assert acked(procs) == frozen, "acknowledged while the database was away"
+        # beyond the prefetch window (what the ingest holds unacknowledged) the broker keeps it
+        sent = broker.count(broker.tap)
+        held = broker.partitions * 100
+        assert sum(broker.ready().values()) >= sent - frozen - held > 0
+        proxy.down = False
+        wait_quiet(broker, procs)
+        assert ingest.get("/healthz")[0] == 200
+        assert_rows_match(central, workflows, tmp_path)
+    finally:
+        for p in procs:
+            p.stop()
+        proxy.close()
