@@ -168,3 +168,9 @@ def test_config_errors_name_file_line_and_key(tmp_path: Path) -> None:
     cfg = load_config(str(conf))
     assert [p for p in range(8) if cfg.preferred(p)] == [1, 5]
     assert cfg.broker.exchange == "x" and cfg.master_db_url == "sqlite:///x.db"
+
+
+def test_the_example_configuration_is_valid() -> None:
+    cfg = load_config(str(Path(__file__).resolve().parents[1] / "conf" / "monitord-ingest.toml"))
+    assert cfg.partitions == 8 and cfg.broker.tls and cfg.broker.tls_verify
+    assert "secret" not in cfg.master_db_url
