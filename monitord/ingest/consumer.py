@@ -37,6 +37,7 @@ from sinks.runtime.base import SinkError
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
+STOP_WAIT = 30.0  # seconds a stop waits for the batches in flight (less than TimeoutStopSec)
 
 
 async def _blocking(call: Callable[..., T], *args: Any) -> T:
@@ -60,6 +61,12 @@ class Lane:
         self.channel = channel
         self.buffer: list[AbstractIncomingMessage] = []
         self.wake = asyncio.Event()
+        self.stopping = False
+
+    def stop(self) -> None:
+        """Finish the batch in flight (committed and acknowledged), take no other."""
+        self.stopping = True
+        self.wake.set()
 
     async def on_message(self, message: AbstractIncomingMessage) -> None:
         self.buffer.append(message)
@@ -68,14 +75,17 @@ class Lane:
 
     async def run(self) -> None:
         cfg = self.ingest.cfg
-        while True:
+        while not self.stopping:
             if not self.buffer:
                 self.wake.clear()
                 await self.wake.wait()
+                continue
             if len(self.buffer) < cfg.batch:
                 self.wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self.wake.wait(), cfg.batch_wait)
+            if self.stopping:
+                return
             batch, self.buffer[: cfg.batch] = self.buffer[: cfg.batch], []
             await self.ingest.process(self, batch)
 
@@ -138,6 +148,7 @@ class Ingest:
         lost = asyncio.Event()
         conn.close_callbacks.add(lambda *_: lost.set())
         tasks: list[asyncio.Task[None]] = []
+        lanes: list[Lane] = []
         failures: list[BaseException] = []
 
         def watch(task: asyncio.Task[None]) -> None:
@@ -154,7 +165,7 @@ class Ingest:
             backoff.reset()
             log.info("ingest: connected", broker=self.cfg.broker.safe_url, member=self.cfg.member)
             order = sorted(range(self.cfg.partitions), key=lambda i: not self.cfg.preferred(i))
-            self._spawn(tasks, watch, self._subscribe(conn, order, tasks, watch))
+            self._spawn(tasks, watch, self._subscribe(conn, order, tasks, watch, lanes))
             waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(lost.wait())]
             try:
                 await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
@@ -165,6 +176,7 @@ class Ingest:
                 raise failures[0]
             if lost.is_set() and not stop.is_set():
                 raise ConnectionError("the broker closed the connection")
+            await self._drain(lanes, tasks)
         finally:
             self.stats.broker_up = False
             self.stats.partitions = 0
@@ -175,6 +187,15 @@ class Ingest:
                     await task
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(conn.close(), 5.0)
+
+    async def _drain(self, lanes: list[Lane], tasks: list[asyncio.Task[None]]) -> None:
+        """A stop: each lane finishes its batch in flight (a stock producer's batch cut short
+        would be loaded again after the restart), for at most ``STOP_WAIT`` seconds."""
+        for lane in lanes:
+            lane.stop()
+        running = [t for t in tasks[1:] if not t.done()]
+        if running:
+            await asyncio.wait(running, timeout=STOP_WAIT)
 
     @staticmethod
     def _spawn(
@@ -192,6 +213,7 @@ class Ingest:
         order: list[int],
         tasks: list[asyncio.Task[None]],
         watch: Callable[[asyncio.Task[None]], None],
+        lanes: list[Lane],
     ) -> None:
         """This member's partitions at once, the others (standby: single active consumer
         hands them over only when their consumer goes) after ``standby_delay``."""
@@ -203,6 +225,7 @@ class Ingest:
             await channel.set_qos(prefetch_count=self.cfg.prefetch)
             queue = await channel.get_queue(self.names.partition(index), ensure=False)
             lane = Lane(self, index, channel)
+            lanes.append(lane)
             self._spawn(tasks, watch, lane.run())
             await queue.consume(lane.on_message)
             self.stats.partitions += 1
