@@ -250,6 +250,7 @@ def start_producers(
                     "-m",
                     "monitord.cli",
                     "-Dpegasus.catalog.workflow.ingest=true",
+                    "-Dpegasus.catalog.workflow.drain_timeout=600",  # a loaded test machine
                     *replay_cmd(dagman_out, "-d", broker.url)[3:],
                 ],
                 cwd=run,
