@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import aio_pika
+from sqlalchemy import create_engine, text
 
+from sinks.sql.database import parse_url
 from tests.conftest import copy_submit_dir
 from tests.dbcopy import copy_to_sqlite
 from tests.test_sql_servers import (
@@ -232,6 +234,38 @@ def wait_quiet(
             return
         time.sleep(0.5)
     raise AssertionError(f"ingest never went quiet: {broker.ready()}")
+
+
+def wait_acked(procs: list[IngestProcess], count: float, timeout: float = 600) -> None:
+    """Until the processes (none restarted meanwhile) acknowledged ``count`` messages."""
+    deadline = time.monotonic() + timeout
+    while acked(procs) < count:
+        assert time.monotonic() < deadline, f"{acked(procs)} of {count} messages acknowledged"
+        time.sleep(0.2)
+
+
+def wait_marks(db_url: str, sent: list[TapMessage], timeout: float = 600) -> None:
+    """Until every monitord producer's mark in the central database reached the last position
+    it published: then every one of its messages is committed (a partition applies them in
+    order).  Exact whatever restarts happened, unlike counters or queue depths."""
+    want: dict[str, int] = {}
+    for _, headers, _, _ in sent:
+        if "monitord-producer" in headers:
+            p, seq = str(headers["monitord-producer"]), int(headers["monitord-seq"])
+            want[p] = max(seq, want.get(p, -1))
+    engine = create_engine(parse_url(db_url))
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            with engine.connect() as conn:
+                rows = conn.execute(text("SELECT producer, seq FROM monitord_ingest_producers"))
+                have = {str(p): int(s) for p, s in rows}
+            if all(have.get(p, -1) >= seq for p, seq in want.items()):
+                return
+            assert time.monotonic() < deadline, f"marks {have}, want {want}"
+            time.sleep(0.2)
+    finally:
+        engine.dispose()
 
 
 def start_producers(

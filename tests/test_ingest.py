@@ -23,10 +23,13 @@ import pytest
 from tests.ingest_harness import (
     Broker,
     IngestProcess,
+    TapMessage,
     acked,
     assert_rows_match,
     finish,
     start_producers,
+    wait_acked,
+    wait_marks,
     wait_quiet,
 )
 from tests.servers import require_server
@@ -79,22 +82,31 @@ def test_producers_into_one_database_exactly_once(
 ) -> None:
     """4 producers, 2 ingest processes, 1 database: every workflow as its own replay; then every
     stream published again (as by producers resent from their spools): nothing loaded twice."""
-    procs = _ingests(broker, central, tmp_path, 2)
+    # standby only after 10 s: both members own their partitions, even on a slow start
+    procs = _ingests(broker, central, tmp_path, 2, standby_delay=10.0)
     try:
         finish(start_producers(workflows, broker, tmp_path))
-        wait_quiet(broker, procs)
+        sent = broker.drain(broker.tap)
+        wait_marks(central, sent)
+        wait_acked(procs, len(sent))
         counts = assert_rows_match(central, workflows, tmp_path)
         loaded = [p.metric("monitord_ingest_messages_total", outcome="loaded") for p in procs]
-        assert all(n > 0 for n in loaded), f"one process loaded nothing: {loaded}"
-        sent = broker.drain(broker.tap)
+        # member m owns partitions p with p mod 2 = m - 1; a producer's slot picks its partition
+        used = {int(h["monitord-slot"]) % broker.partitions for _, h, _, _ in sent}
+        owners = {p % 2 for p in used}
+        assert [n > 0 for n in loaded] == [m in owners for m in (0, 1)], (loaded, used)
         assert all(h.get("monitord-producer") for _, h, _, _ in sent)
         assert {u for *_, u in sent} == {urlsplit(broker.base).username}  # the broker's check
         before = acked(procs)
         broker.publish(sent)
-        wait_quiet(broker, procs)
+        wait_acked(procs, before + len(sent))
         dupes = sum(p.metric("monitord_ingest_messages_total", outcome="duplicate") for p in procs)
         assert dupes == len(sent) and acked(procs) - before == len(sent)
         assert assert_rows_match(central, workflows, tmp_path) == counts
+        password = urlsplit(broker.base).password or ""
+        for p in procs:
+            log = p.log.read_text()
+            assert password not in log and "Traceback" not in log, log[-3000:]
         print(f"\n[ingest] {len(sent)} messages, {sum(counts.values())} rows, loaded by {loaded}")
     finally:
         for p in procs:
@@ -123,7 +135,8 @@ def test_kill9_of_an_ingest_process_loses_nothing_doubles_nothing(
         victim.kill9()
         victim.start()
         victim.wait_healthy()
-        wait_quiet(broker, procs)
+        wait_marks(central, sent)
+        wait_quiet(broker, procs)  # (the resent half: duplicates, whoever acknowledges them)
         assert_rows_match(central, workflows, tmp_path)
         assert victim.starts == 5
     finally:
@@ -141,7 +154,7 @@ def test_poison_messages_go_to_the_dead_letter_queue_with_their_reason(
     try:
         producers = start_producers(workflows, broker, tmp_path)
         ok_event = b'{"xwf_id": "%s", "ts": 1.0, "restart_count": 0, "event": "stampede.xwf.start"}'
-        poison = [
+        poison: list[TapMessage] = [
             ("stampede.xwf.start", {}, b"{this is not json", None),
             ("stampede.no.such", {}, b'{"xwf_id": "x", "event": "stampede.no.such"}', None),
             ("stampede.xwf.start", {}, ok_event % b"never-planned-workflow", None),
@@ -149,14 +162,15 @@ def test_poison_messages_go_to_the_dead_letter_queue_with_their_reason(
         ]
         broker.publish(poison)
         finish(producers)
-        wait_quiet(broker, procs)
+        sent = broker.drain(broker.tap)
+        wait_acked(procs, len(sent))
         # a stream that claims an existing producer without being its broker user
-        some = next(h for _, h, _, _ in broker.drain(broker.tap) if h)["monitord-producer"]
+        some = next(h for _, h, _, _ in sent if h)["monitord-producer"]
         forged = {"monitord-producer": some, "monitord-seq": 1 << 60, "monitord-slot": "0"}
         broker.publish(
             [("stampede.xwf.start", forged, ok_event % workflows[0].wf_uuid.encode(), None)]
         )
-        wait_quiet(broker, procs)
+        wait_acked(procs, len(sent) + 1)
         dead = broker.drain(f"{broker.prefix}.dead")
         reasons = sorted(h["monitord-dead-reason"] for _, h, _, _ in dead)
         assert reasons == sorted(
@@ -222,11 +236,11 @@ def test_a_database_outage_pauses_consumption_and_loses_nothing(
         time.sleep(5)
         assert acked(procs) == frozen, "acknowledged while the database was away"
         # beyond the prefetch window (what the ingest holds unacknowledged) the broker keeps it
-        sent = broker.count(broker.tap)
         held = broker.partitions * 100
-        assert sum(broker.ready().values()) >= sent - frozen - held > 0
+        assert sum(broker.ready().values()) >= broker.count(broker.tap) - frozen - held > 0
         proxy.down = False
-        wait_quiet(broker, procs)
+        sent = broker.drain(broker.tap)
+        wait_acked(procs, len(sent))
         assert ingest.get("/healthz")[0] == 200
         assert_rows_match(central, workflows, tmp_path)
     finally:

@@ -16,6 +16,7 @@ from tests.ingest_harness import (
     assert_rows_match,
     finish,
     start_producers,
+    wait_marks,
     wait_quiet,
 )
 from tests.servers import require_server, service
@@ -74,6 +75,7 @@ def test_rabbitmq_restart_mid_run(
         finish(producers)
         for p in procs:
             p.wait_healthy(timeout=120)
+        wait_marks(central, broker.drain(broker.tap))
         wait_quiet(broker, procs)
         assert_rows_match(central, workflows, tmp_path)
     finally:
@@ -95,6 +97,7 @@ def test_postgresql_stopped_longer_than_every_backoff(
         finally:
             service("start", "postgres")
         finish(producers)
+        wait_marks(central, broker.drain(broker.tap))
         wait_quiet(broker, procs)
         assert_rows_match(central, workflows, tmp_path)
     finally:

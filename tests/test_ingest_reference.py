@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CORPUS, CORPUS_TZ, copy_submit_dir, corpus_samples, require_corpus
-from tests.ingest_harness import MASTER_TABLES, Broker, IngestProcess, wait_quiet
+from tests.ingest_harness import MASTER_TABLES, Broker, IngestProcess, wait_acked
 from tests.oracle import find_oracle
 from tests.servers import require_server
 from tests.test_sql_servers import assert_same, row_counts
@@ -56,7 +56,7 @@ def test_reference_producer_into_sqlite(sample: str, broker: Broker, tmp_path: P
             timeout=600,
         )
         assert proc.returncode == 0, proc.stderr[-3000:]
-        wait_quiet(broker, [ingest])
+        wait_acked([ingest], broker.count(broker.tap))
         assert ingest.metric("monitord_ingest_messages_total", outcome="dead") == 0
     finally:
         ingest.stop()

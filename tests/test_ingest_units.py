@@ -26,7 +26,7 @@ from tests.conftest import CORPUS, corpus_samples, require_corpus
 
 
 def _loader_keys() -> set[str]:
-    keys = set()
+    keys: set[str] = set()
     for value in vars(columns).values():
         if isinstance(value, tuple) and value and isinstance(value[0], tuple):
             keys.update(k for k, *_ in value)
