@@ -30,12 +30,13 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.exc import SQLAlchemyError
 
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import SinkError
 from sinks.sql import schema as stampede
 from sinks.sql.dashboard import DashboardSink
-from sinks.sql.database import make_engine, parse_url, schema_lock
+from sinks.sql.database import make_engine, parse_url
 from sinks.sql.sink import SQLSink
 
 metadata = MetaData()
@@ -80,11 +81,23 @@ class Store:
         self._not_roots: set[str] = set()
 
     def open(self) -> None:
+        """The Stampede schema (the SQL sink's open), then the marks table: created if missing;
+        two processes creating it at once, the loser finds it made on its second look."""
         self.sink.open()
         engine = make_engine(parse_url(self.url))
         try:
-            with engine.begin() as conn, schema_lock(conn):
-                metadata.create_all(conn, checkfirst=True)
+            for attempt in (1, 2):
+                try:
+                    with engine.begin() as conn:
+                        metadata.create_all(conn, checkfirst=True)
+                    return
+                except SQLAlchemyError as exc:
+                    if attempt == 2:
+                        raise SinkError(
+                            f"{self.display_url}: cannot create {producers.name}: "
+                            f"{type(exc).__name__}",
+                            retryable=True,
+                        ) from None
         finally:
             engine.dispose()
 

@@ -137,7 +137,7 @@ class SQLSink:
     def write_marked(self, events: Sequence[StampedeEvent], marks: Marks) -> None:
         """A batch and its delivery marks, in one transaction (sinks/sql/marks.py)."""
         self._ensure_marks_table()
-        self._write(events, lambda conn: write_marks(conn, marks.stream, marks.counts))
+        self._write(events, marks)
 
     def write_with(
         self, events: Sequence[StampedeEvent], then: Callable[[Connection], None]
@@ -145,7 +145,7 @@ class SQLSink:
         """A batch and the caller's own rows (``then(conn)``, run after the events) in one
         transaction: ``monitord ingest`` records its producers' marks this way.  ``then``
         runs even for an empty batch; an exception from it rolls everything back."""
-        self._write(events, then)
+        self._write(events, None, then)
 
     def read_marks(self, stream: str) -> dict[str, int]:
         engine = self._require_engine()
@@ -185,7 +185,10 @@ class SQLSink:
         self._marks_table = True
 
     def _write(
-        self, events: Sequence[StampedeEvent], then: Callable[[Connection], None] | None
+        self,
+        events: Sequence[StampedeEvent],
+        marks: Marks | None,
+        then: Callable[[Connection], None] | None = None,
     ) -> None:
         if not events and then is None:
             return
@@ -195,6 +198,8 @@ class SQLSink:
             try:
                 with self._shared(), engine.connect() as conn, conn.begin():
                     loader.load(conn, events)
+                    if marks is not None:
+                        write_marks(conn, marks.stream, marks.counts)
                     if then is not None:
                         then(conn)
             except SQLAlchemyError as exc:
@@ -209,6 +214,8 @@ class SQLSink:
                 )
                 with self._shared(), engine.connect() as conn, conn.begin():
                     loader.load(conn, events, slow=True)
+                    if marks is not None:
+                        write_marks(conn, marks.stream, marks.counts)
                     if then is not None:
                         then(conn)
         except SQLAlchemyError as exc:
