@@ -118,6 +118,7 @@ QUICK_MODULES = frozenset(
         "test_file_sink",
         "test_jobcounts",
         "test_jobstate_log",
+        "test_ingest_units",
         "test_jobtext",
         "test_layers",
         "test_notify_grammar",

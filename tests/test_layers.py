@@ -106,6 +106,7 @@ SKELETON = [
     "monitord/cli",
     "monitord/tools",
     "monitord/service",
+    "monitord/ingest",
     "monitord/daemon",
     "monitord/core",
     "monitord/system",
@@ -153,6 +154,7 @@ def test_contracts_keep_a_clean_skeleton(tmp_path: Path) -> None:
         {
             "monitord.cli.run": "monitord.tools.mod",
             "monitord.service.run": "monitord.daemon.mod",
+            "monitord.ingest.run": "sinks.sql.mod",
             "monitord.daemon.run": "sinks.registry",
             "sinks.sql.run": "sinks.runtime.mod",
             "sinks.runtime.run": "monitord.system.mod",
@@ -174,6 +176,9 @@ def test_contracts_keep_a_clean_skeleton(tmp_path: Path) -> None:
         ("sinks.runtime.run", "sinks.sql.mod", "the sinks sit on the delivery runtime"),
         ("sinks.amqp.run", "sinks.registry", "the sinks sit on the delivery runtime"),
         ("monitord.service.run", "monitord.tools.mod", "only the command line imports"),
+        ("monitord.ingest.run", "monitord.service.mod", "cli > tools"),
+        ("monitord.service.run", "monitord.ingest.mod", "cli > tools"),
+        ("monitord.ingest.run", "monitord.daemon.mod", "the ingest is a consumer"),
         ("monitord.core.run", "asyncio", "the core is pure"),
     ],
 )

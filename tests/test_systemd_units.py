@@ -89,6 +89,7 @@ def test_units_verify(tmp_path):
     assert verify(tmp_path, "monitord@.service") == []
     shutil.copy(tmp_path / "monitord@.service", tmp_path / "monitord@alice.service")
     assert verify(tmp_path, "monitord@alice.service") == []
+    assert verify(tmp_path, "monitord-ingest.service") == []
 
 
 def test_verify_check_catches_mistakes(tmp_path):

@@ -243,6 +243,12 @@ def _serve(argv: list[str]) -> int:
     return serve_main(argv)
 
 
+def _ingest(argv: list[str]) -> int:
+    from monitord.cli.ingest import ingest_main
+
+    return ingest_main(argv)
+
+
 def _status(argv: list[str]) -> int:
     from monitord.cli.status import main as status_main
 
@@ -279,6 +285,7 @@ COMMANDS: dict[str, Command] = {
         Command("follow", "follow a running workflow to its end (pegasus-monitord)", _follow),
         Command("attach", "hand a workflow to the running service", _attach),
         Command("serve", "follow every workflow of this host in one service", _serve),
+        Command("ingest", "load every host's events from RabbitMQ into one database", _ingest),
         Command("status", "show the workflows the service follows, with job counts", _status),
         Command("play", "re-enact a finished workflow line by line, for a live daemon", _play),
         Command("plugins", "list the event-sink plugins installed", _plugins),

@@ -16,6 +16,7 @@ from aio_pika.abc import AbstractChannel, AbstractConnection, AbstractExchange
 
 from sinks.amqp.config import AMQPConfig
 from sinks.amqp.encoder import CONTENT_TYPE
+from sinks.amqp.stream import stream_headers
 from sinks.runtime.policy import RetryPolicy
 from sinks.runtime.spool.segments import Record
 
@@ -86,12 +87,16 @@ def tls_context(config: AMQPConfig) -> ssl.SSLContext:
     return ctx
 
 
-def _message(record: Record) -> aio_pika.Message:
+def _message(record: Record, user: str) -> aio_pika.Message:
+    """The reference's message plus the stream headers and the (broker-checked) ``user_id``
+    of :mod:`sinks.amqp.stream`."""
     return aio_pika.Message(
         record.body,
         content_type=CONTENT_TYPE,
         delivery_mode=aio_pika.DeliveryMode.PERSISTENT,
         message_id=record.message_id,
+        headers=stream_headers(record.spool_id, record.start),
+        user_id=user,
     )
 
 

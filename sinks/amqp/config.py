@@ -130,7 +130,7 @@ def parse_amqp_url(url: str, props: Mapping[str, str] | None = None) -> AMQPConf
         password=unquote(parts.password) if parts.password is not None else "guest",
         vhost=vhost or "/",
         exchange=exchange,
-        events=EventFilter.from_property(props.get("events")),
+        events=_events(props),
         timeout=_float_prop(props, "timeout", None),
         drain_timeout=_float_prop(props, "drain_timeout", DEFAULT_DRAIN_TIMEOUT) or 0.0,
         spool_dir=props.get("spool") or None,
@@ -138,6 +138,19 @@ def parse_amqp_url(url: str, props: Mapping[str, str] | None = None) -> AMQPConf
         tls_verify=_bool_prop(props, "tls_verify", True),
         tls_ca_file=ca_file,
     )
+
+
+def _events(props: Mapping[str, str]) -> EventFilter:
+    """The endpoint's event filter.  ``ingest = true`` (the one setting a producer for
+    ``monitord ingest`` needs, docs/ingest.md) means every event: a central Stampede database
+    needs them all, and a narrower ``events`` beside it would silently lose rows, so that
+    combination is refused rather than guessed."""
+    events = props.get("events")
+    if _bool_prop(props, "ingest", False):
+        if events is not None and events.strip() not in ("", "*"):
+            raise SinkError("AMQP property ingest = true needs every event (events = * or unset)")
+        return EventFilter.from_property("*")
+    return EventFilter.from_property(events)
 
 
 _TRUE = ("true", "yes", "1", "on")

@@ -539,7 +539,12 @@ class Hub:
         timeout = client.config.timeout or DEFAULT_PUBLISH_TIMEOUT
         results = await asyncio.wait_for(
             asyncio.gather(
-                *(exchange.publish(_message(r), r.routing_key, mandatory=False) for r in records),
+                *(
+                    exchange.publish(
+                        _message(r, client.config.user), r.routing_key, mandatory=False
+                    )
+                    for r in records
+                ),
                 return_exceptions=True,
             ),
             timeout,

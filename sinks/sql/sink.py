@@ -149,6 +149,14 @@ class SQLSink:
         self._ensure_marks_table()
         self._write(events, marks)
 
+    def write_with(
+        self, events: Sequence[StampedeEvent], then: Callable[[Connection], None]
+    ) -> None:
+        """A batch and the caller's own rows (``then(conn)``, run after the events) in one
+        transaction: ``monitord ingest`` records its producers' marks this way.  ``then``
+        runs even for an empty batch; an exception from it rolls everything back."""
+        self._write(events, None, then)
+
     def read_marks(self, stream: str) -> dict[str, int]:
         engine = self._require_engine()
         try:
@@ -188,8 +196,13 @@ class SQLSink:
             raise SinkError(f"{self.display_url}: {exc}", retryable=True) from None
         self._marks_table = True
 
-    def _write(self, events: Sequence[StampedeEvent], marks: Marks | None) -> None:
-        if not events:
+    def _write(
+        self,
+        events: Sequence[StampedeEvent],
+        marks: Marks | None,
+        then: Callable[[Connection], None] | None = None,
+    ) -> None:
+        if not events and then is None:
             return
         engine = self._require_engine()
         loader = self._loader
@@ -199,6 +212,8 @@ class SQLSink:
                     loader.load(conn, events)
                     if marks is not None:
                         write_marks(conn, marks.stream, marks.counts)
+                    if then is not None:
+                        then(conn)
             except SQLAlchemyError as exc:
                 loader.reset()
                 if not is_row_error(exc):
@@ -207,6 +222,8 @@ class SQLSink:
                     loader.load(conn, events, slow=True)
                     if marks is not None:
                         write_marks(conn, marks.stream, marks.counts)
+                    if then is not None:
+                        then(conn)
                 self._wrote_row_by_row(exc, len(events), loader.rejected)
         except SQLAlchemyError as exc:
             # rolled back: the ids cached during the batch may name rows that do not exist

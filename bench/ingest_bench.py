@@ -1,0 +1,210 @@
+"""``monitord ingest`` throughput and latency into PostgreSQL (docs/ingest.md, sizing).
+
+1. Events: ``--workflows`` generated workflows are replayed by monitord producers
+   (``ingest = true``) into a tap queue; that stream (every message with its producer and
+   position headers) is the bench's input, republished under fresh producer ids per run.
+2. Throughput: the whole stream is put in the partition queues first, then 1 (then 2)
+   ingest processes are started on a fresh database; events/s = messages / time from the
+   first commit to the last (start-up excluded).
+3. Latency: a fresh database, ingests running, the stream published at a steady ``--rate``
+   messages/s; a poller reads the producers' marks (``monitord_ingest_producers``) every
+   10 ms: a message's latency is the first time its producer's mark reaches its position
+   minus the time it was published (p50/p99; resolution ~10 ms).
+
+    MONITORD_TEST_AMQP_URL=amqp://u:p@127.0.0.1:5672/vhost \\
+    MONITORD_TEST_POSTGRES_URL=postgresql://u:p@127.0.0.1:5432/db \\
+        .venv/bin/python bench/ingest_bench.py [--workflows 4] [--jobs 300] [--rate 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import bisect
+import os
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+PROJECT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(PROJECT))
+
+import aio_pika  # noqa: E402
+from sqlalchemy import create_engine, text  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
+
+from sinks.amqp.stream import PRODUCER, SEQ, SLOT, slot_of  # noqa: E402
+from sinks.sql.database import parse_url  # noqa: E402
+from tests.ingest_harness import (  # noqa: E402
+    Broker,
+    IngestProcess,
+    TapMessage,
+    acked,
+    finish,
+    start_producers,
+    wait_quiet,
+)
+from tests.servers import create_database, drop_database  # noqa: E402
+from tests.test_sql_servers import _generate_and_replay  # noqa: E402
+
+
+def relabel(stream: list[TapMessage]) -> list[TapMessage]:
+    """The same messages under fresh producer ids (a fresh database sees new producers)."""
+    ids: dict[str, str] = {}
+    out = []
+    for key, headers, body, user in stream:
+        old = str(headers[PRODUCER])
+        new = ids.setdefault(old, uuid.uuid4().hex)
+        out.append((key, {**headers, PRODUCER: new, SLOT: slot_of(new)}, body, user))
+    return out
+
+
+async def publish(
+    base: str, exchange: str, stream: list[TapMessage], rate: float | None
+) -> list[float]:
+    """Publish ``stream`` in order (confirmed), at ``rate`` messages/s if given; publish times."""
+    sent: list[float] = []
+    async with await aio_pika.connect(base) as conn:
+        ch = await conn.channel(publisher_confirms=True)
+        ex = await ch.get_exchange(exchange)
+        start = time.monotonic()
+        chunk = 200 if rate is None else max(1, int(rate / 100))
+        for i in range(0, len(stream), chunk):
+            if rate is not None:
+                delay = start + i / rate - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+            part = stream[i : i + chunk]
+            now = time.time()
+            await asyncio.gather(
+                *(ex.publish(aio_pika.Message(b, headers=h, user_id=u), k) for k, h, b, u in part)
+            )
+            sent.extend([now] * len(part))
+    return sent
+
+
+def fresh_db(base: str) -> str:
+    return create_database(base, f"{make_url(base).database}_bench_{uuid.uuid4().hex[:6]}")
+
+
+def throughput(base_amqp: str, base_pg: str, stream: list[TapMessage], n: int, tmp: Path) -> float:
+    tmp.mkdir(parents=True, exist_ok=True)
+    broker = Broker(base_amqp, partitions=8)
+    url = fresh_db(base_pg)
+    procs = [IngestProcess(broker, url, tmp, f"{i + 1}/{n}", batch=1000) for i in range(n)]
+    try:
+        procs[0].start()
+        procs[0].wait_healthy()  # the topology
+        procs[0].stop()
+        asyncio.run(publish(base_amqp, broker.exchange, relabel(stream), None))
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.wait_healthy()
+        started = time.monotonic()  # (connected; the backlog waits in the partition queues)
+        while acked(procs) < len(stream):
+            if time.monotonic() - started > 1800:
+                raise RuntimeError(f"ingest stalled at {acked(procs)} of {len(stream)}")
+            time.sleep(0.1)
+        return len(stream) / (time.monotonic() - started)
+    finally:
+        for p in procs:
+            p.stop()
+        broker.delete()
+        drop_database(base_pg, str(make_url(url).database))
+
+
+def latency(
+    base_amqp: str, base_pg: str, stream: list[TapMessage], rate: float, n: int, tmp: Path
+) -> tuple[float, float]:
+    tmp.mkdir(parents=True, exist_ok=True)
+    broker = Broker(base_amqp, partitions=8)
+    url = fresh_db(base_pg)
+    procs = [IngestProcess(broker, url, tmp, f"{i + 1}/{n}", batch=1000) for i in range(n)]
+    marks: list[tuple[float, dict[str, int]]] = []
+    done = threading.Event()
+
+    def poll() -> None:
+        engine = create_engine(parse_url(url))
+        with engine.connect() as conn:
+            while not done.is_set():
+                rows = conn.execute(text("SELECT producer, seq FROM monitord_ingest_producers"))
+                marks.append((time.time(), {str(p): int(s) for p, s in rows}))
+                conn.commit()
+                time.sleep(0.01)
+        engine.dispose()
+
+    try:
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.wait_healthy()
+        poller = threading.Thread(target=poll)
+        poller.start()
+        labelled = relabel(stream)
+        sent = asyncio.run(publish(base_amqp, broker.exchange, labelled, rate))
+        wait_quiet(broker, procs, quiet=2.0, timeout=1800)
+        done.set()
+        poller.join()
+        # per producer, the polls' (mark, time): marks only grow, so bisect on the mark
+        seen: dict[str, tuple[list[int], list[float]]] = {}
+        for at, snapshot in marks:
+            for producer, seq in snapshot.items():
+                seqs, times = seen.setdefault(producer, ([], []))
+                if not seqs or seq > seqs[-1]:
+                    seqs.append(seq)
+                    times.append(at)
+        lat = []
+        for (_, headers, _, _), at in zip(labelled, sent, strict=True):
+            seqs, times = seen[str(headers[PRODUCER])]
+            i = bisect.bisect_left(seqs, int(headers[SEQ]))
+            lat.append(times[i] - at)
+        lat.sort()
+        return statistics.median(lat), lat[int(len(lat) * 0.99) - 1]
+    finally:
+        done.set()
+        for p in procs:
+            p.stop()
+        broker.delete()
+        drop_database(base_pg, str(make_url(url).database))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--workflows", type=int, default=4)
+    ap.add_argument("--jobs", type=int, default=300)
+    ap.add_argument("--rate", type=float, default=1000.0)
+    args = ap.parse_args()
+    base_amqp = os.environ["MONITORD_TEST_AMQP_URL"]
+    base_pg = os.environ["MONITORD_TEST_POSTGRES_URL"]
+    with tempfile.TemporaryDirectory(prefix="ingest-bench-") as tmpdir:
+        tmp = Path(tmpdir)
+        made = _generate_and_replay(tmp / "wfs", args.workflows, args.jobs, 500)
+        tap = Broker(base_amqp)
+        tap.declare_tap()
+        try:
+            finish(start_producers(made, tap, tmp))
+            stream = tap.drain(tap.tap)
+        finally:
+            tap.delete()
+        print(f"stream: {len(stream)} messages from {args.workflows} workflows x {args.jobs} jobs")
+        results: dict[str, Any] = {}
+        for n in (1, 2):
+            results[f"throughput_{n}"] = throughput(base_amqp, base_pg, stream, n, tmp / f"t{n}")
+            print(f"{n} ingest process(es): {results[f'throughput_{n}']:,.0f} events/s")
+        p50, p99 = latency(base_amqp, base_pg, stream, args.rate, 1, tmp / "lat")
+        print(
+            f"publish-to-row latency at {args.rate:,.0f} events/s: p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

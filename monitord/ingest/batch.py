@@ -1,0 +1,134 @@
+"""One batch of one partition: messages -> what to load, what to skip, what to dead-letter.
+
+Pure bookkeeping (no I/O), so the rules are unit tested on their own:
+
+* a message of a monitord producer (``monitord-producer`` / ``monitord-seq`` headers) at or
+  below that producer's mark was loaded before (a redelivery after an ingest crash, or a
+  producer that resent part of its spool): skipped;
+* a producer whose mark was recorded for another broker user is refused (``user-mismatch``):
+  a user cannot move, or block, another user's stream;
+* an event of a workflow whose ``wf.plan`` the database never got (``unknown-workflow``),
+  and anything :func:`monitord.ingest.decode.decode` refuses, is dead-lettered;
+* a stock pegasus-monitord message (no headers) is loaded as it comes: at least once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from monitord.core.events import StampedeEvent
+from monitord.ingest.decode import DecodeError, decode
+from monitord.ingest.store import Mark, MarkUpdate
+from sinks.amqp.stream import PRODUCER, SEQ
+
+
+@dataclass
+class Item:
+    """One delivered message, decoded (``event``) or refused (``reason``)."""
+
+    tag: Any  # the consumer's handle on the message (for dead-lettering)
+    routing_key: str
+    body: bytes
+    user: str | None
+    producer: str | None = None
+    seq: int | None = None
+    event: StampedeEvent | None = None
+    reason: str | None = None
+    detail: str = ""
+
+
+def classify(
+    tag: Any,
+    routing_key: str,
+    body: bytes,
+    headers: Mapping[str, Any] | None,
+    user: str | None,
+    max_body: int,
+) -> Item:
+    item = Item(tag, routing_key, body, user)
+    if len(body) > max_body:
+        item.reason, item.detail = "oversized", f"{len(body)} bytes > {max_body}"
+        return item
+    headers = headers or {}
+    producer, seq = headers.get(PRODUCER), headers.get(SEQ)
+    if producer is not None or seq is not None:
+        if isinstance(producer, bytes):
+            producer = producer.decode("utf-8", "replace")
+        if not isinstance(producer, str) or not producer or len(producer) > 64:
+            item.reason, item.detail = "malformed", f"bad {PRODUCER} header"
+            return item
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+            item.reason, item.detail = "malformed", f"bad {SEQ} header"
+            return item
+        item.producer, item.seq = producer, seq
+    try:
+        item.event = decode(routing_key, body)
+    except DecodeError as exc:
+        item.reason, item.detail = exc.kind, exc.detail
+    return item
+
+
+@dataclass
+class Plan:
+    load: list[Item] = field(default_factory=list)
+    marks: dict[str, MarkUpdate] = field(default_factory=dict)
+    dead: list[Item] = field(default_factory=list)
+    duplicates: int = 0
+
+    @property
+    def events(self) -> list[StampedeEvent]:
+        return [i.event for i in self.load if i.event is not None]
+
+
+def plan(
+    items: Iterable[Item],
+    marks: Mapping[str, Mark],
+    known: Callable[[set[str]], set[str]],
+) -> Plan:
+    """What to do with ``items`` given the producers' ``marks`` and ``known`` (which of the
+    given workflow uuids the database holds)."""
+    out = Plan()
+    candidates: list[Item] = []
+    for item in items:
+        if item.reason is not None:
+            out.dead.append(item)
+            continue
+        producer, seq = item.producer, item.seq
+        if producer is not None and seq is not None:
+            old = marks.get(producer)
+            if old is not None and old.user != item.user:
+                item.reason = "user-mismatch"
+                item.detail = f"producer {producer} publishes as {old.user!r}, not {item.user!r}"
+                out.dead.append(item)
+                continue
+            update = out.marks.get(producer)
+            high = update.new if update is not None else old.seq if old is not None else -1
+            if seq <= high:
+                out.duplicates += 1
+                continue
+            out.marks[producer] = MarkUpdate(
+                producer, item.user, old.seq if old is not None else None, seq
+            )
+        candidates.append(item)
+    planned: set[str] = set()
+    wanted: set[str] = set()
+    for item in candidates:
+        assert item.event is not None
+        uuid = str(item.event.attrs.get("xwf.id"))
+        if item.event.name == "wf.plan":
+            planned.add(uuid)
+        elif uuid not in planned:
+            wanted.add(uuid)
+    held = known(wanted) if wanted else set()
+    for item in candidates:
+        assert item.event is not None
+        uuid = str(item.event.attrs.get("xwf.id"))
+        if item.event.name != "wf.plan" and uuid not in held and uuid not in planned:
+            item.reason = "unknown-workflow"
+            item.detail = f"no wf.plan for workflow {uuid}"
+            out.dead.append(item)
+        else:
+            out.load.append(item)
+    return out

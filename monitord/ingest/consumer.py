@@ -1,0 +1,349 @@
+"""The consumer: partition queues in, batches into the central database, acks after commit.
+
+Per partition queue one channel (``prefetch`` unacknowledged messages at most: the memory
+bound while the database is away) and one lane task that takes up to ``batch`` messages
+(or what came within ``batch_wait``), plans them (:mod:`monitord.ingest.batch`),
+dead-letters the refused ones (published with confirms before anything is acknowledged),
+commits the rest with the producers' marks in one transaction, then acknowledges the batch.
+A crash anywhere before the acknowledgement redelivers the batch, and the marks skip what
+was committed: exactly once for monitord producers.
+
+Database outage: the batch is retried with the runtime's backoff, forever; nothing is
+acknowledged, the broker stops delivering once ``prefetch`` is reached, ``/healthz`` says
+``database down``.  Broker outage: every lane stops (unacknowledged messages go back to their
+queue), the connection is made again with backoff and the lanes start over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import aio_pika
+import structlog
+from aio_pika.abc import AbstractChannel, AbstractConnection, AbstractIncomingMessage
+from aio_pika.connection import make_url
+
+from monitord.ingest.batch import Item, Plan, classify, plan
+from monitord.ingest.config import IngestConfig
+from monitord.ingest.metrics import IngestStats
+from monitord.ingest.store import MarkMoved, MarkUpdate, Store
+from monitord.ingest.topology import DEAD_DETAIL, DEAD_REASON, Names, declare
+from sinks.amqp.broker import CONNECT_TIMEOUT, Backoff, tls_context
+from sinks.runtime.base import SinkError
+
+log = structlog.get_logger(__name__)
+T = TypeVar("T")
+STOP_WAIT = 30.0  # seconds a stop waits for the batches in flight (less than TimeoutStopSec)
+
+
+async def _blocking(call: Callable[..., T], *args: Any) -> T:
+    """``call`` in a worker thread; a cancellation waits for it (the store is not shared
+    between threads, so a cancelled lane must not let the next call start beside it)."""
+    future = asyncio.get_running_loop().run_in_executor(None, call, *args)
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await future
+        raise
+
+
+class Lane:
+    """One partition queue: its channel, its buffer of delivered messages, its task."""
+
+    def __init__(self, ingest: Ingest, index: int, channel: AbstractChannel) -> None:
+        self.ingest = ingest
+        self.index = index
+        self.channel = channel
+        self.buffer: list[AbstractIncomingMessage] = []
+        self.wake = asyncio.Event()
+        self.stopping = False
+
+    def stop(self) -> None:
+        """Finish the batch in flight (committed and acknowledged), take no other."""
+        self.stopping = True
+        self.wake.set()
+
+    async def on_message(self, message: AbstractIncomingMessage) -> None:
+        self.buffer.append(message)
+        if len(self.buffer) == 1 or len(self.buffer) >= self.ingest.cfg.batch:
+            self.wake.set()  # the first of a batch starts its clock; a full one goes at once
+
+    async def run(self) -> None:
+        cfg = self.ingest.cfg
+        while not self.stopping:
+            if not self.buffer:
+                self.wake.clear()
+                await self.wake.wait()
+                continue
+            if len(self.buffer) < cfg.batch:
+                self.wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.wake.wait(), cfg.batch_wait)
+            if self.stopping:
+                return
+            batch, self.buffer[: cfg.batch] = self.buffer[: cfg.batch], []
+            await self.ingest.process(self, batch)
+
+
+class Ingest:
+    def __init__(self, cfg: IngestConfig, store: Store, stats: IngestStats | None = None) -> None:
+        self.cfg = cfg
+        self.store = store
+        self.stats = stats or IngestStats()
+        self.names = Names(cfg.broker.exchange, cfg.prefix, cfg.partitions)
+        self._db = asyncio.Lock()
+        self._dead_channel: AbstractChannel | None = None
+        self._logged: set[str] = set()
+
+    # ------------------------------------------------------------------ connection
+    async def _connect(self) -> AbstractConnection:
+        b = self.cfg.broker
+        url = make_url(
+            host=b.host,
+            port=b.port,
+            login=b.user,
+            password=b.password,
+            virtualhost=b.vhost,
+            ssl=b.tls,
+            heartbeat=b.heartbeat,
+        )
+        conn = aio_pika.Connection(
+            url,
+            ssl_context=tls_context(b) if b.tls else None,
+            client_properties={"connection_name": "monitord-ingest"},
+        )
+        try:
+            await conn.connect(timeout=b.timeout or CONNECT_TIMEOUT)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(conn.close(), 5.0)
+            raise
+        return conn
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Consume until ``stop`` is set, reconnecting after any broker failure."""
+        backoff = Backoff()
+        while not stop.is_set():
+            try:
+                await self._session(stop, backoff)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.stats.broker_up = False
+                error = self.cfg.broker.scrub(str(exc) or type(exc).__name__)
+                delay = backoff.next()
+                if error != self.stats.broker_error:
+                    log.warning("ingest: broker unavailable", error=error, retry_in=round(delay, 1))
+                self.stats.broker_error = error
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), delay)
+
+    async def _session(self, stop: asyncio.Event, backoff: Backoff) -> None:
+        conn = await self._connect()
+        lost = asyncio.Event()
+        conn.close_callbacks.add(lambda *_: lost.set())
+        tasks: list[asyncio.Task[None]] = []
+        lanes: list[Lane] = []
+        failures: list[BaseException] = []
+
+        def watch(task: asyncio.Task[None]) -> None:
+            if not task.cancelled() and task.exception() is not None:
+                failures.append(task.exception())  # type: ignore[arg-type]
+                lost.set()
+
+        try:
+            setup = await conn.channel()
+            await declare(setup, self.names, quorum=self.cfg.quorum)
+            await setup.close()
+            self._dead_channel = await conn.channel(publisher_confirms=True)
+            self.stats.broker_up, self.stats.broker_error = True, None
+            backoff.reset()
+            log.info("ingest: connected", broker=self.cfg.broker.safe_url, member=self.cfg.member)
+            order = sorted(range(self.cfg.partitions), key=lambda i: not self.cfg.preferred(i))
+            self._spawn(tasks, watch, self._subscribe(conn, order, tasks, watch, lanes))
+            waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(lost.wait())]
+            try:
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for w in waits:
+                    w.cancel()
+            if failures:
+                raise failures[0]
+            if lost.is_set() and not stop.is_set():
+                raise ConnectionError("the broker closed the connection")
+            await self._drain(lanes, tasks)
+        finally:
+            self.stats.broker_up = False
+            self.stats.partitions = 0
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(BaseException):
+                    await task
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(conn.close(), 5.0)
+
+    async def _drain(self, lanes: list[Lane], tasks: list[asyncio.Task[None]]) -> None:
+        """A stop: each lane finishes its batch in flight (a stock producer's batch cut short
+        would be loaded again after the restart), for at most ``STOP_WAIT`` seconds."""
+        for lane in lanes:
+            lane.stop()
+        running = [t for t in tasks[1:] if not t.done()]
+        if running:
+            await asyncio.wait(running, timeout=STOP_WAIT)
+
+    @staticmethod
+    def _spawn(
+        tasks: list[asyncio.Task[None]],
+        watch: Callable[[asyncio.Task[None]], None],
+        coro: Any,
+    ) -> None:
+        task = asyncio.create_task(coro)
+        task.add_done_callback(watch)
+        tasks.append(task)
+
+    async def _subscribe(
+        self,
+        conn: AbstractConnection,
+        order: list[int],
+        tasks: list[asyncio.Task[None]],
+        watch: Callable[[asyncio.Task[None]], None],
+        lanes: list[Lane],
+    ) -> None:
+        """This member's partitions at once, the others (standby: single active consumer
+        hands them over only when their consumer goes) after ``standby_delay``."""
+        standby_from = time.monotonic() + self.cfg.standby_delay
+        for index in order:
+            if not self.cfg.preferred(index):
+                await asyncio.sleep(max(0.0, standby_from - time.monotonic()))
+            channel = await conn.channel()
+            await channel.set_qos(prefetch_count=self.cfg.prefetch)
+            queue = await channel.get_queue(self.names.partition(index), ensure=False)
+            lane = Lane(self, index, channel)
+            lanes.append(lane)
+            self._spawn(tasks, watch, lane.run())
+            await queue.consume(lane.on_message)
+            self.stats.partitions += 1
+
+    # ------------------------------------------------------------------ one batch
+    async def process(self, lane: Lane, messages: list[AbstractIncomingMessage]) -> None:
+        if not messages:
+            return
+        items = [
+            classify(m, m.routing_key or "", m.body, m.headers, m.user_id, self.cfg.max_body)
+            for m in messages
+        ]
+        published: set[int] = set()
+        await self._apply(items, published)
+        await messages[-1].ack(multiple=True)
+        self.stats.received += len(messages)
+
+    async def _apply(self, items: list[Item], published: set[int]) -> None:
+        """Dead-letter and commit ``items``; returns once committed (retries through outages)."""
+        backoff = Backoff()
+        single = False
+        while True:
+            try:
+                if single:
+                    for item in items:
+                        await self._apply_one(item, published)
+                else:
+                    await self._commit(items, published)
+                if self.stats.db_down_since is not None:
+                    log.info("ingest: database back", db=self.store.display_url)
+                self.stats.db_down_since, self.stats.db_error = None, None
+                return
+            except SinkError as exc:
+                if isinstance(exc.__cause__, MarkMoved):
+                    self.store.forget_caches()
+                    continue  # another process moved a mark: plan again from the database
+                if not exc.retryable and not single:
+                    self.store.forget_caches()
+                    single = True  # find the message the database refuses
+                    continue
+                self.store.forget_caches()
+                self._db_down(str(exc), backoff)
+                await asyncio.sleep(backoff.next())
+
+    def _db_down(self, error: str, backoff: Backoff) -> None:
+        if self.stats.db_down_since is None:
+            self.stats.db_down_since = time.time()
+            log.warning("ingest: database unavailable, consumption paused", error=error)
+        self.stats.db_error = error
+
+    async def _plan(self, items: list[Item]) -> Plan:
+        producers = {i.producer for i in items if i.producer is not None}
+        async with self._db:
+            marks = await _blocking(self.store.marks, producers)
+            return await _blocking(plan, items, marks, self.store.workflows)
+
+    async def _commit(self, items: list[Item], published: set[int]) -> None:
+        todo = await self._plan(items)
+        await self._dead_letters(todo.dead, published)
+        async with self._db:
+            await _blocking(self.store.commit, todo.events, list(todo.marks.values()))
+        self.stats.count(todo, len(items))
+
+    async def _apply_one(self, item: Item, published: set[int]) -> None:
+        """One message in its own transaction; one the database refuses is dead-lettered
+        and its producer's mark moves past it."""
+        if item.reason is not None:
+            await self._dead_letters([item], published)
+            return
+        try:
+            await self._commit([item], published)
+        except SinkError as exc:
+            if exc.retryable or isinstance(exc.__cause__, MarkMoved):
+                raise
+            item.reason, item.detail = "rejected", str(exc)[:500]
+            await self._dead_letters([item], published)
+            if item.producer is None or item.seq is None:
+                return
+            async with self._db:
+                old = (await _blocking(self.store.marks, {item.producer})).get(item.producer)
+                if old is None or old.seq < item.seq:
+                    update = MarkUpdate(
+                        item.producer, item.user, old.seq if old else None, item.seq
+                    )
+                    await _blocking(self.store.commit, [], [update])
+
+    async def _dead_letters(self, items: list[Item], published: set[int]) -> None:
+        channel = self._dead_channel
+        for item in items:
+            if id(item) in published:
+                continue
+            assert channel is not None and item.reason is not None
+            message: AbstractIncomingMessage = item.tag
+            headers = dict(message.headers or {})
+            headers.update(
+                {
+                    DEAD_REASON: item.reason,
+                    DEAD_DETAIL: item.detail[:1000],
+                    "monitord-routing-key": item.routing_key,
+                }
+            )
+            await channel.default_exchange.publish(
+                aio_pika.Message(
+                    message.body,
+                    headers=headers,
+                    content_type=message.content_type,
+                    message_id=message.message_id,
+                    delivery_mode=aio_pika.DeliveryMode.PERSISTENT,
+                ),
+                routing_key=self.names.dead,
+            )
+            published.add(id(item))
+            self.stats.dead[item.reason] = self.stats.dead.get(item.reason, 0) + 1
+            if item.reason not in self._logged:
+                self._logged.add(item.reason)
+                log.warning(
+                    "ingest: message dead-lettered (logged once per reason; see /metrics)",
+                    reason=item.reason,
+                    detail=item.detail[:200],
+                    queue=self.names.dead,
+                )

@@ -1,0 +1,45 @@
+"""``monitord ingest --config FILE``: the process around the consumer (signals, HTTP, logs)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+import setproctitle
+import structlog
+
+from monitord.ingest.config import IngestConfig
+from monitord.ingest.consumer import Ingest
+from monitord.ingest.http import start_http
+from monitord.ingest.metrics import IngestStats
+from monitord.ingest.store import Store
+from sinks.runtime.base import SinkError
+
+log = structlog.get_logger(__name__)
+
+
+async def ingest(cfg: IngestConfig) -> int:
+    """Run until SIGTERM/SIGINT; the database must be reachable at start (its schema is
+    checked and created then), the broker may come later."""
+    setproctitle.setproctitle(f"monitord ingest {cfg.path or ''}".strip())  # no URL: passwords
+    store = Store(cfg.database, master_db_url=cfg.master_db_url)
+    try:
+        await asyncio.to_thread(store.open)
+    except SinkError as exc:
+        log.error("ingest: cannot open the database", error=str(exc))
+        return 1
+    stats = IngestStats()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    runner = await start_http(stats, cfg.http_listen)
+    log.info("ingest: started", db=store.display_url, partitions=cfg.partitions, member=cfg.member)
+    try:
+        await Ingest(cfg, store, stats).run(stop)
+    finally:
+        if runner is not None:
+            await runner.cleanup()
+        await asyncio.to_thread(store.close)
+        log.info("ingest: stopped", loaded=stats.loaded, duplicates=stats.duplicates)
+    return 0

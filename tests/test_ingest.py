@@ -1,0 +1,249 @@
+"""``monitord ingest`` end to end on the test RabbitMQ and PostgreSQL (scripts/services.sh).
+
+Producers are monitord replays publishing every event (``ingest = true``) of generated
+workflows to one exchange; ingest processes load one PostgreSQL database; every workflow's
+rows are compared with its own SQLite replay (stampede-diff), the shared tables with the union,
+the master tables with each root workflow's states.  A tap queue bound to the exchange keeps a
+copy of every message, to publish streams again.  Nothing here stops a shared server.
+"""
+
+from __future__ import annotations
+
+import random
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import aio_pika  # noqa: F401  (the harness needs it: skip cleanly without)
+import pytest
+
+from tests.ingest_harness import (
+    Broker,
+    IngestProcess,
+    TapMessage,
+    acked,
+    assert_rows_match,
+    finish,
+    start_producers,
+    wait_acked,
+    wait_marks,
+    wait_quiet,
+)
+from tests.servers import require_server
+from tests.test_amqp_hub import CuttableProxy
+from tests.test_sql_servers import Generated, _generate_and_replay, drop, fresh_db
+
+WORKFLOWS = 4
+JOBS = 40
+
+
+@pytest.fixture(scope="module")
+def workflows(tmp_path_factory: pytest.TempPathFactory) -> list[Generated]:
+    require_server("amqp")
+    require_server("postgres")
+    return _generate_and_replay(tmp_path_factory.mktemp("ingest"), WORKFLOWS, JOBS, 2000)
+
+
+@pytest.fixture
+def broker() -> Iterator[Broker]:
+    made = Broker(require_server("amqp"))
+    made.declare_tap()
+    yield made
+    made.delete()
+
+
+@pytest.fixture
+def kind() -> str:
+    return "postgres"
+
+
+@pytest.fixture
+def central(request: pytest.FixtureRequest, kind: str) -> Iterator[str]:
+    url = fresh_db(kind, f"ingest_{request.node.originalname[5:25].lower()}")
+    yield url
+    drop(kind, url)
+
+
+def _ingests(broker: Broker, url: str, tmp: Path, n: int, **kw: object) -> list[IngestProcess]:
+    procs = [IngestProcess(broker, url, tmp, f"{i + 1}/{n}", **kw) for i in range(n)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.wait_healthy()  # the topology exists before any producer publishes
+    return procs
+
+
+@pytest.mark.parametrize("kind", ["postgres", "mysql"])
+def test_producers_into_one_database_exactly_once(
+    kind: str, workflows: list[Generated], broker: Broker, central: str, tmp_path: Path
+) -> None:
+    """4 producers, 2 ingest processes, 1 database: every workflow as its own replay; then every
+    stream published again (as by producers resent from their spools): nothing loaded twice."""
+    # standby only after 10 s: both members own their partitions, even on a slow start
+    procs = _ingests(broker, central, tmp_path, 2, standby_delay=10.0)
+    try:
+        finish(start_producers(workflows, broker, tmp_path))
+        sent = broker.drain(broker.tap)
+        wait_marks(central, sent)
+        wait_acked(procs, len(sent))
+        counts = assert_rows_match(central, workflows, tmp_path)
+        loaded = [p.metric("monitord_ingest_messages_total", outcome="loaded") for p in procs]
+        # member m owns partitions p with p mod 2 = m - 1; a producer's slot picks its partition
+        used = {int(h["monitord-slot"]) % broker.partitions for _, h, _, _ in sent}
+        owners = {p % 2 for p in used}
+        assert [n > 0 for n in loaded] == [m in owners for m in (0, 1)], (loaded, used)
+        assert all(h.get("monitord-producer") for _, h, _, _ in sent)
+        assert {u for *_, u in sent} == {urlsplit(broker.base).username}  # the broker's check
+        before = acked(procs)
+        broker.publish(sent)
+        wait_acked(procs, before + len(sent))
+        dupes = sum(p.metric("monitord_ingest_messages_total", outcome="duplicate") for p in procs)
+        assert dupes == len(sent) and acked(procs) - before == len(sent)
+        assert assert_rows_match(central, workflows, tmp_path) == counts
+        password = urlsplit(broker.base).password or ""
+        for p in procs:
+            log = p.log.read_text()
+            assert password not in log and "Traceback" not in log, log[-3000:]
+        print(f"\n[ingest] {len(sent)} messages, {sum(counts.values())} rows, loaded by {loaded}")
+    finally:
+        for p in procs:
+            p.stop()
+
+
+def test_kill9_of_an_ingest_process_loses_nothing_doubles_nothing(
+    workflows: list[Generated], broker: Broker, central: str, tmp_path: Path
+) -> None:
+    """Member 1 is killed with SIGKILL at seeded moments while the producers publish and the
+    stream is republished, and restarted each time; the rows are compared at the end."""
+    rng = random.Random(20)
+    procs = _ingests(broker, central, tmp_path, 2, batch=50)
+    victim = procs[0]
+    try:
+        producers = start_producers(workflows, broker, tmp_path)
+        for _ in range(3):
+            time.sleep(rng.uniform(0.5, 2.5))
+            victim.kill9()
+            victim.start()
+            victim.wait_healthy()
+        finish(producers)
+        sent = broker.drain(broker.tap)
+        broker.publish(sent[: len(sent) // 2])  # half of every stream again, mid-kill
+        time.sleep(rng.uniform(0.2, 1.0))
+        victim.kill9()
+        victim.start()
+        victim.wait_healthy()
+        wait_marks(central, sent)
+        wait_quiet(broker, procs)  # (the resent half: duplicates, whoever acknowledges them)
+        assert_rows_match(central, workflows, tmp_path)
+        assert victim.starts == 5
+    finally:
+        for p in procs:
+            p.stop()
+
+
+def test_poison_messages_go_to_the_dead_letter_queue_with_their_reason(
+    workflows: list[Generated], broker: Broker, central: str, tmp_path: Path
+) -> None:
+    """One partition: poison of every kind published in the middle of the producers' streams;
+    each lands in the dead-letter queue with its reason, the workflows load completely."""
+    broker.partitions = 1
+    procs = _ingests(broker, central, tmp_path, 1, max_body=64 * 1024)
+    try:
+        producers = start_producers(workflows, broker, tmp_path)
+        ok_event = b'{"xwf_id": "%s", "ts": 1.0, "restart_count": 0, "event": "stampede.xwf.start"}'
+        poison: list[TapMessage] = [
+            ("stampede.xwf.start", {}, b"{this is not json", None),
+            ("stampede.no.such", {}, b'{"xwf_id": "x", "event": "stampede.no.such"}', None),
+            ("stampede.xwf.start", {}, ok_event % b"never-planned-workflow", None),
+            ("stampede.xwf.start", {}, b" " * (65 * 1024) + b"{}", None),
+        ]
+        broker.publish(poison)
+        finish(producers)
+        sent = broker.drain(broker.tap)
+        wait_acked(procs, len(sent))
+        # a stream that claims an existing producer without being its broker user
+        some = next(h for _, h, _, _ in sent if h)["monitord-producer"]
+        forged = {"monitord-producer": some, "monitord-seq": 1 << 60, "monitord-slot": "0"}
+        broker.publish(
+            [("stampede.xwf.start", forged, ok_event % workflows[0].wf_uuid.encode(), None)]
+        )
+        wait_acked(procs, len(sent) + 1)
+        dead = broker.drain(f"{broker.prefix}.dead")
+        reasons = sorted(h["monitord-dead-reason"] for _, h, _, _ in dead)
+        assert reasons == sorted(
+            ["malformed", "unknown-event", "unknown-workflow", "oversized", "user-mismatch"]
+        )
+        assert [b for _, h, b, _ in dead if h["monitord-dead-reason"] == "malformed"] == [
+            poison[0][2]
+        ]
+        for reason in reasons:
+            assert procs[0].metric("monitord_ingest_dead_letters_total", reason=reason) == 1
+        assert_rows_match(central, workflows, tmp_path)
+    finally:
+        for p in procs:
+            p.stop()
+
+
+class OutageProxy(CuttableProxy):
+    """The database behind a proxy the test can take down (connections cut, new ones closed)
+    without stopping the shared server."""
+
+    down = False
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            if self.down:
+                client.close()
+                continue
+            upstream = socket.create_connection(self.target)
+            with self._lock:
+                self.sockets += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+
+def test_a_database_outage_pauses_consumption_and_loses_nothing(
+    workflows: list[Generated], broker: Broker, central: str, tmp_path: Path
+) -> None:
+    """The database goes away mid-stream (longer than the first backoffs): /healthz says so,
+    nothing is acknowledged meanwhile, and once it is back every row is there once."""
+    parts = urlsplit(central)
+    proxy = OutageProxy(parts.hostname or "127.0.0.1", parts.port or 5432)
+    via_proxy = central.replace(f"{parts.hostname}:{parts.port}", f"127.0.0.1:{proxy.port}")
+    procs = _ingests(broker, via_proxy, tmp_path, 1, batch=50, prefetch=100)
+    ingest = procs[0]
+    try:
+        producers = start_producers(workflows, broker, tmp_path)
+        deadline = time.monotonic() + 120
+        while acked(procs) < 200 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proxy.down = True
+        proxy.cut()
+        while ingest.get("/healthz")[0] != 503 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        status, body = ingest.get("/healthz")
+        assert status == 503 and "database down" in body
+        assert ingest.metric("monitord_ingest_database_up") == 0
+        frozen = acked(procs)
+        finish(producers)  # the broker keeps the stream meanwhile
+        time.sleep(5)
+        assert acked(procs) == frozen, "acknowledged while the database was away"
+        # beyond the prefetch window (what the ingest holds unacknowledged) the broker keeps it
+        held = broker.partitions * 100
+        assert sum(broker.ready().values()) >= broker.count(broker.tap) - frozen - held > 0
+        proxy.down = False
+        sent = broker.drain(broker.tap)
+        wait_acked(procs, len(sent))
+        assert ingest.get("/healthz")[0] == 200
+        assert_rows_match(central, workflows, tmp_path)
+    finally:
+        for p in procs:
+            p.stop()
+        proxy.close()
