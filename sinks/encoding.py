@@ -233,7 +233,13 @@ def encode_json(event: StampedeEvent) -> bytes:
 
 
 class DecodeError(ValueError):
-    """A JSON body that is not a valid Stampede event; the message says why."""
+    """A JSON body that is not a valid Stampede event; the message says why, ``kind`` names
+    the class of fault (``malformed`` or ``unknown-event``: an ingest's dead-letter reason)."""
+
+    def __init__(self, detail: str, kind: str = "malformed") -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
 
 
 def decode_json(
@@ -261,7 +267,7 @@ def decode_json(
     name = wire_name[len(PREFIX) :]
     spec = BY_NAME.get(name)
     if spec is None:
-        raise DecodeError(f"unknown event {wire_name!r:.80}")
+        raise DecodeError(f"unknown event {wire_name!r:.80}", "unknown-event")
     keys = spec.from_json
     attrs = {keys.get(key, key): value for key, value in obj.items()}
     if check:

@@ -27,7 +27,7 @@ def encode_body(event: StampedeEvent) -> bytes:
     return encode_json(event)
 
 
-def decode_message(routing_key: str, body: bytes) -> StampedeEvent:
+def decode_message(routing_key: str | None, body: bytes) -> StampedeEvent:
     """The event a message carries, attributes and types checked against the catalogue
     (:func:`sinks.encoding.decode_json`; raises its ``DecodeError``)."""
     return decode_json(body, routing_key=routing_key)
