@@ -126,7 +126,7 @@ def test_daemons_started_together_on_a_fresh_server_database(
     made: list[Generated] = request.getfixturevalue("workflows")[:SERVER_DAEMONS]
     started = time.perf_counter()
     for rnd in range(ROUNDS):
-        url = fresh_db(kind, "together")
+        url = fresh_db(kind, f"together{os.getpid()}")  # other runs share the server
         try:
             runs = [
                 (m.dagman_out.parent, ["--no-dashboard", "-d", url, "-r", m.dagman_out.name])
