@@ -60,26 +60,27 @@ def start_together(
     """Start one daemon per (cwd, monitord arguments), release them at once; (exit code, stderr)."""
     gate.mkdir(parents=True, exist_ok=True)
     go = gate / "go"
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", BARRIER, str(go), str(gate / f"ready{i}"), *args],
-            cwd=cwd,
-            env=env,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for i, (cwd, args) in enumerate(runs)
-    ]
+    logs = [gate / f"daemon{i}.log" for i in range(len(runs))]
+    procs = []
+    for i, (cwd, args) in enumerate(runs):
+        with logs[i].open("w") as err:  # a file, not a pipe: a daemon never blocks on its log
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", BARRIER, str(go), str(gate / f"ready{i}"), *args],
+                    cwd=cwd,
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=err,
+                )
+            )
     deadline = time.monotonic() + 300
     while len(list(gate.glob("ready*"))) < len(procs):
         if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
             break
         time.sleep(0.01)
     go.touch()
-    results = [(p.wait(timeout=900), p.communicate()[1]) for p in procs]
-    for i, (_, err) in enumerate(results):
-        (gate / f"daemon{i}.log").write_text(err)
-    return results
+    codes = [p.wait(timeout=900) for p in procs]
+    return [(code, log.read_text(errors="replace")) for code, log in zip(codes, logs, strict=True)]
 
 
 def assert_clean(results: list[tuple[int, str]]) -> None:
@@ -126,7 +127,7 @@ def test_daemons_started_together_on_a_fresh_server_database(
     made: list[Generated] = request.getfixturevalue("workflows")[:SERVER_DAEMONS]
     started = time.perf_counter()
     for rnd in range(ROUNDS):
-        url = fresh_db(kind, "together")
+        url = fresh_db(kind, f"together{os.getpid()}")  # other runs share the server
         try:
             runs = [
                 (m.dagman_out.parent, ["--no-dashboard", "-d", url, "-r", m.dagman_out.name])

@@ -7,6 +7,7 @@ lock instead of failing at once; what is still locked after the wait is a retrya
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -50,7 +51,7 @@ def slow_creation_commit(url: URL, started: threading.Event, seconds: float) -> 
 def test_second_daemon_waits_for_the_creation_commit(kind: str) -> None:
     """The creator is slow to commit its version row: a daemon opening meanwhile waits for it
     (before: on MariaDB it got the lock at once and refused "schema version None")."""
-    url = fresh_db(kind, "lock")
+    url = fresh_db(kind, f"lock{os.getpid()}")  # other runs share the server
     started = threading.Event()
     first = SQLSink(url)
     first.engine_source = lambda u: slow_creation_commit(u, started, 2.0)
