@@ -157,6 +157,7 @@ SERIAL_MODULES = frozenset({"test_service_outage"})
 # not named here keeps its place after these.
 LONGEST_FIRST = (
     "test_db_contention",
+    "test_dashboard_live_contention",
     "test_service_restart",
     "test_real_clients",
     "test_sql_servers",

@@ -14,15 +14,12 @@ import os
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from monitord.tools.player import Player
-from monitord.tools.synthetic import generate
 from tests.conftest import STAMPEDE_DIFF
 from tests.dbcopy import copy_to_sqlite
 from tests.servers import require_server
@@ -223,69 +220,3 @@ def test_daemons_started_together_share_one_dashboard(
         f"\ndashboard: {ROUNDS} rounds of {DASHBOARD_DAEMONS} daemons started together "
         f"in {time.perf_counter() - started:.1f} s"
     )
-
-
-def test_live_daemons_share_one_dashboard(tmp_path: Path) -> None:
-    """20 live daemons, started together, follow 20 workflows being played, with one HOME: the
-    dashboard holds every workflow and state as each daemon's own workflow database has them."""
-    started = time.perf_counter()
-    for rnd in range(ROUNDS):
-        home = tmp_path / f"home{rnd}"
-        # fresh workflows every round: the daemons write the workflow databases beside them
-        sources = [
-            generate(
-                tmp_path / f"src{rnd}" / f"wf{i}", JOBS, seed=4200 + 100 * rnd + i, name=f"live{i}"
-            )
-            for i in range(DASHBOARD_DAEMONS)
-        ]
-        players = [
-            Player(
-                str(g.dagman_out.parent),
-                str(tmp_path / f"run{rnd}" / f"wf{i}"),
-                lines_per_second=LIVE_RATE,
-            )
-            for i, g in enumerate(sources)
-        ]
-        for player in players:
-            player.prepare()
-        runs = [(Path(p.dest), [g.dagman_out.name]) for p, g in zip(players, sources, strict=True)]
-        gate = tmp_path / f"r{rnd}"
-        threads = [threading.Thread(target=_play_at, args=(p, gate / "go")) for p in players]
-        for thread in threads:
-            thread.start()
-        try:
-            results = start_together(runs, replay_env(home), gate)
-        finally:
-            for player in players:
-                player.stop.set()
-            for thread in threads:
-                thread.join(60)
-        assert all(p.error is None for p in players), [p.error for p in players]
-        dbs = [
-            (
-                g.wf_uuid,
-                g.dagman_out.with_name(
-                    g.dagman_out.name.replace(".dag.dagman.out", ".stampede.db")
-                ),
-            )
-            for g in sources
-        ]
-        expected = expected_dashboard(dbs)
-        got = dashboard_rows(home / ".pegasus" / "workflow.db")
-        assert sorted(got) == sorted(expected), f"round {rnd}: {len(got)} of {len(expected)}"
-        assert got == expected
-        assert_clean(results)
-    print(
-        f"\nlive dashboard: {ROUNDS} rounds of {DASHBOARD_DAEMONS} live daemons started together "
-        f"in {time.perf_counter() - started:.1f} s"
-    )
-
-
-def _play_at(player: Player, go: Path) -> None:
-    """Play once the daemons are released (the play and the daemons' opening overlap)."""
-    while not go.exists() and not player.stop.is_set():
-        time.sleep(0.005)
-    try:
-        player.run()
-    except Exception as exc:  # reported by the test
-        player.error = exc
