@@ -359,7 +359,7 @@ def test_wrong_password_is_never_shown(
     assert daemon.returncode == 1, err[-3000:]
     assert "ACCESS_REFUSED" in err or "authentication" in err.lower(), err[-3000:]
     assert "events left in the spool" in err
-    assert "16 events not delivered" in err and "monitord.amqp-spool" in err
+    assert re.search(r"\d+ events not delivered to amqp://", err) and "monitord.amqp-spool" in err
     assert password not in err and password not in out
     assert titles and not any(password.encode() in t for t in titles)
     assert not any((run / "monitord.amqp-spool").rglob("*.tmp"))
