@@ -51,7 +51,11 @@ SOURCES = [
 class Kill:
     at_line: int
     whole_group: bool
-    reread: int | None  # bytes the successor reads again (None: no snapshot to resume from)
+    # dagman.out bytes the successor reads again: from the snapshot's offsets to the crashed
+    # daemon's last checkpoints (committed lines), and to the end of the files (an upper bound:
+    # it may not have read them all).  None: no snapshot to resume from.
+    reread: int | None
+    reread_max: int | None
     total: int  # dagman.out bytes on disk at the kill
 
 
@@ -76,6 +80,7 @@ class ResumingFollowing(Following):
         ]
         self.kill_points = sorted(kills)
         self.done_kills: list[Kill] = []
+        self.await_fresh = False
         self.store = ResumeStore(str(self.state_dir / RESUME_DIR))
 
     def _start_daemon(self) -> None:
@@ -120,16 +125,16 @@ class ResumingFollowing(Following):
 
     def _on_flush(self, lines: list[tuple[str, str]], _t: float) -> None:
         self.written += sum(1 for path, _ in lines if path == self.root_out)
-        if self.done_kills and not self.killed and not self._fresh():
-            # A successor has started: the play waits (10 s at most) for its first snapshot,
-            # so that the next kill finds it following, not starting.
+        if self.await_fresh and not self.killed:
+            # A killed daemon's successor has started: the play waits (10 s at most) for its
+            # first snapshot, so that the next kill finds it following, not starting.
             deadline = time.monotonic() + 10
             while not self._fresh() and time.monotonic() < deadline:
                 time.sleep(0.01)
+            self.await_fresh = False
         if not self.kill_points or self.written < self.kill_points[0]:
             return
-        while self.kill_points and self.written >= self.kill_points[0]:
-            self.kill_points.pop(0)
+        self.kill_points.pop(0)  # one kill per flush: points a burst passed come next
         deadline = time.monotonic() + 30
         while self.killed and time.monotonic() < deadline:  # the last kill's successor starts
             time.sleep(0.01)
@@ -148,12 +153,14 @@ class ResumingFollowing(Following):
             self.daemon.wait()
             point = self._snapshot()
             total = sum(_size(p) for p in self.run_dir.rglob("*.dagman.out"))
-            reread = None
+            reread = unread = None
             if point is not None:
-                reread = sum(max(0, _size(Path(t.dagman_out)) - t.offset) for t in point.tracked)
-            self.done_kills.append(Kill(self.written, whole, reread, total))
+                following = [t for t in point.tracked if not t.ended]
+                reread = sum(max(0, _checkpointed(t) - t.offset) for t in following)
+                unread = sum(max(0, _size(Path(t.dagman_out)) - t.offset) for t in following)
+            self.done_kills.append(Kill(self.written, whole, reread, unread, total))
             self.kills += 1
-            self.killed = True
+            self.killed = self.await_fresh = True
 
     def check(self, expected: Path, tmp_path: Path) -> list[str]:
         """Rows equal the replay's; no rotated database; no marks table left."""
@@ -176,6 +183,17 @@ class ResumingFollowing(Following):
             if proc.returncode != 0 or "TOTAL" not in proc.stdout:
                 failures.append(f"{args[-1]}:\n" + proc.stdout[-4000:] + proc.stderr[-2000:])
         return failures
+
+
+def _checkpointed(point: object) -> int:
+    """The byte offset of the line the (sub-)workflow's monitord.recover names."""
+    try:
+        text = Path(point.files["recover"]).read_text()  # type: ignore[attr-defined]
+        line = int(text.split("line_processed", 1)[1].split()[0])
+        with open(point.dagman_out, "rb") as fh:  # type: ignore[attr-defined]
+            return sum(len(fh.readline()) for _ in range(line))
+    except (OSError, IndexError, ValueError, KeyError):
+        return 0
 
 
 def _size(path: Path) -> int:
@@ -229,13 +247,14 @@ def play_with_kills(src: Path, tmp: Path, seed: int, kills: int = KILLS_PER_PLAY
 def kill_points(rng: random.Random, lines: int, kills: int) -> list[int]:
     """``kills`` seeded line numbers, one in the middle half of each of as many equal spans
     (each daemon lives a while: a successor is not always killed while it starts)."""
-    span = (lines - 20) / kills
+    span = (lines - 40) / kills
     return [10 + int(span * i + rng.uniform(span / 4, span * 3 / 4)) for i in range(kills)]
 
 
 def describe(results: list[PlayResult]) -> str:
     kills = [k for r in results for k in r.kills]
     rereads = sorted(k.reread for k in kills if k.reread is not None)
+    uppers = sorted(k.reread_max for k in kills if k.reread_max is not None)
     bad = [r for r in results if r.failures]
     lines = [
         f"plays: {len(results)}, kills: {len(kills)} "
@@ -249,7 +268,8 @@ def describe(results: list[PlayResult]) -> str:
         lines.append(
             f"dagman.out bytes read again per kill: p50 {p50}, max {rereads[-1]}, "
             f"mean {sum(rereads) / len(rereads):.0f} "
-            f"({100 * sum(rereads) / max(1, totals):.1f} % of the bytes on disk at the kills)"
+            f"({100 * sum(rereads) / max(1, totals):.1f} % of the bytes on disk at the kills); "
+            f"to the end of the files: p50 {uppers[len(uppers) // 2]}, max {uppers[-1]}"
         )
     for r in bad:
         lines.append(f"FAILED {r.source}: " + "\n".join(r.failures)[:2000])

@@ -1,10 +1,10 @@
-"""Crash resume from snapshots: where a restarted service goes on instead of line 1.
+"""Crash resume from snapshots: where a restarted service or live daemon goes on, not line 1.
 
 The reference recovers from a crash by re-reading every dagman.out from line 1 into fresh
-outputs (doc §4.7).  The service does better: every few seconds a Monitor takes a snapshot
-of everything it follows -- each workflow's machine (:class:`~monitord.core.workflow.Workflow`
-without its context), how many dagman.out bytes were fed, how long its jobstate.log was --
-and the checkpointer writes it once the sinks hold (or have spooled) every event published
+outputs (doc §4.7).  The service and the live daemon do better: every few seconds a Monitor
+takes a snapshot of everything it follows -- each workflow's machine
+(:class:`~monitord.core.workflow.Workflow` without its context), how many dagman.out bytes
+were fed, how long its jobstate.log was -- and the checkpointer writes it once the sinks hold (or have spooled) every event published
 before it.  After ``kill -9`` (or a service stop) the next start restores the machines,
 cuts each jobstate.log back to its recorded length and follows every dagman.out from its
 recorded offset; the events it produces again after the snapshot carry the same delivery
@@ -15,8 +15,9 @@ A snapshot is used only when the crash left ``monitord.recover`` (a clean end re
 every file still agrees with it, and every events output can resume (``Capabilities.resumes``;
 an events file, say, cannot and makes the workflow recover as the reference does).
 
-Snapshots are pickles, so they live only in the service's own state directory (never in a
-submit directory a user can write), written whole and renamed into place.
+Snapshots are pickles, so they live only in a state directory of the service's or the user's
+own (never in a submit directory others may write: :mod:`monitord.daemon.statedir`), written
+whole and renamed into place.
 """
 
 from __future__ import annotations

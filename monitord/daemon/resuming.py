@@ -81,7 +81,7 @@ class Resuming:
         stuck = [getattr(s, "name", "?") for s in sinks if not capabilities_of(s).resumes]
         if point is not None and stuck:
             point, self.restart = None, True
-            why = "an events output cannot resume from a snapshot: " + ", ".join(stuck)
+            why = "an output cannot resume from a snapshot: " + ", ".join(stuck)
             sinks = self._build_outputs(run_dir, bd)
         if crashed and point is None:
             log.warning("monitord.recover found: recovering from line 1", run_dir=run_dir, why=why)
