@@ -110,3 +110,16 @@ def test_the_state_dir_is_the_users_alone(tmp_path: Path, monkeypatch: pytest.Mo
     shared.chmod(0o777)
     store, why = daemon_resume_store(MonitorConfig("x.dag.dagman.out", state_dir=str(shared)))
     assert store is None and "writable by others" in why  # pickles from a shared dir: never
+
+
+@pytest.mark.quick
+def test_the_state_dir_comes_from_the_option_else_the_property() -> None:
+    from monitord.cli import build_parser
+    from monitord.daemon.config import Options, monitor_config
+
+    prop = {"pegasus.monitord.state.dir": "/from/property"}
+    args = build_parser().parse_args(["--state-dir", "/from/option", "w.dag.dagman.out"])
+    assert monitor_config(Options.from_args(args), prop).state_dir == "/from/option"
+    args = build_parser().parse_args(["w.dag.dagman.out"])
+    assert monitor_config(Options.from_args(args), prop).state_dir == "/from/property"
+    assert monitor_config(Options.from_args(args), {}).state_dir is None  # the default
