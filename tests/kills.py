@@ -36,7 +36,7 @@ from tests.conftest import CORPUS, CORPUS_TZ, STAMPEDE_DIFF
 from tests.test_follow_played import CASES, Following, normalize_jobstate
 
 KILLS_PER_PLAY = 5
-RATE = 60.0  # dagman.out lines per second: a play of a few hundred lines lasts seconds
+PLAY_SECONDS = 15.0  # a play lasts about this long (each daemon lives a few seconds)
 SOURCES = [
     CORPUS / "process_wf_success",
     CORPUS / "hierarchical_wf_success",
@@ -63,7 +63,7 @@ class ResumingFollowing(Following):
     """:class:`Following` with the daemon's own database, a state dir, and several kills."""
 
     def __init__(
-        self, src: Path, tmp_path: Path, *, kills: list[int], rate: float = RATE, seed: int = 0
+        self, src: Path, tmp_path: Path, *, kills: list[int], rate: float, seed: int = 0
     ) -> None:
         super().__init__(src, tmp_path, rate=rate, seed=seed)
         self.state_dir = tmp_path / "state"
@@ -123,24 +123,25 @@ class ResumingFollowing(Following):
             return False
         return st.st_mtime >= self.started_at
 
+    def _wait_fresh(self, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not self._fresh() and time.monotonic() < deadline:
+            time.sleep(0.01)
+
     def _on_flush(self, lines: list[tuple[str, str]], _t: float) -> None:
+        """At a kill point, a kill; a killed daemon's successor gets the time to start and take
+        its first snapshot first (the play waits: the player does not count a hook's wait)."""
         self.written += sum(1 for path, _ in lines if path == self.root_out)
         if self.await_fresh and not self.killed:
-            # A killed daemon's successor has started: the play waits (10 s at most) for its
-            # first snapshot, so that the next kill finds it following, not starting.
-            deadline = time.monotonic() + 10
-            while not self._fresh() and time.monotonic() < deadline:
-                time.sleep(0.01)
+            self._wait_fresh()
             self.await_fresh = False
         if not self.kill_points or self.written < self.kill_points[0]:
             return
-        self.kill_points.pop(0)  # one kill per flush: points a burst passed come next
+        self.kill_points.pop(0)
         deadline = time.monotonic() + 30
         while self.killed and time.monotonic() < deadline:  # the last kill's successor starts
             time.sleep(0.01)
-        deadline = time.monotonic() + 10
-        while self._snapshot() is None and time.monotonic() < deadline:
-            time.sleep(0.01)  # the first daemon's first snapshot
+        self._wait_fresh()  # the first daemon (or a rescue run's) has a snapshot to resume from
         with self.lock:
             assert self.daemon is not None
             if self.daemon.poll() is not None:
@@ -235,11 +236,12 @@ def play_with_kills(src: Path, tmp: Path, seed: int, kills: int = KILLS_PER_PLAY
     probe = Following(src, tmp / "probe")
     lines = len(probe.root_lines)
     points = kill_points(rng, lines, kills)
-    following = ResumingFollowing(src, tmp / "play", kills=points, seed=seed)
+    rate = min(200.0, max(20.0, lines / PLAY_SECONDS))
+    following = ResumingFollowing(src, tmp / "play", kills=points, rate=rate, seed=seed)
     following.run()
     result = PlayResult(src.name, following.done_kills)
     result.failures = following.check(src / "expected", tmp / "play")
-    if len(following.done_kills) < len(points) - 1:  # the last one may fall after DAGMan's end
+    if len(following.done_kills) < len(points) - 1:  # the last may come after DAGMan's end
         result.failures.append(f"{len(following.done_kills)} kills made, {len(points)} planned")
     return result
 
