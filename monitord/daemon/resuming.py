@@ -126,6 +126,18 @@ class Resuming:
                 )
             self.pending.append(tracked)
         log.info("resuming from a snapshot, not from line 1", **describe(point))
+        self._record_helpers(point)
+
+    def _record_helpers(self, point: ResumePoint) -> None:
+        """The snapshot resumed from names this daemon's sink processes at once: killed before
+        its own first snapshot, its successor waits for them too (an unchanged snapshot)."""
+        if self.resume_store is None:
+            return
+        point.helpers = self._helper_ids()
+        try:
+            self.resume_store.write(Snapshot(point.root_dagman_out, dumps(point)))
+        except Exception as exc:  # the older snapshot stays: still a valid one
+            log.warning("cannot rewrite the resume snapshot", error=repr(exc))
 
     def _adopt(self, tracked: Tracked) -> None:
         """A (sub-)workflow joins the Monitor (opened, or restored from a snapshot)."""
