@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -258,12 +259,21 @@ def test_drop_policies_count_what_they_drop(policy: str, tmp_path: Path) -> None
     _db_equal(run, sample)
 
 
-def test_kill_9_during_follow_then_restart_starts_the_plugin_over(tmp_path: Path) -> None:
+@pytest.mark.parametrize("outputs", ["events file", "database only"])
+def test_kill_9_during_follow_then_restart(outputs: str, tmp_path: Path) -> None:
+    """With an events file (it cannot resume) the successor starts the plugin over
+    (restart=True, every event); with the database only it resumes from the snapshot and
+    the plugin gets what it had not handled, some events again (restart=False, at least once)."""
     require_corpus()
     sample = "process_wf_success"
     run = tmp_path / "run"
     dagman_out, lines = _truncated_copy(sample, run)
     args = plugin_args(tmp_path, {"slow": {"delay": "0.02", "queue_size": "10"}})
+    if outputs == "events file":
+        db = run / (dagman_out.name.split(".dag.dagman.out")[0] + ".stampede.db")
+        args += [f"-Dpegasus.catalog.workflow.live.url=sqlite:///{db}"]
+        args += ["-d", f"file://{tmp_path / 'events.bp'}"]
+    args += ["--state-dir", str(tmp_path / "state")]
     first = _start_live(run, args, _env(tmp_path))
     # killed once its plugin runs, however slowly this machine started the daemon
     wait_until(lambda: journal(tmp_path / "slow.jsonl"), 60, "the first daemon's plugin to start")
@@ -278,12 +288,23 @@ def test_kill_9_during_follow_then_restart_starts_the_plugin_over(tmp_path: Path
     assert second.returncode == 0, second.stderr[-3000:]
     records = journal(tmp_path / "slow.jsonl")
     starts = [i for i, r in enumerate(records) if r["hook"] == "start"]
-    assert len(starts) == 2 and records[starts[1]]["restart"] is True
-    bp = CORPUS / sample / "expected" / "events.bp"
-    # the successor replays from the start: every event, in order, after restart=True
+    assert len(starts) == 2
+    expected = expected_events(CORPUS / sample / "expected" / "events.bp", None)
     after = events_in(records[starts[1] :])
-    assert payload_differences(after, expected_events(bp, None)) == []
-    assert len(before) < len(after)
+    if outputs == "events file":
+        # the successor replays from the start: every event, in order, after restart=True
+        assert records[starts[1]]["restart"] is True
+        assert payload_differences(after, expected) == []
+        assert len(before) < len(after)
+    else:
+        # resumed: at least once -- every event the first daemon's plugin had not handled
+        # reaches the successor's (those since the snapshot, and its spool, again)
+        assert records[starts[1]]["restart"] is False
+        missing = Counter(e["event"] for e in expected[len(before) :]) - Counter(
+            name for name, _ in after
+        )
+        assert after and not missing, missing
+        assert not list(run.glob("*.stampede.db.000"))  # not rotated: resumed
     _db_equal(run, sample)
 
 

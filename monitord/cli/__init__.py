@@ -184,6 +184,10 @@ def build_parser(prog: str = "pegasus-monitord", mode: str = REFERENCE) -> argpa
         action="store_true",
         help="live: poll dagman.out instead of using inotify (also MONITORD_FORCE_POLLING=1)",
     )
+    p.add_argument(
+        "--state-dir",
+        help="live: where crash-resume snapshots are kept (default ~/.local/state/monitord)",
+    )
     if mode != REFERENCE:
         p.add_argument(
             "-q",

@@ -51,6 +51,8 @@ class MonitorConfig:
     notifications_max: int = 10
     notifications_timeout: float = 0.0
     notifications_full_log: bool = True  # full records (daemon at INFO or more verbose)
+    # Live daemon: where crash-resume snapshots are kept (None: statedir.default_state_dir()).
+    state_dir: str | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,7 @@ class Options:
     # False (the service): a bad notification property turns notifications off, with a
     # warning, instead of refusing to start.
     strict_notifications: bool = True
+    state_dir: str | None = None  # --state-dir: the live daemon's snapshots (statedir.py)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Options:
@@ -177,5 +180,6 @@ def monitor_config(opts: Options, props: dict[str, str]) -> MonitorConfig:
         dashboard=not opts.no_dashboard,
         dashboard_url=dashboard_url,
         polling=opts.poll,
+        state_dir=opts.state_dir or props.get("pegasus.monitord.state.dir") or None,
         **notify,
     )

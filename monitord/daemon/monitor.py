@@ -35,7 +35,7 @@ from monitord.daemon.following import LiveFollowing
 from monitord.daemon.jobfiles import read_text
 from monitord.daemon.jobstate_log import JobstateLog, jobstate_log_path
 from monitord.daemon.plan_events import BATCH, emit_plan, emit_static, emit_subwf_map, open_static
-from monitord.daemon.resume import ResumePoint, ResumeStore, Snapshot, SnapshotClock, new_stream
+from monitord.daemon.resume import ResumePoint, ResumeStore, Snapshot, SnapshotClock
 from monitord.daemon.statefiles import (
     other_instance_running,
     read_info,
@@ -52,7 +52,6 @@ from monitord.daemon.tracked import Tracked
 from notifications.notifier import Notifier
 from sinks.plugins.host import plugin_snapshot, with_plugins
 from sinks.registry import build_dashboard_sink, build_sink
-from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.marks import MarkedBatch, Marks, count_batch
 from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SPOOL_DIR_NAME, SpoolSettings
@@ -110,7 +109,7 @@ class Monitor(LiveFollowing):
         except RuntimeError:
             self._notify_loop = None
         # --- end notifications ---
-        # --- crash resume (monitord/daemon/resume.py): the service sets ``resume_store`` ---
+        # --- crash resume (resume.py): the service and the live daemon set ``resume_store`` ---
         self.resume_store: ResumeStore | None = None
         self.resumed: ResumePoint | None = None  # the snapshot this start resumed from
         self.marks_stream: str | None = None  # delivery marks' stream (sinks/runtime/marks.py)
@@ -142,27 +141,9 @@ class Monitor(LiveFollowing):
             )
         write_pid(self.pid_path)
         self.root_uuid = bd.wf_uuid
-        recover = state_path(
-            run_dir, "monitord.recover", output_dir=self.cfg.output_dir, wf_uuid=bd.wf_uuid
-        )
-        crashed = not self.cfg.replay and os.path.exists(recover)
-        point = self._resume_point_for(dagman_out, bd.wf_uuid) if crashed else None
-        # A crashed predecessor left monitord.recover: outputs start over as in a replay (doc
-        # §4.7), unless the service resumes from its snapshot (monitord/daemon/resume.py).
-        self.restart = self.cfg.replay or (crashed and point is None)
-        if self.cfg.events:
-            sinks = self._build_outputs(run_dir, bd)
-            if point is not None and not all(capabilities_of(s).resumes for s in sinks):
-                log.warning(
-                    "an events output cannot resume from a snapshot, recovering from line 1",
-                    outputs=[getattr(s, "name", "?") for s in sinks],
-                )
-                point, self.restart = None, True
-                sinks = self._build_outputs(run_dir, bd)
-        if self.restart and not self.cfg.replay:
-            log.warning("monitord.recover found: entering recovery mode", run_dir=run_dir)
-        if self.resume_store is not None:
-            self.marks_stream = point.stream if point is not None else new_stream()
+        # A crashed predecessor left monitord.recover: resume from its snapshot, or outputs
+        # start over as in a replay (doc §4.7).
+        point, sinks = self._resume_or_recover(run_dir, dagman_out, bd)
         # a sink's spool left by a clean stop is delivered first; on restart it is stale
         self.spool_settings = SpoolSettings.from_properties(
             state_path(run_dir, SPOOL_DIR_NAME, output_dir=self.cfg.output_dir, wf_uuid=bd.wf_uuid),

@@ -1,10 +1,10 @@
-"""Crash resume from snapshots: where a restarted service goes on instead of line 1.
+"""Crash resume from snapshots: where a restarted service or live daemon goes on, not line 1.
 
 The reference recovers from a crash by re-reading every dagman.out from line 1 into fresh
-outputs (doc §4.7).  The service does better: every few seconds a Monitor takes a snapshot
-of everything it follows -- each workflow's machine (:class:`~monitord.core.workflow.Workflow`
-without its context), how many dagman.out bytes were fed, how long its jobstate.log was --
-and the checkpointer writes it once the sinks hold (or have spooled) every event published
+outputs (doc §4.7).  The service and the live daemon do better: every few seconds a Monitor
+takes a snapshot of everything it follows -- each workflow's machine
+(:class:`~monitord.core.workflow.Workflow` without its context), how many dagman.out bytes
+were fed, how long its jobstate.log was -- and the checkpointer writes it once the sinks hold (or have spooled) every event published
 before it.  After ``kill -9`` (or a service stop) the next start restores the machines,
 cuts each jobstate.log back to its recorded length and follows every dagman.out from its
 recorded offset; the events it produces again after the snapshot carry the same delivery
@@ -15,8 +15,9 @@ A snapshot is used only when the crash left ``monitord.recover`` (a clean end re
 every file still agrees with it, and every events output can resume (``Capabilities.resumes``;
 an events file, say, cannot and makes the workflow recover as the reference does).
 
-Snapshots are pickles, so they live only in the service's own state directory (never in a
-submit directory a user can write), written whole and renamed into place.
+Snapshots are pickles, so they live only in a state directory of the service's or the user's
+own (never in a submit directory others may write: :mod:`monitord.daemon.statedir`), written
+whole and renamed into place.
 """
 
 from __future__ import annotations
@@ -75,6 +76,10 @@ class ResumePoint:
     seen_dirs: dict[str, tuple[str, str | None]]
     taken_at: float = field(default_factory=time.time)
     version: int = VERSION
+    # The crashed daemon's helper processes (sink workers): (pid, start time) each.  A
+    # resumed daemon reads a sink's delivery marks only once they are gone, or an orphan's
+    # last commit could land after the read (the service has none: its sinks are threads).
+    helpers: tuple[tuple[int, int], ...] = ()
 
     def problem(self) -> str | None:
         """Why the files on disk no longer agree with this snapshot (None: they do)."""
@@ -108,8 +113,9 @@ class Snapshot:
 
 
 class ResumeStore:
-    """The service's snapshots: ``<state dir>/resume/<hash of the root dagman.out>.pickle``
-    (by path: copies of one submit directory share their wf_uuid)."""
+    """Snapshots: ``<state dir>/resume/<hash of the root dagman.out>.pickle`` (by path: copies
+    of one submit directory share their wf_uuid); the service's state directory, or the live
+    daemon's (:mod:`monitord.daemon.statedir`)."""
 
     def __init__(self, directory: str) -> None:
         self.directory = directory
@@ -123,24 +129,30 @@ class ResumeStore:
         replace_file(self.path(snapshot.root_dagman_out), snapshot.data, prefix=".snapshot-")
 
     def load(self, root_dagman_out: str, root_uuid: str) -> ResumePoint | None:
-        """The workflow's snapshot, or None (none, or unreadable: logged)."""
+        """The workflow's snapshot, or None (none, or unusable)."""
+        return self.load_why(root_dagman_out, root_uuid)[0]
+
+    def load_why(self, root_dagman_out: str, root_uuid: str) -> tuple[ResumePoint | None, str]:
+        """The workflow's snapshot, or None and why there is none to use (logged by the
+        caller, in the one line that says the workflow recovers from line 1)."""
         path = self.path(root_dagman_out)
         try:
             with open(path, "rb") as fh:
                 point = pickle.load(fh)
         except FileNotFoundError:
-            return None
+            return None, "no snapshot yet"
         except Exception as exc:  # a damaged file means recovery, never a traceback
-            log.warning("cannot read the resume snapshot", path=path, error=repr(exc))
-            return None
+            return None, f"damaged snapshot {path}: {exc!r}"
         if (
             not isinstance(point, ResumePoint)
             or point.root_uuid != root_uuid
             or point.root_dagman_out != os.path.abspath(root_dagman_out)
         ):
-            log.warning("not a resume snapshot of this workflow", path=path)
-            return None
-        return point
+            return None, f"{path} is not a snapshot of this workflow"
+        why = point.problem()
+        if why is not None:
+            return None, why
+        return point, ""
 
     def remove(self, root_dagman_out: str) -> None:
         try:
@@ -165,6 +177,30 @@ class SnapshotClock:
     def taken(self, started: float) -> None:
         now = time.monotonic()
         self._next = now + max(MIN_INTERVAL, COST_FACTOR * (now - started))
+
+
+def process_id(pid: int) -> tuple[int, int] | None:
+    """``pid`` and its start time (clock ticks since boot): a process, not a reusable number."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    if fields[0] == b"Z":
+        return None  # killed, not reaped yet: gone
+    return pid, int(fields[19])
+
+
+def wait_gone(helpers: tuple[tuple[int, int], ...], timeout: float = 15.0) -> list[int]:
+    """Wait until the crashed daemon's helpers have exited (they do within about a second of
+    their parent's death); the pids still there after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    left = [h for h in helpers if process_id(h[0]) == h]
+    while left and time.monotonic() < deadline:
+        time.sleep(0.05)
+        left = [h for h in left if process_id(h[0]) == h]
+    return [pid for pid, _ in left]
 
 
 def dumps(point: ResumePoint) -> bytes:

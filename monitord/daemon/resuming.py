@@ -1,11 +1,13 @@
-"""Crash resume: the part of :class:`~monitord.daemon.monitor.Monitor` that takes snapshots of
-everything it follows and restores them (what a snapshot is and where it is kept:
-:mod:`monitord.daemon.resume`).  Only the service sets ``resume_store``; the per-workflow daemon
-recovers from a crash as the reference does (doc §4.7).
+"""Crash resume: the part of :class:`~monitord.daemon.monitor.Monitor` that decides between
+resuming and recovering, takes snapshots of everything it follows and restores them (what a
+snapshot is: :mod:`monitord.daemon.resume`).  ``resume_store`` is set by the service (its state
+directory) and by the live daemon (the user's, :mod:`monitord.daemon.statedir`); a replay has
+none.  Without a usable snapshot a crash is recovered from as the reference does (doc §4.7).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import deque
@@ -14,6 +16,7 @@ from typing import Any
 import structlog
 
 from monitord.core.workflow import WorkflowContext
+from monitord.daemon.config import MonitorConfig
 from monitord.daemon.jobstate_log import JobstateLog
 from monitord.daemon.resume import (
     ResumePoint,
@@ -23,8 +26,13 @@ from monitord.daemon.resume import (
     TrackedPoint,
     describe,
     dumps,
+    new_stream,
+    process_id,
+    wait_gone,
 )
+from monitord.daemon.statefiles import state_path
 from monitord.daemon.tracked import Tracked
+from sinks.runtime.capabilities import capabilities_of
 
 log = structlog.get_logger(__name__)
 
@@ -32,8 +40,11 @@ log = structlog.get_logger(__name__)
 class Resuming:
     """Snapshots and restores; the Monitor holds the state it works on (declared here)."""
 
+    cfg: MonitorConfig
     ctx: WorkflowContext
     notifier: Any
+    sinks: Any
+    restart: bool
     pending: deque[Tracked]
     done: list[Tracked]
     seen_dagman_outs: set[str]
@@ -48,19 +59,45 @@ class Resuming:
     _snapshot_clock: SnapshotClock
     _fresh_snapshot: Snapshot | None
     _snapshot_failed = False  # the last write failed (logged once)
+    resume_off = "no crash-resume snapshots"  # why, when ``resume_store`` is None
+    _helpers: tuple[tuple[int, int], ...] | None = None
 
-    def _resume_point_for(self, dagman_out: str, root_uuid: str) -> ResumePoint | None:
-        """The service's snapshot of this workflow, if the files on disk still agree with it."""
+    def _build_outputs(self, run_dir: str, bd: Any) -> list[Any]:
+        raise NotImplementedError  # the Monitor's
+
+    def _resume_or_recover(self, run_dir: str, dagman_out: str, bd: Any) -> tuple[Any, list[Any]]:
+        """Start-up after a crash (``monitord.recover`` left): the snapshot to resume from, or
+        None and ``restart`` set (recover from line 1, said in one log line with the reason);
+        and the events outputs, built for either."""
+        recover = state_path(
+            run_dir, "monitord.recover", output_dir=self.cfg.output_dir, wf_uuid=bd.wf_uuid
+        )
+        crashed = not self.cfg.replay and os.path.exists(recover)
+        point, why = None, ""
+        if crashed:
+            point, why = self._resume_point_for(dagman_out, bd.wf_uuid)
+        self.restart = self.cfg.replay or (crashed and point is None)
+        sinks = self._build_outputs(run_dir, bd) if self.cfg.events else []
+        stuck = [getattr(s, "name", "?") for s in sinks if not capabilities_of(s).resumes]
+        if point is not None and stuck:
+            point, self.restart = None, True
+            why = "an output cannot resume from a snapshot: " + ", ".join(stuck)
+            sinks = self._build_outputs(run_dir, bd)
+        if crashed and point is None:
+            log.warning("monitord.recover found: recovering from line 1", run_dir=run_dir, why=why)
+        if point is not None:
+            left = wait_gone(point.helpers)  # before any sink reads its delivery marks
+            if left:
+                log.warning("the crashed daemon's sink processes are still running", pids=left)
+        if self.resume_store is not None:
+            self.marks_stream = point.stream if point is not None else new_stream()
+        return point, sinks
+
+    def _resume_point_for(self, dagman_out: str, root_uuid: str) -> tuple[ResumePoint | None, str]:
+        """The snapshot of this workflow if the files on disk still agree with it; else why not."""
         if self.resume_store is None:
-            return None
-        point = self.resume_store.load(dagman_out, root_uuid)
-        if point is None:
-            return None
-        why = point.problem()
-        if why is not None:
-            log.warning("cannot resume from the snapshot, recovering from line 1", reason=why)
-            return None
-        return point
+            return None, self.resume_off
+        return self.resume_store.load_why(dagman_out, root_uuid)
 
     def _restore(self, point: ResumePoint) -> None:
         """Every workflow of the snapshot, as it was then; the followers go on from there."""
@@ -89,6 +126,18 @@ class Resuming:
                 )
             self.pending.append(tracked)
         log.info("resuming from a snapshot, not from line 1", **describe(point))
+        self._record_helpers(point)
+
+    def _record_helpers(self, point: ResumePoint) -> None:
+        """The snapshot resumed from names this daemon's sink processes at once: killed before
+        its own first snapshot, its successor waits for them too (an unchanged snapshot)."""
+        if self.resume_store is None:
+            return
+        point.helpers = self._helper_ids()
+        try:
+            self.resume_store.write(Snapshot(point.root_dagman_out, dumps(point)))
+        except Exception as exc:  # the older snapshot stays: still a valid one
+            log.warning("cannot rewrite the resume snapshot", error=repr(exc))
 
     def _adopt(self, tracked: Tracked) -> None:
         """A (sub-)workflow joins the Monitor (opened, or restored from a snapshot)."""
@@ -122,6 +171,7 @@ class Resuming:
             points,
             set(self.seen_dagman_outs),
             dict(self.seen_dirs),
+            helpers=self._helper_ids(),
         )
         try:
             data = dumps(point)
@@ -152,3 +202,26 @@ class Resuming:
         with self._feed_lock:
             if root.finished:  # it ended while the file was written
                 store.remove(snapshot.root_dagman_out)
+
+    def _helper_ids(self) -> tuple[tuple[int, int], ...]:
+        """This daemon's sink processes (a resumed successor waits for them to be gone)."""
+        if self._helpers is None:
+            pids = [getattr(w, "pid", None) for w in getattr(self.sinks, "workers", [])]
+            ids = (process_id(pid) for pid in pids if pid)
+            self._helpers = tuple(i for i in ids if i is not None)
+        return self._helpers
+
+    def forget_marks(self) -> None:
+        """After close, the workflow ended in order: a sink that delivered every event drops its
+        delivery marks (from a SQLite database, the table too), as the service does."""
+        root = self.tracked_all[0].wf if self.tracked_all else None
+        if not self.marks_stream or root is None or not root.finished:
+            return
+        for worker in getattr(self.sinks, "workers", []):
+            if (
+                capabilities_of(worker.sink).keeps_marks
+                and not worker.failed
+                and not worker.spooled
+                and not worker.queued
+            ):
+                worker.sink.forget_marks(root.uuid)

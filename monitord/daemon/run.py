@@ -8,6 +8,7 @@ import structlog
 
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.monitor import Monitor
+from monitord.daemon.statedir import daemon_resume_store
 
 log = structlog.get_logger(__name__)
 
@@ -30,12 +31,19 @@ async def run_follow(config: MonitorConfig, monitor: Monitor | None = None) -> i
     SIGINT and SIGTERM end every workflow in order (exit code 1 in jobstate.log, monitord.info
     written, monitord.recover removed) after the sinks have flushed; the process exits 1.
     SIGUSR1 / SIGUSR2 make the log one step more / less verbose; SIGHUP is ignored.
+    After a crash (SIGKILL, OOM kill, reboot) the next start resumes from the last snapshot
+    kept in the user's state directory (:mod:`monitord.daemon.statedir`).
     ``monitor``: a Monitor (subclass) made for ``config`` by the caller, e.g. one that
     reports progress.
     """
     import signal
 
     monitor = monitor or Monitor(config)
+    if monitor.resume_store is None:  # crash resume from the user's state dir (statedir.py)
+        monitor.resume_store, why = daemon_resume_store(config)
+        if monitor.resume_store is None:
+            monitor.resume_off = why
+            log.warning("crash resume is off", why=why)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -48,6 +56,7 @@ async def run_follow(config: MonitorConfig, monitor: Monitor | None = None) -> i
         await monitor.follow_all(stop)
     finally:
         await monitor.close(stop)
+    await asyncio.to_thread(monitor.forget_marks)
     monitor.check_outputs()
     return 1 if stop.is_set() else 0
 

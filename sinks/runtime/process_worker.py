@@ -175,6 +175,11 @@ class ProcessSinkWorker:
             target=self._read, name=f"sink-{sink.name}-acks", daemon=True
         )
 
+    @property
+    def pid(self) -> int | None:
+        """The child's process id (a resumed daemon waits for a crashed one's to be gone)."""
+        return self._proc.pid
+
     # counters, as the child last reported them (plus what waits in the pipe)
     @property
     def queued(self) -> int:

@@ -80,12 +80,16 @@ class Player:
         self.prepare()
         handles: dict[str, IO[str]] = {}
         unflushed: list[tuple[str, str]] = []
+        t0 = time.monotonic()
 
         def flush() -> None:
+            nonlocal t0
             for fh in handles.values():
                 fh.flush()
             if unflushed and self.on_flush is not None:
+                began_hook = time.monotonic()
                 self.on_flush(list(unflushed), time.time())
+                t0 += time.monotonic() - began_hook  # a hook's wait is not play time: no burst
             unflushed.clear()
 
         t0 = time.monotonic()

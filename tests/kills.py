@@ -1,0 +1,310 @@
+"""Seeded ``kill -9`` of a live ``pegasus-monitord`` that resumes from its snapshots.
+
+A :class:`ResumingFollowing` plays a finished submit directory (a corpus sample, a generated
+case, a synthetic workflow) while the daemon follows it into its own SQLite database (no
+events file: every output can resume), SIGKILLs the daemon at seeded numbers of root
+dagman.out lines (every other kill takes the daemon alone, as the OOM killer does: its sink
+process is orphaned for a moment), and starts its successor at once.  Afterwards the database
+and every jobstate.log must equal the replay's (stampede-diff), the database must not have
+been rotated (no ``.000``), and the marks table must be gone.  At each kill the bytes the
+successor will read again are measured from the snapshot: dagman.out sizes at the kill
+minus the offsets the snapshot recorded.
+
+``python -m tests.kills --trials 100`` runs that many seeded kills (5 per play) and prints
+the figure; tests/test_daemon_resume.py runs 5 per case in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from monitord.daemon.resume import ResumePoint, ResumeStore
+from monitord.daemon.statedir import RESUME_DIR
+from tests.conftest import CORPUS, CORPUS_TZ, STAMPEDE_DIFF
+from tests.test_follow_played import CASES, Following, normalize_jobstate
+
+KILLS_PER_PLAY = 5
+PLAY_SECONDS = 15.0  # a play lasts about this long (each daemon lives a few seconds)
+SOURCES = [
+    CORPUS / "process_wf_success",
+    CORPUS / "hierarchical_wf_success",
+    CASES / "nested_subworkflows",
+    CASES / "pre_scripts_and_recovery",
+    CASES / "held_released_aborted",
+    CASES / "rescue_dag_restart",
+]
+
+
+@dataclass
+class Kill:
+    at_line: int
+    whole_group: bool
+    # dagman.out bytes the successor reads again: from the snapshot's offsets to the crashed
+    # daemon's last checkpoints (committed lines), and to the end of the files (an upper bound:
+    # it may not have read them all).  None: no snapshot to resume from.
+    reread: int | None
+    reread_max: int | None
+    total: int  # dagman.out bytes on disk at the kill
+
+
+class ResumingFollowing(Following):
+    """:class:`Following` with the daemon's own database, a state dir, and several kills."""
+
+    def __init__(
+        self, src: Path, tmp_path: Path, *, kills: list[int], rate: float, seed: int = 0
+    ) -> None:
+        super().__init__(src, tmp_path, rate=rate, seed=seed)
+        self.state_dir = tmp_path / "state"
+        self.cmd = [
+            sys.executable,
+            "-m",
+            "monitord.cli",
+            "--no-dashboard",
+            "--state-dir",
+            str(self.state_dir),
+            "-d",
+            f"sqlite:///{self.db}",
+            Path(self.root_out).name,
+        ]
+        self.kill_points = sorted(kills)
+        self.done_kills: list[Kill] = []
+        self.await_fresh = False
+        self.store = ResumeStore(str(self.state_dir / RESUME_DIR))
+
+    def _start_daemon(self) -> None:
+        """Ready once it has written its pid: a resumed daemon rewrites no monitord.started."""
+        pid_file = self.run_dir / "monitord.pid"
+        self.started_at = time.time()
+        self.daemons += 1
+        self.stderr = self.logs / f"daemon-{self.daemons}.err"
+        with self.stderr.open("w") as err:
+            self.daemon = subprocess.Popen(
+                self.cmd,
+                cwd=self.run_dir,
+                env=self.env,
+                stdout=subprocess.DEVNULL,
+                stderr=err,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and self.daemon.poll() is None:
+            try:
+                if f"pid {self.daemon.pid}\n" in pid_file.read_text():
+                    return
+            except OSError:
+                pass
+            time.sleep(0.01)
+
+    def _snapshot(self) -> ResumePoint | None:
+        try:
+            with open(self.store.path(os.path.join(self.run_dir, self.root_out)), "rb") as fh:
+                point = pickle.load(fh)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            return None
+        return point if isinstance(point, ResumePoint) else None
+
+    def _fresh(self) -> bool:
+        """The running daemon has written a snapshot (it has started and followed a while)."""
+        try:
+            st = os.stat(self.store.path(os.path.join(self.run_dir, self.root_out)))
+        except OSError:
+            return False
+        return st.st_mtime >= self.started_at
+
+    def _wait_fresh(self, timeout: float = 20.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not self._fresh() and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def _on_flush(self, lines: list[tuple[str, str]], _t: float) -> None:
+        """At a kill point, a kill; a killed daemon's successor gets the time to start and take
+        its first snapshot first (the play waits: the player does not count a hook's wait)."""
+        self.written += sum(1 for path, _ in lines if path == self.root_out)
+        if self.await_fresh and not self.killed:
+            self._wait_fresh()
+            self.await_fresh = False
+        if not self.kill_points or self.written < self.kill_points[0]:
+            return
+        self.kill_points.pop(0)
+        deadline = time.monotonic() + 30
+        while self.killed and time.monotonic() < deadline:  # the last kill's successor starts
+            time.sleep(0.01)
+        self._wait_fresh()  # the first daemon (or a rescue run's) has a snapshot to resume from
+        with self.lock:
+            assert self.daemon is not None
+            if self.daemon.poll() is not None:
+                return  # ended at an exit line meanwhile (a rescue DAG's first run)
+            whole = len(self.done_kills) % 2 == 0
+            if whole:
+                os.killpg(self.daemon.pid, signal.SIGKILL)
+            else:
+                os.kill(self.daemon.pid, signal.SIGKILL)  # the OOM killer: its child stays a moment
+            self.daemon.wait()
+            point = self._snapshot()
+            total = sum(_size(p) for p in self.run_dir.rglob("*.dagman.out"))
+            reread = unread = None
+            if point is not None:
+                following = [t for t in point.tracked if not t.ended]
+                reread = sum(max(0, _checkpointed(t) - t.offset) for t in following)
+                unread = sum(max(0, _size(Path(t.dagman_out)) - t.offset) for t in following)
+            self.done_kills.append(Kill(self.written, whole, reread, unread, total))
+            self.kills += 1
+            self.killed = self.await_fresh = True
+
+    def check(self, expected: Path, tmp_path: Path) -> list[str]:
+        """Rows equal the replay's; no rotated database; no marks table left."""
+        failures = []
+        if (self.run_dir / (self.db.name + ".000")).exists():
+            failures.append("the database was rotated: a successor recovered from line 1")
+        with sqlite3.connect(self.db) as conn:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        if "monitord_delivery_marks" in tables:
+            failures.append("monitord_delivery_marks left in the database")
+        norm = tmp_path / "jobstate-normalized"
+        normalize_jobstate(self.run_dir, norm)
+        for args in (
+            [str(expected / "stampede.db"), str(self.db)],
+            ["--jobstate", str(expected / "jobstate"), str(norm)],
+        ):
+            proc = subprocess.run(
+                [sys.executable, str(STAMPEDE_DIFF), *args], capture_output=True, text=True
+            )
+            if proc.returncode != 0 or "TOTAL" not in proc.stdout:
+                failures.append(f"{args[-1]}:\n" + proc.stdout[-4000:] + proc.stderr[-2000:])
+        return failures
+
+
+def _checkpointed(point: object) -> int:
+    """The byte offset of the line the (sub-)workflow's monitord.recover names."""
+    try:
+        text = Path(point.files["recover"]).read_text()  # type: ignore[attr-defined]
+        line = int(text.split("line_processed", 1)[1].split()[0])
+        with open(point.dagman_out, "rb") as fh:  # type: ignore[attr-defined]
+            return sum(len(fh.readline()) for _ in range(line))
+    except (OSError, IndexError, ValueError, KeyError):
+        return 0
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def generated_source(where: Path, jobs: int, seed: int) -> Path:
+    """A synthetic workflow as a source (``input``), with its replay as ``expected``."""
+    from monitord.tools.synthetic import generate
+
+    gen = generate(where / "input", jobs, retry_fraction=0.1, seed=seed, name=f"kill{seed}")
+    replay = where / "replay"
+    shutil.copytree(where / "input", replay)
+    db = where / "expected" / "stampede.db"
+    db.parent.mkdir(parents=True)
+    env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(where)}
+    cmd = [sys.executable, "-m", "monitord.cli", "-r", "--no-dashboard", "-d", f"sqlite:///{db}"]
+    subprocess.run([*cmd, str(replay / gen.dagman_out.name)], check=True, env=env)
+    for log in replay.rglob("jobstate.log"):
+        target = where / "expected" / "jobstate" / log.relative_to(replay)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(log, target)
+    return where
+
+
+@dataclass
+class PlayResult:
+    source: str
+    kills: list[Kill]
+    failures: list[str] = field(default_factory=list)
+
+
+def play_with_kills(src: Path, tmp: Path, seed: int, kills: int = KILLS_PER_PLAY) -> PlayResult:
+    """One play of ``src`` with ``kills`` seeded SIGKILLs; the checks' failures (none: equal)."""
+    rng = random.Random(seed)
+    probe = Following(src, tmp / "probe")
+    lines = len(probe.root_lines)
+    points = kill_points(rng, lines, kills)
+    rate = min(200.0, max(20.0, lines / PLAY_SECONDS))
+    following = ResumingFollowing(src, tmp / "play", kills=points, rate=rate, seed=seed)
+    following.run()
+    result = PlayResult(src.name, following.done_kills)
+    result.failures = following.check(src / "expected", tmp / "play")
+    if len(following.done_kills) < len(points) - 1:  # the last may come after DAGMan's end
+        result.failures.append(f"{len(following.done_kills)} kills made, {len(points)} planned")
+    return result
+
+
+def kill_points(rng: random.Random, lines: int, kills: int) -> list[int]:
+    """``kills`` seeded line numbers, one in the middle half of each of as many equal spans
+    (each daemon lives a while: a successor is not always killed while it starts)."""
+    span = (lines - 40) / kills
+    return [10 + int(span * i + rng.uniform(span / 4, span * 3 / 4)) for i in range(kills)]
+
+
+def describe(results: list[PlayResult]) -> str:
+    kills = [k for r in results for k in r.kills]
+    rereads = sorted(k.reread for k in kills if k.reread is not None)
+    uppers = sorted(k.reread_max for k in kills if k.reread_max is not None)
+    bad = [r for r in results if r.failures]
+    lines = [
+        f"plays: {len(results)}, kills: {len(kills)} "
+        f"({sum(k.whole_group for k in kills)} of the whole daemon, the rest its main process)",
+        f"plays whose outputs equal the replay: {len(results) - len(bad)}/{len(results)}",
+        f"kills without a snapshot to resume from: {sum(k.reread is None for k in kills)}",
+    ]
+    if rereads:
+        p50 = rereads[len(rereads) // 2]
+        totals = sum(k.total for k in kills if k.reread is not None)
+        lines.append(
+            f"dagman.out bytes read again per kill: p50 {p50}, max {rereads[-1]}, "
+            f"mean {sum(rereads) / len(rereads):.0f} "
+            f"({100 * sum(rereads) / max(1, totals):.1f} % of the bytes on disk at the kills); "
+            f"to the end of the files: p50 {uppers[len(uppers) // 2]}, max {uppers[-1]}"
+        )
+    for r in bad:
+        lines.append(f"FAILED {r.source}: " + "\n".join(r.failures)[:2000])
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m tests.kills", description=__doc__)
+    p.add_argument("--trials", type=int, default=100, help="kills in all (default 100)")
+    p.add_argument("--kills-per-play", type=int, default=KILLS_PER_PLAY)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--generated-jobs", type=int, default=80)
+    args = p.parse_args(argv)
+    sources = [s for s in SOURCES if (s / "input").is_dir()]
+    with tempfile.TemporaryDirectory(prefix="kills-") as tmp_dir:
+        tmp = Path(tmp_dir)
+        sources.append(generated_source(tmp / "generated", args.generated_jobs, args.seed))
+        results: list[PlayResult] = []
+        plays = max(1, -(-args.trials // args.kills_per_play))
+        for n in range(plays):
+            src = sources[n % len(sources)]
+            result = play_with_kills(
+                src, tmp / f"play-{n}", args.seed * 1000 + n, args.kills_per_play
+            )
+            results.append(result)
+            status = "ok" if not result.failures else "FAILED"
+            reread = [k.reread for k in result.kills]
+            print(
+                f"play {n + 1}/{plays} {src.name}: {status}, bytes read again {reread}", flush=True
+            )
+        print(describe(results))
+        return 1 if any(r.failures for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
