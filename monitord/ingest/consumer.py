@@ -20,36 +20,22 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import aio_pika
 import structlog
 from aio_pika.abc import AbstractChannel, AbstractConnection, AbstractIncomingMessage
-from aio_pika.connection import make_url
 
 from monitord.ingest.batch import Item, Plan, classify, plan
 from monitord.ingest.config import IngestConfig
 from monitord.ingest.metrics import IngestStats
 from monitord.ingest.store import MarkMoved, MarkUpdate, Store
 from monitord.ingest.topology import DEAD_DETAIL, DEAD_REASON, Names, declare
-from sinks.amqp.broker import CONNECT_TIMEOUT, Backoff, tls_context
+from sinks.amqp.broker import Backoff, connect, in_thread
 from sinks.runtime.base import SinkError
 
 log = structlog.get_logger(__name__)
-T = TypeVar("T")
 STOP_WAIT = 30.0  # seconds a stop waits for the batches in flight (less than TimeoutStopSec)
-
-
-async def _blocking(call: Callable[..., T], *args: Any) -> T:
-    """``call`` in a worker thread; a cancellation waits for it (the store is not shared
-    between threads, so a cancelled lane must not let the next call start beside it)."""
-    future = asyncio.get_running_loop().run_in_executor(None, call, *args)
-    try:
-        return await asyncio.shield(future)
-    except asyncio.CancelledError:
-        with contextlib.suppress(Exception):
-            await future
-        raise
 
 
 class Lane:
@@ -102,28 +88,7 @@ class Ingest:
 
     # ------------------------------------------------------------------ connection
     async def _connect(self) -> AbstractConnection:
-        b = self.cfg.broker
-        url = make_url(
-            host=b.host,
-            port=b.port,
-            login=b.user,
-            password=b.password,
-            virtualhost=b.vhost,
-            ssl=b.tls,
-            heartbeat=b.heartbeat,
-        )
-        conn = aio_pika.Connection(
-            url,
-            ssl_context=tls_context(b) if b.tls else None,
-            client_properties={"connection_name": "monitord-ingest"},
-        )
-        try:
-            await conn.connect(timeout=b.timeout or CONNECT_TIMEOUT)
-        except BaseException:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(conn.close(), 5.0)
-            raise
-        return conn
+        return await connect(self.cfg.broker, "monitord-ingest")
 
     async def run(self, stop: asyncio.Event) -> None:
         """Consume until ``stop`` is set, reconnecting after any broker failure."""
@@ -279,14 +244,14 @@ class Ingest:
     async def _plan(self, items: list[Item]) -> Plan:
         producers = {i.producer for i in items if i.producer is not None}
         async with self._db:
-            marks = await _blocking(self.store.marks, producers)
-            return await _blocking(plan, items, marks, self.store.workflows)
+            marks = await in_thread(self.store.marks, producers)
+            return await in_thread(plan, items, marks, self.store.workflows)
 
     async def _commit(self, items: list[Item], published: set[int]) -> None:
         todo = await self._plan(items)
         await self._dead_letters(todo.dead, published)
         async with self._db:
-            await _blocking(self.store.commit, todo.events, list(todo.marks.values()))
+            await in_thread(self.store.commit, todo.events, list(todo.marks.values()))
         self.stats.count(todo, len(items))
 
     async def _apply_one(self, item: Item, published: set[int]) -> None:
@@ -305,12 +270,12 @@ class Ingest:
             if item.producer is None or item.seq is None:
                 return
             async with self._db:
-                old = (await _blocking(self.store.marks, {item.producer})).get(item.producer)
+                old = (await in_thread(self.store.marks, {item.producer})).get(item.producer)
                 if old is None or old.seq < item.seq:
                     update = MarkUpdate(
                         item.producer, item.user, old.seq if old else None, item.seq
                     )
-                    await _blocking(self.store.commit, [], [update])
+                    await in_thread(self.store.commit, [], [update])
 
     async def _dead_letters(self, items: list[Item], published: set[int]) -> None:
         channel = self._dead_channel

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import aio_pika
 from aio_pika.abc import AbstractChannel, AbstractConnection, AbstractExchange
+from aio_pika.connection import make_url
 
 from sinks.amqp.config import AMQPConfig
 from sinks.amqp.encoder import CONTENT_TYPE
@@ -109,9 +110,9 @@ def _lost(conn: AbstractConnection) -> bool:
     return underlying is None or bool(underlying.is_closed)
 
 
-async def _in_thread(call: Callable[..., T], *args: Any) -> T:
-    """Run a spool operation in a worker thread; a cancellation waits for it to finish
-    first, so a detached spool is never closed under a running read or commit."""
+async def in_thread(call: Callable[..., T], *args: Any) -> T:
+    """Run a blocking call (a spool or database operation) in a worker thread; a cancellation
+    waits for it to finish first, so what it works on is never closed or reused under it."""
     future = asyncio.get_running_loop().run_in_executor(None, call, *args)
     try:
         return await asyncio.shield(future)
@@ -119,3 +120,30 @@ async def _in_thread(call: Callable[..., T], *args: Any) -> T:
         with contextlib.suppress(Exception):
             await future
         raise
+
+
+async def connect(config: AMQPConfig, name: str) -> AbstractConnection:
+    """What ``aio_pika.connect`` does (TLS verified as :func:`tls_context` says), but a failed
+    connection is closed here (left to its finaliser, it schedules a close nobody awaits).
+    ``name`` is the connection name the broker's management shows."""
+    url = make_url(
+        host=config.host,
+        port=config.port,
+        login=config.user,
+        password=config.password,
+        virtualhost=config.vhost,
+        ssl=config.tls,
+        heartbeat=config.heartbeat,
+    )
+    conn = aio_pika.Connection(
+        url,
+        ssl_context=tls_context(config) if config.tls else None,
+        client_properties={"connection_name": name},
+    )
+    try:
+        await conn.connect(timeout=config.timeout or CONNECT_TIMEOUT)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(conn.close(), 5.0)
+        raise
+    return conn

@@ -41,12 +41,10 @@ from typing import Any, TypeVar
 import aio_pika
 import structlog
 from aio_pika.abc import AbstractChannel, AbstractConnection, AbstractExchange
-from aio_pika.connection import make_url
 
 from sinks.amqp.broker import (
     BATCH,
     CONCURRENT_BATCHES,
-    CONNECT_TIMEOUT,
     DEFAULT_PUBLISH_TIMEOUT,
     DETACH_WAIT,
     IDLE_POLL,
@@ -54,12 +52,12 @@ from sinks.amqp.broker import (
     WARN_EVERY,
     Backoff,
     Exchanges,
-    _in_thread,
     _lost,
     _message,
     _quiet_client_library,
     broker_url,
-    tls_context,
+    connect,
+    in_thread,
 )
 from sinks.amqp.config import AMQPConfig, scrub
 from sinks.runtime.spool.segments import Record, Spool
@@ -337,30 +335,7 @@ class Hub:
                     await asyncio.wait_for(self._retry_now.wait(), delay)
 
     async def _connect(self) -> AbstractConnection:
-        """What ``aio_pika.connect`` does, but a failed connection is closed here (left to
-        its finaliser, it schedules a close nobody awaits)."""
-        cfg = self.config
-        url = make_url(
-            host=cfg.host,
-            port=cfg.port,
-            login=cfg.user,
-            password=cfg.password,
-            virtualhost=cfg.vhost,
-            ssl=cfg.tls,
-            heartbeat=cfg.heartbeat,
-        )
-        conn = aio_pika.Connection(
-            url,
-            ssl_context=tls_context(cfg) if cfg.tls else None,
-            client_properties={"connection_name": "pegasus-monitord"},
-        )
-        try:
-            await conn.connect(timeout=cfg.timeout if cfg.timeout else CONNECT_TIMEOUT)
-        except BaseException:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(conn.close(), 5.0)
-            raise
-        return conn
+        return await connect(self.config, "pegasus-monitord")
 
     async def _session(self, backoff: Backoff) -> None:
         """One connection: serve turns until closing; raise when the connection fails."""
@@ -518,7 +493,7 @@ class Hub:
     ) -> None:
         """One batch of one client: publish in order, wait for every confirm, commit."""
         exchange = await self._exchange(conn, exchanges, client.config.exchange)
-        records = await _in_thread(client.spool.read_batch, BATCH)
+        records = await in_thread(client.spool.read_batch, BATCH)
         if records:
             await self._publish(client, exchange, records)
         if client.backlog and client.spool.pending == 0:
@@ -555,7 +530,7 @@ class Hub:
                 break
             confirmed += 1
         if confirmed:
-            await _in_thread(client.spool.commit, records[confirmed - 1].end, confirmed)
+            await in_thread(client.spool.commit, records[confirmed - 1].end, confirmed)
             client.delivered += confirmed
         if confirmed < len(records):
             failure = results[confirmed]
