@@ -158,7 +158,10 @@ def test_spool_policy_a_stopped_plugin_gets_every_event_afterwards(tmp_path: Pat
     """The blocker is held (gate file) for a while during a live follow, then let go.
 
     The log keeps growing the whole time (a live DAGMan; an idle one would be declared dead),
-    and is played over 1.5 times the hold, so events come before, during and after it.
+    and is played over 1.5 times the hold, so events come before, during and after it.  The
+    hold lasts until something is spooled (however slowly a loaded machine starts the
+    daemon), and DAGMan's last lines are written only after it, so the workflow cannot end
+    while the plugin is stopped.
     """
     import threading
 
@@ -167,25 +170,31 @@ def test_spool_policy_a_stopped_plugin_gets_every_event_afterwards(tmp_path: Pat
     stopped_for = float(os.environ.get("MONITORD_PLUGIN_STOP_SECONDS", "8"))
     run = tmp_path / "run"
     dagman_out, lines = _truncated_copy(sample, run)
+    tail = 5  # DAGMan's exit lines, written once the plugin is let go
     gate = tmp_path / "gate"
     gate.touch()
     args = plugin_args(tmp_path, {"blocker": {"gate": str(gate), "queue_size": "5"}})
     daemon = _start_live(run, args, _env(tmp_path))
     player = threading.Thread(
-        target=_play, args=(lines[10:], dagman_out, stopped_for * 1.5, max(40, int(stopped_for)))
+        target=_play,
+        args=(lines[10:-tail], dagman_out, stopped_for * 1.5, max(40, int(stopped_for))),
     )
     try:
         player.start()
-        deadline = time.monotonic() + stopped_for
+        started = time.monotonic()
         spooled = False
-        while time.monotonic() < deadline:
+        # the daemon declares an idle DAGMan dead only after ~35 s without growth
+        while time.monotonic() < started + 30 + stopped_for * 1.5:
             spooled = spooled or any((run / "monitord.spool").glob("*/*"))
+            if spooled and time.monotonic() >= started + stopped_for:
+                break
             time.sleep(0.2)
         assert spooled, "nothing was spooled for the stopped plugin"
         assert events_in(journal(tmp_path / "blocker.jsonl")) == []
         assert daemon.poll() is None, "the daemon ended while the plugin was stopped"
         gate.unlink()
         player.join()
+        _play(lines[-tail:], dagman_out, 0.1, 1)
         _, err = daemon.communicate(timeout=120)
     finally:
         player.join()
