@@ -49,10 +49,11 @@ bash scripts/oracle-venv.sh >/dev/null \
 
 workers=${MONITORD_TEST_WORKERS:-4}
 codes=()
-.venv/bin/python -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder \
+# --durations: the slowest tests are named in every CI log (CI's budget is 20 min)
+.venv/bin/python -m pytest -q -n "$workers" --dist loadfile --no-loadscope-reorder --durations=25 \
   -m "not serial" "$@" && codes+=(0) || codes+=($?)
 echo "test.sh: the serial tests (servers stopped and restarted), one at a time" >&2
-.venv/bin/python -m pytest -q -m serial "$@" && codes+=(0) || codes+=($?)
+.venv/bin/python -m pytest -q -m serial --durations=11 "$@" && codes+=(0) || codes+=($?)
 # 5: no test selected in that part (arguments naming only some tests); 5 only if in both
 for code in "${codes[@]}"; do
   if [ "$code" != 0 ] && [ "$code" != 5 ]; then exit "$code"; fi
