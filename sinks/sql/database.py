@@ -225,13 +225,18 @@ def _release_lock(conn: Connection) -> None:
 
 
 def ensure_schema(
-    conn: Connection, pegasus_version: str | None = None, display_url: str = ""
+    conn: Connection,
+    pegasus_version: str | None = None,
+    display_url: str = "",
+    complete: bool = False,
 ) -> bool:
     """Create the schema on an empty database, or check the version of an existing one.
 
     Returns True when the database was created.  Versions other than 14 raise
     :class:`SchemaVersionError`: older ones need the reference's migration chain,
-    which this loader does not carry.
+    which this loader does not carry.  Tables without their version row raise
+    :class:`SchemaIncomplete` (a creation in progress), unless ``complete``: the caller
+    waited long enough that it was interrupted, and it is finished here.
     """
     insp = inspect(conn)
     tables = set(insp.get_table_names())
@@ -240,7 +245,9 @@ def ensure_schema(
             select(s.dbversion.c.version_number).order_by(s.dbversion.c.id.desc()).limit(1)
         ).scalar()
         if version is None:
-            raise SchemaIncomplete("database is being created: dbversion has no row yet")
+            if not complete:
+                raise SchemaIncomplete("database is being created: dbversion has no row yet")
+            return _complete_interrupted(conn, tables, display_url)
         if version != s.DB_VERSION:
             raise SchemaVersionError(
                 f"database schema version {version} is not {s.DB_VERSION}; "
@@ -251,8 +258,19 @@ def ensure_schema(
             s.metadata.create_all(conn, tables=missing)
         return False
     if "workflow" in tables:
-        raise SchemaIncomplete("database is being created: Stampede tables but no dbversion yet")
+        if not complete:
+            raise SchemaIncomplete(
+                "database is being created: Stampede tables but no dbversion yet"
+            )
+        return _complete_interrupted(conn, tables, display_url)
     s.metadata.create_all(conn)
+    _insert_version(conn)
+    log.info("Pegasus database was successfully created.")
+    log.info(f"Database version: '{pegasus_version or s.DB_VERSION}' ({display_url})")
+    return True
+
+
+def _insert_version(conn: Connection) -> None:
     conn.execute(
         s.dbversion.insert().values(
             version_number=s.DB_VERSION,
@@ -260,9 +278,26 @@ def ensure_schema(
             version_timestamp=int(time.time()),
         )
     )
-    log.info("Pegasus database was successfully created.")
-    log.info(f"Database version: '{pegasus_version or s.DB_VERSION}' ({display_url})")
-    return True
+
+
+def _complete_interrupted(conn: Connection, tables: set[str], display_url: str) -> bool:
+    """Finish a creation that stopped between its tables and its version row.
+
+    MariaDB commits each CREATE TABLE at once, so a creator killed mid-way (or one without our
+    lock that died) leaves tables and no ``dbversion`` row; nobody else holds the schema lock
+    and nothing changed during the wait, so waiting longer would only spool forever.
+    """
+    missing = [t for t in s.metadata.sorted_tables if t.name not in tables]
+    log.warning(
+        "database schema was left incomplete (tables without a version row: an interrupted "
+        "creation); completing it",
+        url=display_url,
+        missing_tables=len(missing),
+    )
+    if missing:
+        s.metadata.create_all(conn, tables=missing)
+    _insert_version(conn)
+    return False
 
 
 def open_schema(
@@ -275,19 +310,19 @@ def open_schema(
     """:func:`ensure_schema` (then ``then(conn, created)``) in one :func:`schema_transaction`.
 
     A schema another process is still creating is waited for (``wait`` seconds, default
-    :data:`SCHEMA_WAIT`; re-checked in a new transaction), then :class:`SchemaIncomplete` is raised for the caller to retry later.
+    :data:`SCHEMA_WAIT`; re-checked in a new transaction, under the lock).  One still
+    incomplete after the wait was interrupted: the last check completes it.
     """
     deadline = time.monotonic() + (SCHEMA_WAIT if wait is None else wait)
     while True:
+        last = time.monotonic() >= deadline
         try:
             with schema_transaction(engine) as conn:
-                created = ensure_schema(conn, pegasus_version, display_url)
+                created = ensure_schema(conn, pegasus_version, display_url, complete=last)
                 if then is not None:
                     then(conn, created)
                 return created
         except SchemaIncomplete:
-            if time.monotonic() >= deadline:
-                raise
             time.sleep(0.5)
 
 
