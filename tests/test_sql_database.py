@@ -161,6 +161,34 @@ def test_restart_rotates_and_repopulates(tmp_path: Path) -> None:
     assert not (tmp_path / "w.stampede.db.001").exists()
 
 
+def test_a_retried_open_rotates_only_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replay's first open that fails (retryably) and is retried rotates the old database
+    once: the retry opens the fresh file, it does not push it aside as another backup."""
+    import sinks.sql.sink as sql_sink
+
+    db = tmp_path / "w.stampede.db"
+    old = SQLSink(f"sqlite:///{db}")
+    old.open()
+    old.close()
+    real = sql_sink.open_schema
+    failures = [SinkError("database is locked", retryable=True)] * 2
+
+    def flaky(*args: object, **kwargs: object) -> bool:
+        if failures:
+            raise failures.pop()
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sql_sink, "open_schema", flaky)
+    sink = SQLSink(f"sqlite:///{db}", restart=True)
+    for _ in range(2):
+        with pytest.raises(SinkError):
+            sink.open()
+        sink.close()
+    sink.open()
+    sink.close()
+    assert sorted(p.name for p in tmp_path.glob("w.stampede.db.*")) == ["w.stampede.db.000"]
+
+
 # --- purge (non-SQLite restart; tested on SQLite by calling it directly) -------
 
 

@@ -82,6 +82,7 @@ class SQLSink:
         except ArgumentError:
             raise SinkError(f"invalid database URL {safe_url(url)}") from None
         self._restart = restart
+        self._rotated = False
         self._purge_uuid = purge_wf_uuid
         self._pegasus_version = pegasus_version
         self._engine_kw = engine_kw or {}
@@ -107,10 +108,11 @@ class SQLSink:
     def open(self) -> None:
         url = self._url
         try:
-            if self._restart and is_sqlite(url):
+            if self._restart and is_sqlite(url) and not self._rotated:
                 path = sqlite_file(url)
                 if path is not None:
                     rotate_sqlite_file(path)
+                self._rotated = True  # a retried open keeps the fresh file
             if is_sqlite(url) and (path := sqlite_file(url)) is not None:
                 # service as root: the file (and so SQLite's journals) is the workflow
                 # owner's; a no-op otherwise (monitord/ownership.py)
