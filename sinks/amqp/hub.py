@@ -515,9 +515,7 @@ class Hub:
         results = await asyncio.wait_for(
             asyncio.gather(
                 *(
-                    exchange.publish(
-                        _message(r, client.config.user), r.routing_key, mandatory=False
-                    )
+                    exchange.publish(*_message(r, client.config.user), mandatory=False)
                     for r in records
                 ),
                 return_exceptions=True,
