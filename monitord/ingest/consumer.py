@@ -30,8 +30,8 @@ from monitord.ingest.batch import Item, Plan, classify, plan, stream_key
 from monitord.ingest.config import IngestConfig
 from monitord.ingest.metrics import IngestStats
 from monitord.ingest.store import MarkMoved, MarkUpdate, Store
-from sinks.amqp.topology import DEAD_DETAIL, DEAD_REASON, Names, declare
 from sinks.amqp.broker import Backoff, connect, in_thread
+from sinks.amqp.topology import DEAD_DETAIL, DEAD_REASON, Names, declare
 from sinks.runtime.base import SinkError
 
 log = structlog.get_logger(__name__)
