@@ -18,7 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from monitord.core.events import make_event
 from sinks.amqp.stream import EVENT, STREAM
+from sinks.runtime.marks import Marks, line_one_stream
+from sinks.sql import SQLSink
 from tests.ingest_harness import (
     Broker,
     IngestProcess,
@@ -173,3 +176,25 @@ def test_what_producers_publish_before_the_first_ingest_starts_is_loaded(
         assert ingest.metric("monitord_ingest_messages_total", outcome="loaded") == len(sent)
     finally:
         ingest.stop()
+
+
+def test_a_restart_purge_takes_the_workflows_delivery_marks_with_its_rows() -> None:
+    """Starts from line 1 count in one stream (line_one_stream), so the marks a crashed daemon
+    left in a server database must go with the rows a recovery purges: else the recovery's
+    events, numbered as before, would be skipped as held and the rows lost."""
+    require_server("postgres")
+    url = fresh_db("postgres", "ingest_purge_marks")
+    stream = line_one_stream("root")
+    events = [make_event("wf.plan", {"xwf.id": "root", "ts": 1, "root.xwf.id": "root"})]
+    try:
+        sink = SQLSink(url)
+        sink.open()
+        sink.write_marked(events, Marks(stream, {"root": 1}))
+        assert sink.read_marks(stream) == {"root": 1}
+        sink.close()
+        again = SQLSink(url, restart=True, purge_wf_uuid="root")
+        again.open()
+        assert again.read_marks(stream) == {}
+        again.close()
+    finally:
+        drop("postgres", url)
