@@ -18,7 +18,7 @@ from sqlalchemy import MetaData, create_engine, select
 
 MARKS_TABLE = "monitord_delivery_marks"
 #: monitord ingest's own bookkeeping (monitord/ingest/store.py): not a Stampede table
-INGEST_TABLES = ("monitord_ingest_producers",)
+INGEST_TABLES = ("monitord_ingest_producers", "monitord_ingest_streams")
 
 
 class SchemaMismatch(AssertionError):

@@ -69,6 +69,16 @@ class Broker:
     def tap(self) -> str:
         return f"{self.prefix}.tap"
 
+    def producer_properties(self) -> list[str]:
+        """``-D`` options of a producer for this ingest (every event; its topology)."""
+        props = {
+            "ingest": "true",
+            "ingest_prefix": self.prefix,
+            "ingest_partitions": str(self.partitions),
+            "drain_timeout": "600",  # a loaded test machine
+        }
+        return [f"-Dpegasus.catalog.workflow.{k}={v}" for k, v in props.items()]
+
     def queues(self) -> list[str]:
         names = [f"{self.prefix}.p{i}" for i in range(self.partitions)]
         return [*names, f"{self.prefix}.dead", self.tap]
@@ -283,8 +293,7 @@ def start_producers(
                     sys.executable,
                     "-m",
                     "monitord.cli",
-                    "-Dpegasus.catalog.workflow.ingest=true",
-                    "-Dpegasus.catalog.workflow.drain_timeout=600",  # a loaded test machine
+                    *broker.producer_properties(),
                     *replay_cmd(dagman_out, "-d", broker.url)[3:],
                 ],
                 cwd=run,

@@ -7,16 +7,31 @@ from pathlib import Path
 
 import pytest
 
-from monitord.core.events import make_event
+from monitord.core.events import StampedeEvent, make_event
 from monitord.ingest.batch import classify, plan
 from monitord.ingest.config import ConfigError, load_config
 from monitord.ingest.decode import DecodeError, decode
 from monitord.ingest.store import Mark
 from sinks.amqp.broker import _message
 from sinks.amqp.config import parse_amqp_url
-from sinks.amqp.stream import PRODUCER, SEQ, SLOT, SLOTS, seq_of, slot_of
+from sinks.amqp.encoder import encode_selected
+from sinks.amqp.event_filter import EventFilter
+from sinks.amqp.stream import (
+    EVENT,
+    PRODUCER,
+    SEQ,
+    SLOT,
+    SLOTS,
+    STREAM,
+    Numbering,
+    seq_of,
+    slot_of,
+    split_key,
+    spool_key,
+)
 from sinks.encoding import encode_json
 from sinks.runtime.base import SinkError
+from sinks.runtime.marks import MarkedBatch, Marks, line_one_stream
 from sinks.runtime.spool.segments import Position, Record
 
 # ---------------------------------------------------------------- decode
@@ -47,14 +62,26 @@ def test_decode_refuses_with_a_reason(key: str, body: bytes, kind: str) -> None:
 # ---------------------------------------------------------------- batch rules
 
 
-def _msg(tag: int, name: str, wf: str, producer: str | None, seq: int | None, user: str = "u"):
+def _msg(
+    tag: int,
+    name: str,
+    wf: str,
+    producer: str | None,
+    seq: int | None,
+    user: str = "u",
+    number: tuple[str, int] | None = None,
+):
     attrs: dict[str, object] = {"xwf.id": wf, "ts": 1}
     if name != "wf.plan":
         attrs["restart_count"] = 0
     if name == "xwf.end":
         attrs["status"] = 0
     body = encode_json(make_event(name, attrs))
-    headers = {PRODUCER: producer, SEQ: seq} if producer is not None else None
+    headers: dict[str, object] | None = (
+        {PRODUCER: producer, SEQ: seq} if producer is not None else None
+    )
+    if number is not None:
+        headers = {**(headers or {}), STREAM: number[0], EVENT: number[1]}
     return classify(tag, "stampede." + name, body, headers, user, 1 << 20)
 
 
@@ -84,6 +111,74 @@ def test_plan_skips_at_or_below_the_mark_and_dead_letters_unknown_workflows() ->
     assert asked == [{"a", "ghost"}]
 
 
+def test_plan_skips_events_produced_again_under_new_positions() -> None:
+    """A resumed producer spools the events after its snapshot again (new spool positions,
+    the same stream numbers); a second replay is another spool with the same numbers."""
+    items = [
+        _msg(1, "xwf.start", "a", "p1", 50, number=("s", 4)),  # regenerated: 4 <= 5
+        _msg(2, "xwf.end", "a", "p1", 60, number=("s", 5)),  # regenerated
+        _msg(3, "xwf.start", "a", "p1", 70, number=("s", 6)),  # new
+        _msg(4, "xwf.start", "a", "p9", 1, number=("s", 6)),  # another spool, same event
+        _msg(5, "xwf.end", "b", "p1", 80, number=("s", 1)),  # another workflow of the stream
+        _msg(6, "xwf.end", "a", "p1", 90, number=("t", 1)),  # another stream (a continuation)
+        _msg(7, "xwf.end", "a", "p7", 1, number=("s", 7), user="mallory"),  # not s's user
+    ]
+    streams = {("s", "a"): Mark("u", 5)}
+    out = plan(items, {"p1": Mark("u", 40)}, lambda uuids: uuids, streams)
+    assert [i.tag for i in out.load] == [3, 5, 6]
+    assert out.duplicates == 3
+    assert {i.tag: i.reason for i in out.dead} == {7: "user-mismatch"}
+    assert {k: (m.old, m.new) for k, m in out.streams.items()} == {
+        ("s", "a"): (5, 6),
+        ("s", "b"): (None, 1),
+        ("t", "a"): (None, 1),
+    }
+    assert {p: (m.old, m.new) for p, m in out.marks.items()} == {
+        "p1": (40, 90),
+        "p9": (None, 1),
+        "p7": (None, 1),
+    }
+
+
+def test_the_spool_key_carries_the_stream_and_number() -> None:
+    key = spool_key("stampede.xwf.start", "abc", 12)
+    assert split_key(key) == ("stampede.xwf.start", {STREAM: "abc", EVENT: 12})
+    assert split_key("stampede.xwf.start") == ("stampede.xwf.start", {})  # an older spool
+    record = Record(Position(0, 0), Position(0, 9), key, b"{}", "spool-1")
+    msg, routing = _message(record, "alice")
+    assert routing == "stampede.xwf.start"
+    assert msg.headers is not None and msg.headers[STREAM] == "abc" and msg.headers[EVENT] == 12
+
+
+def _events(*specs: tuple[str, str]) -> list[StampedeEvent]:
+    return [make_event(name, {"xwf.id": wf, "ts": 1, "restart_count": 0}) for name, wf in specs]
+
+
+def test_numbering_follows_the_marks_else_counts_in_the_line_one_stream() -> None:
+    """Marked batches (a resumable daemon): the marks' numbers, so a resumed daemon numbers its
+    regenerated events as before.  Unmarked (a replay): counted from 1 in the root workflow's
+    line-1 stream, which a first start or recovery of a resumable daemon also counts in."""
+    events = _events(("xwf.start", "a"), ("xwf.start", "b"), ("xwf.start", "a"))
+    marked = MarkedBatch(events, Marks("s1", {"a": 9, "b": 4}))
+    assert Numbering(restart=False, root_uuid="a").of(marked) == ("s1", [8, 4, 9])
+    replay = Numbering(restart=True, root_uuid="a")
+    assert replay.of(events) == (line_one_stream("a"), [1, 1, 2])
+    assert replay.of(events[:1]) == (line_one_stream("a"), [3])
+    assert Numbering(restart=True, root_uuid="a").of(events) == replay.of(events)[:1] + ([1, 1, 2],)
+    live = Numbering(restart=False, root_uuid="a")  # may continue a clean stop: its own stream
+    assert live.stream != line_one_stream("a") != Numbering(restart=False, root_uuid="a").stream
+    filtered = list(
+        encode_selected(events, EventFilter.from_property("stampede.xwf.*"), ("s1", [8, 4, 9]))
+    )
+    assert [k for k, _ in filtered] == [
+        "stampede.xwf.start s1 8",
+        "stampede.xwf.start s1 4",
+        "stampede.xwf.start s1 9",
+    ]
+    only_b = list(encode_selected(marked[1:2], EventFilter.from_property("*"), ("s1", [4])))
+    assert [k for k, _ in only_b] == ["stampede.xwf.start s1 4"]
+
+
 def test_classify_refuses_bad_headers_and_oversized_bodies() -> None:
     body = encode_json(make_event("xwf.start", {"xwf.id": "a", "ts": 1.0, "restart_count": 0}))
     big = classify(1, "stampede.xwf.start", body, None, "u", max_body=10)
@@ -92,6 +187,11 @@ def test_classify_refuses_bad_headers_and_oversized_bodies() -> None:
     assert bad.reason == "malformed"
     good = classify(1, "stampede.xwf.start", body, {PRODUCER: "p", SEQ: 7}, "u", 1 << 20)
     assert good.reason is None and good.seq == 7 and good.event is not None
+    for bad_identity in ({STREAM: "s", EVENT: 0}, {STREAM: "", EVENT: 3}, {STREAM: "s"}):
+        refused = classify(1, "stampede.xwf.start", body, bad_identity, "u", 1 << 20)
+        assert refused.reason == "malformed"
+    numbered = classify(1, "stampede.xwf.start", body, {STREAM: b"s", EVENT: 3}, "u", 1 << 20)
+    assert (numbered.stream, numbered.number, numbered.reason) == ("s", 3, None)
 
 
 # ---------------------------------------------------------------- producer side
@@ -103,7 +203,8 @@ def test_stream_headers_come_from_the_spool_position() -> None:
     next_segment = Record(Position(4, 0), Position(4, 50), "stampede.xwf.end", b"{}", "spool-1")
     seqs = [seq_of(r.start) for r in (first, later, next_segment)]
     assert seqs == sorted(seqs) and len(set(seqs)) == 3
-    msg = _message(later, "alice")
+    msg, key = _message(later, "alice")
+    assert key == "stampede.xwf.end"
     assert msg.headers == {
         PRODUCER: "spool-1",
         SEQ: seq_of(Position(3, 90)),
@@ -111,7 +212,7 @@ def test_stream_headers_come_from_the_spool_position() -> None:
     }
     assert msg.user_id == "alice"
     assert msg.message_id == later.message_id
-    assert _message(later, "alice").headers == msg.headers  # republished: the same position
+    assert _message(later, "alice")[0].headers == msg.headers  # republished: the same position
     slots = {slot_of(f"spool-{i}") for i in range(1000)}
     assert slots == {str(n) for n in range(SLOTS)}
 

@@ -30,9 +30,10 @@ from monitord.daemon.resume import (
     process_id,
     wait_gone,
 )
-from monitord.daemon.statefiles import state_path
+from monitord.daemon.statefiles import read_info, state_path
 from monitord.daemon.tracked import Tracked
 from sinks.runtime.capabilities import capabilities_of
+from sinks.runtime.marks import line_one_stream
 
 log = structlog.get_logger(__name__)
 
@@ -90,8 +91,19 @@ class Resuming:
             if left:
                 log.warning("the crashed daemon's sink processes are still running", pids=left)
         if self.resume_store is not None:
-            self.marks_stream = point.stream if point is not None else new_stream()
+            self.marks_stream = point.stream if point is not None else self._new_stream(run_dir, bd)
         return point, sinks
+
+    def _new_stream(self, run_dir: str, bd: Any) -> str:
+        """A start from line 1 (first start, recovery) counts in the root workflow's line-1
+        stream, so events produced again carry the numbers they had (sinks/runtime/marks.py);
+        one that goes on where a clean stop left off (``monitord.info``) counts in a new one."""
+        info = state_path(
+            run_dir, "monitord.info", output_dir=self.cfg.output_dir, wf_uuid=bd.wf_uuid
+        )
+        if self.restart or not read_info(info).get("monitord_dagman_out_sequence"):
+            return line_one_stream(bd.wf_uuid)
+        return new_stream()
 
     def _resume_point_for(self, dagman_out: str, root_uuid: str) -> tuple[ResumePoint | None, str]:
         """The snapshot of this workflow if the files on disk still agree with it; else why not."""

@@ -5,8 +5,11 @@ Pure bookkeeping (no I/O), so the rules are unit tested on their own:
 * a message of a monitord producer (``monitord-producer`` / ``monitord-seq`` headers) at or
   below that producer's mark was loaded before (a redelivery after an ingest crash, or a
   producer that resent part of its spool): skipped;
-* a producer whose mark was recorded for another broker user is refused (``user-mismatch``):
-  a user cannot move, or block, another user's stream;
+* a message whose event number (``monitord-stream`` / ``monitord-event``) is at or below the
+  mark of its (stream, workflow) was loaded before, whatever spool position it has: an event
+  *produced again* (a daemon resumed after ``kill -9``, a second replay): skipped;
+* a producer or a stream whose mark was recorded for another broker user is refused
+  (``user-mismatch``): a user cannot move, or block, another user's stream;
 * an event of a workflow whose ``wf.plan`` the database never got (``unknown-workflow``),
   and anything :func:`monitord.ingest.decode.decode` refuses, is dead-lettered;
 * a stock pegasus-monitord message (no headers) is loaded as it comes: at least once.
@@ -20,8 +23,8 @@ from typing import Any
 
 from monitord.core.events import StampedeEvent
 from monitord.ingest.decode import DecodeError, decode
-from monitord.ingest.store import Mark, MarkUpdate
-from sinks.amqp.stream import PRODUCER, SEQ
+from monitord.ingest.store import Mark, MarkUpdate, StreamKey
+from sinks.amqp.stream import EVENT, PRODUCER, SEQ, STREAM
 
 
 @dataclass
@@ -34,6 +37,8 @@ class Item:
     user: str | None
     producer: str | None = None
     seq: int | None = None
+    stream: str | None = None
+    number: int | None = None
     event: StampedeEvent | None = None
     reason: str | None = None
     detail: str = ""
@@ -63,6 +68,17 @@ def classify(
             item.reason, item.detail = "malformed", f"bad {SEQ} header"
             return item
         item.producer, item.seq = producer, seq
+    stream, number = headers.get(STREAM), headers.get(EVENT)
+    if stream is not None or number is not None:
+        if isinstance(stream, bytes):
+            stream = stream.decode("utf-8", "replace")
+        if not isinstance(stream, str) or not stream or len(stream) > 64:
+            item.reason, item.detail = "malformed", f"bad {STREAM} header"
+            return item
+        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+            item.reason, item.detail = "malformed", f"bad {EVENT} header"
+            return item
+        item.stream, item.number = stream, number
     try:
         item.event = decode(routing_key, body)
     except DecodeError as exc:
@@ -70,10 +86,18 @@ def classify(
     return item
 
 
+def stream_key(item: Item) -> StreamKey | None:
+    """The (stream, workflow uuid) an item is numbered in, if it is."""
+    if item.stream is None or item.event is None:
+        return None
+    return item.stream, str(item.event.attrs.get("xwf.id"))
+
+
 @dataclass
 class Plan:
     load: list[Item] = field(default_factory=list)
     marks: dict[str, MarkUpdate] = field(default_factory=dict)
+    streams: dict[StreamKey, MarkUpdate] = field(default_factory=dict)
     dead: list[Item] = field(default_factory=list)
     duplicates: int = 0
 
@@ -82,36 +106,58 @@ class Plan:
         return [i.event for i in self.load if i.event is not None]
 
 
+def _fresh(
+    item: Item,
+    key: Any,
+    position: int,
+    marks: Mapping[Any, Mark],
+    updates: dict[Any, MarkUpdate],
+    what: str,
+) -> bool | None:
+    """Whether ``item`` is past its mark ``key`` (and if so the mark moves to ``position``);
+    None: refused (``user-mismatch``)."""
+    old = marks.get(key)
+    if old is not None and old.user != item.user:
+        item.reason = "user-mismatch"
+        item.detail = f"{what} {key} publishes as {old.user!r}, not {item.user!r}"
+        return None
+    update = updates.get(key)
+    high = update.new if update is not None else old.seq if old is not None else -1
+    if position <= high:
+        return False
+    updates[key] = MarkUpdate(key, item.user, old.seq if old is not None else None, position)
+    return True
+
+
 def plan(
     items: Iterable[Item],
     marks: Mapping[str, Mark],
     known: Callable[[set[str]], set[str]],
+    streams: Mapping[StreamKey, Mark] | None = None,
 ) -> Plan:
-    """What to do with ``items`` given the producers' ``marks`` and ``known`` (which of the
-    given workflow uuids the database holds)."""
+    """What to do with ``items`` given the producers' ``marks``, the (stream, workflow)
+    marks ``streams`` and ``known`` (which of the given workflow uuids the database holds).
+    A message is loaded only when past both its marks; both move past it either way."""
     out = Plan()
+    streams = streams or {}
     candidates: list[Item] = []
     for item in items:
         if item.reason is not None:
             out.dead.append(item)
             continue
-        producer, seq = item.producer, item.seq
-        if producer is not None and seq is not None:
-            old = marks.get(producer)
-            if old is not None and old.user != item.user:
-                item.reason = "user-mismatch"
-                item.detail = f"producer {producer} publishes as {old.user!r}, not {item.user!r}"
-                out.dead.append(item)
-                continue
-            update = out.marks.get(producer)
-            high = update.new if update is not None else old.seq if old is not None else -1
-            if seq <= high:
-                out.duplicates += 1
-                continue
-            out.marks[producer] = MarkUpdate(
-                producer, item.user, old.seq if old is not None else None, seq
-            )
-        candidates.append(item)
+        fresh: bool | None = True
+        if item.producer is not None and item.seq is not None:
+            fresh = _fresh(item, item.producer, item.seq, marks, out.marks, "producer")
+        key = stream_key(item)
+        if fresh is not None and key is not None and item.number is not None:
+            again = _fresh(item, key, item.number, streams, out.streams, "stream")
+            fresh = None if again is None else fresh and again
+        if fresh is None:
+            out.dead.append(item)
+        elif not fresh:
+            out.duplicates += 1
+        else:
+            candidates.append(item)
     planned: set[str] = set()
     wanted: set[str] = set()
     for item in candidates:

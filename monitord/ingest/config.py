@@ -1,18 +1,18 @@
 """The ingest's TOML configuration (conf/monitord-ingest.toml), every key checked by pydantic
 at start: an unknown key, a wrong type or a bad value stops the ingest with one line naming
-the file, the line when known, and the key.  Passwords (in the URLs) never appear in errors."""
+the file, the line when known, and the key (:mod:`monitord.system.tomlconfig`, as the
+service's).  Passwords (in the URLs) never appear in errors."""
 
 from __future__ import annotations
 
 import dataclasses
-import re
-import tomllib
 from dataclasses import field
 from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.dataclasses import dataclass
 
+from monitord.system.tomlconfig import ConfigError, line_of, read_toml, where
 from sinks.amqp.config import AMQPConfig, parse_amqp_url
 from sinks.amqp.stream import SLOTS
 from sinks.runtime.base import SinkError
@@ -20,10 +20,6 @@ from sinks.sql.database import safe_url
 
 DEFAULT_LISTEN = "127.0.0.1:9176"
 _SECTION = ConfigDict(extra="forbid")
-
-
-class ConfigError(Exception):
-    """A configuration problem, worded to name the file and the key."""
 
 
 @dataclass(config=_SECTION)
@@ -91,29 +87,11 @@ class IngestConfig:
         return partition % self.members == self.member - 1
 
 
-_HEADER = re.compile(r"^\s*\[\s*([A-Za-z_]+)\s*\]")
-
-
-def _line_of(text: str, section: str, key: str | None) -> int | None:
-    inside, header = False, None
-    for number, line in enumerate(text.splitlines(), 1):
-        m = _HEADER.match(line)
-        if m:
-            inside = m.group(1) == section
-            header = number if inside else header
-            continue
-        if inside and key and re.match(rf"^\s*{re.escape(key)}\s*=", line):
-            return number
-    return header
-
-
 def parse_config(data: dict[str, Any], path: str | None = None, text: str = "") -> IngestConfig:
-    name = path or "<config>"
 
     def fail(section: str, key: str | None, message: str) -> ConfigError:
-        line = _line_of(text, section, key)
-        where = f"{name}:{line}" if line else name
-        return ConfigError(f"{where}: [{section}] {key + ': ' if key else ''}{message}")
+        line = line_of(text, (section, key) if key else (section,))
+        return ConfigError(f"{where(path, line)}: [{section}] {key + ': ' if key else ''}{message}")
 
     try:
         doc = _DOCUMENT.validate_python(data)
@@ -159,14 +137,5 @@ def parse_config(data: dict[str, Any], path: str | None = None, text: str = "") 
 
 
 def load_config(path: str) -> IngestConfig:
-    try:
-        with open(path, "rb") as fh:
-            text = fh.read().decode("utf-8")
-        data = tomllib.loads(text)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: not UTF-8 ({exc.reason})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    data, text = read_toml(path)
     return parse_config(data, path, text)

@@ -26,12 +26,12 @@ import aio_pika
 import structlog
 from aio_pika.abc import AbstractChannel, AbstractConnection, AbstractIncomingMessage
 
-from monitord.ingest.batch import Item, Plan, classify, plan
+from monitord.ingest.batch import Item, Plan, classify, plan, stream_key
 from monitord.ingest.config import IngestConfig
 from monitord.ingest.metrics import IngestStats
 from monitord.ingest.store import MarkMoved, MarkUpdate, Store
-from monitord.ingest.topology import DEAD_DETAIL, DEAD_REASON, Names, declare
 from sinks.amqp.broker import Backoff, connect, in_thread
+from sinks.amqp.topology import DEAD_DETAIL, DEAD_REASON, Names, declare
 from sinks.runtime.base import SinkError
 
 log = structlog.get_logger(__name__)
@@ -243,15 +243,22 @@ class Ingest:
 
     async def _plan(self, items: list[Item]) -> Plan:
         producers = {i.producer for i in items if i.producer is not None}
+        keys = {k for k in map(stream_key, items) if k is not None}
         async with self._db:
             marks = await in_thread(self.store.marks, producers)
-            return await in_thread(plan, items, marks, self.store.workflows)
+            streams = await in_thread(self.store.streams, keys)
+            return await in_thread(plan, items, marks, self.store.workflows, streams)
 
     async def _commit(self, items: list[Item], published: set[int]) -> None:
         todo = await self._plan(items)
         await self._dead_letters(todo.dead, published)
         async with self._db:
-            await in_thread(self.store.commit, todo.events, list(todo.marks.values()))
+            await in_thread(
+                self.store.commit,
+                todo.events,
+                list(todo.marks.values()),
+                list(todo.streams.values()),
+            )
         self.stats.count(todo, len(items))
 
     async def _apply_one(self, item: Item, published: set[int]) -> None:
@@ -267,15 +274,28 @@ class Ingest:
                 raise
             item.reason, item.detail = "rejected", str(exc)[:500]
             await self._dead_letters([item], published)
-            if item.producer is None or item.seq is None:
-                return
-            async with self._db:
+            await self._past(item)
+
+    async def _past(self, item: Item) -> None:
+        """The marks of a message the database refused move past it (it is dead-lettered)."""
+        marks: list[MarkUpdate] = []
+        stream_marks: list[MarkUpdate] = []
+        key = stream_key(item)
+        async with self._db:
+            if item.producer is not None and item.seq is not None:
                 old = (await in_thread(self.store.marks, {item.producer})).get(item.producer)
                 if old is None or old.seq < item.seq:
-                    update = MarkUpdate(
-                        item.producer, item.user, old.seq if old else None, item.seq
+                    marks.append(
+                        MarkUpdate(item.producer, item.user, old.seq if old else None, item.seq)
                     )
-                    await in_thread(self.store.commit, [], [update])
+            if key is not None and item.number is not None:
+                was = (await in_thread(self.store.streams, {key})).get(key)
+                if was is None or was.seq < item.number:
+                    stream_marks.append(
+                        MarkUpdate(key, item.user, was.seq if was else None, item.number)
+                    )
+            if marks or stream_marks:
+                await in_thread(self.store.commit, [], marks, stream_marks)
 
     async def _dead_letters(self, items: list[Item], published: set[int]) -> None:
         channel = self._dead_channel

@@ -6,6 +6,10 @@ rules) plus two things of the ingest's own, written in the transaction of the ro
   A mark moves by compare-and-set (``WHERE seq = <what this batch read>``), so two ingest
   processes that ever held one partition at once (a consumer the broker gave up on while
   it was still writing) cannot both load a message: the second one's batch rolls back.
+* ``monitord_ingest_streams``: per (stream, workflow uuid), the highest event number loaded
+  (``monitord-stream`` / ``monitord-event``, :mod:`sinks.amqp.stream`) and the user; the
+  identity that survives an event being produced again (a resumed daemon, a second replay),
+  moved by compare-and-set in the same transaction as the producers' marks and the rows.
 * the dashboard's master tables (``master_workflow``, ``master_workflowstate``) for root
   workflows, through the dashboard sink's own row writers.
 
@@ -17,6 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import (
     BigInteger,
@@ -28,9 +33,10 @@ from sqlalchemy import (
     Table,
     insert,
     select,
+    tuple_,
     update,
 )
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import SinkError
@@ -51,6 +57,19 @@ producers = Table(
     mysql_engine="InnoDB",
 )
 
+streams = Table(
+    "monitord_ingest_streams",
+    metadata,
+    Column("stream", String(64), primary_key=True),
+    Column("wf_uuid", String(255), primary_key=True),
+    Column("user_id", String(255), nullable=True),
+    Column("events", BigInteger, nullable=False),
+    Column("updated", Float, nullable=False),
+    mysql_engine="InnoDB",
+)
+
+StreamKey = tuple[str, str]  # (stream, workflow uuid)
+
 
 class MarkMoved(Exception):
     """A producer's mark is not what the batch read: another process loaded it meanwhile."""
@@ -64,7 +83,7 @@ class Mark:
 
 @dataclass(frozen=True)
 class MarkUpdate:
-    producer: str
+    producer: Any  # a producer (str), or a (stream, workflow) StreamKey
     user: str | None
     old: int | None  # what the batch read (None: the producer is new)
     new: int
@@ -124,6 +143,21 @@ class Store:
         )
         return {str(p): Mark(None if u is None else str(u), int(s)) for p, u, s in rows}  # type: ignore[call-overload]
 
+    def streams(self, keys: Iterable[StreamKey]) -> dict[StreamKey, Mark]:
+        wanted = sorted(set(keys))
+        if not wanted:
+            return {}
+        t = streams
+        rows = self._read(
+            select(t.c.stream, t.c.wf_uuid, t.c.user_id, t.c.events).where(
+                tuple_(t.c.stream, t.c.wf_uuid).in_(wanted)
+            )
+        )
+        return {
+            (str(st), str(wf)): Mark(None if u is None else str(u), int(n))  # type: ignore[call-overload]
+            for st, wf, u, n in rows
+        }
+
     def workflows(self, uuids: Iterable[str]) -> set[str]:
         """Which of ``uuids`` the database holds (remembered: rows are never removed here)."""
         wanted = sorted(set(uuids) - self.known)
@@ -134,29 +168,41 @@ class Store:
         return self.known.intersection(uuids)
 
     # ------------------------------------------------------------------ the transaction
-    def commit(self, events: Sequence[StampedeEvent], marks: Sequence[MarkUpdate]) -> None:
-        """Load ``events`` and move ``marks``, all or nothing (SinkError: rolled back;
-        ``retryable`` for an outage; a :class:`MarkMoved` cause: re-read the marks)."""
+    def commit(
+        self,
+        events: Sequence[StampedeEvent],
+        marks: Sequence[MarkUpdate],
+        stream_marks: Sequence[MarkUpdate] = (),
+    ) -> None:
+        """Load ``events`` and move ``marks`` (producers) and ``stream_marks`` ((stream,
+        workflow)), all or nothing (SinkError: rolled back; ``retryable`` for an outage; a
+        :class:`MarkMoved` cause: re-read the marks)."""
 
         def then(conn: Connection) -> None:
             self._masters_of(conn, events)
             now = time.time()
-            t = producers
+            t, s = producers, streams
             for m in marks:
-                if m.old is None:
-                    conn.execute(
-                        insert(t).values(
-                            producer=m.producer, user_id=m.user, seq=m.new, updated=now
-                        )
-                    )
-                    continue
-                moved = conn.execute(
+                _move(
+                    conn,
+                    m,
+                    insert(t).values(producer=m.producer, user_id=m.user, seq=m.new, updated=now),
                     update(t)
                     .where(t.c.producer == m.producer, t.c.seq == m.old)
-                    .values(seq=m.new, updated=now)
-                ).rowcount
-                if moved != 1:
-                    raise MarkMoved(m.producer)
+                    .values(seq=m.new, updated=now),
+                )
+            for m in stream_marks:
+                stream, wf = m.producer
+                _move(
+                    conn,
+                    m,
+                    insert(s).values(
+                        stream=stream, wf_uuid=wf, user_id=m.user, events=m.new, updated=now
+                    ),
+                    update(s)
+                    .where(s.c.stream == stream, s.c.wf_uuid == wf, s.c.events == m.old)
+                    .values(events=m.new, updated=now),
+                )
 
         self.sink.write_with(events, then)
         self.known.update(str(e.attrs["xwf.id"]) for e in events if e.name == "wf.plan")
@@ -197,3 +243,16 @@ class Store:
         """After a failed transaction: ids the dashboard writers cached may be rolled back."""
         self._masters.clear()
         self._not_roots.clear()
+
+
+def _move(conn: Connection, mark: MarkUpdate, create: Any, move: Any) -> None:
+    """A mark created (``old`` None) or moved from ``old`` by compare-and-set; anything else
+    (another process created or moved it meanwhile) is :class:`MarkMoved`."""
+    if mark.old is None:
+        try:
+            conn.execute(create)
+        except IntegrityError:
+            raise MarkMoved(mark.producer) from None
+        return
+    if conn.execute(move).rowcount != 1:
+        raise MarkMoved(mark.producer)

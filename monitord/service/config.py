@@ -11,8 +11,6 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import os
-import re
-import tomllib
 from dataclasses import field
 from typing import Annotated, Any, Literal
 
@@ -20,14 +18,12 @@ from pydantic import AfterValidator, ConfigDict, Field, Strict, TypeAdapter, Val
 from pydantic.dataclasses import dataclass
 from pydantic_core import ErrorDetails
 
+from monitord.system.tomlconfig import ConfigError, line_of, read_toml, where
+
 DEFAULT_CONFIG = "/etc/monitord/service.toml"
 CONFIG_ENV = "MONITORD_SERVICE_CONFIG"
 DEFAULT_LISTEN = "127.0.0.1:9175"
 KEEP_FINISHED_SECONDS = 86400.0  # a finished workflow stays listed in the status for a day
-
-
-class ConfigError(Exception):
-    """A configuration problem, worded to name the file and the key."""
 
 
 # --- value types -------------------------------------------------------------------
@@ -234,46 +230,16 @@ def _wording(err: ErrorDetails) -> str:
     return f"{label} {key}: {err['msg']}"
 
 
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\"-]+?)\s*\]")
-
-
-def _line_of(text: str, loc: tuple[int | str, ...]) -> int | None:
-    """The line of ``loc`` (section, [index], key) in the TOML ``text``, when it is plain."""
-    section = str(loc[0])
-    index = loc[1] if len(loc) > 1 and isinstance(loc[1], int) else 0
-    keys = [p for p in loc[1:] if isinstance(p, str)]
-    seen = -1
-    inside = False
-    header_line = None
-    for number, line in enumerate(text.splitlines(), 1):
-        m = _HEADER.match(line)
-        if m:
-            inside = m.group(2).strip('"') == section
-            if inside:
-                seen += 1
-                inside = seen == index
-                if inside:
-                    header_line = number
-            continue
-        if not keys:
-            continue
-        if inside and re.match(rf"^\s*\"?{re.escape(keys[0])}\"?\s*=", line):
-            return number
-    return header_line
-
-
 def parse_config(
     data: dict[str, Any], path: str | None = None, text: str | None = None
 ) -> ServiceConfig:
     """Validate an already-parsed TOML document (``text``: its source, for line numbers)."""
-    name = path or "<config>"
     try:
         doc = _DOCUMENT.validate_python(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        line = _line_of(text, tuple(first["loc"])) if text is not None else None
-        where = f"{name}:{line}" if line else name
-        raise ConfigError(f"{where}: {_wording(first)}") from None
+        line = line_of(text, tuple(first["loc"])) if text is not None else None
+        raise ConfigError(f"{where(path, line)}: {_wording(first)}") from None
     return ServiceConfig(
         path=path,
         socket=doc.service.socket,
@@ -291,17 +257,7 @@ def parse_config(
 
 def load_config(path: str) -> ServiceConfig:
     """Read and validate ``path``; any problem raises :class:`ConfigError` naming the key."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-        text = raw.decode("utf-8")
-        data = tomllib.loads(text)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: not UTF-8 ({exc.reason})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    data, text = read_toml(path)
     return parse_config(data, path, text)
 
 

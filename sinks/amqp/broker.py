@@ -17,7 +17,7 @@ from aio_pika.connection import make_url
 
 from sinks.amqp.config import AMQPConfig
 from sinks.amqp.encoder import CONTENT_TYPE
-from sinks.amqp.stream import stream_headers
+from sinks.amqp.stream import split_key, stream_headers
 from sinks.runtime.policy import RetryPolicy
 from sinks.runtime.spool.segments import Record
 
@@ -88,17 +88,19 @@ def tls_context(config: AMQPConfig) -> ssl.SSLContext:
     return ctx
 
 
-def _message(record: Record, user: str) -> aio_pika.Message:
+def _message(record: Record, user: str) -> tuple[aio_pika.Message, str]:
     """The reference's message plus the stream headers and the (broker-checked) ``user_id``
-    of :mod:`sinks.amqp.stream`."""
-    return aio_pika.Message(
+    of :mod:`sinks.amqp.stream`; and its routing key."""
+    routing_key, identity = split_key(record.routing_key)
+    message = aio_pika.Message(
         record.body,
         content_type=CONTENT_TYPE,
         delivery_mode=aio_pika.DeliveryMode.PERSISTENT,
         message_id=record.message_id,
-        headers=stream_headers(record.spool_id, record.start),
+        headers=stream_headers(record.spool_id, record.start, identity),
         user_id=user,
     )
+    return message, routing_key
 
 
 def _lost(conn: AbstractConnection) -> bool:

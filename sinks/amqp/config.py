@@ -51,6 +51,12 @@ class AMQPConfig:
     # the system's CAs or ``tls_ca_file``
     tls_verify: bool = True
     tls_ca_file: str | None = None
+    # ``ingest = true``: the ingest's topology (sinks/amqp/topology.py) is declared by the
+    # producer too, with these (the ingest's own defaults), if it does not exist yet
+    ingest: bool = False
+    ingest_prefix: str = "monitord-ingest"
+    ingest_partitions: int = 8
+    ingest_quorum: bool = True
 
     @property
     def tls(self) -> bool:
@@ -137,7 +143,18 @@ def parse_amqp_url(url: str, props: Mapping[str, str] | None = None) -> AMQPConf
         heartbeat=int(_float_prop(props, "heartbeat", DEFAULT_HEARTBEAT) or 0),
         tls_verify=_bool_prop(props, "tls_verify", True),
         tls_ca_file=ca_file,
+        ingest=_bool_prop(props, "ingest", False),
+        ingest_prefix=props.get("ingest_prefix") or "monitord-ingest",
+        ingest_partitions=_partitions(props),
+        ingest_quorum=_bool_prop(props, "ingest_quorum", True),
     )
+
+
+def _partitions(props: Mapping[str, str]) -> int:
+    value = props.get("ingest_partitions") or "8"
+    if not value.strip().isdigit() or not 1 <= int(value) <= 64:
+        raise SinkError(f"AMQP property ingest_partitions: {value!r} is not 1 to 64")
+    return int(value)
 
 
 def _events(props: Mapping[str, str]) -> EventFilter:

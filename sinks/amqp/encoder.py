@@ -10,10 +10,11 @@ maps them back (:func:`decode_message`, for a consumer of the exchange).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from monitord.core.events import StampedeEvent
 from sinks.amqp.event_filter import EventFilter
+from sinks.amqp.stream import spool_key
 from sinks.encoding import decode_json, encode_json
 
 CONTENT_TYPE = "application/json"
@@ -34,10 +35,16 @@ def decode_message(routing_key: str | None, body: bytes) -> StampedeEvent:
 
 
 def encode_selected(
-    events: Iterable[StampedeEvent], selected: EventFilter
+    events: Iterable[StampedeEvent],
+    selected: EventFilter,
+    numbered: tuple[str, Sequence[int]] | None = None,
 ) -> Iterator[tuple[str, bytes]]:
-    """``(routing key, body)`` of each event the endpoint's filter accepts, in order."""
-    for event in events:
+    """``(routing key, body)`` of each event the endpoint's filter accepts, in order;
+    ``numbered`` (the stream and each event's number in it): the key is the spool's
+    (:func:`sinks.amqp.stream.spool_key`)."""
+    stream, numbers = numbered if numbered is not None else (None, None)
+    for i, event in enumerate(events):
         key = event.wire_name
         if selected.accepts(key):
-            yield key, encode_json(event)
+            number = numbers[i] if numbers is not None else None
+            yield spool_key(key, stream, number), encode_json(event)

@@ -18,7 +18,13 @@ class AMQPFactory:
         """The URL and endpoint properties are checked as the sink is built."""
 
     def build(self, request: SinkRequest) -> Sink:
-        return build_amqp_sink(request.dest, run_dir=request.run_dir, properties=request.properties)
+        return build_amqp_sink(
+            request.dest,
+            run_dir=request.run_dir,
+            properties=request.properties,
+            restart=request.restart,
+            root_wf_uuid=request.root_wf_uuid,
+        )
 
 
 AMQP = AMQPFactory()

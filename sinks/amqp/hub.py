@@ -60,6 +60,7 @@ from sinks.amqp.broker import (
     in_thread,
 )
 from sinks.amqp.config import AMQPConfig, scrub
+from sinks.amqp.topology import prepare_for_ingest
 from sinks.runtime.spool.segments import Record, Spool
 
 log = structlog.get_logger(__name__)
@@ -455,6 +456,7 @@ class Hub:
         conn: AbstractConnection,
         exchanges: Exchanges,
         name: str,
+        config: AMQPConfig,
     ) -> AbstractExchange:
         """The exchange ``name`` on its own confirming channel, declared once per channel."""
         future = exchanges.get(name)
@@ -463,7 +465,7 @@ class Hub:
             if failed or future.result()[0].is_closed:
                 future = None
         if future is None:
-            future = exchanges[name] = asyncio.ensure_future(self._declare(conn, name))
+            future = exchanges[name] = asyncio.ensure_future(self._declare(conn, name, config))
         try:
             return (await asyncio.shield(future))[1]
         except Exception:
@@ -472,13 +474,15 @@ class Hub:
             raise
 
     async def _declare(
-        self, conn: AbstractConnection, name: str
+        self, conn: AbstractConnection, name: str, config: AMQPConfig
     ) -> tuple[AbstractChannel, AbstractExchange]:
         channel: AbstractChannel = await conn.channel(publisher_confirms=True)
         try:
             exchange = await channel.declare_exchange(
                 name, aio_pika.ExchangeType.TOPIC, durable=True, auto_delete=False
             )
+            if config.ingest:  # nothing published before the first ingest is dropped
+                await prepare_for_ingest(conn, config)
             return channel, exchange
         except BaseException:
             with contextlib.suppress(Exception):
@@ -492,7 +496,7 @@ class Hub:
         client: HubClient,
     ) -> None:
         """One batch of one client: publish in order, wait for every confirm, commit."""
-        exchange = await self._exchange(conn, exchanges, client.config.exchange)
+        exchange = await self._exchange(conn, exchanges, client.config.exchange, client.config)
         records = await in_thread(client.spool.read_batch, BATCH)
         if records:
             await self._publish(client, exchange, records)
@@ -515,9 +519,7 @@ class Hub:
         results = await asyncio.wait_for(
             asyncio.gather(
                 *(
-                    exchange.publish(
-                        _message(r, client.config.user), r.routing_key, mandatory=False
-                    )
+                    exchange.publish(*_message(r, client.config.user), mandatory=False)
                     for r in records
                 ),
                 return_exceptions=True,

@@ -29,6 +29,7 @@ from sinks.amqp.config import AMQPConfig, endpoint_properties, parse_amqp_url
 from sinks.amqp.encoder import encode_selected
 from sinks.amqp.hub import HubClient
 from sinks.amqp.hubs import HubRegistry, default_registry
+from sinks.amqp.stream import Numbering
 from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import Capabilities
 from sinks.runtime.spool.segments import Spool, SpoolError
@@ -47,8 +48,16 @@ class AMQPSink:
 
     capabilities = AMQP_CAPABILITIES
 
-    def __init__(self, config: AMQPConfig, *, run_dir: str) -> None:
+    def __init__(
+        self,
+        config: AMQPConfig,
+        *,
+        run_dir: str,
+        restart: bool = False,
+        root_wf_uuid: str | None = None,
+    ) -> None:
         self.config = config
+        self.numbering = Numbering(restart=restart, root_uuid=root_wf_uuid)
         self.name = f"amqp:{config.safe_url}"
         self.spool_path = config.spool_path(run_dir)
         self.broker_url = broker_url(config)  # the service gives each broker one lane
@@ -88,7 +97,7 @@ class AMQPSink:
         if self.spool is None:
             self.open()
         assert self.spool is not None and self.publisher is not None
-        records = list(encode_selected(events, self.config.events))
+        records = list(encode_selected(events, self.config.events, self.numbering.of(events)))
         if not records:
             return
         try:
@@ -164,8 +173,16 @@ class AMQPSink:
 
 
 def build_amqp_sink(
-    dest: str, *, run_dir: str, properties: Mapping[str, str] | None = None
+    dest: str,
+    *,
+    run_dir: str,
+    properties: Mapping[str, str] | None = None,
+    restart: bool = False,
+    root_wf_uuid: str | None = None,
 ) -> AMQPSink:
-    """An unopened AMQP sink for ``dest`` with its endpoint's properties (doc §6.4, §6.5)."""
+    """An unopened AMQP sink for ``dest`` with its endpoint's properties (doc §6.4, §6.5);
+    ``restart`` and ``root_wf_uuid`` pick the stream of unmarked batches (:class:`Numbering`)."""
     config = parse_amqp_url(dest, endpoint_properties(properties or {}, dest))
-    return AMQPSink(config, run_dir=os.path.abspath(run_dir))
+    return AMQPSink(
+        config, run_dir=os.path.abspath(run_dir), restart=restart, root_wf_uuid=root_wf_uuid
+    )

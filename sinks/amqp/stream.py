@@ -14,6 +14,15 @@ once (docs/ingest.md):
   binds partition queues on (the routing key is fixed by the wire, and the broker's
   consistent-hash exchange is a plugin a site may not have).
 
+* ``monitord-stream`` / ``monitord-event``: which workflow stream and which event of it the
+  message carries: the event's number among its workflow's events (the body's ``xwf.id``) in
+  the daemon's delivery-marks stream (:mod:`sinks.runtime.marks`).  Unlike the spool position,
+  this survives the event being *produced again*: a daemon resumed from a snapshot after
+  ``kill -9`` numbers the events it regenerates as before, and every start from line 1 of a
+  root workflow (first start, recovery, replay) counts in the same stream
+  (:func:`~sinks.runtime.marks.line_one_stream`).  The ingest keeps its marks per (stream,
+  workflow).  The spool keeps both in the frame's key: ``<routing key> <stream> <number>``.
+
 The message's ``user_id`` property is the connection's user: RabbitMQ refuses a message
 whose ``user_id`` is not the authenticated user, so the ingest can record it per producer.
 """
@@ -21,14 +30,20 @@ whose ``user_id`` is not the authenticated user, so the ingest can record it per
 from __future__ import annotations
 
 import hashlib
+import uuid
+from collections.abc import Sequence
 
 from aiormq.abc import FieldValue
 
+from monitord.core.events import StampedeEvent
+from sinks.runtime.marks import line_one_stream, marks_of, numbers, workflow_of
 from sinks.runtime.spool.segments import Position
 
 PRODUCER = "monitord-producer"
 SEQ = "monitord-seq"
 SLOT = "monitord-slot"
+STREAM = "monitord-stream"
+EVENT = "monitord-event"
 SLOTS = 64  # a wire constant: the ingest's partitions are at most this many
 
 
@@ -41,5 +56,46 @@ def slot_of(producer: str) -> str:
     return str(int.from_bytes(hashlib.sha256(producer.encode()).digest()[:4], "big") % SLOTS)
 
 
-def stream_headers(producer: str, position: Position) -> dict[str, FieldValue]:
-    return {PRODUCER: producer, SEQ: seq_of(position), SLOT: slot_of(producer)}
+def spool_key(routing_key: str, stream: str | None, number: int | None) -> str:
+    """The frame key a spooled message is kept under (a routing key has no space)."""
+    if stream is None or number is None:
+        return routing_key
+    return f"{routing_key} {stream} {number}"
+
+
+def split_key(key: str) -> tuple[str, dict[str, FieldValue]]:
+    """A spooled frame's routing key and identity headers (none for a frame of an older
+    monitord, spooled before an upgrade)."""
+    routing_key, _, rest = key.partition(" ")
+    stream, _, number = rest.partition(" ")
+    if not stream or not number.isdigit():
+        return routing_key, {}
+    return routing_key, {STREAM: stream, EVENT: int(number)}
+
+
+def stream_headers(
+    producer: str, position: Position, identity: dict[str, FieldValue] | None = None
+) -> dict[str, FieldValue]:
+    return {PRODUCER: producer, SEQ: seq_of(position), SLOT: slot_of(producer), **(identity or {})}
+
+
+class Numbering:
+    """Each event's stream and number, for the spool.  A batch with delivery marks (a daemon
+    that can resume: the service, the live daemon) is numbered by them; one without (a replay,
+    a live daemon without a state dir) is counted here, in the root workflow's line-1 stream
+    when the daemon starts from line 1 (``restart``: replay, recovery), else a fresh one."""
+
+    def __init__(self, *, restart: bool, root_uuid: str | None) -> None:
+        self.stream = line_one_stream(root_uuid) if restart and root_uuid else uuid.uuid4().hex
+        self.counts: dict[str, int] = {}
+
+    def of(self, events: Sequence[StampedeEvent]) -> tuple[str, list[int]]:
+        marks = marks_of(events)
+        if marks is not None:
+            return marks.stream, numbers(events, marks)
+        out = []
+        for event in events:
+            wf = workflow_of(event)
+            out.append(self.counts.get(wf, 0) + 1)
+            self.counts[wf] = out[-1]
+        return self.stream, out

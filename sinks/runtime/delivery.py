@@ -23,7 +23,7 @@ from sinks.runtime.base import MarkingSink, Sink
 from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.codec import decode_marked
 from sinks.runtime.items import EXIT, Batch, Step, Wait, _Flush, _Item
-from sinks.runtime.marks import Marks, advance, marks_of, unseen
+from sinks.runtime.marks import MarkedBatch, Marks, advance, marks_of, unseen
 from sinks.runtime.outage import OutageReporter
 from sinks.runtime.policy import DeliveryState, RetryPolicy
 from sinks.runtime.spool import BatchSpool, SpoolSettings, SpoolUnavailable
@@ -464,7 +464,9 @@ class Delivery:
     def _write(self, events: Sequence[StampedeEvent], marks: Marks | None) -> None:
         """Write a batch; a sink that keeps marks gets only the events it does not hold yet."""
         if marks is None or not self.keeps_marks:
-            self.sink.write_batch(events)
+            # a sink that numbers its output by the marks (AMQP: the ingest's identity) reads
+            # them off the batch (marks_of); to any other, a MarkedBatch is a plain list
+            self.sink.write_batch(events if marks is None else MarkedBatch(events, marks))
             return
         sink = cast(MarkingSink, self.sink)
         held = self._held.get(marks.stream)

@@ -15,6 +15,7 @@ daemon produced, in the same order, with the same numbers.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -60,6 +61,14 @@ def marks_of(batch: Sequence[StampedeEvent]) -> Marks | None:
     return batch.marks if isinstance(batch, MarkedBatch) else None
 
 
+def line_one_stream(root_uuid: str) -> str:
+    """The stream of a root workflow's events counted from line 1 of its dagman.out (a first
+    start, a recovery, a replay): the same for every such start, so that events produced again
+    from line 1 carry the numbers they had (what ``monitord ingest`` keys its marks on).  A
+    start that continues where a clean stop left off (``monitord.info``) takes a fresh stream."""
+    return hashlib.sha256(f"line-1:{root_uuid}".encode()).hexdigest()[:32]
+
+
 def workflow_of(event: StampedeEvent) -> str:
     """The workflow an event is counted for (every Stampede event names its ``xwf.id``)."""
     return str(event.attrs.get("xwf.id", ""))
@@ -73,21 +82,28 @@ def count_batch(events: Sequence[StampedeEvent], totals: dict[str, int]) -> dict
     return {wf: totals[wf] for wf in seen}
 
 
+def numbers(events: Sequence[StampedeEvent], marks: Marks) -> list[int]:
+    """Each event's number in its workflow's stream (``marks``: the batch's)."""
+    remaining = Counter(workflow_of(e) for e in events)
+    out: list[int] = []
+    for event in events:
+        wf = workflow_of(event)
+        out.append(marks.counts.get(wf, 0) - remaining[wf] + 1)
+        remaining[wf] -= 1
+    return out
+
+
 def unseen(
     events: Sequence[StampedeEvent], marks: Marks, held: dict[str, int]
 ) -> list[StampedeEvent]:
     """The events of a batch a sink does not hold yet, given what it holds (``held``)."""
     if all(held.get(wf, 0) <= n - len(events) for wf, n in marks.counts.items()):
         return list(events)  # the usual case: the sink holds none of them (no per-event work)
-    remaining = Counter(workflow_of(e) for e in events)
-    kept: list[StampedeEvent] = []
-    for event in events:
-        wf = workflow_of(event)
-        number = marks.counts.get(wf, 0) - remaining[wf] + 1  # this event's number
-        remaining[wf] -= 1
-        if number > held.get(wf, 0):
-            kept.append(event)
-    return kept
+    return [
+        event
+        for event, number in zip(events, numbers(events, marks), strict=True)
+        if number > held.get(workflow_of(event), 0)
+    ]
 
 
 def advance(held: dict[str, int], marks: Marks) -> None:

@@ -141,6 +141,9 @@ class SQLSink:
             if self._purge_uuid is None:
                 log.warning("restart without a workflow to purge", db=self.display_url)
             else:
+                # its delivery marks go with its rows: a start from line 1 counts in the same
+                # stream again (sinks/runtime/marks.py), and marks must not outlive the rows
+                forget_marks(conn, self._purge_uuid, drop_empty=False)
                 purge_workflow(conn, self._purge_uuid)
 
     def write_batch(self, events: Sequence[StampedeEvent]) -> None:

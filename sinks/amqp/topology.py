@@ -28,13 +28,18 @@ drain the queues and delete ``<prefix>.route`` first (docs/ingest.md).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import aio_pika
-from aio_pika.abc import AbstractChannel, AbstractExchange, AbstractQueue
+import structlog
+from aio_pika.abc import AbstractChannel, AbstractConnection, AbstractExchange, AbstractQueue
 from aiormq.abc import FieldTable
 
+from sinks.amqp.config import AMQPConfig
 from sinks.amqp.stream import SLOT, SLOTS
+
+log = structlog.get_logger(__name__)
 
 DEAD_REASON = "monitord-dead-reason"
 DEAD_DETAIL = "monitord-dead-detail"
@@ -97,3 +102,40 @@ async def declare(channel: AbstractChannel, names: Names, *, quorum: bool = True
         )
     await queues[0].bind(legacy, "")
     await channel.declare_queue(names.dead, durable=True, arguments=_queue_args(quorum, False))
+
+
+async def prepare_for_ingest(conn: AbstractConnection, config: AMQPConfig) -> bool:
+    """A producer with ``ingest = true``, before it publishes: the ingest's topology is
+    declared if ``<prefix>.route`` does not exist yet, so that what it publishes before the
+    first ingest process starts waits in the partition queues instead of being dropped by
+    the broker (nothing binds the exchange yet).  A topology that exists is left alone (the
+    ingest's ``partitions`` rule it).  A failure (no configure permission, arguments that
+    differ) is logged and publishing goes on: the ingest started first is then the rule.
+    Returns whether the topology exists."""
+    names = Names(config.exchange, config.ingest_prefix, config.ingest_partitions)
+    channel = await conn.channel()
+    try:
+        await channel.get_exchange(names.route, ensure=True)  # passive: exists?
+        return True
+    except Exception:
+        pass  # the broker closed this channel (404): declare on a fresh one
+    finally:
+        with contextlib.suppress(Exception):
+            await channel.close()
+    channel = await conn.channel()
+    try:
+        await declare(channel, names, quorum=config.ingest_quorum)
+        log.info(
+            "AMQP: declared the ingest topology", exchange=config.exchange, prefix=names.prefix
+        )
+        return True
+    except Exception as exc:
+        log.warning(
+            "AMQP: cannot declare the ingest topology; start monitord ingest before the producers",
+            prefix=names.prefix,
+            error=config.scrub(str(exc) or type(exc).__name__),
+        )
+        return False
+    finally:
+        with contextlib.suppress(Exception):
+            await channel.close()

@@ -1,0 +1,200 @@
+"""``monitord ingest`` exactly once whatever the producer does (scripts/services.sh servers).
+
+Events *produced again* carry the numbers they had (``monitord-stream`` / ``monitord-event``):
+a second ``-r`` replay of a workflow, and a live ``pegasus-monitord`` killed with ``kill -9``
+and resumed from its snapshot, load nothing twice.  A producer with ``ingest = true``
+declares the ingest's topology itself, so what it publishes before the first ingest process
+starts waits in the partition queues.  Rows compared with each workflow's own SQLite replay.
+Nothing here stops a shared server.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from monitord.core.events import make_event
+from sinks.amqp.stream import EVENT, STREAM
+from sinks.runtime.marks import Marks, line_one_stream
+from sinks.sql import SQLSink
+from tests.ingest_harness import (
+    Broker,
+    IngestProcess,
+    TapMessage,
+    assert_rows_match,
+    finish,
+    start_producers,
+    wait_marks,
+    wait_quiet,
+)
+from tests.kills import PLAY_SECONDS, ResumingFollowing, generated_source, kill_points
+from tests.servers import require_server
+from tests.test_follow_played import Following
+from tests.test_sql_servers import Generated, _generate_and_replay, drop, fresh_db
+
+KILL_SEED = 20
+
+
+@pytest.fixture(scope="module")
+def workflows(tmp_path_factory: pytest.TempPathFactory) -> list[Generated]:
+    require_server("amqp")
+    require_server("postgres")
+    return _generate_and_replay(tmp_path_factory.mktemp("ingest-once"), 2, 40, 4000)
+
+
+@pytest.fixture
+def broker() -> Iterator[Broker]:
+    made = Broker(require_server("amqp"))
+    made.declare_tap()
+    yield made
+    made.delete()
+
+
+@pytest.fixture
+def central(request: pytest.FixtureRequest) -> Iterator[str]:
+    url = fresh_db("postgres", f"ingest_{request.node.originalname[5:25].lower()}")
+    yield url
+    drop("postgres", url)
+
+
+def _ingest(broker: Broker, url: str, tmp: Path) -> IngestProcess:
+    proc = IngestProcess(broker, url, tmp, "1/1", batch=50)
+    proc.start()
+    proc.wait_healthy()
+    return proc
+
+
+def _identities(sent: list[TapMessage]) -> set[tuple[str, int, bytes]]:
+    """(stream, number, body) of every numbered message: one per event, however often sent."""
+    return {(str(h[STREAM]), int(h[EVENT]), body) for _, h, body, _ in sent if STREAM in h}
+
+
+def test_a_second_replay_of_a_workflow_loads_nothing_twice(
+    workflows: list[Generated], broker: Broker, central: str, tmp_path: Path
+) -> None:
+    """Each workflow replayed (``-r``) twice into the exchange, from two copies of its submit
+    dir (two spools, two producers): the central database holds it once, as the reference's
+    replay into a server database (purge, then load again) would; every message of the
+    second replay is a duplicate."""
+    ingest = _ingest(broker, central, tmp_path)
+    try:
+        finish(start_producers(workflows, broker, tmp_path / "first"))
+        first = broker.drain(broker.tap)
+        wait_marks(central, first)
+        counts = assert_rows_match(central, workflows, tmp_path)
+        loaded = ingest.metric("monitord_ingest_messages_total", outcome="loaded")
+        finish(start_producers(workflows, broker, tmp_path / "second"))
+        second = broker.drain(broker.tap)
+        assert len(second) == len(first)
+        producers = {h["monitord-producer"] for _, h, _, _ in first}
+        assert not producers & {h["monitord-producer"] for _, h, _, _ in second}
+        assert _identities(second) == _identities(first)  # the same numbers, the same events
+        wait_marks(central, second)
+        wait_quiet(broker, [ingest])
+        assert ingest.metric("monitord_ingest_messages_total", outcome="loaded") == loaded
+        assert ingest.metric("monitord_ingest_messages_total", outcome="duplicate") == len(second)
+        assert assert_rows_match(central, workflows, tmp_path) == counts
+    finally:
+        ingest.stop()
+
+
+class PublishingFollowing(ResumingFollowing):
+    """A live daemon with crash resume publishing every event to the exchange (no database)."""
+
+    def __init__(self, src: Path, tmp_path: Path, broker: Broker, **kw: object) -> None:
+        super().__init__(src, tmp_path, **kw)  # type: ignore[arg-type]
+        self.cmd = [
+            sys.executable,
+            "-m",
+            "monitord.cli",
+            *broker.producer_properties(),
+            "--no-dashboard",
+            "--state-dir",
+            str(self.state_dir),
+            "-d",
+            broker.url,
+            Path(self.root_out).name,
+        ]
+
+
+def test_kill9_of_a_producer_resumed_from_its_snapshot_loads_nothing_twice(
+    broker: Broker, central: str, tmp_path: Path
+) -> None:
+    """A live pegasus-monitord following a played workflow is killed with ``kill -9`` at
+    seeded moments; each successor resumes from the last snapshot and publishes the events
+    after it again (new spool positions).  The central database equals the replay."""
+    src = generated_source(tmp_path / "src", 60, seed=KILL_SEED)
+    with sqlite3.connect(src / "expected" / "stampede.db") as con:
+        (wf_uuid,) = con.execute(
+            "SELECT wf_uuid FROM workflow WHERE parent_wf_id IS NULL"
+        ).fetchone()
+    rng = random.Random(KILL_SEED)
+    lines = len(Following(src, tmp_path / "probe").root_lines)
+    rate = min(200.0, max(20.0, lines / PLAY_SECONDS))  # as tests/kills.py plays
+    following = PublishingFollowing(
+        src, tmp_path / "play", broker, kills=kill_points(rng, lines, 4), rate=rate, seed=1
+    )
+    ingest = _ingest(broker, central, tmp_path)
+    try:
+        following.run()
+        assert len(following.done_kills) >= 3, following.done_kills
+        assert all(k.reread is not None for k in following.done_kills), "a kill found no snapshot"
+        sent = broker.drain(broker.tap)
+        again = len(sent) - len(_identities(sent))
+        assert again > 0, "no event was produced again: the kills tested nothing"
+        wait_marks(central, sent)
+        wait_quiet(broker, [ingest])
+        dagman_out = following.run_dir / Path(following.root_out).name
+        made = [Generated(dagman_out, wf_uuid, src / "expected" / "stampede.db")]
+        assert_rows_match(central, made, tmp_path)
+        assert ingest.metric("monitord_ingest_messages_total", outcome="duplicate") >= again
+        print(f"\n[producer kill -9] {len(sent)} messages, {again} produced again, skipped")
+    finally:
+        ingest.stop()
+
+
+def test_what_producers_publish_before_the_first_ingest_starts_is_loaded(
+    workflows: list[Generated], broker: Broker, central: str, tmp_path: Path
+) -> None:
+    """No ingest process has ever run: the producers (``ingest = true``) declare the topology
+    themselves, their messages wait in the partition queues, the ingest started afterwards
+    loads every one."""
+    finish(start_producers(workflows, broker, tmp_path))
+    sent = broker.drain(broker.tap)
+    waiting = broker.ready()
+    assert sum(waiting.values()) == len(sent) > 0, waiting
+    ingest = _ingest(broker, central, tmp_path)
+    try:
+        wait_marks(central, sent)
+        wait_quiet(broker, [ingest])
+        assert_rows_match(central, workflows, tmp_path)
+        assert ingest.metric("monitord_ingest_messages_total", outcome="loaded") == len(sent)
+    finally:
+        ingest.stop()
+
+
+def test_a_restart_purge_takes_the_workflows_delivery_marks_with_its_rows() -> None:
+    """Starts from line 1 count in one stream (line_one_stream), so the marks a crashed daemon
+    left in a server database must go with the rows a recovery purges: else the recovery's
+    events, numbered as before, would be skipped as held and the rows lost."""
+    require_server("postgres")
+    url = fresh_db("postgres", "ingest_purge_marks")
+    stream = line_one_stream("root")
+    events = [make_event("wf.plan", {"xwf.id": "root", "ts": 1, "root.xwf.id": "root"})]
+    try:
+        sink = SQLSink(url)
+        sink.open()
+        sink.write_marked(events, Marks(stream, {"root": 1}))
+        assert sink.read_marks(stream) == {"root": 1}
+        sink.close()
+        again = SQLSink(url, restart=True, purge_wf_uuid="root")
+        again.open()
+        assert again.read_marks(stream) == {}
+        again.close()
+    finally:
+        drop("postgres", url)
