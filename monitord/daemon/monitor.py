@@ -26,7 +26,6 @@ import structlog
 
 from monitord.core.readers.braindump import BraindumpError, read_braindump
 from monitord.core.readers.dagfile import parse_dag
-from monitord.core.readers.default_db import default_db_url
 from monitord.core.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
 from monitord.daemon.checkpoint import Checkpointer
 from monitord.daemon.config import MonitorConfig
@@ -34,6 +33,7 @@ from monitord.daemon.errors import MonitordError
 from monitord.daemon.following import LiveFollowing
 from monitord.daemon.jobfiles import read_text
 from monitord.daemon.jobstate_log import JobstateLog, jobstate_log_path
+from monitord.daemon.outputs import build_outputs, log_plugins
 from monitord.daemon.plan_events import BATCH, emit_plan, emit_static, emit_subwf_map, open_static
 from monitord.daemon.resume import ResumePoint, ResumeStore, Snapshot, SnapshotClock
 from monitord.daemon.statefiles import (
@@ -50,8 +50,7 @@ from monitord.daemon.statefiles import (
 from monitord.daemon.tail import ChangeWatch
 from monitord.daemon.tracked import Tracked
 from notifications.notifier import Notifier
-from sinks.plugins.host import plugin_snapshot, with_plugins
-from sinks.registry import build_dashboard_sink, build_sink
+from sinks.plugins.host import with_plugins
 from sinks.runtime.marks import MarkedBatch, Marks, count_batch
 from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SPOOL_DIR_NAME, SpoolSettings
@@ -171,42 +170,10 @@ class Monitor(LiveFollowing):
 
     def _build_outputs(self, run_dir: str, bd: Any) -> list[Any]:
         """The events outputs asked for (-d, properties, the default DB), not opened yet."""
-        dests = [d or default_db_url(run_dir, bd) for d in (self.cfg.dests or [None])]
-        self.requested_outputs = len(dests)
-        self.output_errors = []
-        sinks = []
-        for dest in dests:
-            try:
-                sinks.append(
-                    build_sink(
-                        dest,
-                        run_dir=run_dir,
-                        restart=self.restart,
-                        encoding=self.cfg.encoding,
-                        root_wf_uuid=bd.wf_uuid,
-                        pegasus_version=bd.planner_version,
-                        properties=self.cfg.properties,
-                    )
-                )
-            except Exception as exc:  # a bad destination disables only itself
-                log.error("cannot create events output, disabling it", error=str(exc))
-                self.output_errors.append(str(exc))
-        if self.cfg.dashboard and sinks:
-            from sinks.sql.dashboard import default_dashboard_url
-
-            try:
-                sinks.append(
-                    build_dashboard_sink(
-                        self.cfg.dashboard_url or default_dashboard_url(),
-                        root_wf_uuid=bd.wf_uuid,
-                        db_url=dests[0],
-                        restart=self.restart,
-                        pegasus_version=bd.planner_version,
-                    )
-                )
-            except Exception as exc:
-                log.warning("dashboard disabled", error=str(exc))
-        return sinks
+        built = build_outputs(self.cfg, run_dir, bd, restart=self.restart)
+        self.requested_outputs = built.requested
+        self.output_errors = built.errors
+        return list(built.sinks)
 
     def check_outputs(self) -> None:
         """After the run: every requested events destination failed for good (could not be
@@ -454,30 +421,6 @@ class Monitor(LiveFollowing):
             await watch.close()
         self._watches.clear()
         await asyncio.to_thread(self.sinks.close)
-        _log_plugins(self.sinks)
+        log_plugins(self.sinks)
         if self.pid_path:
             remove(self.pid_path)
-
-
-def _log_plugins(sinks: Any) -> None:
-    """The daemon's last word on its event plugins: each one's counters and delivery state
-    (a warning when one was skipped, raised, dropped events or was not fed to the end)."""
-    plugins = plugin_snapshot(sinks)
-    if not plugins:
-        return
-    keys = ("state", "delivery", "delivered", "dropped", "spooled", "errors", "restarts")
-    summary = {
-        p["name"]: {
-            **{k: p[k] for k in keys if p.get(k) is not None},
-            **({"last_error": p["last_error"]} if p.get("last_error") else {}),
-        }
-        for p in plugins
-    }
-    troubled = any(
-        p.get("state") in ("skipped", "stuck")
-        or p.get("errors")
-        or p.get("dropped")
-        or p.get("delivery") not in (None, "up")
-        for p in plugins
-    )
-    (log.warning if troubled else log.info)("event plugins at exit", plugins=summary)
