@@ -1,17 +1,26 @@
-"""A Monitor's events outputs: the destinations asked for, and its last word on its plugins."""
+"""A Monitor's events outputs: the destinations asked for, the per-workflow daemon's executors
+for them (:class:`LocalOutputs`), the check that some of them got the events, and the last word
+on the event plugins."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import structlog
 
 from monitord.core.readers.default_db import default_db_url
 from monitord.daemon.config import MonitorConfig
+from monitord.daemon.errors import MonitordError
+from monitord.daemon.parts import MarkKeeper
 from sinks.plugins.host import plugin_snapshot
 from sinks.registry import build_dashboard_sink, build_sink
 from sinks.runtime.base import Sink
+from sinks.runtime.capabilities import capabilities_of
+from sinks.runtime.process_worker import ProcessSinkWorker
+from sinks.runtime.runner import SinkWorker
+from sinks.runtime.sinkset import SinkSet
+from sinks.runtime.spool import SpoolSettings
 
 log = structlog.get_logger(__name__)
 
@@ -61,6 +70,55 @@ def build_outputs(cfg: MonitorConfig, run_dir: str, bd: Any, *, restart: bool) -
         except Exception as exc:
             log.warning("dashboard disabled", error=str(exc))
     return out
+
+
+class LocalOutputs:
+    """The per-workflow daemon's sink set: an executor each (a process for a CPU-bound sink,
+    else a thread), spooling while a sink is down; :meth:`SinkSet.close` waits in a thread."""
+
+    def __init__(self) -> None:
+        self.set: SinkSet | None = None
+
+    def sink_set(self, sinks: list[Sink], spool: SpoolSettings | None) -> SinkSet:
+        self.set = SinkSet(sinks, spool=spool)
+        return self.set
+
+    @property
+    def workers(self) -> list[SinkWorker | ProcessSinkWorker]:
+        return self.set.workers if self.set is not None else []
+
+    async def settle(self) -> None:
+        """Nothing: the set's ``close`` waits for the deliveries."""
+
+    def helper_pids(self) -> list[int]:
+        return [w.pid for w in self.workers if isinstance(w, ProcessSinkWorker) and w.pid]
+
+    def forget_marks(self, root_uuid: str) -> None:
+        for worker in self.workers:
+            if (
+                capabilities_of(worker.sink).keeps_marks
+                and not worker.failed
+                and not worker.spooled
+                and not worker.queued
+            ):
+                cast(MarkKeeper, worker.sink).forget_marks(root_uuid)
+
+    def stats(self) -> list[dict[str, Any]]:
+        """Per sink: :meth:`SinkSet.stats` (none before the set is built)."""
+        return self.set.stats() if self.set is not None else []
+
+
+def check_outputs(outputs: LocalOutputs, destinations: Destinations) -> None:
+    """After the run: every requested events destination failed for good (could not be
+    created or opened, or was disabled) -> one clear error, a non-zero exit status."""
+    if not destinations.requested:
+        return
+    reasons = list(destinations.errors)
+    for worker in outputs.workers:
+        if worker.failed and worker.sink.name != "dashboard":
+            reasons.append(str(worker.health().get("last_error") or worker.sink.name))
+    if len(reasons) >= destinations.requested:
+        raise MonitordError("no events output could be written: " + "; ".join(reasons))
 
 
 def log_plugins(sinks: Any) -> None:
