@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -27,7 +28,9 @@ sys.path.insert(0, str(PROJECT))
 
 from sqlalchemy import text  # noqa: E402
 
+from monitord.core.events import StampedeEvent  # noqa: E402
 from monitord.service.sinkpool import SinkPool  # noqa: E402
+from sinks.runtime.base import Sink  # noqa: E402
 from sinks.runtime.codec import encode_batch  # noqa: E402
 from sinks.runtime.marks import marks_of  # noqa: E402
 from sinks.runtime.spool import BatchSpool, SpoolSettings  # noqa: E402
@@ -40,8 +43,6 @@ UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 class _Capture:
     """Stands in for the daemon's sinks: keeps every published batch, encoded."""
 
-    workers: list = []
-
     def __init__(self) -> None:
         self.batches: list[tuple[int, bytes]] = []
 
@@ -50,7 +51,7 @@ class _Capture:
 
     def start(self) -> None: ...
 
-    def publish(self, batch: list) -> None:
+    def publish(self, batch: Sequence[StampedeEvent]) -> None:
         self.batches.append((len(batch), encode_batch(batch, marks_of(batch))))
 
     def flush(self) -> None: ...
@@ -58,21 +59,45 @@ class _Capture:
     def close(self) -> None: ...
 
 
+class _CaptureOutputs:
+    """The Monitor's outputs (monitord/daemon/parts.py Outputs): always the capture."""
+
+    def __init__(self, capture: _Capture) -> None:
+        self.capture = capture
+
+    def sink_set(self, sinks: list[Sink], spool: SpoolSettings | None) -> _Capture:
+        return self.capture
+
+    async def settle(self) -> None: ...
+
+    def helper_pids(self) -> list[int]:
+        return []
+
+    def forget_marks(self, root_uuid: str) -> None: ...
+
+
 def workflow_batches(tmp: Path, jobs: int, marks: bool = True) -> list[tuple[int, bytes]]:
     """The event batches a replay of a generated workflow of ``jobs`` jobs publishes (with the
     delivery marks the service gives them, unless ``marks`` is False)."""
     from monitord.daemon.monitor import Monitor, MonitorConfig
-    from monitord.daemon.run import run_replay
+    from monitord.daemon.resuming import CrashResume
     from monitord.tools.synthetic import generate
 
     made = generate(tmp / "wf", jobs, seed=5, name="bench")
     config = MonitorConfig(str(made.dagman_out), dashboard=False, notifications=False)
     capture = _Capture()
-    monitor = Monitor(config)
-    monitor.make_sink_set = lambda sinks: capture
-    if marks:
-        monitor.marks_stream = "bench"  # as the service numbers its events (sinks/runtime/marks.py)
-    asyncio.run(run_replay(config, monitor))
+    # numbered as the service numbers its events (sinks/runtime/marks.py)
+    resume = CrashResume(stream="bench" if marks else None)
+    monitor = Monitor(config, _CaptureOutputs(capture), resume=resume)
+
+    async def replay() -> None:
+        try:
+            await asyncio.to_thread(monitor.start)
+            await monitor.replay_all()
+        finally:
+            await monitor.close()
+
+    asyncio.run(replay())
     return capture.batches
 
 

@@ -121,6 +121,7 @@ QUICK_MODULES = frozenset(
         "test_ingest_units",
         "test_jobtext",
         "test_layers",
+        "test_monitor_parts",
         "test_notify_grammar",
         "test_notify_matching",
         "test_properties",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from monitord.core.readers.braindump import parse_braindump_yml
-from monitord.daemon.monitor import default_db_url
+from monitord.core.readers.default_db import default_db_url
 
 
 def write_bd(d: Path, uuid: str, root: str, submit_dir: str) -> None:

@@ -301,19 +301,21 @@ def test_a_crash_resumes_only_when_every_output_can(
 ) -> None:
     require_corpus()
     from monitord.daemon.monitor import Monitor, MonitorConfig
+    from monitord.daemon.outputs import LocalOutputs
+    from monitord.daemon.resuming import CrashResume
 
     dagman_out, store = _crashed_copy(tmp_path)
     url = dest.format(run=dagman_out.parent) if dest else None
     cfg = MonitorConfig(
         str(dagman_out), replay=False, dests=[url], dashboard=False, notifications=False
     )
-    monitor = Monitor(cfg)
-    monitor.resume_store = store
+    monitor = Monitor(cfg, LocalOutputs(), resume=CrashResume(store))
     try:
         monitor.start()
         assert (monitor.resumed is not None) is resumes
         assert monitor.restart is not resumes  # else: recovery from line 1, outputs start over
-        assert monitor.marks_stream == ("s" if resumes else monitor.marks_stream)
+        assert monitor.resume.stream is not None
+        assert (monitor.resume.stream == "s") is resumes  # the snapshot's stream, or a new one
     finally:
         monitor.sinks.close()
         if monitor.pid_path:

@@ -154,13 +154,13 @@ async def test_workflows_waiting_for_delivery_hold_no_worker_thread(tmp_path: Pa
                 pool=pool,
                 key=f"/run{w}",
             )
-            monitor.spool_settings = spool
             sink = ServerSink(f"wf{w}", down)
-            monitor.sinks = monitor.make_sink_set([sink])
-            monitor.sinks.publish([ev(1), ev(2)])
+            inner = monitor.monitor
+            inner.sinks = inner.outputs.sink_set([sink], spool)
+            inner.sinks.publish([ev(1), ev(2)])
             monitors.append(monitor)
             sinks.append(sink)
-        closing = [asyncio.create_task(m.close()) for m in monitors]
+        closing = [asyncio.create_task(m.monitor.close()) for m in monitors]
         await asyncio.sleep(0.3)
         assert not any(task.done() for task in closing)  # all wait for their events
         assert await asyncio.wait_for(asyncio.to_thread(lambda: 42), 5) == 42  # threads free

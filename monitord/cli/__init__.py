@@ -438,27 +438,29 @@ def _run(config: MonitorConfig, *, quiet: bool, judged: bool) -> int:
     if quiet and not judged:
         return asyncio.run(run_replay(config) if config.replay else run_follow(config))
     from monitord.cli.progress import (
-        CountingMonitor,
+        ProgressCounter,
         no_dagman_lines,
         run_with_progress,
         summary_line,
     )
+    from monitord.daemon.run import daemon_monitor
 
-    monitor = CountingMonitor(config)
+    counter = ProgressCounter()
+    monitor = daemon_monitor(config, observers=[counter])
     run = run_replay(config, monitor) if config.replay else run_follow(config, monitor)
     if not quiet and sys.stderr.isatty():
         status = asyncio.run(
-            run_with_progress(run, monitor, replay=config.replay, stream=sys.stderr)
+            run_with_progress(run, counter, replay=config.replay, stream=sys.stderr)
         )
     else:
         status = asyncio.run(run)
     if judged and config.replay:
-        nothing = no_dagman_lines(monitor)
+        nothing = no_dagman_lines(counter)
         if nothing is not None:
             raise MonitordError(nothing)
         check_delivered(monitor, strict=True)
     if not quiet:
-        print(summary_line(monitor, replay=config.replay), file=sys.stderr)
+        print(summary_line(monitor, counter, replay=config.replay), file=sys.stderr)
     return status
 
 

@@ -1,11 +1,11 @@
 """What ``monitord replay`` / ``monitord follow`` show on a terminal: progress, then a summary.
 
-Command-line layer.  :class:`CountingMonitor` is the daemon's Monitor plus counters (bytes and
-lines fed, events, job instances ended); :func:`run_with_progress` draws them with rich while the
-daemon runs (lines/s, jobs done, percent of the dagman.out files and an ETA from their sizes)
-when stderr is a terminal; :func:`summary_line` is the one line printed at the end.  The
-counters are written by the daemon's worker threads and only read here, so they are
-approximate while running and exact at the end.
+Command-line layer.  :class:`ProgressCounter` observes the daemon's Monitor and counts (bytes
+and lines fed, events, job instances ended); :func:`run_with_progress` draws them with rich
+while the daemon runs (lines/s, jobs done, percent of the dagman.out files and an ETA from
+their sizes) when stderr is a terminal; :func:`summary_line` is the one line printed at the
+end.  The counters are written by the daemon's worker threads and only read here, so they
+are approximate while running and exact at the end.
 """
 
 from __future__ import annotations
@@ -13,21 +13,23 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Sequence
 from typing import Any, TextIO
 
-from monitord.daemon.monitor import Monitor, MonitorConfig, Tracked
+from monitord.core.events import StampedeEvent
+from monitord.daemon.monitor import Monitor, Tracked
+from monitord.daemon.outputs import LocalOutputs
 from sinks.plugins.host import plugin_snapshot
 
 REFRESH = 0.25  # seconds between two readings of the counters
 _INSTANCE_END = "job_inst.main.end"
 
 
-class CountingMonitor(Monitor):
-    """A Monitor that counts what it processes, for the progress display and the summary."""
+class ProgressCounter:
+    """Counts what a Monitor processes, for the progress display and the summary (a
+    :class:`~monitord.daemon.parts.MonitorObserver`)."""
 
-    def __init__(self, config: MonitorConfig) -> None:
-        super().__init__(config)
+    def __init__(self) -> None:
         self.started = time.monotonic()
         self.opened: list[Tracked] = []  # every (sub-)workflow, in the order they were found
         self.bytes_fed = 0
@@ -36,24 +38,23 @@ class CountingMonitor(Monitor):
         self.instances_ended = 0
         self.jobs_ended: set[tuple[Any, Any]] = set()  # (workflow, job) with an ended instance
 
-    def _open_workflow(self, run_dir: str, dagman_out: str, bd: Any, *, parent: Any) -> Tracked:
-        tracked = super()._open_workflow(run_dir, dagman_out, bd, parent=parent)
-        self.opened.append(tracked)
-        return tracked
+    def added(self, tracked: Tracked, *, opened: bool, ended: bool) -> None:
+        if opened:
+            self.opened.append(tracked)
 
-    def _feed(self, tracked: Tracked, lines: list[str]) -> None:
+    def fed(self, tracked: Tracked, lines: list[str]) -> None:
         self.lines_fed += len(lines)
         self.bytes_fed += sum(map(len, lines)) + len(lines)
-        super()._feed(tracked, lines)
 
-    def _publish(self) -> None:
-        events = self.events
+    def published(self, events: Sequence[StampedeEvent]) -> None:
         self.events_total += len(events)
         for event in events:
             if event.name == _INSTANCE_END:
                 self.instances_ended += 1
                 self.jobs_ended.add((event.get("xwf.id"), event.get("job.id")))
-        super()._publish()
+
+    def ended(self, tracked: Tracked) -> None:
+        """Nothing: a workflow's end shows in the jobs and bytes it had."""
 
     def jobs_done(self) -> int:
         """Jobs with an ended instance: what the bar and the summary both count."""
@@ -70,9 +71,9 @@ class CountingMonitor(Monitor):
         return total
 
 
-def no_dagman_lines(monitor: CountingMonitor) -> str | None:
+def no_dagman_lines(counter: ProgressCounter) -> str | None:
     """The error for a replay whose dagman.out had no line DAGMan writes (None: it had some)."""
-    opened = monitor.opened
+    opened = counter.opened
     if not opened or opened[0].wf is None:
         return None
     wf = opened[0].wf
@@ -83,19 +84,19 @@ def no_dagman_lines(monitor: CountingMonitor) -> str | None:
     return f"{opened[0].dagman_out} {what}: nothing to replay (is it a DAGMan .dagman.out file?)"
 
 
-def summary_line(monitor: CountingMonitor, *, replay: bool) -> str:
+def summary_line(monitor: Monitor[LocalOutputs], counter: ProgressCounter, *, replay: bool) -> str:
     """``replayed 3 workflows in 1.2 s: 120 jobs done, 131 job instances, 2345 events, ...``.
 
-    Jobs are counted as the progress bar counts them (:meth:`CountingMonitor.jobs_done`).
+    Jobs are counted as the progress bar counts them (:meth:`ProgressCounter.jobs_done`).
     """
-    seconds = time.monotonic() - monitor.started
-    workflows = [t.wf for t in monitor.opened if t.wf is not None]
+    seconds = time.monotonic() - counter.started
+    workflows = [t.wf for t in counter.opened if t.wf is not None]
     parts = [
-        f"{monitor.jobs_done()} jobs done",
-        f"{monitor.instances_ended} job instances",
-        f"{monitor.events_total} events",
+        f"{counter.jobs_done()} jobs done",
+        f"{counter.instances_ended} job instances",
+        f"{counter.events_total} events",
     ]
-    stats = _sink_stats(monitor)
+    stats = _sink_stats(monitor.outputs)
     if stats:
         left = sum(int(s.get("left_behind") or s.get("spooled") or 0) for s in stats)
         whole = sum(1 for s in stats if not s.get("failed") and not s.get("left_behind"))
@@ -122,24 +123,21 @@ def _plugin_part(p: dict[str, Any]) -> str:
     return f"plugin {p['name']} ({state}): " + ", ".join(counts) + tail
 
 
-def _sink_stats(monitor: Monitor) -> list[dict[str, Any]]:
-    stats = getattr(monitor.sinks, "stats", None)
-    if stats is None:
-        return []
+def _sink_stats(outputs: LocalOutputs) -> list[dict[str, Any]]:
     try:
-        return list(stats())
+        return outputs.stats()
     except Exception:  # the summary never fails a run that succeeded
         return []
 
 
 async def run_with_progress(
     run: Coroutine[Any, Any, int],
-    monitor: CountingMonitor,
+    counter: ProgressCounter,
     *,
     replay: bool,
     stream: TextIO,
 ) -> int:
-    """Await ``run`` while a progress bar on ``stream`` (a terminal) shows ``monitor``'s counters.
+    """Await ``run`` while a progress bar on ``stream`` (a terminal) shows ``counter``'s figures.
 
     Whatever is written to stderr meanwhile (log lines of this process and of the sink
     processes) is printed above the bar (:mod:`monitord.cli.terminal`).
@@ -176,9 +174,9 @@ async def run_with_progress(
     task = progress.add_task(first, total=None, rate=0.0, jobs=0)
 
     def refresh() -> None:
-        total = monitor.bytes_total()
-        done = min(monitor.bytes_fed, total)
-        elapsed = max(time.monotonic() - monitor.started, 1e-6)
+        total = counter.bytes_total()
+        done = min(counter.bytes_fed, total)
+        elapsed = max(time.monotonic() - counter.started, 1e-6)
         description = first
         if not replay and total and done >= total:
             description = "following"
@@ -187,8 +185,8 @@ async def run_with_progress(
             description=description,
             total=total or None,
             completed=done,
-            rate=monitor.lines_fed / elapsed,
-            jobs=monitor.jobs_done(),
+            rate=counter.lines_fed / elapsed,
+            jobs=counter.jobs_done(),
         )
 
     def above(line: str) -> None:

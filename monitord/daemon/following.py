@@ -1,29 +1,28 @@
 """Live mode: following every tracked workflow's dagman.out until DAGMan is done.
 
-:class:`LiveFollowing` is the part of :class:`~monitord.daemon.monitor.Monitor` that
-waits for lines (inotify or polling), feeds them, checkpoints once the sinks hold what
-they produced, and ends each workflow in order; the service's monitor runs the same
-loop and overrides only ``_start_following``, ``_next_ended`` and ``_finish``.
+:class:`FollowLoop` is the Monitor's follow loop, a collaborator of its own: it starts a
+follower task per (sub-)workflow as they are queued, each waiting for lines (through the
+Monitor's :class:`~monitord.daemon.parts.ChangeWaiter`), having them fed (in a worker thread)
+and checkpointed once the sinks hold what they produced; and it ends each workflow in order
+when its follower is done.  The per-workflow daemon and the service run this same loop.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections import deque
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import structlog
 
 from monitord.core.workflow import Workflow
 from monitord.daemon.checkpoint import Checkpointer
-from monitord.daemon.config import MonitorConfig
 from monitord.daemon.errors import MonitordError
+from monitord.daemon.parts import ChangeWaiter, MonitorObserver
+from monitord.daemon.registry import Registry
 from monitord.daemon.resume import Snapshot
-from monitord.daemon.resuming import Resuming
-from monitord.daemon.statefiles import pid_alive, write_recover
-from monitord.daemon.tail import ChangeWatch, LineFollower
+from monitord.daemon.statefiles import pid_alive
+from monitord.daemon.tail import LineFollower
 from monitord.daemon.tracked import Tracked
 
 log = structlog.get_logger(__name__)
@@ -46,27 +45,99 @@ def poll_interval(count: int) -> float:
     return 5.0 if count < 50 else 10.0
 
 
-class LiveFollowing(Resuming):
-    """The follow loop; the Monitor holds the state it works on (declared here)."""
+def restart_marker(lines: list[str]) -> bool | None:
+    """True/False when the chunk's last DAGMan start/exit line is a start/an exit, else None."""
+    for line in reversed(lines):
+        if "EXITING WITH STATUS" in line:
+            return False
+        if "(CONDOR_DAGMAN) STARTING UP" in line:
+            return True
+    return None
 
-    cfg: MonitorConfig
-    sinks: Any
-    pending: deque[Tracked]
-    done: list[Tracked]
-    wait_for_change: Callable[[str, float], Awaitable[None]]
-    _watches: dict[str, ChangeWatch]
-    _followed: dict[str, Workflow]
-    _feed_lock: threading.Lock
-    _checkpoints: Checkpointer | None
 
-    def _feed(self, tracked: Tracked, lines: list[str]) -> None:
-        raise NotImplementedError  # the Monitor's
+class FollowHost(Protocol):
+    """The Monitor's side of the loop; the methods run in worker threads."""
 
-    def _end_workflow(self, tracked: Tracked) -> None:
-        raise NotImplementedError  # the Monitor's
+    shutting_down: bool  # a service stop: no orderly end, monitord.recover stays
+
+    def feed_chunk(self, tracked: Tracked, lines: list[str], offset: int) -> Snapshot | None:
+        """Feed ``lines`` (``offset``: the dagman.out bytes fed then); a snapshot if one is due."""
+
+    def end_workflow(self, tracked: Tracked) -> None:
+        """End ``tracked`` in order (jobstate.log, monitord.info/.done, recover removed)."""
+
+    def stop_workflow(self, tracked: Tracked) -> None:
+        """Leave ``tracked`` for a successor: only its jobstate.log is closed."""
+
+    def flush(self) -> None:
+        """Every sink holds (or has spooled) what was published."""
+
+    def checkpoint(self, target: Tracked | Snapshot, line_no: int) -> None:
+        """After a flush: ``target``'s monitord.recover at ``line_no``, or a snapshot."""
+
+
+class FollowLoop:
+    """Follows every queued workflow of ``registry`` until each has ended."""
+
+    def __init__(
+        self,
+        host: FollowHost,
+        registry: Registry,
+        waiter: ChangeWaiter,
+        observers: Sequence[MonitorObserver] = (),
+    ) -> None:
+        self.host = host
+        self.registry = registry
+        self.waiter = waiter
+        self.observers = tuple(observers)
+        self.followed: dict[str, Workflow] = {}  # wf_uuid -> workflow, for sub-workflows
+        self._checkpoints: Checkpointer | None = None
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Follow every queued workflow (sub-workflows as they are queued) until each ended."""
+        loop = asyncio.get_running_loop()
+        new_work = asyncio.Event()
+
+        def wake() -> None:  # from a worker thread
+            try:
+                loop.call_soon_threadsafe(new_work.set)
+            except RuntimeError:  # the loop is gone: nobody waits any more
+                pass
+
+        self.registry.wake = wake
+        tasks: dict[asyncio.Task[None], Tracked] = {}
+        try:
+            while True:
+                new_work.clear()
+                while self.registry.pending:
+                    tracked = self.registry.pending.popleft()
+                    if tracked.wf is not None:
+                        self.followed[tracked.wf.uuid] = tracked.wf  # sub-workflows' parent
+                    self.waiter.watch(tracked.dagman_out)
+                    tasks[asyncio.create_task(self._follow_one(tracked, stop))] = tracked
+                if not tasks:
+                    return
+                waker = asyncio.ensure_future(new_work.wait())
+                done, _ = await asyncio.wait([*tasks, waker], return_when=asyncio.FIRST_COMPLETED)
+                waker.cancel()
+                for task in [t for t in tasks if t in done]:
+                    await self._finish(tasks.pop(task), task, stop)
+        finally:
+            self.registry.wake = None
+            for task in tasks:
+                task.cancel()
+
+    async def checkpoint_now(self, snapshot: Snapshot) -> None:
+        """Write ``snapshot`` once the sinks hold what it covers, and wait for that."""
+        self._checkpointer().request(SNAPSHOT_KEY, snapshot, 0)
+        await self._checkpointer().barrier()
+
+    async def close(self) -> None:
+        if self._checkpoints is not None:
+            await self._checkpoints.close()
 
     @staticmethod
-    def _follower_outcome(tracked: Tracked, task: asyncio.Task[Any]) -> None:
+    def _outcome(tracked: Tracked, task: asyncio.Task[Any]) -> None:
         """A daemon-ending error propagates; any other failure ends only that workflow (exit 1)."""
         exc = task.exception()
         if exc is not None:
@@ -75,77 +146,43 @@ class LiveFollowing(Resuming):
             log.error("workflow follower failed", run_dir=tracked.run_dir, error=repr(exc))
             tracked.exit_code = 1
 
-    async def follow_all(self, stop: asyncio.Event) -> None:
-        """Follow every tracked workflow (sub-workflows as they appear) until each has ended.
-
-        The service's monitor runs this same loop; it overrides only the three steps below
-        (what following starts, how the loop waits, what ending a workflow does).
-        """
-        tasks: dict[asyncio.Task[None], Tracked] = {}
-        try:
-            while True:
-                while self.pending:
-                    tracked = self.pending.popleft()
-                    self._start_following(tracked)
-                    tasks[asyncio.create_task(self._follow_one(tracked, stop))] = tracked
-                if not tasks:
-                    return
-                for task in await self._next_ended(tasks):
-                    await self._finish(tasks.pop(task), task, stop)
-        finally:
-            for task in tasks:
-                task.cancel()
-
-    def _start_following(self, tracked: Tracked) -> None:
-        if tracked.wf is not None:
-            self._followed[tracked.wf.uuid] = tracked.wf  # its sub-workflows find their parent
-
-    async def _next_ended(
-        self, tasks: dict[asyncio.Task[None], Tracked]
-    ) -> set[asyncio.Task[None]]:
-        """The followers that ended; at least once a second, to take up new sub-workflows."""
-        done, _ = await asyncio.wait(tasks, timeout=1.0, return_when=asyncio.FIRST_COMPLETED)
-        return done
-
     async def _finish(
         self, tracked: Tracked, task: asyncio.Task[None], stop: asyncio.Event
     ) -> None:
         """One workflow's follower ended: record its outcome and end it in order."""
-        self._follower_outcome(tracked, task)
-        if stop.is_set() and tracked.wf is not None and tracked.wf.monitord_exit == 0:
-            tracked.wf.monitord_exit = 1
-        await asyncio.to_thread(self._end_locked, tracked)
-        self.done.append(tracked)
+        for observer in self.observers:
+            observer.ended(tracked)
+        self._outcome(tracked, task)
+        if self.host.shutting_down:
+            # Service stop: no orderly end; monitord.recover stays, and the successor resumes
+            # from the last snapshot (Monitor.follow_all), or re-processes from line 1.
+            if tracked.jobstate is not None:
+                await asyncio.to_thread(self.host.stop_workflow, tracked)
+        else:
+            if stop.is_set() and tracked.wf is not None and tracked.wf.monitord_exit == 0:
+                tracked.wf.monitord_exit = 1
+            await asyncio.to_thread(self.host.end_workflow, tracked)
+        self.registry.done.append(tracked)
 
     async def _follow_one(self, tracked: Tracked, stop: asyncio.Event) -> None:
         try:
             await self._follow_lines(tracked, stop)
         finally:
-            watch = self._watches.pop(tracked.dagman_out, None)
-            if watch is not None:
-                await watch.close()
+            await self.waiter.unwatch(tracked.dagman_out)
             # Whoever ends the workflow next finds its events in every sink.
             await self._checkpointer().barrier()
 
     def _checkpointer(self) -> Checkpointer:
         if self._checkpoints is None:
-            self._checkpoints = Checkpointer(self.sinks.flush, self._write_checkpoint).start()
+            self._checkpoints = Checkpointer(self.host.flush, self.host.checkpoint).start()
         return self._checkpoints
-
-    def _write_checkpoint(self, tracked: Tracked | Snapshot, line_no: int) -> None:
-        if isinstance(tracked, Snapshot):
-            self._write_snapshot(tracked)
-            return
-        with self._feed_lock:  # never after _end_workflow removed monitord.recover
-            if tracked.wf is not None and not tracked.wf.finished:
-                write_recover(tracked.files["recover"], line_no)
 
     async def _follow_lines(self, tracked: Tracked, stop: asyncio.Event) -> None:
         wf = tracked.wf
         assert wf is not None
         path = tracked.dagman_out
         follower = LineFollower(path, offset=tracked.offset)
-        parent = self._followed.get(wf.parent_uuid) if wf.parent_uuid else None
+        parent = self.followed.get(wf.parent_uuid) if wf.parent_uuid else None
         restarting = False  # a DAGMan start line came after the last exit line
         waits = 0
         while not follower.exists():
@@ -168,11 +205,11 @@ class LiveFollowing(Resuming):
             lines = await follower.read_lines()
             if lines:
                 idle = 0
-                offset = follower.offset
-                marker = await asyncio.to_thread(self._process_chunk, tracked, lines, offset)
+                snapshot, marker = await asyncio.to_thread(
+                    self._chunk, tracked, lines, follower.offset
+                )
                 if marker is not None:
                     restarting = marker
-                snapshot, self._fresh_snapshot = self._fresh_snapshot, None
                 if snapshot is not None:  # written once the sinks hold what it covers
                     self._checkpointer().request(SNAPSHOT_KEY, snapshot, 0)
                 # Checkpointed once every sink holds what the lines produced; meanwhile
@@ -203,40 +240,25 @@ class LiveFollowing(Resuming):
                 return
             await self._wait(path, poll_interval(idle), stop)
 
-    def _process_chunk(self, tracked: Tracked, lines: list[str], offset: int) -> bool | None:
-        """Feed a chunk (``offset``: the dagman.out bytes fed once it is); True/False when its
-        last DAGMan start/exit line is a start/an exit."""
-        wf = tracked.wf
-        assert wf is not None
-        with self._feed_lock:
-            self._feed(tracked, lines)
-            tracked.offset = offset
-            self._take_snapshot()
-        marker = None
-        for line in reversed(lines):
-            if "EXITING WITH STATUS" in line:
-                marker = False
-                break
-            if "(CONDOR_DAGMAN) STARTING UP" in line:
-                marker = True
-                break
+    def _chunk(
+        self, tracked: Tracked, lines: list[str], offset: int
+    ) -> tuple[Snapshot | None, bool | None]:
+        """Worker thread: feed a chunk; a snapshot if one is due, and its restart marker."""
+        snapshot = self.host.feed_chunk(tracked, lines, offset)
+        marker = restart_marker(lines)
         log.debug(
             "dagman.out lines processed",
             path=tracked.dagman_out,
             lines=len(lines),
-            line_no=wf.line_no,
+            line_no=tracked.wf.line_no if tracked.wf is not None else 0,
         )
-        return marker
-
-    def _end_locked(self, tracked: Tracked) -> None:
-        with self._feed_lock:
-            self._end_workflow(tracked)
+        return snapshot, marker
 
     async def _wait(self, path: str, timeout: float, stop: asyncio.Event) -> None:
-        """``wait_for_change`` that also ends at once when the daemon is told to stop."""
+        """The waiter's wait that also ends at once when the daemon is told to stop."""
         if stop.is_set():
             return
-        change = asyncio.ensure_future(self.wait_for_change(path, timeout))
+        change = asyncio.ensure_future(self.waiter.wait(path, timeout))
         stopped = asyncio.ensure_future(stop.wait())
         try:
             await asyncio.wait({change, stopped}, return_when=asyncio.FIRST_COMPLETED)
@@ -244,12 +266,3 @@ class LiveFollowing(Resuming):
             for task in (change, stopped):
                 if not task.done():
                     task.cancel()
-
-    async def _watched_wait(self, path: str, timeout: float) -> None:
-        """The default waiter: one long-lived :class:`ChangeWatch` per followed dagman.out."""
-        watch = self._watches.get(path)
-        if watch is None:
-            watch = self._watches[path] = ChangeWatch(
-                path, polling=True if self.cfg.polling else None
-            ).start()
-        await watch.wait(timeout)

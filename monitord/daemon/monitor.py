@@ -3,12 +3,17 @@
 Pipeline::
 
     dagman.out --(aiofiles, chunks)--> lines --(worker thread)--> Workflow.feed
-        --> events --> SinkSet (one thread per sink)      jobstate lines --> jobstate.log
+        --> events --> sink set (an executor per sink)      jobstate lines --> jobstate.log
 
 The event loop only reads chunks and waits; all parsing, state-machine work
 and job-file reading of a chunk runs in one worker thread (``to_thread``),
-and every sink writes from its own thread.  Memory stays flat: dagman.out is
+and every sink writes from its own thread or process.  Memory stays flat: dagman.out is
 streamed in fixed-size chunks and events leave per chunk.
+
+One :class:`Monitor` class serves the per-workflow daemon, the service and the command line;
+what differs between them is handed to it (:mod:`monitord.daemon.parts`): its outputs, its
+waiter, its crash resume, its observers.  The follow loop is a collaborator
+(:class:`~monitord.daemon.following.FollowLoop`).
 """
 
 from __future__ import annotations
@@ -17,25 +22,28 @@ import asyncio
 import os
 import threading
 import time
-from collections import deque
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Generic, TypeVar
 
 import aiofiles
 import structlog
 
+from monitord.core.events import StampedeEvent
 from monitord.core.readers.braindump import BraindumpError, read_braindump
 from monitord.core.readers.dagfile import parse_dag
-from monitord.core.readers.default_db import default_db_url
 from monitord.core.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
-from monitord.daemon.checkpoint import Checkpointer
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.errors import MonitordError
-from monitord.daemon.following import LiveFollowing
+from monitord.daemon.following import FollowLoop
 from monitord.daemon.jobfiles import read_text
 from monitord.daemon.jobstate_log import JobstateLog, jobstate_log_path
+from monitord.daemon.notifying import Notifications
+from monitord.daemon.outputs import Destinations, build_outputs, log_plugins
+from monitord.daemon.parts import ChangeWaiter, MonitorObserver, Outputs, SinkSetLike, WatchWaiter
 from monitord.daemon.plan_events import BATCH, emit_plan, emit_static, emit_subwf_map, open_static
-from monitord.daemon.resume import ResumePoint, ResumeStore, Snapshot, SnapshotClock
+from monitord.daemon.registry import Registry
+from monitord.daemon.resume import ResumePoint, Snapshot, describe
+from monitord.daemon.resuming import CrashResume
 from monitord.daemon.statefiles import (
     other_instance_running,
     read_info,
@@ -47,12 +55,9 @@ from monitord.daemon.statefiles import (
     write_recover,
     write_started,
 )
-from monitord.daemon.tail import ChangeWatch
 from monitord.daemon.tracked import Tracked
-from notifications.notifier import Notifier
-from sinks.plugins.host import plugin_snapshot, with_plugins
-from sinks.registry import build_dashboard_sink, build_sink
-from sinks.runtime.marks import MarkedBatch, Marks, count_batch
+from sinks.plugins.host import with_plugins
+from sinks.runtime.base import Sink
 from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SPOOL_DIR_NAME, SpoolSettings
 
@@ -60,19 +65,35 @@ log = structlog.get_logger(__name__)
 
 CHUNK = 1 << 18  # dagman.out read size in a replay (BATCH, the largest batch: plan_events.py)
 
+OutputsT = TypeVar("OutputsT", bound=Outputs)
 
-class Monitor(LiveFollowing):
-    """One workflow and its sub-workflows: start-up, replay, outputs and sinks, shutdown."""
 
-    def __init__(self, config: MonitorConfig) -> None:
+class Monitor(Generic[OutputsT]):
+    """One workflow and its sub-workflows: start-up, replay or follow, outputs, shutdown.
+
+    ``outputs``: which sink set it publishes to; ``waiter``: how it waits for dagman.out to
+    grow (default: a watch per file); ``resume``: whether and how it snapshots (default:
+    never); ``observers``: told what it processes; ``scripts_as_owner``: notification
+    scripts run as the submit directory's owner (a root service).
+    """
+
+    def __init__(
+        self,
+        config: MonitorConfig,
+        outputs: OutputsT,
+        *,
+        waiter: ChangeWaiter | None = None,
+        resume: CrashResume | None = None,
+        observers: Sequence[MonitorObserver] = (),
+        scripts_as_owner: bool = False,
+    ) -> None:
         self.cfg = config
-        self.events: list[Any] = []
-        self.sinks = SinkSet([])
-        self.pending: deque[Tracked] = deque()
-        self.done: list[Tracked] = []
-        self.seen_dagman_outs: set[str] = set()
-        self.seen_dirs: dict[str, tuple[str, str | None]] = {}
-        self.root_uuid: str | None = None
+        self.outputs = outputs
+        self.waiter: ChangeWaiter = waiter or WatchWaiter(polling=True if config.polling else None)
+        self.resume = resume or CrashResume()
+        self.observers = tuple(observers)
+        self.notifications = Notifications(config, scripts_as_owner=scripts_as_owner)
+        self.registry = Registry()
         self.options = WorkflowOptions(
             replay=config.replay,
             events_enabled=config.events,
@@ -82,41 +103,28 @@ class Monitor(LiveFollowing):
             and not (config.jobstate_name and os.path.isabs(config.jobstate_name)),
             adjust=config.adjust,
         )
+        self._events: list[StampedeEvent] = []  # the machines' pending events, one chunk's
         self.ctx = WorkflowContext(
             read_text=read_text,
-            events=self.events,
+            events=self._events,
             on_subworkflow=self._on_subworkflow,
             options=self.options,
         )
+        self.sinks: SinkSetLike = SinkSet([])  # made by start(), with the event plugins
+        self.destinations = Destinations()  # the events outputs asked for
+        self.spool_settings: SpoolSettings | None = None  # where sinks spool while down
+        self.restart = config.replay  # the outputs start over (a replay, or a recovery)
         self.pid_path: str | None = None
-        self.restart = config.replay
-        # Service mode (monitord/service) swaps these: shared sink lanes, one shared watcher.
-        self.wait_for_change: Callable[[str, float], Awaitable[None]] = self._watched_wait
-        self._watches: dict[str, ChangeWatch] = {}
-        self._followed: dict[str, Workflow] = {}  # wf_uuid -> workflow, for sub-workflows
+        self.shutting_down = False  # a service stop: leave monitord.recover for a successor
         # Followers process their chunks in worker threads; the pending event list, the
         # tracking lists and the sinks' batch order are shared, so one chunk at a time.
-        self._feed_lock = threading.Lock()
-        self._checkpoints: Checkpointer | None = None
-        self.make_sink_set: Callable[[list[Any]], Any] = self._local_sink_set
-        self.spool_settings: SpoolSettings | None = None  # where sinks spool while down
-        self.requested_outputs = 0  # events destinations asked for (-d, properties, default)
-        self.output_errors: list[str] = []  # why some could not even be created
-        # --- notifications (issue 6): created by start() in live mode only ---
-        self.notifier: Notifier | None = None
-        try:
-            self._notify_loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            self._notify_loop = None
-        # --- end notifications ---
-        # --- crash resume (resume.py): the service and the live daemon set ``resume_store`` ---
-        self.resume_store: ResumeStore | None = None
-        self.resumed: ResumePoint | None = None  # the snapshot this start resumed from
-        self.marks_stream: str | None = None  # delivery marks' stream (sinks/runtime/marks.py)
-        self.event_counts: dict[str, int] = {}  # per workflow: events published
-        self.tracked_all: list[Tracked] = []  # every (sub-)workflow, the root first
-        self._snapshot_clock = SnapshotClock()
-        self._fresh_snapshot: Snapshot | None = None
+        self.feed_lock = threading.Lock()
+        self.follow_loop = FollowLoop(self, self.registry, self.waiter, self.observers)
+
+    @property
+    def resumed(self) -> ResumePoint | None:
+        """The snapshot this start resumed from (None: none)."""
+        return self.resume.resumed
 
     # ------------------------------------------------------------------ start-up
     def start(self) -> None:
@@ -140,10 +148,23 @@ class Monitor(LiveFollowing):
                 f"another monitord is running for {run_dir} (use -f to override)", 43
             )
         write_pid(self.pid_path)
-        self.root_uuid = bd.wf_uuid
+        self.registry.root_uuid = bd.wf_uuid
         # A crashed predecessor left monitord.recover: resume from its snapshot, or outputs
         # start over as in a replay (doc §4.7).
-        point, sinks = self._resume_or_recover(run_dir, dagman_out, bd)
+        recover = state_path(
+            run_dir, "monitord.recover", output_dir=self.cfg.output_dir, wf_uuid=bd.wf_uuid
+        )
+        point, self.restart, sinks = self.resume.decide(
+            crashed=not self.cfg.replay and os.path.exists(recover),
+            replay=self.cfg.replay,
+            run_dir=run_dir,
+            dagman_out=dagman_out,
+            root_uuid=bd.wf_uuid,
+            info=state_path(
+                run_dir, "monitord.info", output_dir=self.cfg.output_dir, wf_uuid=bd.wf_uuid
+            ),
+            build=lambda restart: self._build_outputs(run_dir, bd, restart),
+        )
         # a sink's spool left by a clean stop is delivered first; on restart it is stale
         self.spool_settings = SpoolSettings.from_properties(
             state_path(run_dir, SPOOL_DIR_NAME, output_dir=self.cfg.output_dir, wf_uuid=bd.wf_uuid),
@@ -154,14 +175,14 @@ class Monitor(LiveFollowing):
         if self.cfg.events:
             # event plugins (issue 13): beside the sinks, per workflow, on the same runtime
             self.sinks = with_plugins(
-                self.make_sink_set(sinks),
+                self.outputs.sink_set(sinks, self.spool_settings),
                 self.cfg.properties,
                 restart=self.restart,
                 spool=self.spool_settings,
             )
             self.sinks.start()
         self.options.events_enabled = self.cfg.events and bool(self.sinks)
-        self._start_notifications(run_dir)  # notifications (issue 6)
+        self.notifications.start(run_dir, self.ctx)  # notifications (issue 6)
         if point is not None:
             self._restore(point)
             return
@@ -169,60 +190,34 @@ class Monitor(LiveFollowing):
         if tracked.wf is None:
             raise MonitordError(f"cannot follow the workflow in {run_dir}")
 
-    def _build_outputs(self, run_dir: str, bd: Any) -> list[Any]:
+    def _build_outputs(self, run_dir: str, bd: Any, restart: bool) -> list[Sink]:
         """The events outputs asked for (-d, properties, the default DB), not opened yet."""
-        dests = [d or default_db_url(run_dir, bd) for d in (self.cfg.dests or [None])]
-        self.requested_outputs = len(dests)
-        self.output_errors = []
-        sinks = []
-        for dest in dests:
-            try:
-                sinks.append(
-                    build_sink(
-                        dest,
-                        run_dir=run_dir,
-                        restart=self.restart,
-                        encoding=self.cfg.encoding,
-                        root_wf_uuid=bd.wf_uuid,
-                        pegasus_version=bd.planner_version,
-                        properties=self.cfg.properties,
-                    )
-                )
-            except Exception as exc:  # a bad destination disables only itself
-                log.error("cannot create events output, disabling it", error=str(exc))
-                self.output_errors.append(str(exc))
-        if self.cfg.dashboard and sinks:
-            from sinks.sql.dashboard import default_dashboard_url
+        if not self.cfg.events:
+            return []
+        self.destinations = build_outputs(self.cfg, run_dir, bd, restart=restart)
+        return list(self.destinations.sinks)
 
-            try:
-                sinks.append(
-                    build_dashboard_sink(
-                        self.cfg.dashboard_url or default_dashboard_url(),
-                        root_wf_uuid=bd.wf_uuid,
-                        db_url=dests[0],
-                        restart=self.restart,
-                        pegasus_version=bd.planner_version,
-                    )
-                )
-            except Exception as exc:
-                log.warning("dashboard disabled", error=str(exc))
-        return sinks
+    def _adopt(self, tracked: Tracked, *, opened: bool, ended: bool = False) -> None:
+        """A (sub-)workflow joins the Monitor (opened, or restored from a snapshot)."""
+        self.registry.tracked.append(tracked)
+        for observer in self.observers:
+            observer.added(tracked, opened=opened, ended=ended)
 
-    def check_outputs(self) -> None:
-        """After the run: every requested events destination failed for good (could not be
-        created or opened, or was disabled) -> one clear error, a non-zero exit status."""
-        if not self.requested_outputs:
-            return
-        reasons = list(self.output_errors)
-        for worker in getattr(self.sinks, "workers", []):
-            if worker.failed and getattr(worker.sink, "name", None) != "dashboard":
-                reasons.append(str(worker.health().get("last_error") or worker.sink.name))
-        if len(reasons) >= self.requested_outputs:
-            raise MonitordError("no events output could be written: " + "; ".join(reasons))
-
-    def _local_sink_set(self, sinks: list[Any]) -> SinkSet:
-        """The per-workflow daemon's sinks: a worker each, spooling while a sink is down."""
-        return SinkSet(sinks, spool=self.spool_settings)
+    def _restore(self, point: ResumePoint) -> None:
+        """Every workflow of the snapshot, as it was then; the followers go on from there."""
+        self.registry.seen_dagman_outs = set(point.seen_dagman_outs)
+        self.registry.seen_dirs = dict(point.seen_dirs)
+        for tracked, p in self.resume.restore(point, self.ctx):
+            self._adopt(tracked, opened=False, ended=p.ended)
+            if p.ended:
+                self.registry.done.append(tracked)
+                continue
+            self.notifications.open_workflow(
+                p.run_dir, p.wf.bd, p.dagman_out, p.files.get("recover")
+            )
+            self.registry.queue(tracked)
+        log.info("resuming from a snapshot, not from line 1", **describe(point))
+        self.resume.record_helpers(point, self.outputs.helper_pids())
 
     def _open_workflow(
         self, run_dir: str, dagman_out: str, bd: Any, *, parent: SubworkflowRequest | None
@@ -244,10 +239,10 @@ class Monitor(LiveFollowing):
         )
         jobstate = JobstateLog(js_path, rotate=self.cfg.replay or recovering)
         jobstate.open()
-        if self.notifier is not None:  # notifications (issue 6): before recover is rewritten
-            self.notifier.open_workflow(
-                run_dir, bd, dagman_out, files["recover"] if recovering else None
-            )
+        # notifications (issue 6): before recover is rewritten
+        self.notifications.open_workflow(
+            run_dir, bd, dagman_out, files["recover"] if recovering else None
+        )
         if not self.cfg.replay:
             # Marked from the first moment (the reference waits for the first chunk): a crash
             # at any point after this makes the next start recover instead of resuming.
@@ -265,11 +260,11 @@ class Monitor(LiveFollowing):
             run_dir=run_dir,
             braindump=bd,
             dag=dag,
-            root_uuid=self.root_uuid or bd.wf_uuid,
+            root_uuid=self.registry.root_uuid or bd.wf_uuid,
             parent_uuid=parent.parent.uuid if parent else None,
             wf_ts=wf_ts,
         )
-        self.seen_dirs[run_dir] = (bd.wf_uuid, wf.parent_uuid)
+        self.registry.seen_dirs[run_dir] = (bd.wf_uuid, wf.parent_uuid)
         if info:
             wf.last_processed_line = info.pop("monitord_dagman_out_sequence", 0)
             wf.job_seq = info.pop("monitord_job_sequence", 1)
@@ -287,8 +282,8 @@ class Monitor(LiveFollowing):
             if parent is not None:
                 emit_subwf_map(parent, bd.wf_uuid, wf_ts)
         tracked = Tracked(wf, run_dir, dagman_out, jobstate, started_at, files)
-        self._adopt(tracked)
-        self.pending.append(tracked)
+        self._adopt(tracked, opened=True)
+        self.registry.queue(tracked)
         self._publish()
         return tracked
 
@@ -301,14 +296,14 @@ class Monitor(LiveFollowing):
                 log.warning("sub-workflow directory not found", path=base_dir)
                 return
         dagman_out = os.path.join(candidate, fname)
-        if dagman_out in self.seen_dagman_outs:
+        if dagman_out in self.registry.seen_dagman_outs:
             # The same sub-workflow submitted again: its map event is stamped with the
             # parent's braindump time, as the reference does.
-            seen = self.seen_dirs.get(candidate)
+            seen = self.registry.seen_dirs.get(candidate)
             if seen is not None:
                 emit_subwf_map(req, seen[0], req.parent.wf_ts or 0)
             return
-        self.seen_dagman_outs.add(dagman_out)
+        self.registry.seen_dagman_outs.add(dagman_out)
         try:
             bd = read_braindump(candidate)
         except BraindumpError as exc:
@@ -319,21 +314,23 @@ class Monitor(LiveFollowing):
             return
         self._open_workflow(candidate, dagman_out, bd, parent=req)
 
-    # ------------------------------------------------------------------ following
+    # ------------------------------------------------------------------ feeding
     def _publish(self) -> None:
         """Hand the pending events to the sinks in batches of at most BATCH events."""
-        events = self.events
+        events = self._events
+        if not events:
+            return
+        for observer in self.observers:
+            observer.published(events)
         for start in range(0, len(events), BATCH):
-            batch = events[start : start + BATCH]
-            if self.marks_stream is not None:  # numbered for a crash resume (resume.py)
-                counts = count_batch(batch, self.event_counts)
-                batch = MarkedBatch(batch, Marks(self.marks_stream, counts))
-            self.sinks.publish(batch)
+            self.sinks.publish(self.resume.mark(events[start : start + BATCH]))
         events.clear()
 
     def _feed(self, tracked: Tracked, lines: list[str]) -> None:
         wf = tracked.wf
         assert wf is not None
+        for observer in self.observers:
+            observer.fed(tracked, lines)
         feed = wf.feed
         try:
             for line in lines:
@@ -351,12 +348,14 @@ class Monitor(LiveFollowing):
             wf.jobstate_lines.clear()
             tracked.jobstate.flush()
 
+    # ------------------------------------------------------------------ replay
     async def replay_all(self) -> None:
-        while self.pending:
-            tracked = self.pending.popleft()
+        pending = self.registry.pending
+        while pending:
+            tracked = pending.popleft()
             await self._replay_one(tracked)
-            await asyncio.to_thread(self._end_workflow, tracked)
-            self.done.append(tracked)
+            await asyncio.to_thread(self.end_workflow, tracked)
+            self.registry.done.append(tracked)
 
     async def _replay_one(self, tracked: Tracked) -> None:
         if not os.path.exists(tracked.dagman_out):
@@ -379,6 +378,52 @@ class Monitor(LiveFollowing):
         if tail:
             await asyncio.to_thread(self._feed, tracked, [tail.decode("utf-8", errors="replace")])
 
+    # ------------------------------------------------------------------ live (FollowHost)
+    async def follow_all(self, stop: asyncio.Event) -> None:
+        """Follow every tracked workflow (sub-workflows as they appear) until each has ended;
+        after a service stop, a last snapshot where every workflow stands."""
+        await self.follow_loop.run(stop)
+        if self.shutting_down and self.resume.store is not None:
+            await self._last_snapshot()
+
+    async def _last_snapshot(self) -> None:
+        """Written once the sinks hold (or have spooled) everything, so the next start
+        resumes right there."""
+
+        def take() -> Snapshot | None:
+            with self.feed_lock:
+                return self.resume.take(self.registry, self.outputs.helper_pids, now=True)
+
+        snapshot = await asyncio.to_thread(take)
+        if snapshot is not None:
+            await self.follow_loop.checkpoint_now(snapshot)
+
+    def feed_chunk(self, tracked: Tracked, lines: list[str], offset: int) -> Snapshot | None:
+        with self.feed_lock:
+            self._feed(tracked, lines)
+            tracked.offset = offset
+            return self.resume.take(self.registry, self.outputs.helper_pids)
+
+    def end_workflow(self, tracked: Tracked) -> None:
+        with self.feed_lock:
+            self._end_workflow(tracked)
+
+    def stop_workflow(self, tracked: Tracked) -> None:
+        with self.feed_lock:  # a snapshot of another workflow may be measuring it
+            if tracked.jobstate is not None:
+                tracked.jobstate.close()
+
+    def flush(self) -> None:
+        self.sinks.flush()
+
+    def checkpoint(self, target: Tracked | Snapshot, line_no: int) -> None:
+        if isinstance(target, Snapshot):
+            self.resume.write(target, self.registry, self.feed_lock)
+            return
+        with self.feed_lock:  # never after _end_workflow removed monitord.recover
+            if target.wf is not None and not target.wf.finished:
+                write_recover(target.files["recover"], line_no)
+
     def _end_workflow(self, tracked: Tracked) -> None:
         wf = tracked.wf
         if wf is None or wf.finished:
@@ -396,88 +441,23 @@ class Monitor(LiveFollowing):
             counters=wf.out_counters,
         )
         remove(tracked.files["recover"])
-        if self.resume_store is not None and tracked is self.tracked_all[0]:
-            self.resume_store.remove(tracked.dagman_out)  # ended in order: nothing to resume
+        if tracked is self.registry.root:
+            self.resume.ended(tracked.dagman_out)  # ended in order: nothing to resume
         write_done(tracked.files["done"], tracked.started_at)
         self._publish()
 
-    # --- notifications (issue 6): doc §11; never in replay ---
-    def _start_notifications(self, run_dir: str) -> None:
-        cfg = self.cfg
-        if cfg.replay or not cfg.notifications or cfg.notifications_max <= 0:
-            return
-        if 0 < cfg.notifications_timeout < 5:
-            log.warning("notification timeout below 5 s", timeout=cfg.notifications_timeout)
-        try:
-            self.notifier = Notifier.create(
-                run_dir=run_dir,
-                output_dir=cfg.output_dir,
-                max_running=cfg.notifications_max,
-                timeout=cfg.notifications_timeout,
-                loop=self._notify_loop,
-                full_log=cfg.notifications_full_log,
-                run_as=self._script_identity(run_dir),
-            )
-        except OSError as exc:
-            raise MonitordError(f"cannot open the notifications log: {exc}") from None
-        self.ctx.notifier = self.notifier
-
-    # A service running as root runs each user's scripts as the owner of the submit dir.
-    scripts_as_owner = False
-
-    def _script_identity(self, run_dir: str) -> tuple[int, int] | None:
-        if not self.scripts_as_owner:
-            return None
-        st = os.stat(run_dir)
-        return st.st_uid, st.st_gid
-
-    async def _close_notifications(self, stop: asyncio.Event | None) -> None:
-        """Queued scripts run to their end (within their timeout) unless the daemon was stopped."""
-        if self.notifier is None:
-            return
-        if stop is None and getattr(self, "shutting_down", False):
-            stop = asyncio.Event()  # service stop: do not wait for scripts
-            stop.set()
-        self.ctx.notifier = None
-        try:
-            await self.notifier.aclose(stop)
-        except Exception as exc:  # never fail the daemon's exit
-            log.error("notifications shutdown failed", error=repr(exc))
-
-    # --- end notifications ---
-
+    # ------------------------------------------------------------------ shutdown
     async def close(self, stop: asyncio.Event | None = None) -> None:
-        await self._close_notifications(stop)  # notifications (issue 6)
-        if self._checkpoints is not None:
-            await self._checkpoints.close()
-        for watch in list(self._watches.values()):
-            await watch.close()
-        self._watches.clear()
+        """Scripts, checkpoints and watches end; the sinks deliver and close; a workflow
+        ended in order has its delivery marks dropped by every sink that holds them all."""
+        await self.outputs.settle()  # holds no worker thread while a server is down
+        await self.notifications.close(self.ctx, stop, shutting_down=self.shutting_down)
+        await self.follow_loop.close()
+        await self.waiter.close()
         await asyncio.to_thread(self.sinks.close)
-        _log_plugins(self.sinks)
+        log_plugins(self.sinks)
         if self.pid_path:
             remove(self.pid_path)
-
-
-def _log_plugins(sinks: Any) -> None:
-    """The daemon's last word on its event plugins: each one's counters and delivery state
-    (a warning when one was skipped, raised, dropped events or was not fed to the end)."""
-    plugins = plugin_snapshot(sinks)
-    if not plugins:
-        return
-    keys = ("state", "delivery", "delivered", "dropped", "spooled", "errors", "restarts")
-    summary = {
-        p["name"]: {
-            **{k: p[k] for k in keys if p.get(k) is not None},
-            **({"last_error": p["last_error"]} if p.get("last_error") else {}),
-        }
-        for p in plugins
-    }
-    troubled = any(
-        p.get("state") in ("skipped", "stuck")
-        or p.get("errors")
-        or p.get("dropped")
-        or p.get("delivery") not in (None, "up")
-        for p in plugins
-    )
-    (log.warning if troubled else log.info)("event plugins at exit", plugins=summary)
+        root = self.registry.root
+        if self.resume.stream and root is not None and root.wf is not None and root.wf.finished:
+            await asyncio.to_thread(self.outputs.forget_marks, root.wf.uuid)

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 import structlog
 
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.monitor import Monitor
+from monitord.daemon.outputs import LocalOutputs, check_outputs
+from monitord.daemon.parts import MonitorObserver
 from monitord.daemon.statedir import daemon_resume_store
 
 log = structlog.get_logger(__name__)
@@ -25,7 +28,14 @@ def _log_level_changed(direction: int) -> None:
     )
 
 
-async def run_follow(config: MonitorConfig, monitor: Monitor | None = None) -> int:
+def daemon_monitor(
+    config: MonitorConfig, observers: Sequence[MonitorObserver] = ()
+) -> Monitor[LocalOutputs]:
+    """The per-workflow daemon's Monitor: its own sink executors and file watches."""
+    return Monitor(config, LocalOutputs(), observers=observers)
+
+
+async def run_follow(config: MonitorConfig, monitor: Monitor[LocalOutputs] | None = None) -> int:
     """Live mode (``-N`` / no ``-r``): follow until DAGMan and every sub-workflow are done.
 
     SIGINT and SIGTERM end every workflow in order (exit code 1 in jobstate.log, monitord.info
@@ -33,16 +43,17 @@ async def run_follow(config: MonitorConfig, monitor: Monitor | None = None) -> i
     SIGUSR1 / SIGUSR2 make the log one step more / less verbose; SIGHUP is ignored.
     After a crash (SIGKILL, OOM kill, reboot) the next start resumes from the last snapshot
     kept in the user's state directory (:mod:`monitord.daemon.statedir`).
-    ``monitor``: a Monitor (subclass) made for ``config`` by the caller, e.g. one that
-    reports progress.
+    ``monitor``: a Monitor made for ``config`` by the caller (:func:`daemon_monitor`), e.g.
+    with an observer that counts progress.
     """
     import signal
 
-    monitor = monitor or Monitor(config)
-    if monitor.resume_store is None:  # crash resume from the user's state dir (statedir.py)
-        monitor.resume_store, why = daemon_resume_store(config)
-        if monitor.resume_store is None:
-            monitor.resume_off = why
+    monitor = monitor or daemon_monitor(config)
+    resume = monitor.resume
+    if resume.store is None:  # crash resume from the user's state dir (statedir.py)
+        resume.store, why = daemon_resume_store(config)
+        if resume.store is None:
+            resume.off = why
             log.warning("crash resume is off", why=why)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -55,13 +66,12 @@ async def run_follow(config: MonitorConfig, monitor: Monitor | None = None) -> i
         await asyncio.to_thread(monitor.start)
         await monitor.follow_all(stop)
     finally:
-        await monitor.close(stop)
-    await asyncio.to_thread(monitor.forget_marks)
-    monitor.check_outputs()
+        await monitor.close(stop)  # (a workflow ended in order: its delivery marks dropped)
+    check_outputs(monitor.outputs, monitor.destinations)
     return 1 if stop.is_set() else 0
 
 
-async def run_replay(config: MonitorConfig, monitor: Monitor | None = None) -> int:
+async def run_replay(config: MonitorConfig, monitor: Monitor[LocalOutputs] | None = None) -> int:
     """Replay mode (``-r``): rebuild every output from the finished workflow's files.
 
     Fails (:class:`MonitordError`) when no requested destination holds every event (the
@@ -69,12 +79,12 @@ async def run_replay(config: MonitorConfig, monitor: Monitor | None = None) -> i
     """
     from monitord.daemon.undelivered import check_delivered
 
-    monitor = monitor or Monitor(config)
+    monitor = monitor or daemon_monitor(config)
     try:
         await asyncio.to_thread(monitor.start)
         await monitor.replay_all()
     finally:
         await monitor.close()
-    monitor.check_outputs()
+    check_outputs(monitor.outputs, monitor.destinations)
     check_delivered(monitor, strict=False)
     return 0

@@ -10,10 +10,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from monitord.daemon.errors import MonitordError
+from sinks.runtime.process_worker import ProcessSinkWorker
+from sinks.runtime.runner import SinkWorker
+from sinks.runtime.spool import SpoolSettings
 
+if TYPE_CHECKING:
+    from monitord.daemon.monitor import Monitor
+    from monitord.daemon.outputs import LocalOutputs
+
+Executor = SinkWorker | ProcessSinkWorker
 REASON_MAX = 160  # characters of a driver's error kept in the line
 _PASSWORD = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")
 
@@ -36,7 +44,7 @@ def destination_of(sink: Any) -> str:
     return masked(str(getattr(sink, "name", "?")))
 
 
-def _reason(worker: Any, dest: str) -> str:
+def _reason(worker: Executor, dest: str) -> str:
     """`` (the sink's last error)``, on one line, without repeating the destination."""
     try:
         error = worker.health().get("last_error")
@@ -51,7 +59,7 @@ def _reason(worker: Any, dest: str) -> str:
     return f" ({first})"
 
 
-def undelivered(workers: Iterable[Any], spool_settings: Any) -> list[str]:
+def undelivered(workers: Iterable[Executor], spool_settings: SpoolSettings | None) -> list[str]:
     """One phrase per requested destination that does not hold every event (none: all do)."""
     problems = []
     for worker in workers:
@@ -85,7 +93,7 @@ def undelivered(workers: Iterable[Any], spool_settings: Any) -> list[str]:
     return problems
 
 
-def check_delivered(monitor: Any, *, strict: bool) -> None:
+def check_delivered(monitor: Monitor[LocalOutputs], *, strict: bool) -> None:
     """After a replay: the one error line if events are missing where they were asked for.
 
     ``strict`` (``monitord replay``): any requested destination without every event fails
@@ -94,9 +102,9 @@ def check_delivered(monitor: Any, *, strict: bool) -> None:
     """
     problems = [
         f"{masked(error)}; nothing written there, rerun the replay once fixed"
-        for error in getattr(monitor, "output_errors", [])
+        for error in monitor.destinations.errors
     ]
-    problems += undelivered(getattr(monitor.sinks, "workers", []), monitor.spool_settings)
-    requested = int(getattr(monitor, "requested_outputs", 0) or 0)
+    problems += undelivered(monitor.outputs.workers, monitor.spool_settings)
+    requested = monitor.destinations.requested
     if problems and (strict or len(problems) >= requested):
         raise MonitordError("; ".join(problems))

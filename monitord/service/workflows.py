@@ -1,10 +1,11 @@
 """One followed root workflow inside the service: its Monitor, its task, its subscribers.
 
-:class:`ServiceMonitor` is the per-workflow daemon's :class:`~monitord.daemon.monitor.Monitor`
-with the service's shared parts plugged in (sink lanes, the one file watcher) and
-an event-driven supervisor loop instead of a once-a-second tick, so an idle
-workflow costs a few sleeping coroutines and nothing else.  Its outputs are
-those of the per-workflow daemon, because everything that produces them is the
+:class:`ServiceMonitor` runs the per-workflow daemon's :class:`~monitord.daemon.monitor.Monitor`
+with the service's parts handed to it: its sinks on the shared lanes (:class:`LaneOutputs`),
+the one file watcher (:class:`WatcherWaiter`), the service's state directory for snapshots, and
+itself as the observer that keeps the status page's figures.  The follow loop is the daemon's,
+event-driven, so an idle workflow costs a few sleeping coroutines and nothing else.  Its
+outputs are those of the per-workflow daemon, because everything that produces them is the
 daemon's own code.
 """
 
@@ -13,23 +14,85 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import structlog
 
-from monitord.daemon.following import SNAPSHOT_KEY
+from monitord.core.events import StampedeEvent
 from monitord.daemon.monitor import Monitor, MonitorConfig, MonitordError, Tracked
-from monitord.daemon.resume import ResumeStore, SnapshotClock
+from monitord.daemon.parts import MarkKeeper, SinkSetLike
+from monitord.daemon.resume import ResumeStore
+from monitord.daemon.resuming import CrashResume
 from monitord.service.jobcounts import progress_for
 from monitord.service.sinkpool import SharedSinkSet, SinkPool
 from monitord.service.status import EventRate
 from monitord.service.watcher import FileWatcher
 from monitord.system import ownership
+from notifications.notifier import Notifier
+from sinks.runtime.base import Sink
 from sinks.runtime.capabilities import capabilities_of
+from sinks.runtime.spool import SpoolSettings
 
 log = structlog.get_logger(__name__)
+
+
+class LaneOutputs:
+    """One workflow's sinks on the pool's lanes (``key``, its dagman.out, picks the local
+    lane); waiting for them to deliver holds no worker thread: many workflows may end
+    during one outage."""
+
+    def __init__(self, pool: SinkPool, key: str, wf_uuid: str | None) -> None:
+        self._make: Callable[[list[Sink], SpoolSettings | None], SharedSinkSet] = pool.sink_set(
+            key, wf_uuid
+        )
+        self.set: SharedSinkSet | None = None
+
+    def sink_set(self, sinks: list[Sink], spool: SpoolSettings | None) -> SinkSetLike:
+        self.set = self._make(sinks, spool)
+        return self.set
+
+    async def settle(self) -> None:
+        if self.set is None:
+            return
+        self.set.request_close()
+        pause = 0.05
+        while not self.set.closed:
+            await asyncio.sleep(pause)
+            pause = min(1.0, pause * 2)
+
+    def helper_pids(self) -> list[int]:
+        return []  # the lanes are threads of the service
+
+    def forget_marks(self, root_uuid: str) -> None:
+        for handle in self.set.handles if self.set is not None else []:
+            if (
+                capabilities_of(handle.sink).keeps_marks
+                and handle.finished.is_set()
+                and not handle.failed
+                and handle.left_behind == 0
+            ):
+                cast(MarkKeeper, handle.sink).forget_marks(root_uuid)
+
+
+class WatcherWaiter:
+    """The service's one file watcher, for a Monitor's follow loop."""
+
+    def __init__(self, watcher: FileWatcher) -> None:
+        self.watcher = watcher
+
+    def watch(self, path: str) -> None:
+        self.watcher.add(path)
+
+    async def wait(self, path: str, timeout: float) -> None:
+        await self.watcher.wait(path, timeout)
+
+    async def unwatch(self, path: str) -> None:
+        self.watcher.discard(path)
+
+    async def close(self) -> None:
+        """Nothing: the watcher is the service's."""
 
 
 @dataclass
@@ -40,10 +103,9 @@ class TrackedStats:
     ended: bool = False
 
 
-class ServiceMonitor(Monitor):
-    """A Monitor driven by the service: shared sinks and watcher, wakes only on work."""
-
-    scripts_as_owner = True  # notification scripts run as the submit dir's owner
+class ServiceMonitor:
+    """A workflow's Monitor in the service, and what the status page reads of it (it
+    observes the Monitor: workflows added and ended, lines fed, events published)."""
 
     def __init__(
         self,
@@ -53,131 +115,59 @@ class ServiceMonitor(Monitor):
         pool: SinkPool,
         key: str,
         wf_uuid: str | None = None,
+        resume: ResumeStore | None = None,
     ) -> None:
-        super().__init__(config)
-        self.watcher = watcher
-        self.wait_for_change = watcher.wait
-        make = pool.sink_set(key, wf_uuid)
-        # Each sink spools where the per-workflow daemon's would (settings made by start()).
-        self.make_sink_set = lambda sinks: make(sinks, self.spool_settings)
         self.stats: list[TrackedStats] = []
         self._stats_of: dict[int, TrackedStats] = {}
         self.rate = EventRate()
         self.events_total = 0
-        self.shutting_down = False  # service stop: leave monitord.recover for the successor
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._new_work: asyncio.Event | None = None
         self.following_over = asyncio.Event()  # follow_all returned (or never ran)
+        self.monitor = Monitor(
+            config,
+            LaneOutputs(pool, key, wf_uuid),
+            waiter=WatcherWaiter(watcher),
+            resume=CrashResume(resume),
+            observers=[self],
+            scripts_as_owner=True,  # notification scripts run as the submit dir's owner
+        )
 
-    # Called from worker threads (start, sub-workflow discovery in _feed).
-    def _adopt(self, tracked: Tracked) -> None:
-        super()._adopt(tracked)
-        stats = TrackedStats(tracked, ended=tracked in self.done)
+    @property
+    def sinks(self) -> SinkSetLike:
+        return self.monitor.sinks
+
+    @property
+    def notifier(self) -> Notifier | None:
+        return self.monitor.notifications.notifier
+
+    @property
+    def shutting_down(self) -> bool:
+        """A service stop: the Monitor leaves monitord.recover and a last snapshot."""
+        return self.monitor.shutting_down
+
+    @shutting_down.setter
+    def shutting_down(self, value: bool) -> None:
+        self.monitor.shutting_down = value
+
+    # MonitorObserver: called from worker threads (start, sub-workflows found, chunks)
+    def added(self, tracked: Tracked, *, opened: bool, ended: bool) -> None:
+        stats = TrackedStats(tracked, ended=ended)
         self._stats_of[id(tracked)] = stats
         self.stats.append(stats)
-        if self._loop is not None and self._new_work is not None:
-            self._loop.call_soon_threadsafe(self._new_work.set)
 
-    def _feed(self, tracked: Tracked, lines: list[str]) -> None:
+    def fed(self, tracked: Tracked, lines: list[str]) -> None:
         if tracked.wf is not None:
             progress = progress_for(tracked.wf)
             for line in lines:
                 progress.feed(line)
-        super()._feed(tracked, lines)
 
-    def _publish(self) -> None:
-        count = len(self.events)
-        if count:
-            self.events_total += count
-            self.rate.add(count)
-        super()._publish()
+    def published(self, events: Sequence[StampedeEvent]) -> None:
+        self.events_total += len(events)
+        self.rate.add(len(events))
 
-    async def close(self, stop: asyncio.Event | None = None) -> None:
-        """Monitor.close, but the wait for the sinks to deliver (as long as a server is down)
-        holds no worker thread: many workflows may end during one outage."""
-        sinks = self.sinks
-        if isinstance(sinks, SharedSinkSet):
-            sinks.request_close()
-            pause = 0.05
-            while not sinks.closed:
-                await asyncio.sleep(pause)
-                pause = min(1.0, pause * 2)
-        await super().close(stop)
-        root = self.tracked_all[0].wf if self.tracked_all else None
-        if self.marks_stream and root is not None and root.finished:
-            await asyncio.to_thread(self._forget_marks, root.uuid)
-
-    def _forget_marks(self, root_uuid: str) -> None:
-        """The workflow ended in order: a sink that delivered everything drops its marks."""
-        for handle in getattr(self.sinks, "handles", []):
-            if (
-                capabilities_of(handle.sink).keeps_marks
-                and handle.finished.is_set()
-                and not handle.failed
-                and handle.left_behind == 0
-            ):
-                handle.sink.forget_marks(root_uuid)
-
-    async def follow_all(self, stop: asyncio.Event) -> None:
-        """Monitor.follow_all, woken by new sub-workflows instead of a one-second tick."""
-        self._loop = asyncio.get_running_loop()
-        self._new_work = asyncio.Event()
-        await super().follow_all(stop)
-        if self.shutting_down and self.resume_store is not None:
-            await self._last_snapshot()
-
-    async def _last_snapshot(self) -> None:
-        """Service stop: a snapshot of where every workflow stands, written once the sinks
-        hold (or have spooled) everything, so the next start resumes right there."""
-
-        def take() -> None:
-            with self._feed_lock:
-                self._snapshot_clock = SnapshotClock()  # due now
-                self._take_snapshot()
-
-        await asyncio.to_thread(take)
-        snapshot, self._fresh_snapshot = self._fresh_snapshot, None
-        if snapshot is not None:
-            self._checkpointer().request(SNAPSHOT_KEY, snapshot, 0)
-            await self._checkpointer().barrier()
-
-    def _start_following(self, tracked: Tracked) -> None:
-        super()._start_following(tracked)
-        self.watcher.add(tracked.dagman_out)
-
-    async def _next_ended(
-        self, tasks: dict[asyncio.Task[None], Tracked]
-    ) -> set[asyncio.Task[None]]:
-        assert self._new_work is not None
-        self._new_work.clear()
-        if self.pending:
-            return set()
-        waker: asyncio.Future[Any] = asyncio.ensure_future(self._new_work.wait())
-        done, _ = await asyncio.wait([*tasks, waker], return_when=asyncio.FIRST_COMPLETED)
-        waker.cancel()
-        return {task for task in tasks if task in done}
-
-    async def _finish(
-        self, tracked: Tracked, task: asyncio.Task[None], stop: asyncio.Event
-    ) -> None:
-        self.watcher.discard(tracked.dagman_out)
+    def ended(self, tracked: Tracked) -> None:
         stats = self._stats_of.get(id(tracked))
         if stats is not None:
             stats.ended = True
-        if not self.shutting_down:
-            await super()._finish(tracked, task, stop)
-            return
-        # Service stop: no orderly end; monitord.recover stays, and the successor resumes
-        # from the last snapshot (follow_all), or re-processes from line 1 (doc §4.7).
-        self._follower_outcome(tracked, task)
-        if tracked.jobstate is not None:
-            await asyncio.to_thread(self._close_jobstate, tracked)
-        self.done.append(tracked)
-
-    def _close_jobstate(self, tracked: Tracked) -> None:
-        with self._feed_lock:  # a snapshot of another workflow may be measuring it
-            if tracked.jobstate is not None:
-                tracked.jobstate.close()
 
 
 @dataclass
@@ -224,11 +214,16 @@ async def run_followed(
     # Everything done for this workflow (this task, its worker threads, its sink lane
     # turns) creates files as the submit directory's owner when the service is root.
     ownership.set_owner(ownership.owner_of(item.run_dir))
-    monitor = ServiceMonitor(
-        item.config, watcher=watcher, pool=pool, key=item.dagman_out, wf_uuid=item.wf_uuid
+    service_monitor = ServiceMonitor(
+        item.config,
+        watcher=watcher,
+        pool=pool,
+        key=item.dagman_out,
+        wf_uuid=item.wf_uuid,
+        resume=resume,
     )
-    monitor.resume_store = resume
-    item.monitor = monitor
+    item.monitor = service_monitor
+    monitor = service_monitor.monitor
     code = 0
     try:
         await asyncio.to_thread(monitor.start)
@@ -252,17 +247,17 @@ async def run_followed(
         item.error = repr(exc)
         code = 1
     finally:
-        monitor.following_over.set()
+        service_monitor.following_over.set()
         monitor.shutting_down = monitor.shutting_down or shutting_down()
         try:
             await monitor.close()
         except Exception as exc:
             log.error("closing the workflow's sinks failed", error=repr(exc))
-    root = monitor.stats[0].tracked.wf if monitor.stats else None
+    root = service_monitor.stats[0].tracked.wf if service_monitor.stats else None
     item.dagman_exit = root.dagman_exit if root is not None and root.state == "end" else None
     if shutting_down() and not (root is not None and root.finished):
         # Only the service stopped: the workflow goes on, and the next start resumes it.
-        log.info("workflow stopped", reason="service stopping", events=monitor.events_total)
+        log.info("workflow stopped", reason="service stopping", events=service_monitor.events_total)
         return code
     item.outcome = outcome_of(item, root, code, interrupted=item.stop.is_set())
     (log.warning if item.outcome in ("incomplete", "error") else log.info)(
@@ -270,7 +265,7 @@ async def run_followed(
         outcome=item.outcome,
         dagman_exit=item.dagman_exit,
         exit_code=code,
-        events=monitor.events_total,
+        events=service_monitor.events_total,
     )
     return code
 

@@ -1,0 +1,145 @@
+"""A Monitor's events outputs: the destinations asked for, the per-workflow daemon's executors
+for them (:class:`LocalOutputs`), the check that some of them got the events, and the last word
+on the event plugins."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import structlog
+
+from monitord.core.readers.default_db import default_db_url
+from monitord.daemon.config import MonitorConfig
+from monitord.daemon.errors import MonitordError
+from monitord.daemon.parts import MarkKeeper
+from sinks.plugins.host import plugin_snapshot
+from sinks.registry import build_dashboard_sink, build_sink
+from sinks.runtime.base import Sink
+from sinks.runtime.capabilities import capabilities_of
+from sinks.runtime.process_worker import ProcessSinkWorker
+from sinks.runtime.runner import SinkWorker
+from sinks.runtime.sinkset import SinkSet
+from sinks.runtime.spool import SpoolSettings
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass
+class Destinations:
+    """The events outputs asked for (-d, properties, the default DB), built but not opened."""
+
+    sinks: list[Sink] = field(default_factory=list)
+    requested: int = 0  # destinations asked for (the dashboard is not one)
+    errors: list[str] = field(default_factory=list)  # why some could not even be created
+
+
+def build_outputs(cfg: MonitorConfig, run_dir: str, bd: Any, *, restart: bool) -> Destinations:
+    """Every destination ``cfg`` asks for; a bad one is logged, counted and left out."""
+    dests = [d or default_db_url(run_dir, bd) for d in (cfg.dests or [None])]
+    out = Destinations(requested=len(dests))
+    for dest in dests:
+        try:
+            out.sinks.append(
+                build_sink(
+                    dest,
+                    run_dir=run_dir,
+                    restart=restart,
+                    encoding=cfg.encoding,
+                    root_wf_uuid=bd.wf_uuid,
+                    pegasus_version=bd.planner_version,
+                    properties=cfg.properties,
+                )
+            )
+        except Exception as exc:  # a bad destination disables only itself
+            log.error("cannot create events output, disabling it", error=str(exc))
+            out.errors.append(str(exc))
+    if cfg.dashboard and out.sinks:
+        from sinks.sql.dashboard import default_dashboard_url
+
+        try:
+            out.sinks.append(
+                build_dashboard_sink(
+                    cfg.dashboard_url or default_dashboard_url(),
+                    root_wf_uuid=bd.wf_uuid,
+                    db_url=dests[0],
+                    restart=restart,
+                    pegasus_version=bd.planner_version,
+                )
+            )
+        except Exception as exc:
+            log.warning("dashboard disabled", error=str(exc))
+    return out
+
+
+class LocalOutputs:
+    """The per-workflow daemon's sink set: an executor each (a process for a CPU-bound sink,
+    else a thread), spooling while a sink is down; :meth:`SinkSet.close` waits in a thread."""
+
+    def __init__(self) -> None:
+        self.set: SinkSet | None = None
+
+    def sink_set(self, sinks: list[Sink], spool: SpoolSettings | None) -> SinkSet:
+        self.set = SinkSet(sinks, spool=spool)
+        return self.set
+
+    @property
+    def workers(self) -> list[SinkWorker | ProcessSinkWorker]:
+        return self.set.workers if self.set is not None else []
+
+    async def settle(self) -> None:
+        """Nothing: the set's ``close`` waits for the deliveries."""
+
+    def helper_pids(self) -> list[int]:
+        return [w.pid for w in self.workers if isinstance(w, ProcessSinkWorker) and w.pid]
+
+    def forget_marks(self, root_uuid: str) -> None:
+        for worker in self.workers:
+            if (
+                capabilities_of(worker.sink).keeps_marks
+                and not worker.failed
+                and not worker.spooled
+                and not worker.queued
+            ):
+                cast(MarkKeeper, worker.sink).forget_marks(root_uuid)
+
+    def stats(self) -> list[dict[str, Any]]:
+        """Per sink: :meth:`SinkSet.stats` (none before the set is built)."""
+        return self.set.stats() if self.set is not None else []
+
+
+def check_outputs(outputs: LocalOutputs, destinations: Destinations) -> None:
+    """After the run: every requested events destination failed for good (could not be
+    created or opened, or was disabled) -> one clear error, a non-zero exit status."""
+    if not destinations.requested:
+        return
+    reasons = list(destinations.errors)
+    for worker in outputs.workers:
+        if worker.failed and worker.sink.name != "dashboard":
+            reasons.append(str(worker.health().get("last_error") or worker.sink.name))
+    if len(reasons) >= destinations.requested:
+        raise MonitordError("no events output could be written: " + "; ".join(reasons))
+
+
+def log_plugins(sinks: Any) -> None:
+    """The daemon's last word on its event plugins: each one's counters and delivery state
+    (a warning when one was skipped, raised, dropped events or was not fed to the end)."""
+    plugins = plugin_snapshot(sinks)
+    if not plugins:
+        return
+    keys = ("state", "delivery", "delivered", "dropped", "spooled", "errors", "restarts")
+    summary = {
+        p["name"]: {
+            **{k: p[k] for k in keys if p.get(k) is not None},
+            **({"last_error": p["last_error"]} if p.get("last_error") else {}),
+        }
+        for p in plugins
+    }
+    troubled = any(
+        p.get("state") in ("skipped", "stuck")
+        or p.get("errors")
+        or p.get("dropped")
+        or p.get("delivery") not in (None, "up")
+        for p in plugins
+    )
+    (log.warning if troubled else log.info)("event plugins at exit", plugins=summary)
