@@ -79,11 +79,11 @@ def test_an_outage_spools_every_workflow_then_drains_in_order(tmp_path: Path) ->
                 s.flush()  # returns during the outage: the spool holds it durably
             wait_for(lambda: all(h.policy.retries > 10 for h in handles))
             health = pool.health()
-            assert [(h["name"], h["state"], h["workflows"]) for h in health] == [
+            assert [(h.name, h.state, h.workflows) for h in health] == [
                 ("sql:postgresql://u@db/stampede", "down", 3)
             ]
-            assert health[0]["spooled_events"] == 3 * 400 and health[0]["spooled_bytes"] > 0
-            assert health[0]["since"] is not None and health[0]["permanent_failures"] == 0
+            assert health[0].spooled == 3 * 400 and health[0].spooled_bytes > 0
+            assert health[0].since is not None and health[0].permanent_failures == 0
             assert all(sink.stamps == [] for sink in sinks)
             assert all(s.undelivered == 400 for s in sets)
             closer = threading.Thread(target=sets[0].close)

@@ -216,7 +216,7 @@ class Monitor(LiveFollowing):
         reasons = list(self.output_errors)
         for worker in getattr(self.sinks, "workers", []):
             if worker.failed and getattr(worker.sink, "name", None) != "dashboard":
-                reasons.append(str(worker.health().get("last_error") or worker.sink.name))
+                reasons.append(str(worker.health().last_error or worker.sink.name))
         if len(reasons) >= self.requested_outputs:
             raise MonitordError("no events output could be written: " + "; ".join(reasons))
 

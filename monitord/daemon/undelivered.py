@@ -39,7 +39,7 @@ def destination_of(sink: Any) -> str:
 def _reason(worker: Any, dest: str) -> str:
     """`` (the sink's last error)``, on one line, without repeating the destination."""
     try:
-        error = worker.health().get("last_error")
+        error = worker.health().last_error
     except Exception:  # noqa: BLE001 - a reason is a nicety, the count is what matters
         error = None
     if not error:

@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import threading
 import zlib
+from dataclasses import replace
 from typing import Any
 
 from sinks.amqp.hubs import HubRegistry
 from sinks.runtime.base import Sink
 from sinks.runtime.capabilities import capabilities_of
-from sinks.runtime.health import merge_health
+from sinks.runtime.health import SinkHealth, merge_health
 from sinks.runtime.lanes import DestinationReporter, LaneHandle, LaneStats, SinkLane
 from sinks.runtime.sinkset import SharedSinkSet
 from sinks.runtime.spool import SpoolSettings
@@ -139,13 +140,12 @@ class SinkPool:
                 out.extend(lane.members)
         return out
 
-    def health(self) -> list[dict[str, Any]]:
+    def health(self) -> list[SinkHealth]:
         """Per destination (sink name), over every workflow's delivery to it (see
         :func:`merge_health`)."""
-        by_name: dict[str, list[dict[str, Any]]] = {}
+        by_name: dict[str, list[SinkHealth]] = {}
         for handle in self.handles():
-            snap = handle.health()
-            snap["workflow"] = handle.wf_uuid
+            snap = replace(handle.health(), workflow=handle.wf_uuid)
             by_name.setdefault(destination_name(handle.sink), []).append(snap)
         return [merge_health(name, snaps) for name, snaps in sorted(by_name.items())]
 

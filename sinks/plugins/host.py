@@ -93,10 +93,10 @@ class PluginHost:
             state = worker.snapshot()
             health = runner.health()
             state.update(
-                spooled=health.get("spooled_events", 0),
-                spooled_bytes=health.get("spooled_bytes", 0),
-                oldest_undelivered_age=health.get("oldest_age", 0.0),
-                delivery=health.get("state"),
+                spooled=health.spooled,
+                spooled_bytes=health.spooled_bytes,
+                oldest_undelivered_age=health.oldest,
+                delivery=health.state,
             )
             out.append(state)
         return out + [s.snapshot() for s in self.skipped]

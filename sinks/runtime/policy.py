@@ -21,8 +21,8 @@ so every rule below is tested without a sink, a thread or a disk
   the backlog is delivered too.
 
 The clock and the random source are parameters, so a test can drive an outage
-of any length in no time; :meth:`DeliveryState.snapshot` is what health
-endpoints and metrics show.
+of any length in no time; :meth:`DeliveryState.health` is what health
+endpoints and metrics show (:class:`sinks.runtime.health.SinkHealth`).
 """
 
 from __future__ import annotations
@@ -31,9 +31,12 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sinks.runtime.base import SinkError
+
+if TYPE_CHECKING:
+    from sinks.runtime.health import SinkHealth
 
 UP, DOWN, DRAINING, DISABLED = "up", "down", "draining", "disabled"
 
@@ -181,19 +184,23 @@ class DeliveryState:
         """Seconds until the next attempt may be made (0: now)."""
         return max(0.0, self.retry_at - self.clock())
 
-    def snapshot(self) -> dict[str, Any]:
-        """State and counters, for health checks, status pages and metrics."""
+    def health(self, name: str) -> SinkHealth:
+        """State and counters as the typed record health checks, status pages and metrics read
+        (the spool and queue fields are the delivery's to fill)."""
+        from sinks.runtime.health import SinkHealth  # (it imports the state names from here)
+
         now = self.clock()
-        return {
-            "state": self.state,
-            "since": self.since,
-            "down_seconds": round(now - self.down_since, 3) if self.down_since else 0.0,
-            "attempts": self.attempts,
-            "retries": self.retries,
-            "permanent_failures": self.permanent_failures,
-            "outages": self.outages,
-            "outage_seconds": round(
+        return SinkHealth(
+            name=name,
+            state=self.state,
+            since=self.since,
+            down_seconds=round(now - self.down_since, 3) if self.down_since else 0.0,
+            attempts=self.attempts,
+            retries=self.retries,
+            permanent_failures=self.permanent_failures,
+            outages=self.outages,
+            outage_seconds=round(
                 self.outage_seconds + (now - self.down_since if self.down_since else 0.0), 3
             ),
-            "last_error": self.last_error,
-        }
+            last_error=self.last_error,
+        )

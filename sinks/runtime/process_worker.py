@@ -23,6 +23,7 @@ import signal
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import structlog
@@ -30,7 +31,9 @@ import structlog
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import Sink
 from sinks.runtime.codec import encode_batch
+from sinks.runtime.health import SinkHealth
 from sinks.runtime.marks import marks_of
+from sinks.runtime.policy import DISABLED, DOWN
 from sinks.runtime.spool import SpoolSettings
 
 log = structlog.get_logger(__name__)
@@ -199,14 +202,16 @@ class ProcessSinkWorker:
 
     @property
     def down(self) -> bool:
-        return bool(self.child_stats.get("health", {}).get("state") == "down")
+        return self.health().state == DOWN
 
-    def health(self) -> dict[str, Any]:
+    def health(self) -> SinkHealth:
         """The child's delivery health as it last reported it (disabled if the child died)."""
-        snap = dict(self.child_stats.get("health") or {"state": "up", "since": None})
-        snap.update(name=self.sink.name, events_written=self.events_written)
-        if self.failed and snap.get("state") != "disabled":
-            snap.update(state="disabled", since=self._failed_at, last_error="sink process died")
+        snap = self.child_stats.get("health") or SinkHealth(self.sink.name)
+        snap = replace(snap, name=self.sink.name, events_written=self.events_written)
+        if self.failed and snap.state != DISABLED:
+            snap = replace(
+                snap, state=DISABLED, since=self._failed_at, last_error="sink process died"
+            )
         return snap
 
     def stats(self) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import Sink
 from sinks.runtime.capabilities import capabilities_of
+from sinks.runtime.health import SinkHealth
 from sinks.runtime.lanes import LaneHandle
 from sinks.runtime.process_worker import ProcessSinkWorker
 from sinks.runtime.runner import SinkWorker
@@ -69,7 +70,7 @@ class SinkSet:
         """Per sink: name, queued batches, spooled events, failures, events written."""
         return [{"name": w.sink.name, **w.stats()} for w in self.workers]
 
-    def health(self) -> list[dict[str, Any]]:
+    def health(self) -> list[SinkHealth]:
         """Per sink: :meth:`Delivery.health`."""
         return [w.health() for w in self.workers]
 
@@ -140,12 +141,11 @@ class SharedSinkSet:
         """Events handed over and not yet in their sinks (memory and spool)."""
         total = 0
         for handle in self.handles:
-            snap = handle.health()
-            total += int(snap.get("spooled_events", 0))
+            total += handle.health().spooled
             total += sum(b.count for b in handle.pending_batches())
         return total
 
-    def health(self) -> list[dict[str, Any]]:
+    def health(self) -> list[SinkHealth]:
         return [h.health() for h in self.handles]
 
     @property
