@@ -12,6 +12,7 @@ from structlog.testing import capture_logs
 from monitord.core.events import StampedeEvent, make_event
 from monitord.service.sinkpool import SinkPool
 from sinks.runtime.base import SinkError
+from sinks.runtime.capabilities import Capabilities, SharedResources
 from sinks.runtime.spool import SpoolSettings
 
 
@@ -21,10 +22,14 @@ class ServerSink:
     def __init__(self, wf: str, down: threading.Event) -> None:
         self.name = "postgresql://u@db/stampede"
         self.display_url = f"{self.name}#{wf}"
-        self.server_url = "postgresql://u@db/stampede"
+        self.lane_key = "sql:postgresql://u@db/stampede"
+        self.capabilities = Capabilities(shares_engine=True)
         self.down = down
         self.stamps: list[float] = []
         self.closed = False
+
+    def use_shared(self, shared: SharedResources) -> None:
+        self.shared = shared
 
     def open(self) -> None:
         if self.down.is_set():

@@ -29,11 +29,11 @@ from __future__ import annotations
 import threading
 import zlib
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from sinks.amqp.hubs import HubRegistry
 from sinks.runtime.base import Sink
-from sinks.runtime.capabilities import capabilities_of
+from sinks.runtime.capabilities import SharedResources, SharingSink, capabilities_of
 from sinks.runtime.health import SinkHealth, merge_health
 from sinks.runtime.lanes import DestinationReporter, LaneHandle, LaneStats, SinkLane
 from sinks.runtime.sinkset import SharedSinkSet
@@ -113,14 +113,14 @@ class SinkPool:
         the factory's ``spool`` (the Monitor's spool settings) is where its sinks spool.
         """
 
+        shared = SharedResources(engines=self.engines, hubs=self.hubs)
+
         def make(sinks: list[Sink], spool: SpoolSettings | None = None) -> SharedSinkSet:
             handles = []
             for sink in sinks:
                 caps = capabilities_of(sink)
-                if caps.shares_engine:
-                    sink.engine_source = self.engines  # type: ignore[attr-defined]
-                if caps.shares_hub:
-                    sink.hub_source = self.hubs  # type: ignore[attr-defined]
+                if caps.shares_engine or caps.shares_hub:
+                    cast(SharingSink, sink).use_shared(shared)
                 lane = self.lane_for(sink, key)
                 destination = destination_name(sink) if share_key(sink) else None
                 handles.append(LaneHandle(sink, lane, wf_uuid, spool, destination=destination))
@@ -170,16 +170,8 @@ def destination_name(sink: Sink) -> str:
 
 
 def share_key(sink: Sink) -> str | None:
-    """Lane key of a sink that talks to a server shared by many workflows, else None."""
-    server = getattr(sink, "server_url", None)
-    if server is not None:
-        from sinks.sql.database import safe_url
-
-        return f"sql:{safe_url(server)}"
-    if capabilities_of(sink).dashboard:
-        # One master DB per user, written by many workflows: one lane, so no lock fights.
-        return f"dashboard:{getattr(sink, 'display_url', '')}"
-    broker = getattr(sink, "broker_url", None)
-    if isinstance(broker, str) and broker:
-        return f"amqp:{broker}"
-    return None
+    """Lane key of a sink that talks to a server shared by many workflows, else None (what
+    the sink declares: ``Capabilities.shared``, :class:`SharingSink`)."""
+    if not capabilities_of(sink).shared:
+        return None
+    return cast(SharingSink, sink).lane_key

@@ -30,7 +30,7 @@ from sinks.amqp.encoder import encode_selected
 from sinks.amqp.hub import HubClient
 from sinks.amqp.hubs import HubRegistry, default_registry
 from sinks.runtime.base import SinkError
-from sinks.runtime.capabilities import Capabilities
+from sinks.runtime.capabilities import Capabilities, SharedResources
 from sinks.runtime.health import SinkHealth
 from sinks.runtime.policy import UP
 from sinks.runtime.spool.segments import Spool, SpoolError
@@ -60,6 +60,15 @@ class AMQPSink:
         self.events_spooled = 0
         self._oldest_since: float | None = None  # wall time the oldest undelivered was spooled
         self.left_in_spool = 0  # undelivered when closed (for the next daemon)
+
+    @property
+    def lane_key(self) -> str:
+        """The broker many workflows share, password-free (``Capabilities.shared``)."""
+        return f"amqp:{self.broker_url}"
+
+    def use_shared(self, shared: SharedResources) -> None:
+        """The service's connections, one per broker (``shares_hub``)."""
+        self.hub_source = shared.hubs
 
     def open(self) -> None:
         if self.spool is not None:
