@@ -125,7 +125,7 @@ class SinkPool:
                 destination = destination_name(sink) if share_key(sink) else None
                 handles.append(LaneHandle(sink, lane, wf_uuid, spool, destination=destination))
             for handle in handles:
-                handle.lane.add(handle)
+                handle.start()
             return SharedSinkSet(handles, self)
 
         return make

@@ -75,6 +75,21 @@ class LaneHandle(Delivery):
     def _schedule(self) -> None:
         self.lane.schedule(self)
 
+    # the executor interface (sinks.runtime.executor): the lane is the thread
+    def start(self) -> None:
+        """Join the lane; it opens the sink on its first turn."""
+        self.lane.add(self)
+
+    def join(self) -> None:
+        """Wait for the delivery to end (or for its lane to be gone)."""
+        while not self.finished.wait(1.0):
+            if not self.lane.thread_alive():
+                return
+
+    def stop(self) -> None:
+        self.request_stop()
+        self.join()
+
     def _running(self) -> bool:
         return not self.finished.is_set() and self.lane.thread_alive()
 

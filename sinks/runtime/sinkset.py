@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import Sink
 from sinks.runtime.capabilities import capabilities_of
+from sinks.runtime.executor import Executor
 from sinks.runtime.health import SinkHealth
 from sinks.runtime.lanes import LaneHandle
 from sinks.runtime.process_worker import ProcessSinkWorker
@@ -36,7 +37,7 @@ class SinkSet:
         processes: bool = True,
         spool: SpoolSettings | None = None,
     ) -> None:
-        self.workers: list[SinkWorker | ProcessSinkWorker] = [
+        self.workers: list[Executor] = [
             ProcessSinkWorker(s, spool=spool)
             if processes and capabilities_of(s).cpu_bound
             else SinkWorker(s, spool=spool)
@@ -120,9 +121,7 @@ class SharedSinkSet:
         """
         self.request_close()
         for handle in self.handles:
-            while not handle.finished.wait(1.0):
-                if not handle.lane.thread_alive():
-                    break
+            handle.join()
 
     def request_close(self) -> None:
         """Start :meth:`close` without waiting (see :attr:`closed`)."""
