@@ -5,14 +5,32 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from sinks.amqp.broker import WARN_EVERY, Backoff
 from sinks.amqp.config import AMQPConfig
+from sinks.runtime.policy import DeliveryState
 from sinks.runtime.spool.segments import Spool
 
-if TYPE_CHECKING:
-    from sinks.amqp.hub import Hub
+
+class Hub(Protocol):
+    """What a client uses of its :class:`sinks.amqp.hub.Hub` (which imports this module)."""
+
+    connected: bool
+    connections: int
+    link: DeliveryState  # the broker connection's state (the sink's health shows it)
+
+    @property
+    def alive(self) -> bool: ...
+
+    def call_soon(self, callback: Callable[..., Any], *args: Any) -> None: ...
+
+    def schedule(self, client: HubClient) -> None: ...
+
+    def request_stop(self, client: HubClient) -> None: ...
+
+    def detach(self, client: HubClient) -> None: ...
 
 
 class HubClient:

@@ -41,7 +41,7 @@ class Delivery:
     """One sink's delivery: memory queue, spool and policy, with no thread of its own.
 
     An executor runs it: :class:`SinkWorker` on a dedicated thread, a service lane
-    (:mod:`monitord.service.sinkpool`) among many others.  ``cond`` is the lock the
+    (:mod:`sinks.runtime.lanes`) among many others.  ``cond`` is the lock the
     producer and the executor share (the lane's for every delivery on a lane);
     ``wake`` (called with it held) tells the executor this delivery has work.
     """

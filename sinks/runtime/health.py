@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from monitord.system.secrets import mask_url_passwords
-from sinks.runtime.policy import DISABLED, DOWN, DRAINING, UP
+
+UP, DOWN, DRAINING, DISABLED = "up", "down", "draining", "disabled"
 
 _SEVERITY = {UP: 0, DRAINING: 1, DOWN: 2, DISABLED: 3}
 

@@ -2,7 +2,7 @@
 
 Every way of running a sink (its own thread, its own process, a shared lane of the
 service: :mod:`sinks.runtime.runner`, :mod:`sinks.runtime.process_worker`,
-:mod:`monitord.service.sinkpool`) asks a :class:`DeliveryState` what a failure
+:mod:`sinks.runtime.lanes`) asks a :class:`DeliveryState` what a failure
 means, and tells it when a call worked.  It holds nothing but numbers and a clock,
 so every rule below is tested without a sink, a thread or a disk
 (tests/test_delivery_policy.py):
@@ -31,14 +31,21 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from sinks.runtime.base import SinkError
+from sinks.runtime.health import DISABLED, DOWN, DRAINING, UP, SinkHealth
 
-if TYPE_CHECKING:
-    from sinks.runtime.health import SinkHealth
-
-UP, DOWN, DRAINING, DISABLED = "up", "down", "draining", "disabled"
+__all__ = [
+    "DISABLED",
+    "DOWN",
+    "DRAINING",
+    "UP",
+    "DeliveryState",
+    "Recovery",
+    "RetryPolicy",
+    "Verdict",
+    "is_retryable",
+]
 
 
 def is_retryable(exc: BaseException) -> bool:
@@ -187,8 +194,6 @@ class DeliveryState:
     def health(self, name: str) -> SinkHealth:
         """State and counters as the typed record health checks, status pages and metrics read
         (the spool and queue fields are the delivery's to fill)."""
-        from sinks.runtime.health import SinkHealth  # (it imports the state names from here)
-
         now = self.clock()
         return SinkHealth(
             name=name,
