@@ -182,6 +182,7 @@ class CountingSink(ServerSink):
     def __init__(self, wf: str, down: threading.Event, batches: int, rows: int) -> None:
         super().__init__(wf, down)
         self.counters = {"row_by_row_batches": batches, "rows_rejected": rows}
+        self.capabilities = Capabilities(shares_engine=True, tallies=True)
 
 
 def test_a_sinks_counters_reach_the_metrics_summed_per_destination() -> None:

@@ -61,3 +61,9 @@ class SelfSpoolingSink(Sink, Protocol):
         """Its own backlog (``spooled``, ``spooled_bytes``, ``oldest``) and, when it is not
         ``up``, the state of its link to its server (``state``, ``since``, ``last_error``)."""
         ...
+
+
+class TallyingSink(Sink, Protocol):
+    """A sink with tallies of its own (``Capabilities.tallies``), read at every health look."""
+
+    counters: dict[str, int]

@@ -26,6 +26,9 @@ class Capabilities:
     keeps_marks: bool = False
     """Stores each batch's delivery marks with its data (``write_marked``/``read_marks``,
     :mod:`sinks.runtime.marks`): after a crash, the events it already holds are skipped."""
+    tallies: bool = False
+    """Keeps tallies of its own (``counters``: ``row_by_row_batches``, ``rows_rejected``) that
+    its health record shows (SQL)."""
     resumes: bool = False
     """A crash resume from a snapshot (instead of a full re-read into fresh outputs) keeps its
     output right: exactly (``keeps_marks``) or at least once (a broker's consumers)."""

@@ -19,7 +19,7 @@ from typing import Any, cast
 import structlog
 
 from monitord.core.events import StampedeEvent
-from sinks.runtime.base import MarkingSink, SelfSpoolingSink, Sink
+from sinks.runtime.base import MarkingSink, SelfSpoolingSink, Sink, TallyingSink
 from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.codec import decode_marked
 from sinks.runtime.health import SinkHealth
@@ -72,6 +72,7 @@ class Delivery:
         caps = capabilities_of(sink)
         self.self_spooling = caps.spools_itself
         self.keeps_marks = caps.keeps_marks
+        self.tallies = caps.tallies
         # a sink that spools itself (AMQP) gets no second spool
         self.held = HeldSpool(None if self.self_spooling else spool, sink)
         self.already_held = 0  # events skipped because the sink held them (a resumed daemon)
@@ -156,8 +157,9 @@ class Delivery:
         else:
             fields["spooled"], fields["spooled_bytes"], fields["oldest"] = self.held.figures()
         snap = replace(snap, **fields)
-        tallies = getattr(self.sink, "counters", None)  # a sink's own tallies (SQL: sink.py)
-        return snap.with_tallies(tallies) if isinstance(tallies, dict) else snap
+        if self.tallies:  # a sink's own tallies (SQL: sink.py)
+            return snap.with_tallies(cast(TallyingSink, self.sink).counters)
+        return snap
 
     # ------------------------------------------------------------------ producer side
     def _notify(self) -> None:

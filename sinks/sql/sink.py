@@ -45,7 +45,9 @@ from .rotate import rotate_sqlite_file
 
 log = structlog.get_logger(__name__)
 
-SQL_CAPABILITIES = Capabilities(cpu_bound=True, shares_engine=True, keeps_marks=True, resumes=True)
+SQL_CAPABILITIES = Capabilities(
+    cpu_bound=True, shares_engine=True, keeps_marks=True, tallies=True, resumes=True
+)
 
 
 def sqlite_file(url: URL) -> str | None:
