@@ -16,12 +16,15 @@ from pathlib import Path
 import pytest
 
 from monitord.core.events import StampedeEvent, make_event
+from sinks.plugins.host import PluginHost, SinksAndPlugins
 from sinks.runtime.base import SinkError
 from sinks.runtime.executor import Executor
+from sinks.runtime.executor import SinkSet as AnySinkSet
 from sinks.runtime.health import SinkHealth
 from sinks.runtime.lanes import LaneHandle, SinkLane
 from sinks.runtime.process_worker import ProcessSinkWorker
 from sinks.runtime.runner import SinkWorker
+from sinks.runtime.sinkset import SharedSinkSet, SinkSet
 from sinks.runtime.spool import SpoolSettings
 
 SECRET = "s3cr3t-pw"
@@ -145,3 +148,29 @@ def test_every_executor_spools_a_down_sink_and_says_so_without_the_password(
     executor.stop()
     assert written(sink) == [float(i) for i in range(9)]
     assert not executor.failed
+
+
+def test_the_three_sink_sets_share_one_interface(tmp_path: Path) -> None:
+    """(mypy checks the list's type; the run checks each publishes to its sinks.)"""
+    sinks = [FileSink(str(tmp_path / name)) for name in ("a", "b", "c")]
+    for sink in sinks:
+        os.makedirs(os.path.dirname(sink.out))
+    lane = SinkLane("test")
+    handle = LaneHandle(sinks[1], lane, "wf", None)
+    handle.start()  # (the service's pool starts the handles it makes)
+    try:
+        sets: list[AnySinkSet] = [
+            SinkSet([sinks[0]], processes=False),
+            SharedSinkSet([handle]),
+            SinksAndPlugins(SinkSet([sinks[2]], processes=False), PluginHost([], [])),
+        ]
+        for sink_set in sets:
+            assert isinstance(sink_set, AnySinkSet)
+            sink_set.start()
+            sink_set.publish([ev(0), ev(1)])
+            sink_set.flush()
+            assert [h.name for h in sink_set.health()] == ["recorder"]
+            sink_set.close()
+    finally:
+        lane.stop()
+    assert [written(s) for s in sinks] == [[0.0, 1.0]] * 3

@@ -30,6 +30,7 @@ from sinks.plugins.config import (
 from sinks.plugins.contract import Installed, installed_plugins
 from sinks.plugins.sink import PluginSink
 from sinks.plugins.worker import PluginWorker
+from sinks.runtime.health import SinkHealth
 from sinks.runtime.runner import SinkWorker
 from sinks.runtime.spool import SpoolSettings
 
@@ -197,6 +198,10 @@ class SinksAndPlugins:
     def flush(self) -> None:
         self.sinks.flush()
         self.plugins.flush()
+
+    def health(self) -> list[SinkHealth]:
+        """The sinks' (the plugins report theirs in :meth:`PluginHost.snapshot`)."""
+        return list(self.sinks.health())
 
     def close(self) -> None:
         """Plugins and sinks stop at once (a plugin's stop may take its join_timeout)."""
