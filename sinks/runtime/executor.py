@@ -41,6 +41,11 @@ class Executor(Protocol):
     def events_written(self) -> int: ...
 
     @property
+    def failures(self) -> int:
+        """Failed sink calls (retryable or not)."""
+        ...
+
+    @property
     def spooled(self) -> int:
         """Events in the spool, not yet in the sink."""
         ...
