@@ -82,8 +82,8 @@ def test_a_permanent_error_disables_at_once() -> None:
     st = state(clock)
     verdict = st.failed(SinkError("database does not exist"), can_wait=True)
     assert verdict.disable and st.state == DISABLED and st.retries == 0
-    assert st.snapshot()["last_error"] == "database does not exist"
-    assert st.snapshot()["since"] == clock.now + 1e9
+    assert st.health("db").last_error == "database does not exist"
+    assert st.health("db").since == clock.now + 1e9
 
 
 def test_back_then_draining_then_up_with_outage_length() -> None:
@@ -94,7 +94,7 @@ def test_back_then_draining_then_up_with_outage_length() -> None:
     for _ in range(5):
         clock.now += 1.0
         st.failed(RETRY, can_wait=True)
-    assert st.snapshot()["down_seconds"] == 5.0 and st.since == down_at
+    assert st.health("db").down_seconds == 5.0 and st.since == down_at
     clock.now += 1.0
     recovery = st.succeeded(backlog=True)  # the server took a call; the spool still holds some
     assert recovery is not None and recovery.down_seconds == 6.0 and recovery.failed_attempts == 6
@@ -120,4 +120,4 @@ def test_success_without_failures_changes_nothing() -> None:
     clock = Clock()
     st = state(clock)
     assert st.succeeded(backlog=False) is None
-    assert st.state == UP and st.since is None and st.snapshot()["retries"] == 0
+    assert st.state == UP and st.since is None and st.health("db").retries == 0

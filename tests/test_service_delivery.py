@@ -12,6 +12,7 @@ from structlog.testing import capture_logs
 from monitord.core.events import StampedeEvent, make_event
 from monitord.service.sinkpool import SinkPool
 from sinks.runtime.base import SinkError
+from sinks.runtime.capabilities import Capabilities, SharedResources
 from sinks.runtime.spool import SpoolSettings
 
 
@@ -21,10 +22,14 @@ class ServerSink:
     def __init__(self, wf: str, down: threading.Event) -> None:
         self.name = "postgresql://u@db/stampede"
         self.display_url = f"{self.name}#{wf}"
-        self.server_url = "postgresql://u@db/stampede"
+        self.lane_key = "sql:postgresql://u@db/stampede"
+        self.capabilities = Capabilities(shares_engine=True)
         self.down = down
         self.stamps: list[float] = []
         self.closed = False
+
+    def use_shared(self, shared: SharedResources) -> None:
+        self.shared = shared
 
     def open(self) -> None:
         if self.down.is_set():
@@ -79,11 +84,11 @@ def test_an_outage_spools_every_workflow_then_drains_in_order(tmp_path: Path) ->
                 s.flush()  # returns during the outage: the spool holds it durably
             wait_for(lambda: all(h.policy.retries > 10 for h in handles))
             health = pool.health()
-            assert [(h["name"], h["state"], h["workflows"]) for h in health] == [
+            assert [(h.name, h.state, h.workflows) for h in health] == [
                 ("sql:postgresql://u@db/stampede", "down", 3)
             ]
-            assert health[0]["spooled_events"] == 3 * 400 and health[0]["spooled_bytes"] > 0
-            assert health[0]["since"] is not None and health[0]["permanent_failures"] == 0
+            assert health[0].spooled == 3 * 400 and health[0].spooled_bytes > 0
+            assert health[0].since is not None and health[0].permanent_failures == 0
             assert all(sink.stamps == [] for sink in sinks)
             assert all(s.undelivered == 400 for s in sets)
             closer = threading.Thread(target=sets[0].close)
@@ -177,6 +182,7 @@ class CountingSink(ServerSink):
     def __init__(self, wf: str, down: threading.Event, batches: int, rows: int) -> None:
         super().__init__(wf, down)
         self.counters = {"row_by_row_batches": batches, "rows_rejected": rows}
+        self.capabilities = Capabilities(shares_engine=True, tallies=True)
 
 
 def test_a_sinks_counters_reach_the_metrics_summed_per_destination() -> None:

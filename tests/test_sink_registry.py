@@ -31,7 +31,7 @@ def test_builtin_sinks_come_from_entry_points() -> None:
     assert reg.factory_for("relative.bp").name == "file"
     assert reg.factory_for("-").name == "file"
     assert reg.by_name["sql"].capabilities == Capabilities(
-        cpu_bound=True, shares_engine=True, keeps_marks=True, resumes=True
+        cpu_bound=True, shares_engine=True, keeps_marks=True, tallies=True, resumes=True
     )
     assert reg.by_name["amqp"].capabilities == Capabilities(
         shares_hub=True, spools_itself=True, resumes=True

@@ -197,7 +197,7 @@ def test_outage_spools_without_blocking_and_drains_in_order(tmp_path: Path) -> N
     expected += stamps([e for n in range(60, 70) for e in batch(n)])
     assert stamps(flaky.events) == expected
     assert stamps(other.events) == expected
-    assert not worker.failed and worker.failures >= 1 and worker.outages == 1
+    assert not worker.failed and worker.failures >= 1 and worker.policy.outages == 1
     assert worker.drained_events >= 180
     assert not spool_dir.exists()  # an empty spool is removed
     print(
@@ -352,13 +352,13 @@ def test_process_worker_spools_while_down_and_drains(tmp_path: Path) -> None:
     sinks.flush()
     wait_for(lambda: worker.spooled == 120)
     assert len(other.events) == 120 and not (tmp_path / "out").exists()
-    wait_for(lambda: worker.health().get("spooled_bytes", 0) > 0)  # the child's health, reported
-    health = {h["name"]: h for h in sinks.health()}
-    assert health["flagged"]["state"] == "down" and health["flagged"]["since"]
-    assert health["flagged"]["retries"] >= 1 and health["flagged"]["last_error"]
-    assert health["other"]["state"] == "up" and health["other"]["spooled_events"] == 0
+    wait_for(lambda: worker.health().spooled_bytes > 0)  # the child's health, reported
+    health = {h.name: h for h in sinks.health()}
+    assert health["flagged"].state == "down" and health["flagged"].since
+    assert health["flagged"].retries >= 1 and health["flagged"].last_error
+    assert health["other"].state == "up" and health["other"].spooled == 0
     flag.unlink()
-    wait_for(lambda: worker.health()["state"] == "up")
+    wait_for(lambda: worker.health().state == "up")
     sinks.close()
     assert not worker.failed and worker.failures >= 1
     lines = (tmp_path / "out").read_text().split()

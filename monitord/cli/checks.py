@@ -8,7 +8,7 @@ import os
 import sys
 
 from monitord.daemon.config import MonitorConfig
-from monitord.daemon.undelivered import masked
+from monitord.system.secrets import mask_url_passwords as masked
 
 
 def not_a_command(word: str, commands: list[str]) -> str | None:

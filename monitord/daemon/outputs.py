@@ -17,8 +17,8 @@ from sinks.plugins.host import plugin_snapshot
 from sinks.registry import build_dashboard_sink, build_sink
 from sinks.runtime.base import Sink
 from sinks.runtime.capabilities import capabilities_of
+from sinks.runtime.executor import Executor
 from sinks.runtime.process_worker import ProcessSinkWorker
-from sinks.runtime.runner import SinkWorker
 from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SpoolSettings
 
@@ -84,7 +84,7 @@ class LocalOutputs:
         return self.set
 
     @property
-    def workers(self) -> list[SinkWorker | ProcessSinkWorker]:
+    def workers(self) -> list[Executor]:
         return self.set.workers if self.set is not None else []
 
     async def settle(self) -> None:
@@ -116,7 +116,7 @@ def check_outputs(outputs: LocalOutputs, destinations: Destinations) -> None:
     reasons = list(destinations.errors)
     for worker in outputs.workers:
         if worker.failed and worker.sink.name != "dashboard":
-            reasons.append(str(worker.health().get("last_error") or worker.sink.name))
+            reasons.append(str(worker.health().last_error or worker.sink.name))
     if len(reasons) >= destinations.requested:
         raise MonitordError("no events output could be written: " + "; ".join(reasons))
 

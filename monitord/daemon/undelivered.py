@@ -8,27 +8,19 @@ The dashboard database is not a requested destination (it has its own warnings).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from monitord.daemon.errors import MonitordError
-from sinks.runtime.process_worker import ProcessSinkWorker
-from sinks.runtime.runner import SinkWorker
+from monitord.system.secrets import mask_url_passwords as masked
+from sinks.runtime.executor import Executor
 from sinks.runtime.spool import SpoolSettings
 
 if TYPE_CHECKING:
     from monitord.daemon.monitor import Monitor
     from monitord.daemon.outputs import LocalOutputs
 
-Executor = SinkWorker | ProcessSinkWorker
 REASON_MAX = 160  # characters of a driver's error kept in the line
-_PASSWORD = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")
-
-
-def masked(text: str) -> str:
-    """``scheme://user:***@host...``: no password in what we print."""
-    return _PASSWORD.sub(r"\1***@", text)
 
 
 def destination_of(sink: Any) -> str:
@@ -47,7 +39,7 @@ def destination_of(sink: Any) -> str:
 def _reason(worker: Executor, dest: str) -> str:
     """`` (the sink's last error)``, on one line, without repeating the destination."""
     try:
-        error = worker.health().get("last_error")
+        error = worker.health().last_error
     except Exception:  # noqa: BLE001 - a reason is a nicety, the count is what matters
         error = None
     if not error:

@@ -29,6 +29,7 @@ from monitord.core.readers.braindump import BraindumpError, read_braindump
 from monitord.core.readers.default_db import default_db_url
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.resume import ResumeStore
+from monitord.service.attached import stream_until_end
 from monitord.service.config import ServiceConfig
 from monitord.service.discovery import file_stamp, found_config
 from monitord.service.finished import FinishedWorkflows, ended_item
@@ -389,7 +390,7 @@ class Service:
         writer.write(encode(accepted))
         await writer.drain()
         if request.get("wait"):
-            await self._stream_until_end(item, reader, writer)
+            await stream_until_end(item, reader, writer, self.interrupt)
 
     async def _attach(self, request: dict[str, Any], uid: int) -> tuple[Followed, bool]:
         config = config_from_dict(request.get("config"))
@@ -424,42 +425,6 @@ class Service:
             log.info("workflow already ended", dagman_out=key, outcome=ended.outcome)
             return ended_item(key, config, uid, ended), True
         return self.follow(config, source=str(source), uid=uid)
-
-    async def _stream_until_end(
-        self, item: Followed, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
-        outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        item.subscribers.append(outbox.put_nowait)
-        if item.exit_code is not None:
-            outbox.put_nowait({"event": "ended", "exit_code": item.exit_code})
-        try:
-            reading = asyncio.ensure_future(reader.readline())
-            while True:
-                sending = asyncio.ensure_future(outbox.get())
-                done, _ = await asyncio.wait(
-                    [reading, sending], return_when=asyncio.FIRST_COMPLETED
-                )
-                if sending in done:
-                    message = sending.result()
-                    writer.write(encode(message))
-                    await writer.drain()
-                    if message.get("event") in ("ended", "stopping"):
-                        reading.cancel()
-                        return
-                else:
-                    sending.cancel()
-                if reading in done:
-                    line = reading.result()
-                    if not line:
-                        return  # the client went away; the workflow goes on
-                    with contextlib.suppress(ProtocolError):
-                        if decode(line).get("op") == "interrupt":
-                            log.info("interrupt requested", dagman_out=item.dagman_out)
-                            self.interrupt(item)
-                    reading = asyncio.ensure_future(reader.readline())
-        finally:
-            with contextlib.suppress(ValueError):
-                item.subscribers.remove(outbox.put_nowait)
 
     # ------------------------------------------------------------------ watched roots
     async def _scan_loop(self) -> None:

@@ -10,9 +10,12 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
+
+if TYPE_CHECKING:
+    from sinks.runtime.health import SinkHealth
 
 # The job count columns of pegasus-status, in its order (%DONE is derived, see jobcounts).
 JOB_COLUMNS: tuple[str, ...] = ("UNREADY", "READY", "PRE", "QUEUED", "POST", "SUCCESS", "FAILURE")
@@ -146,25 +149,24 @@ class ServiceSnapshot:
     finished: list[FinishedStatus] = field(default_factory=list)  # most recent first
 
 
-def sink_status(health: dict[str, Any]) -> SinkStatus:
+def sink_status(health: SinkHealth) -> SinkStatus:
     """A destination's merged delivery health (``SinkPool.health``) as a :class:`SinkStatus`."""
-    retries, permanent = int(health["retries"]), int(health["permanent_failures"])
     return SinkStatus(
-        name=health["name"],
-        queued=int(health["queued_batches"]),
-        spooled=int(health["spooled_events"]),
-        failures=retries + permanent,
-        state=health["state"],
-        since=health["since"],
-        spooled_bytes=int(health["spooled_bytes"]),
-        oldest_age=round(float(health["oldest_age"]), 3),
-        retries=retries,
-        permanent_failures=permanent,
-        workflows=int(health["workflows"]),
-        workflows_not_up=list(health["workflows_not_up"]),
-        last_error=health["last_error"],
-        row_by_row_batches=int(health.get("row_by_row_batches", 0)),
-        rows_rejected=int(health.get("rows_rejected", 0)),
+        name=health.name,
+        queued=health.queued,
+        spooled=health.spooled,
+        failures=health.failures,
+        state=health.state,
+        since=health.since,
+        spooled_bytes=health.spooled_bytes,
+        oldest_age=round(health.oldest, 3),
+        retries=health.retries,
+        permanent_failures=health.permanent_failures,
+        workflows=health.workflows,
+        workflows_not_up=list(health.workflows_not_up),
+        last_error=health.last_error,
+        row_by_row_batches=health.row_by_row_batches,
+        rows_rejected=health.rows_rejected,
     )
 
 

@@ -21,3 +21,12 @@ def mask_secret(text: str, secret: str | None) -> str:
         pattern = re.compile(r"(?<![A-Za-z0-9])" + re.escape(form) + r"(?![A-Za-z0-9])")
         text = pattern.sub(MASK, text)
     return text
+
+
+_URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:)[^@\s]*@")
+
+
+def mask_url_passwords(text: str) -> str:
+    """``scheme://user:***@host``: the password of every URL in ``text`` masked (an error a
+    driver wrote, where the sink's own password is not known to the reader)."""
+    return _URL_PASSWORD.sub(r"\g<head>***@", text)

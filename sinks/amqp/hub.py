@@ -12,8 +12,9 @@ improvements over the reference (behaviour doc §6.5):
 * Publisher confirms: a spool's cursor moves only past messages the broker has
   acknowledged; anything unconfirmed when a connection fails is published again
   after reconnecting, in spool order.
-* Reconnect with capped, jittered exponential backoff, forever (the reference
-  gives up after five attempts and then loses every later event).
+* Reconnect forever (the reference gives up after five attempts), by the runtime's
+  retry policy: the link is a :class:`~sinks.runtime.policy.DeliveryState`, so the
+  sinks' health record (:mod:`sinks.runtime.health`) shows it like any sink's.
 * Fairness: clients with unread records wait in a round-robin queue and get
   one batch per turn (a few turns run at once), so a huge backlog of one
   workflow never starves the others.  Each client has at most one batch in
@@ -22,9 +23,8 @@ improvements over the reference (behaviour doc §6.5):
   (an exchange declared with another type, say) puts only the clients of that
   exchange into backoff; only a lost connection affects everyone.
 
-A :class:`~sinks.amqp.hubs.HubRegistry` hands out hubs by broker, counting users; a hub's
-thread and connection end when its last client detaches.  The broker-side helpers are in
-:mod:`sinks.amqp.broker`, a spool's handle is its :class:`HubClient`.
+A :class:`~sinks.amqp.hubs.HubRegistry` hands out hubs by broker; a hub ends with its last
+client.  Broker helpers: :mod:`sinks.amqp.broker`; a spool's handle: :mod:`.hub_client`.
 """
 
 from __future__ import annotations
@@ -50,7 +50,6 @@ from sinks.amqp.broker import (
     IDLE_POLL,
     STOPPING_RETRY,
     WARN_EVERY,
-    Backoff,
     Exchanges,
     _lost,
     _message,
@@ -60,60 +59,17 @@ from sinks.amqp.broker import (
     in_thread,
 )
 from sinks.amqp.config import AMQPConfig, scrub
+from sinks.amqp.hub_client import HubClient
 from sinks.amqp.topology import prepare_for_ingest
+from sinks.runtime.base import SinkError
+from sinks.runtime.policy import DeliveryState, RetryPolicy
 from sinks.runtime.spool.segments import Record, Spool
+
+__all__ = ["Hub", "HubClient"]
 
 log = structlog.get_logger(__name__)
 
 T = TypeVar("T")
-
-
-class HubClient:
-    """One spool published through a hub; the sink's handle on its delivery."""
-
-    def __init__(self, hub: Hub, config: AMQPConfig, spool: Spool, name: str) -> None:
-        self.hub = hub
-        self.config = config
-        self.spool = spool
-        self.name = name
-        self.delivered = 0
-        self.last_error: str | None = None
-        # Owned by the hub's loop:
-        self.queued = False  # in the round-robin queue
-        self.busy = False  # a batch in flight
-        self.stopping = False
-        self.detached = False
-        self.backoff = Backoff()
-        self.retry_handle: asyncio.TimerHandle | None = None
-        self.step_task: asyncio.Task[None] | None = None
-        self.warned_at = -WARN_EVERY
-        self.backlog = 0  # pending at (re)connection, for the "drained" line
-        self.backlog_since = 0.0
-        self.backlog_delivered = 0
-        self.drained = threading.Event()
-
-    @property
-    def connected(self) -> bool:
-        return self.hub.connected
-
-    @property
-    def connections(self) -> int:
-        return self.hub.connections
-
-    def notify(self) -> None:
-        """New records were appended (called from the sink's thread)."""
-        self.hub.call_soon(self.hub.schedule, self)
-
-    def stop(self, timeout: float) -> bool:
-        """Drain for at most ``timeout`` seconds, then detach; True if all was delivered.
-
-        After this returns the hub never touches the spool again.
-        """
-        if self.hub.alive:
-            self.hub.call_soon(self.hub.request_stop, self)
-            self.drained.wait(timeout)
-        self.hub.detach(self)
-        return self.spool.pending == 0
 
 
 class Hub:
@@ -125,8 +81,8 @@ class Hub:
         self.broker = broker_url(config)
         self.connected = False
         self.connections = 0
-        self.last_error: str | None = None
-        self.down_since: float | None = None  # wall time of the first failure of an outage
+        # the connection's state, retries and backoff: the runtime's policy and health record
+        self.link = DeliveryState(RetryPolicy(first=0.5, cap=15.0))
         self.clients: list[HubClient] = []
         self._release = release
         self._lock = threading.Lock()
@@ -197,6 +153,15 @@ class Hub:
             if self._thread.is_alive() and self._task is not None:
                 self.call_soon(self._task.cancel)
                 self._thread.join(10.0)
+
+    @property
+    def last_error(self) -> str | None:
+        return self.link.last_error
+
+    @property
+    def down_since(self) -> float | None:
+        """Wall time the broker went down (None while connected)."""
+        return self.link.since if self.link.down else None
 
     @property
     def pending(self) -> int:
@@ -291,33 +256,32 @@ class Hub:
 
     async def _run(self) -> None:
         assert self._retry_now is not None
-        backoff = Backoff()
         warned_at = -WARN_EVERY
+        previous: str | None = None
         while True:
             if self._closing:
                 return
             try:
-                await self._session(backoff)
+                await self._session()
                 return
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # any broker trouble means: retry later
                 self.connected = False
-                if self.down_since is None:
-                    self.down_since = time.time()
                 clients = self._live()
                 for client in clients:
                     client.spool.rewind()
-                delay = backoff.next()
                 error = self.scrub(str(exc) or type(exc).__name__)
+                verdict = self.link.failed(SinkError(error, retryable=True), can_wait=True)
+                delay = verdict.delay
                 # One warning per outage (and per new error, or every WARN_EVERY s), not per try.
                 now = time.monotonic()
                 emit = log.warning
-                if error == self.last_error and now - warned_at < WARN_EVERY:
+                if not verdict.first and error == previous and now - warned_at < WARN_EVERY:
                     emit = log.debug
                 else:
                     warned_at = now
-                self.last_error = error
+                previous = error
                 for client in clients:
                     client.last_error = error
                 emit(
@@ -326,7 +290,7 @@ class Hub:
                     sink=clients[0].name if len(clients) == 1 else f"{len(clients)} sinks",
                     error=error,
                     pending=sum(c.spool.pending for c in clients),
-                    attempt=backoff.failures,
+                    attempt=verdict.attempt,
                     retry_in=round(delay, 1),
                 )
                 if any(c.stopping for c in clients):
@@ -338,7 +302,7 @@ class Hub:
     async def _connect(self) -> AbstractConnection:
         return await connect(self.config, "pegasus-monitord")
 
-    async def _session(self, backoff: Backoff) -> None:
+    async def _session(self) -> None:
         """One connection: serve turns until closing; raise when the connection fails."""
         assert self._wake is not None
         conn = await self._connect()
@@ -348,14 +312,12 @@ class Hub:
         conn.close_callbacks.add(lambda *_: wake.set())  # a lost connection wakes us at once
         try:
             self.connected = True
-            self.down_since = None
             self.connections += 1
-            backoff.reset()
+            self.link.succeeded(backlog=False)
             clients = self._live()
             for client in clients:
                 self._mark_backlog(client)
                 client.last_error = None
-            self.last_error = None
             log.info(
                 "AMQP connected",
                 broker=self.broker,
@@ -452,13 +414,10 @@ class Hub:
         self.schedule(client)
 
     async def _exchange(
-        self,
-        conn: AbstractConnection,
-        exchanges: Exchanges,
-        name: str,
-        config: AMQPConfig,
+        self, conn: AbstractConnection, exchanges: Exchanges, config: AMQPConfig
     ) -> AbstractExchange:
-        """The exchange ``name`` on its own confirming channel, declared once per channel."""
+        """The configured exchange on its own confirming channel, declared once per channel."""
+        name = config.exchange
         future = exchanges.get(name)
         if future is not None and future.done():
             failed = future.cancelled() or future.exception() is not None
@@ -496,7 +455,7 @@ class Hub:
         client: HubClient,
     ) -> None:
         """One batch of one client: publish in order, wait for every confirm, commit."""
-        exchange = await self._exchange(conn, exchanges, client.config.exchange, client.config)
+        exchange = await self._exchange(conn, exchanges, client.config)
         records = await in_thread(client.spool.read_batch, BATCH)
         if records:
             await self._publish(client, exchange, records)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
 
 import structlog
 
@@ -31,7 +31,9 @@ from sinks.amqp.hub import HubClient
 from sinks.amqp.hubs import HubRegistry, default_registry
 from sinks.amqp.stream import Numbering
 from sinks.runtime.base import SinkError
-from sinks.runtime.capabilities import Capabilities
+from sinks.runtime.capabilities import Capabilities, SharedResources
+from sinks.runtime.health import SinkHealth
+from sinks.runtime.policy import UP
 from sinks.runtime.spool.segments import Spool, SpoolError
 
 log = structlog.get_logger(__name__)
@@ -67,6 +69,15 @@ class AMQPSink:
         self.events_spooled = 0
         self._oldest_since: float | None = None  # wall time the oldest undelivered was spooled
         self.left_in_spool = 0  # undelivered when closed (for the next daemon)
+
+    @property
+    def lane_key(self) -> str:
+        """The broker many workflows share, password-free (``Capabilities.shared``)."""
+        return f"amqp:{self.broker_url}"
+
+    def use_shared(self, shared: SharedResources) -> None:
+        """The service's connections, one per broker (``shares_hub``)."""
+        self.hub_source = shared.hubs
 
     def open(self) -> None:
         if self.spool is not None:
@@ -122,24 +133,30 @@ class AMQPSink:
                 f"cannot sync the AMQP spool {self.spool_path}: {exc.strerror}", retryable=True
             ) from None
 
-    def health(self) -> dict[str, Any]:
-        """The broker's state and this endpoint's undelivered backlog (delivery runtime)."""
+    def health(self) -> SinkHealth:
+        """This endpoint's undelivered backlog and its broker link's state (the delivery
+        runtime reads it: ``spools_itself``)."""
         spool, publisher = self.spool, self.publisher
         pending = spool.pending if spool is not None else self.left_in_spool
         if not pending:
             self._oldest_since = None
-        hub = publisher.hub if publisher is not None else None
-        out: dict[str, Any] = {
-            "spooled_events": pending,
-            "spooled_bytes": spool.pending_bytes() if spool is not None and pending else 0,
-            "oldest_age": max(0.0, time.time() - self._oldest_since)
+        backlog = SinkHealth(
+            self.name,
+            spooled=pending,
+            spooled_bytes=spool.pending_bytes() if spool is not None and pending else 0,
+            oldest=max(0.0, time.time() - self._oldest_since)
             if pending and self._oldest_since
             else 0.0,
-        }
-        if hub is not None and hub.down_since is not None:
-            out.update(state="down", since=hub.down_since, last_error=hub.last_error)
-            out["down_seconds"] = round(time.time() - hub.down_since, 3)
-        return out
+        )
+        link = publisher.hub.link if publisher is not None else None
+        if link is None or link.state == UP:
+            return backlog
+        return replace(
+            link.health(self.name),
+            spooled=backlog.spooled,
+            spooled_bytes=backlog.spooled_bytes,
+            oldest=backlog.oldest,
+        )
 
     def close(self) -> None:
         spool, publisher = self.spool, self.publisher

@@ -30,6 +30,7 @@ from sinks.plugins.config import (
 from sinks.plugins.contract import Installed, installed_plugins
 from sinks.plugins.sink import PluginSink
 from sinks.plugins.worker import PluginWorker
+from sinks.runtime.health import SinkHealth
 from sinks.runtime.runner import SinkWorker
 from sinks.runtime.spool import SpoolSettings
 
@@ -93,10 +94,10 @@ class PluginHost:
             state = worker.snapshot()
             health = runner.health()
             state.update(
-                spooled=health.get("spooled_events", 0),
-                spooled_bytes=health.get("spooled_bytes", 0),
-                oldest_undelivered_age=health.get("oldest_age", 0.0),
-                delivery=health.get("state"),
+                spooled=health.spooled,
+                spooled_bytes=health.spooled_bytes,
+                oldest_undelivered_age=health.oldest,
+                delivery=health.state,
             )
             out.append(state)
         return out + [s.snapshot() for s in self.skipped]
@@ -197,6 +198,10 @@ class SinksAndPlugins:
     def flush(self) -> None:
         self.sinks.flush()
         self.plugins.flush()
+
+    def health(self) -> list[SinkHealth]:
+        """The sinks' (the plugins report theirs in :meth:`PluginHost.snapshot`)."""
+        return list(self.sinks.health())
 
     def close(self) -> None:
         """Plugins and sinks stop at once (a plugin's stop may take its join_timeout)."""

@@ -30,7 +30,9 @@ import structlog
 from monitord.core.events import StampedeEvent
 from sinks.plugins.config import THREAD, PluginSettings
 from sinks.plugins.worker import PluginCounters, PluginWorker
+from sinks.runtime.base import SinkError
 from sinks.runtime.codec import decode_batch, encode_batch
+from sinks.runtime.policy import DeliveryState, RetryPolicy
 
 log = structlog.get_logger(__name__)
 
@@ -114,8 +116,8 @@ class ProcessPluginWorker(PluginCounters):
         self._proc: Any = None
         self._conn: Connection | None = None
         self._stopped_state: str | None = None
-        self._next_spawn = 0.0
-        self._backoff = FIRST_BACKOFF
+        # restarts of a dead child: the runtime's retry policy (jittered, capped backoff)
+        self._restarting = DeliveryState(RetryPolicy(first=FIRST_BACKOFF, cap=MAX_BACKOFF))
         self._ctx = multiprocessing.get_context("spawn")
 
     # ------------------------------------------------------------------ life cycle
@@ -175,16 +177,15 @@ class ProcessPluginWorker(PluginCounters):
                 self._proc = None
                 self._conn = None
                 if self.state == "running":
-                    self._error(f"plugin process died (exit code {proc.exitcode})")
+                    why = f"plugin process died (exit code {proc.exitcode})"
+                    self._error(why)
                     log.error(
                         "plugin process died; restarting it with backoff",
                         plugin=self.name,
                         exit_code=proc.exitcode,
                         unacknowledged=len(self._unacked),
-                        retry_in=self._backoff,
+                        retry_in=round(self._restart_later(why), 2),
                     )
-                    self._next_spawn = time.monotonic() + self._backoff
-                    self._backoff = min(self._backoff * 2, MAX_BACKOFF)
             self._cond.notify_all()
 
     def _on_ack(self, handled: int, errors: int, last_error: str | None) -> None:
@@ -198,23 +199,26 @@ class ProcessPluginWorker(PluginCounters):
                 self.errors += errors - self._child_errors
                 self._child_errors = errors
                 self.last_error = last_error
-            if handled:
-                self._backoff = FIRST_BACKOFF
+            if handled and self._restarting.attempts:
+                self._restarting.succeeded(backlog=False)
             self._cond.notify_all()
+
+    def _restart_later(self, why: str) -> float:
+        """The child is gone (``_cond`` held): when to start the next, by the runtime's policy."""
+        return self._restarting.failed(SinkError(why, retryable=True), can_wait=True).delay
 
     def ensure_running(self) -> bool:
         """Restart a dead child once its backoff is over; True while one runs."""
         with self._cond:
             if self._proc is not None:
                 return True
-            if self.state != "running" or time.monotonic() < self._next_spawn:
+            if self.state != "running" or self._restarting.wait() > 0:
                 return False
             resend = list(self._unacked)
         self.restarts += 1
         if not self._spawn(restart=False):
             with self._cond:
-                self._next_spawn = time.monotonic() + self._backoff
-                self._backoff = min(self._backoff * 2, MAX_BACKOFF)
+                self._restart_later(self.last_error or "restart failed")
             return False
         log.info("plugin process restarted", plugin=self.name, resending=len(resend))
         if resend:

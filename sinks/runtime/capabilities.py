@@ -8,7 +8,7 @@ behaves the same.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 
 @dataclass(frozen=True)
@@ -16,9 +16,9 @@ class Capabilities:
     cpu_bound: bool = False
     """Per-event Python work: the per-workflow daemon drives it from its own process."""
     shares_engine: bool = False
-    """Takes the service's shared SQL engine pool (``sink.engine_source``)."""
+    """Takes the service's shared SQL engine pool (:class:`SharingSink`.``use_shared``)."""
     shares_hub: bool = False
-    """Takes the service's shared AMQP connection per broker (``sink.hub_source``)."""
+    """Takes the service's shared AMQP connection per broker (``use_shared`` too)."""
     spools_itself: bool = False
     """Every batch goes to the sink's own durable spool: the runtime gives it no second one."""
     dashboard: bool = False
@@ -26,9 +26,42 @@ class Capabilities:
     keeps_marks: bool = False
     """Stores each batch's delivery marks with its data (``write_marked``/``read_marks``,
     :mod:`sinks.runtime.marks`): after a crash, the events it already holds are skipped."""
+    tallies: bool = False
+    """Keeps tallies of its own (``counters``: ``row_by_row_batches``, ``rows_rejected``) that
+    its health record shows (SQL)."""
     resumes: bool = False
     """A crash resume from a snapshot (instead of a full re-read into fresh outputs) keeps its
     output right: exactly (``keeps_marks``) or at least once (a broker's consumers)."""
+
+    @property
+    def shared(self) -> bool:
+        """Talks to a server (or master file) many workflows share: the sink is a
+        :class:`SharingSink`, whose ``lane_key`` names it (None: per-workflow files)."""
+        return self.shares_engine or self.shares_hub or self.dashboard
+
+
+@dataclass(frozen=True)
+class SharedResources:
+    """What the service shares among the sinks of every workflow (the per-workflow daemon:
+    none; a sink then makes its own)."""
+
+    engines: Any = None  # SQL engine (connection pool) per server URL: ``engines(url)``
+    hubs: Any = None  # AMQP connections per broker (``sinks.amqp.hubs.HubRegistry``)
+
+
+@runtime_checkable
+class SharingSink(Protocol):
+    """The declared side of ``Capabilities.shared``: the runtime reads these, never probes."""
+
+    @property
+    def lane_key(self) -> str | None:
+        """The shared server (password-free, e.g. ``sql:postgresql://u@host/db``), or None
+        when this one writes per-workflow files (SQLite)."""
+        ...
+
+    def use_shared(self, shared: SharedResources) -> None:
+        """Take the service's shared engines / connections (before ``open``)."""
+        ...
 
 
 NONE = Capabilities()

@@ -9,29 +9,30 @@ the policy's (:mod:`sinks.runtime.policy`), storage is the spool's (:mod:`sinks.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, cast
 
 import structlog
 
 from monitord.core.events import StampedeEvent
-from sinks.runtime.base import MarkingSink, Sink
+from sinks.runtime.base import MarkingSink, SelfSpoolingSink, Sink, TallyingSink
 from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.codec import decode_marked
+from sinks.runtime.health import SinkHealth
 from sinks.runtime.items import EXIT, Batch, Step, Wait, _Flush, _Item
-from sinks.runtime.marks import MarkedBatch, Marks, advance, marks_of, unseen
+from sinks.runtime.marks import HeldMarks, MarkedBatch, Marks, marks_of
 from sinks.runtime.outage import OutageReporter
-from sinks.runtime.policy import DeliveryState, RetryPolicy
-from sinks.runtime.spool import BatchSpool, SpoolSettings, SpoolUnavailable
+from sinks.runtime.policy import UP, DeliveryState, RetryPolicy
+from sinks.runtime.spool import BatchSpool, SpoolSettings
+from sinks.runtime.spool.held import HeldSpool
 
 log = structlog.get_logger(__name__)
 
 MEMORY_FIRST_BACKOFF = 0.5
-LOG_EVERY = 12  # a long outage logs one retry in this many ("still down", at info)
 MEMORY_MAX_BACKOFF = 30.0
 OWN_BACKLOG_POLL = 0.5  # seconds between looks at a self-spooling sink's backlog at stop
 
@@ -40,7 +41,7 @@ class Delivery:
     """One sink's delivery: memory queue, spool and policy, with no thread of its own.
 
     An executor runs it: :class:`SinkWorker` on a dedicated thread, a service lane
-    (:mod:`monitord.service.sinkpool`) among many others.  ``cond`` is the lock the
+    (:mod:`sinks.runtime.lanes`) among many others.  ``cond`` is the lock the
     producer and the executor share (the lane's for every delivery on a lane);
     ``wake`` (called with it held) tells the executor this delivery has work.
     """
@@ -59,7 +60,6 @@ class Delivery:
         self.sink = sink
         self.max_queue = max_queue
         self.settings = spool
-        self.spool: BatchSpool | None = None
         self.policy = DeliveryState(
             RetryPolicy(
                 first=spool.first_backoff if spool else MEMORY_FIRST_BACKOFF,
@@ -69,10 +69,18 @@ class Delivery:
         )
         self.events_written = 0
         self.drained_events = 0  # events written from the spool
-        self.self_spooling = capabilities_of(sink).spools_itself
-        self.keeps_marks = capabilities_of(sink).keeps_marks
+        caps = capabilities_of(sink)
+        self.self_spooling = caps.spools_itself
+        self.keeps_marks = caps.keeps_marks
+        self.tallies = caps.tallies
+        # a sink that spools itself (AMQP) gets no second spool
+        self.held = HeldSpool(None if self.self_spooling else spool, sink)
         self.already_held = 0  # events skipped because the sink held them (a resumed daemon)
-        self._held: dict[str, dict[str, int]] = {}  # per marks stream: what the sink holds
+        # per marks stream: what the sink holds
+        marking = cast(MarkingSink, sink)
+        self._marks = (
+            HeldMarks(lambda stream: marking.read_marks(stream)) if caps.keeps_marks else None
+        )
         self._cond = cond or threading.Condition()
         self._wake = wake
         self.reporter: OutageReporter = reporter or OutageReporter()
@@ -82,7 +90,6 @@ class Delivery:
         self._drained_before = 0
         self._needs_flush = False  # a sink flush failed: redo it before the next write
         self._unflushed = False  # batches written since the sink's last flush
-        self._spool_broken = False
         self._stopping = False
         self._abort = False
         self._drain_own = False
@@ -91,6 +98,10 @@ class Delivery:
         self.left_behind = 0  # events not delivered when it finished (spooled or lost)
 
     # ------------------------------------------------------------------ counters
+    @property
+    def spool(self) -> BatchSpool | None:
+        return self.held.spool
+
     @property
     def failed(self) -> bool:
         return self.policy.disabled
@@ -105,14 +116,6 @@ class Delivery:
         return self.policy.retries + self.policy.permanent_failures
 
     @property
-    def outages(self) -> int:
-        return self.policy.outages
-
-    @property
-    def outage_seconds(self) -> float:
-        return self.policy.outage_seconds
-
-    @property
     def queued(self) -> int:
         """Batches waiting in memory."""
         return sum(1 for item in list(self._items) if isinstance(item, Batch))
@@ -120,8 +123,7 @@ class Delivery:
     @property
     def spooled(self) -> int:
         """Events in the spool (not yet in the sink)."""
-        spool = self.spool
-        return spool.events if spool is not None else 0
+        return self.held.events
 
     def stats(self) -> dict[str, Any]:
         return {
@@ -130,32 +132,33 @@ class Delivery:
             "spooled": self.spooled,
             "failures": self.failures,
             "failed": self.failed,
-            "outages": self.outages,
-            "outage_seconds": self.outage_seconds,
+            "outages": self.policy.outages,
+            "outage_seconds": self.policy.outage_seconds,
             "drained_events": self.drained_events,
             "already_held": self.already_held,
             "left_behind": self.left_behind,
         }
 
-    def health(self) -> dict[str, Any]:
-        """State, counters and backlog of this sink (health checks, status, metrics)."""
-        spool = self.spool
-        snap = self.policy.snapshot()
-        own = getattr(self.sink, "health", None)
-        if callable(own) and not self.failed:
-            snap.update(own())  # a sink with its own spool (AMQP) knows its own backlog
+    def health(self) -> SinkHealth:
+        """State, counters and backlog of this sink: the one record health checks, status
+        pages and metrics read (:mod:`sinks.runtime.health`)."""
+        snap = self.policy.health(self.sink.name)
+        fields: dict[str, Any] = {"queued": self.queued, "events_written": self.events_written}
+        if self.self_spooling and self._opened and not self.failed:
+            own = cast(SelfSpoolingSink, self.sink).health()  # it knows its own backlog
+            fields.update(spooled=own.spooled, spooled_bytes=own.spooled_bytes, oldest=own.oldest)
+            if own.state != UP:  # (its link to the server: the AMQP broker)
+                fields.update(
+                    state=own.state,
+                    since=own.since,
+                    last_error=own.last_error,
+                    down_seconds=own.down_seconds,
+                )
         else:
-            snap.update(
-                spooled_events=spool.events if spool is not None else 0,
-                spooled_bytes=spool.bytes if spool is not None else 0,
-                oldest_age=spool.oldest_age() if spool is not None else 0.0,
-            )
-        snap.update(
-            name=self.sink.name, queued_batches=self.queued, events_written=self.events_written
-        )
-        counters = getattr(self.sink, "counters", None)  # a sink's own tallies (SQL: sink.py)
-        if isinstance(counters, dict):
-            snap.update(counters)
+            fields["spooled"], fields["spooled_bytes"], fields["oldest"] = self.held.figures()
+        snap = replace(snap, **fields)
+        if self.tallies:  # a sink's own tallies (SQL: sink.py)
+            return snap.with_tallies(cast(TallyingSink, self.sink).counters)
         return snap
 
     # ------------------------------------------------------------------ producer side
@@ -196,9 +199,9 @@ class Delivery:
         with self._cond:
             if self.failed or not self._running():
                 return None
-            if not self._items and self._spool_ready():
-                self._sync_spool()
-                if self._spool_ready() and (self._backlog() or self.down):
+            if not self._items and self.held.ready:
+                self.held.sync()
+                if self.held.ready and (self.held.backlog or self.down):
                     return None  # the executor is draining or waiting: the spool holds the rest
             request = _Flush()
             self._items.append(request)
@@ -237,76 +240,28 @@ class Delivery:
             self._notify()
 
     # ------------------------------------------------------------------ state (cond held)
-    def _spool_ready(self) -> bool:
-        spool = self.spool
-        return spool is not None and spool.is_open and not self._spool_broken
-
-    def _backlog(self) -> bool:
-        """The spool holds batches (readable even if it can no longer be written)."""
-        spool = self.spool
-        return spool is not None and spool.is_open and spool.batches > 0
-
     def _spool_takes_new(self) -> bool:
         """New batches go to the spool: it holds older ones, or the sink is down."""
-        if not self._spool_ready() or self._items:
+        if not self.held.ready or self._items:
             return False
-        return self.down or self._backlog()
+        return self.down or self.held.backlog
 
     def _append(self, batch: Batch) -> bool:
-        assert self.spool is not None
-        try:
-            self.spool.append(batch.count, batch.encoded())
-        except (OSError, SpoolUnavailable) as exc:
-            self._break_spool(exc)
-            return False
-        return True
-
-    def _sync_spool(self) -> None:
-        if not self._spool_ready():
-            return
-        assert self.spool is not None
-        try:
-            self.spool.sync()
-        except OSError as exc:
-            self._break_spool(exc)
-
-    def _break_spool(self, exc: BaseException) -> None:
-        log.error(
-            "cannot write the sink's spool, keeping its events in memory",
-            sink=self.sink.name,
-            spool=self.spool.path if self.spool else None,
-            error=str(exc),
-        )
-        self._spool_broken = True
+        return self.held.append(batch.count, batch.encoded())
 
     def _own_backlog(self) -> bool:
         """A self-spooling sink still holds undelivered events."""
         if not self.self_spooling or not self._opened:
             return False
-        own = getattr(self.sink, "health", None)
-        return callable(own) and int(own().get("spooled_events", 0)) > 0
+        return cast(SelfSpoolingSink, self.sink).health().spooled > 0
 
     def _can_wait(self) -> bool:
         """Batches of a down sink can wait on disk (its spool, or the sink's own)."""
-        return self.self_spooling or (self.settings is not None and not self._spool_broken)
-
-    def _ensure_spool(self) -> bool:
-        """Open (create) the spool if this delivery has one; False in memory mode."""
-        if self.settings is None or self._spool_broken or self.self_spooling:
-            return False
-        if self.spool is None:
-            self.spool = BatchSpool(self.settings.path_for(self.sink))
-        if not self.spool.is_open:
-            try:
-                self.spool.open()
-            except (OSError, SpoolUnavailable) as exc:
-                self._break_spool(exc)
-                return False
-        return True
+        return self.self_spooling or (self.settings is not None and not self.held.broken)
 
     def _spill(self) -> None:
         """The sink is down: move the queue into the spool, in order, freeing the producer."""
-        if not self._ensure_spool():
+        if not self.held.ensure():
             return
         while self._items:
             item = self._items[0]
@@ -314,10 +269,10 @@ class Delivery:
                 if not self._append(item):
                     return  # the rest stays in memory, after what the spool holds
             else:
-                self._sync_spool()
+                self.held.sync()
                 item.done.set()
             self._items.popleft()
-        self._sync_spool()
+        self.held.sync()
         self._notify()
 
     def _release_waiters(self) -> None:
@@ -337,7 +292,7 @@ class Delivery:
         if self.failed:
             self._release_waiters()
             return EXIT if self._stopping else Wait(None)
-        backlog = self._backlog()
+        backlog = self.held.backlog
         pending = backlog or bool(self._items) or self._needs_flush
         if self._stopping and (self._abort or not pending):
             if not self._abort and self._drain_own and self._own_backlog():
@@ -393,33 +348,7 @@ class Delivery:
         """A spool left by an earlier daemon: delivered first, or discarded on restart."""
         with self._cond:
             self._recovered = True
-            if self.settings is None or self.self_spooling:
-                return
-            path = self.settings.path_for(self.sink)
-            if not os.path.isdir(path) or not self._ensure_spool():
-                return
-            spool = self.spool
-            assert spool is not None
-            if self.settings.restart:
-                try:
-                    dropped = spool.discard()
-                except OSError as exc:
-                    self._break_spool(exc)
-                    return
-                if dropped:
-                    log.warning(
-                        "outputs start over: discarding events an earlier daemon left spooled",
-                        sink=self.sink.name,
-                        events=dropped,
-                        spool=path,
-                    )
-            elif spool.batches:
-                log.info(
-                    "delivering first the events an earlier daemon left spooled",
-                    sink=self.sink.name,
-                    events=spool.events,
-                    spool=path,
-                )
+            self.held.recover()
 
     def _open(self) -> None:
         try:
@@ -447,7 +376,7 @@ class Delivery:
         with self._cond:
             self.events_written += count
             self.drained_events += count
-            if not self._backlog():
+            if not self.held.backlog:
                 self._caught_up()
             self._notify()
 
@@ -463,16 +392,12 @@ class Delivery:
 
     def _write(self, events: Sequence[StampedeEvent], marks: Marks | None) -> None:
         """Write a batch; a sink that keeps marks gets only the events it does not hold yet."""
-        if marks is None or not self.keeps_marks:
-            # a sink that numbers its output by the marks (AMQP: the ingest's identity) reads
-            # them off the batch (marks_of); to any other, a MarkedBatch is a plain list
+        held = self._marks
+        if marks is None or held is None:
+            # AMQP numbers its messages by the marks (marks_of); to others it is a plain list
             self.sink.write_batch(events if marks is None else MarkedBatch(events, marks))
             return
-        sink = cast(MarkingSink, self.sink)
-        held = self._held.get(marks.stream)
-        if held is None:
-            held = self._held[marks.stream] = dict(sink.read_marks(marks.stream))
-        fresh = unseen(events, marks, held)
+        fresh = held.fresh(events, marks)
         if len(fresh) < len(events):
             skipped = len(events) - len(fresh)
             log.info(
@@ -484,13 +409,13 @@ class Delivery:
                 self.already_held += skipped
         if fresh:
             try:
-                sink.write_marked(fresh, marks)
+                cast(MarkingSink, self.sink).write_marked(fresh, marks)
             except BaseException:
                 # it may have committed before failing (the answer to COMMIT lost with the
                 # server): the retry asks the sink again rather than rewrite rows it holds
-                self._held.pop(marks.stream, None)
+                held.forget(marks.stream)
                 raise
-        advance(held, marks)
+        held.advance(marks)
 
     def _flush_item(self) -> None:
         item = self._items[0]
@@ -498,7 +423,7 @@ class Delivery:
         self._flush_sink()
         with self._cond:
             self._items.popleft()
-            self._sync_spool()
+            self.held.sync()
             item.done.set()
 
     def _flush_sink(self) -> None:
@@ -521,38 +446,20 @@ class Delivery:
             self._spill()
             never_opened = opening and not self._opened
             if not self._can_wait() or self.settings is None:
-                log.warning(
-                    "sink error, retrying",
-                    sink=self.sink.name,
-                    error=str(exc),
-                    attempt=verdict.attempt,
-                )
+                self.reporter.retrying(self, str(exc), verdict.attempt, None)
             elif verdict.first:
                 self._drained_before = self.drained_events
                 self.reporter.went_down(self, str(exc), never_opened, verdict.delay)
-            elif verdict.attempt % LOG_EVERY == 0:
-                log.info(
-                    "sink still down, retrying",
-                    sink=self.sink.name,
-                    error=str(exc),
-                    attempt=verdict.attempt,
-                    retry_in=round(verdict.delay, 2),
-                    spooled=self.spooled,
-                )
+            else:
+                self.reporter.retrying(self, str(exc), verdict.attempt, verdict.delay)
             self._notify()
 
     def _succeeded(self) -> None:
         """A call worked after failures.  ``cond`` held."""
-        recovery = self.policy.succeeded(backlog=self._backlog())
+        recovery = self.policy.succeeded(backlog=self.held.backlog)
         if recovery is not None:
-            log.debug(
-                "sink answers again, delivering its spool",
-                sink=self.sink.name,
-                down_seconds=round(recovery.down_seconds, 1),
-                failed_attempts=recovery.failed_attempts,
-                spooled=self.spooled,
-            )
-        if not self._backlog():
+            self.reporter.answers(self, recovery.down_seconds, recovery.failed_attempts)
+        if not self.held.backlog:
             self._caught_up()
 
     def _caught_up(self) -> None:
@@ -577,7 +484,7 @@ class Delivery:
                 self._spill()
             lost = sum(item.count for item in self._items if isinstance(item, Batch))
             self._release_waiters()
-            self._sync_spool()
+            self.held.sync()
         if lost and not self.failed:
             log.error("sink down at exit: events lost", sink=self.sink.name, events=lost)
         if self._opened:
@@ -586,18 +493,7 @@ class Delivery:
             except Exception as exc:  # isolation
                 if not self.failed:
                     log.error("sink close failed", sink=self.sink.name, error=str(exc))
-        spool = self.spool
-        self.left_behind = lost + (spool.events if spool is not None and spool.is_open else 0)
-        if spool is not None and spool.is_open:
-            if spool.batches:
-                log.warning(
-                    "events left spooled for the next daemon",
-                    sink=self.sink.name,
-                    events=spool.events,
-                    batches=spool.batches,
-                    spool=spool.path,
-                )
-            spool.close()
+        self.left_behind = lost + self.held.close()
         with self._cond:
             self.reporter.gone(self)
             self.finished.set()

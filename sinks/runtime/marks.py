@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from monitord.core.events import StampedeEvent
@@ -111,3 +111,27 @@ def advance(held: dict[str, int], marks: Marks) -> None:
     for wf, n in marks.counts.items():
         if n > held.get(wf, 0):
             held[wf] = n
+
+
+class HeldMarks:
+    """Per marks stream, what a marking sink holds: asked of the sink once (``read``), then
+    advanced by every batch written; forgotten (asked again) after a failed write."""
+
+    def __init__(self, read: Callable[[str], Mapping[str, int]]) -> None:
+        self._read = read
+        self._held: dict[str, dict[str, int]] = {}
+
+    def fresh(self, events: Sequence[StampedeEvent], marks: Marks) -> list[StampedeEvent]:
+        """The events of a batch the sink does not hold yet."""
+        held = self._held.get(marks.stream)
+        if held is None:
+            held = self._held[marks.stream] = dict(self._read(marks.stream))
+        return unseen(events, marks, held)
+
+    def advance(self, marks: Marks) -> None:
+        held = self._held.get(marks.stream)
+        if held is not None:
+            advance(held, marks)
+
+    def forget(self, stream: str) -> None:
+        self._held.pop(stream, None)

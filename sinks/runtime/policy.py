@@ -2,7 +2,7 @@
 
 Every way of running a sink (its own thread, its own process, a shared lane of the
 service: :mod:`sinks.runtime.runner`, :mod:`sinks.runtime.process_worker`,
-:mod:`monitord.service.sinkpool`) asks a :class:`DeliveryState` what a failure
+:mod:`sinks.runtime.lanes`) asks a :class:`DeliveryState` what a failure
 means, and tells it when a call worked.  It holds nothing but numbers and a clock,
 so every rule below is tested without a sink, a thread or a disk
 (tests/test_delivery_policy.py):
@@ -21,8 +21,8 @@ so every rule below is tested without a sink, a thread or a disk
   the backlog is delivered too.
 
 The clock and the random source are parameters, so a test can drive an outage
-of any length in no time; :meth:`DeliveryState.snapshot` is what health
-endpoints and metrics show.
+of any length in no time; :meth:`DeliveryState.health` is what health
+endpoints and metrics show (:class:`sinks.runtime.health.SinkHealth`).
 """
 
 from __future__ import annotations
@@ -31,11 +31,21 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from sinks.runtime.base import SinkError
+from sinks.runtime.health import DISABLED, DOWN, DRAINING, UP, SinkHealth
 
-UP, DOWN, DRAINING, DISABLED = "up", "down", "draining", "disabled"
+__all__ = [
+    "DISABLED",
+    "DOWN",
+    "DRAINING",
+    "UP",
+    "DeliveryState",
+    "Recovery",
+    "RetryPolicy",
+    "Verdict",
+    "is_retryable",
+]
 
 
 def is_retryable(exc: BaseException) -> bool:
@@ -181,19 +191,21 @@ class DeliveryState:
         """Seconds until the next attempt may be made (0: now)."""
         return max(0.0, self.retry_at - self.clock())
 
-    def snapshot(self) -> dict[str, Any]:
-        """State and counters, for health checks, status pages and metrics."""
+    def health(self, name: str) -> SinkHealth:
+        """State and counters as the typed record health checks, status pages and metrics read
+        (the spool and queue fields are the delivery's to fill)."""
         now = self.clock()
-        return {
-            "state": self.state,
-            "since": self.since,
-            "down_seconds": round(now - self.down_since, 3) if self.down_since else 0.0,
-            "attempts": self.attempts,
-            "retries": self.retries,
-            "permanent_failures": self.permanent_failures,
-            "outages": self.outages,
-            "outage_seconds": round(
+        return SinkHealth(
+            name=name,
+            state=self.state,
+            since=self.since,
+            down_seconds=round(now - self.down_since, 3) if self.down_since else 0.0,
+            attempts=self.attempts,
+            retries=self.retries,
+            permanent_failures=self.permanent_failures,
+            outages=self.outages,
+            outage_seconds=round(
                 self.outage_seconds + (now - self.down_since if self.down_since else 0.0), 3
             ),
-            "last_error": self.last_error,
-        }
+            last_error=self.last_error,
+        )

@@ -23,6 +23,7 @@ import signal
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import structlog
@@ -30,7 +31,9 @@ import structlog
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import Sink
 from sinks.runtime.codec import encode_batch
+from sinks.runtime.health import SinkHealth
 from sinks.runtime.marks import marks_of
+from sinks.runtime.policy import DISABLED, DOWN
 from sinks.runtime.spool import SpoolSettings
 
 log = structlog.get_logger(__name__)
@@ -105,16 +108,16 @@ def _child_main(
     ).start()
     worker = SinkWorker(sink, spool=spool)
     worker.start()
-    reported: dict[str, Any] = {}
+    reported: list[Any] = [None, None]
     last = time.monotonic()
 
     def report(kind: str = "stats") -> None:
+        """The child's counters and its health record (the runtime's, relayed as is)."""
         nonlocal last
-        stats = {**worker.stats(), "health": worker.health()}
-        if kind != "stats" or stats != reported:
-            reported.clear()
-            reported.update(stats)
-            outbox.put((kind, stats))
+        stats, health = worker.stats(), worker.health()
+        if kind != "stats" or [stats, health] != reported:
+            reported[:] = [stats, health]
+            outbox.put((kind, stats, health))
         last = time.monotonic()
 
     while True:
@@ -132,7 +135,7 @@ def _child_main(
         count, data = item
         worker.put_batch(Batch(count, data=data))
         if (
-            worker.failed and not reported.get("failed")
+            worker.failed and not (reported[0] or {}).get("failed")
         ) or time.monotonic() - last > STATS_INTERVAL:
             report()
     worker.stop()
@@ -160,6 +163,7 @@ class ProcessSinkWorker:
         self.failed = False
         self.events_written = 0
         self.child_stats: dict[str, Any] = {}
+        self.child_health = SinkHealth(sink.name)  # as the child last reported it
         self._failed_at: float | None = None
         ctx = multiprocessing.get_context("forkserver")
         self._inbox = ctx.Queue(maxsize=max_queue)
@@ -187,31 +191,32 @@ class ProcessSinkWorker:
             waiting = self._inbox.qsize()
         except (NotImplementedError, OSError):
             waiting = 0
-        return waiting + int(self.child_stats.get("queued", 0))
+        return waiting + self.child_health.queued
 
     @property
     def spooled(self) -> int:
-        return int(self.child_stats.get("spooled", 0))
+        return self.child_health.spooled
 
     @property
     def failures(self) -> int:
-        return int(self.child_stats.get("failures", 0))
+        return self.child_health.failures
 
     @property
     def down(self) -> bool:
-        return bool(self.child_stats.get("health", {}).get("state") == "down")
+        return self.health().state == DOWN
 
-    def health(self) -> dict[str, Any]:
+    def health(self) -> SinkHealth:
         """The child's delivery health as it last reported it (disabled if the child died)."""
-        snap = dict(self.child_stats.get("health") or {"state": "up", "since": None})
-        snap.update(name=self.sink.name, events_written=self.events_written)
-        if self.failed and snap.get("state") != "disabled":
-            snap.update(state="disabled", since=self._failed_at, last_error="sink process died")
+        snap = replace(self.child_health, events_written=self.events_written)
+        if self.failed and snap.state != DISABLED:
+            snap = replace(
+                snap, state=DISABLED, since=self._failed_at, last_error="sink process died"
+            )
         return snap
 
     def stats(self) -> dict[str, Any]:
         return {
-            **{k: v for k, v in self.child_stats.items() if k != "health"},
+            **self.child_stats,
             "events_written": self.events_written,
             "queued": self.queued,
             "failed": self.failed,
@@ -224,10 +229,10 @@ class ProcessSinkWorker:
     def _read(self) -> None:
         while True:
             try:
-                kind, stats = self._outbox.get()
+                kind, stats, health = self._outbox.get()
             except (EOFError, OSError):
                 break
-            self.child_stats = stats
+            self.child_stats, self.child_health = stats, health
             self.events_written = stats["events_written"]
             if stats["failed"]:
                 self.failed = True

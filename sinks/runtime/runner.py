@@ -12,8 +12,10 @@ Everything else is here, written once:
 * Executors only say where the work runs: :class:`SinkWorker` (a dedicated
   thread: the per-workflow daemon), :class:`sinks.runtime.process_worker.ProcessSinkWorker`
   (a child process running a ``SinkWorker``: CPU-bound sinks), and the service's
-  lanes (:class:`monitord.service.sinkpool.SinkLane`: many deliveries on a few
+  lanes (:class:`sinks.runtime.lanes.SinkLane`: many deliveries on a few
   threads, one step each per turn).
+  All three offer one interface (:class:`sinks.runtime.executor.Executor`) and
+  report one record (:class:`sinks.runtime.health.SinkHealth`).
 * :class:`~sinks.runtime.sinkset.SinkSet` -- the per-workflow daemon's sinks, one executor each.
 
 API for a host of sinks (e.g. plugins)::
@@ -22,8 +24,8 @@ API for a host of sinks (e.g. plugins)::
     worker.start()
     worker.put(events)          # never blocks on a down sink (spools); back-pressure when up
     worker.flush()              # returns once all is in the sink or durably spooled
-    worker.health()             # {"state": up|down|draining|disabled, "since", spooled_events,
-                                #  spooled_bytes, oldest_age, retries, permanent_failures, ...}
+    worker.health()             # SinkHealth(state=up|down|draining|disabled, since, spooled,
+                                #  spooled_bytes, oldest, retries, last_error, ...)
     worker.stop()               # drains; a down sink gets ``drain_timeout`` s, the rest
                                 # stays spooled and the next start delivers it first
 

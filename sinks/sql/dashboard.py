@@ -21,7 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from monitord.core.catalogue import DASHBOARD
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import SinkError
-from sinks.runtime.capabilities import Capabilities
+from sinks.runtime.capabilities import Capabilities, SharedResources
 
 from . import schema as s
 from .database import (
@@ -94,6 +94,14 @@ class DashboardSink:
         self._engine: Engine | None = None
         self._wf_id: int | None = None
         self.display_url = safe_url(self._url)
+
+    @property
+    def lane_key(self) -> str:
+        """One master DB per user, written by many workflows: one lane, so no lock fights."""
+        return f"dashboard:{self.display_url}"
+
+    def use_shared(self, shared: SharedResources) -> None:
+        """Nothing to share: the master DB's engine is its own."""
 
     def open(self) -> None:
         if is_sqlite(self._url) and self._url.database:

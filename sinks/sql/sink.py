@@ -23,7 +23,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from monitord.core.events import StampedeEvent
 from monitord.system.ownership import create_owned
 from sinks.runtime.base import SinkError
-from sinks.runtime.capabilities import Capabilities
+from sinks.runtime.capabilities import Capabilities, SharedResources
 from sinks.runtime.marks import Marks
 
 from .database import (
@@ -45,7 +45,9 @@ from .rotate import rotate_sqlite_file
 
 log = structlog.get_logger(__name__)
 
-SQL_CAPABILITIES = Capabilities(cpu_bound=True, shares_engine=True, keeps_marks=True, resumes=True)
+SQL_CAPABILITIES = Capabilities(
+    cpu_bound=True, shares_engine=True, keeps_marks=True, tallies=True, resumes=True
+)
 
 
 def sqlite_file(url: URL) -> str | None:
@@ -102,6 +104,16 @@ class SQLSink:
     def server_url(self) -> URL | None:
         """The database server's URL, or None for a SQLite file (which is per workflow)."""
         return None if is_sqlite(self._url) else self._url
+
+    @property
+    def lane_key(self) -> str | None:
+        """The server many workflows share, password-free (``Capabilities.shared``)."""
+        server = self.server_url
+        return None if server is None else f"sql:{safe_url(server)}"
+
+    def use_shared(self, shared: SharedResources) -> None:
+        """The service's engines, one per database server (``shares_engine``)."""
+        self.engine_source = shared.engines
 
     # --- Sink protocol ---------------------------------------------------
 

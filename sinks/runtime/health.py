@@ -1,0 +1,101 @@
+"""A sink's delivery health, one typed record: what the daemon, ``/healthz``, ``/metrics``,
+``/status.json`` and ``monitord status`` show.
+
+Written once, by the runtime (:meth:`sinks.runtime.delivery.Delivery.health`, from its
+:class:`~sinks.runtime.policy.DeliveryState` and its spool); an executor in another process
+relays it as is (:mod:`sinks.runtime.process_worker`); :func:`merge_health` folds the
+deliveries of many workflows to one destination (the service).  ``last_error`` is masked
+when the record is made, so no reader can show a password.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from monitord.system.secrets import mask_url_passwords
+
+UP, DOWN, DRAINING, DISABLED = "up", "down", "draining", "disabled"
+
+_SEVERITY = {UP: 0, DRAINING: 1, DOWN: 2, DISABLED: 3}
+
+
+@dataclass(frozen=True, slots=True)
+class SinkHealth:
+    """One sink's delivery (or, merged, one destination's over its workflows).
+
+    ``state``: up, draining (back, delivering its backlog), down (retrying), disabled;
+    ``since``: epoch seconds it entered that state (None: never changed).  ``spooled``:
+    events on disk not yet in the sink (``spooled_bytes`` of them), ``oldest``: age in
+    seconds of the oldest of them; ``queued``: batches waiting in memory.
+    """
+
+    name: str
+    state: str = UP
+    since: float | None = None
+    spooled: int = 0
+    spooled_bytes: int = 0
+    oldest: float = 0.0
+    queued: int = 0
+    retries: int = 0  # retryable failures
+    permanent_failures: int = 0
+    attempts: int = 0  # consecutive failures now
+    outages: int = 0
+    outage_seconds: float = 0.0
+    down_seconds: float = 0.0
+    last_error: str | None = None
+    events_written: int = 0
+    row_by_row_batches: int = 0  # SQL: batches written row by row after a rejected batch
+    rows_rejected: int = 0  # SQL: rows refused then
+    workflow: str | None = None  # the service: whose delivery this is
+    workflows: int = 1  # merged: deliveries to the destination
+    workflows_not_up: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.last_error is not None:
+            object.__setattr__(self, "last_error", mask_url_passwords(self.last_error))
+
+    @property
+    def failures(self) -> int:
+        """Failed sink calls (retryable or not)."""
+        return self.retries + self.permanent_failures
+
+    @property
+    def healthy(self) -> bool:
+        """Taking events: up, or back and delivering its backlog."""
+        return self.state in (UP, DRAINING)
+
+    def with_tallies(self, tallies: dict[str, int]) -> SinkHealth:
+        """The sink's own counters (SQL: ``row_by_row_batches``, ``rows_rejected``) added."""
+        return replace(
+            self,
+            row_by_row_batches=int(tallies.get("row_by_row_batches", 0)),
+            rows_rejected=int(tallies.get("rows_rejected", 0)),
+        )
+
+
+def merge_health(name: str, snaps: Sequence[SinkHealth]) -> SinkHealth:
+    """One destination's health from its deliveries: the worst state (and since when), the
+    backlog summed, the oldest undelivered event, the workflows not delivering."""
+    worst = max(snaps, key=lambda s: _SEVERITY.get(s.state, 0))
+    state = worst.state
+    since = [s.since for s in snaps if s.state == state and s.since]
+    return SinkHealth(
+        name=name,
+        state=state,
+        since=min(since) if since else None,
+        last_error=worst.last_error if state != UP else None,
+        workflows=len(snaps),
+        workflows_not_up=tuple(
+            sorted(str(s.workflow) for s in snaps if s.state != UP and s.workflow)
+        ),
+        spooled=sum(s.spooled for s in snaps),
+        spooled_bytes=sum(s.spooled_bytes for s in snaps),
+        oldest=max(s.oldest for s in snaps),
+        queued=sum(s.queued for s in snaps),
+        retries=sum(s.retries for s in snaps),
+        permanent_failures=sum(s.permanent_failures for s in snaps),
+        events_written=sum(s.events_written for s in snaps),
+        row_by_row_batches=sum(s.row_by_row_batches for s in snaps),
+        rows_rejected=sum(s.rows_rejected for s in snaps),
+    )

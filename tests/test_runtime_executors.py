@@ -1,0 +1,176 @@
+"""One executor interface: a thread, a child process and a service lane run the same
+delivery, and report the same typed health record (``sinks.runtime.executor``).
+
+Each test runs against all three executors: events reach the sink in order, a down sink's
+batches wait in the spool and arrive once it is back, and the health record says so the
+same way (state, spooled, masked last error).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from monitord.core.events import StampedeEvent, make_event
+from sinks.plugins.host import PluginHost, SinksAndPlugins
+from sinks.runtime.base import SinkError
+from sinks.runtime.executor import Executor
+from sinks.runtime.executor import SinkSet as AnySinkSet
+from sinks.runtime.health import SinkHealth
+from sinks.runtime.lanes import LaneHandle, SinkLane
+from sinks.runtime.process_worker import ProcessSinkWorker
+from sinks.runtime.runner import SinkWorker
+from sinks.runtime.sinkset import SharedSinkSet, SinkSet
+from sinks.runtime.spool import SpoolSettings
+
+SECRET = "s3cr3t-pw"
+
+
+class FileSink:
+    """Appends each event's stamp to a file (picklable: a child process can run it); down,
+    with an error naming a URL with a password, while the flag file exists."""
+
+    def __init__(self, directory: str) -> None:
+        self.name = "recorder"
+        self.display_url = f"file://{directory}"
+        self.out = os.path.join(directory, "out")
+        self.flag = os.path.join(directory, "down")
+
+    def _check(self) -> None:
+        if os.path.exists(self.flag):
+            raise SinkError(f"postgresql://u:{SECRET}@db/x: connection refused", retryable=True)
+
+    def open(self) -> None:
+        self._check()
+
+    def write_batch(self, events: Sequence[StampedeEvent]) -> None:
+        self._check()
+        with open(self.out, "a") as fh:
+            fh.writelines(f"{e.attrs['ts']}\n" for e in events)
+
+    def flush(self) -> None:
+        self._check()
+
+    def close(self) -> None:
+        pass
+
+
+def ev(i: int) -> StampedeEvent:
+    return make_event("xwf.start", {"xwf.id": "w", "ts": float(i), "restart_count": 0})
+
+
+def written(sink: FileSink) -> list[float]:
+    if not os.path.exists(sink.out):
+        return []
+    with open(sink.out) as fh:
+        return [float(line) for line in fh]
+
+
+def wait_for(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+Make = Callable[[FileSink, SpoolSettings], Executor]
+
+
+def _lane(lanes: list[SinkLane]) -> Make:
+    def make(sink: FileSink, spool: SpoolSettings) -> Executor:
+        lane = SinkLane("test")
+        lanes.append(lane)
+        return LaneHandle(sink, lane, "wf-1", spool)
+
+    return make
+
+
+@pytest.fixture(params=["thread", "process", "lane"])
+def make(request: pytest.FixtureRequest) -> Iterator[Make]:
+    lanes: list[SinkLane] = []
+    makers: dict[str, Make] = {
+        "thread": lambda sink, spool: SinkWorker(sink, spool=spool),
+        "process": lambda sink, spool: ProcessSinkWorker(sink, spool=spool),
+        "lane": _lane(lanes),
+    }
+    yield makers[request.param]
+    for lane in lanes:
+        lane.stop()
+
+
+def spool_of(tmp_path: Path) -> SpoolSettings:
+    return SpoolSettings(str(tmp_path / "spool"), first_backoff=0.02, max_backoff=0.1)
+
+
+def test_every_executor_delivers_in_order_and_reports_the_same_record(
+    make: Make, tmp_path: Path
+) -> None:
+    sink = FileSink(str(tmp_path))
+    executor = make(sink, spool_of(tmp_path))
+    assert isinstance(executor, Executor)
+    executor.start()
+    for n in range(5):
+        executor.put([ev(n * 3 + k) for k in range(3)])
+    executor.flush()
+    assert written(sink) == [float(i) for i in range(15)]
+    wait_for(lambda: executor.health().events_written == 15)  # (a child reports it)
+    health = executor.health()
+    assert isinstance(health, SinkHealth)
+    assert (health.name, health.state, health.spooled, health.failures) == ("recorder", "up", 0, 0)
+    executor.stop()
+    assert not executor.failed and executor.stats()["events_written"] == 15
+
+
+def test_every_executor_spools_a_down_sink_and_says_so_without_the_password(
+    make: Make, tmp_path: Path
+) -> None:
+    sink = FileSink(str(tmp_path))
+    Path(sink.flag).touch()
+    executor = make(sink, spool_of(tmp_path))
+    executor.start()
+    for n in range(4):
+        executor.put([ev(n * 2), ev(n * 2 + 1)])
+    executor.flush()  # returns during the outage: the spool holds the batches durably
+    wait_for(lambda: executor.health().spooled == 8)
+    health = executor.health()
+    assert health.state == "down" and health.since is not None and health.retries >= 1
+    assert health.last_error is not None and "connection refused" in health.last_error
+    assert SECRET not in health.last_error and "u:***@db" in health.last_error
+    assert written(sink) == []
+    os.unlink(sink.flag)
+    wait_for(lambda: executor.health().state == "up" and executor.health().spooled == 0)
+    executor.put([ev(8)])
+    executor.flush()
+    executor.stop()
+    assert written(sink) == [float(i) for i in range(9)]
+    assert not executor.failed
+
+
+def test_the_three_sink_sets_share_one_interface(tmp_path: Path) -> None:
+    """(mypy checks the list's type; the run checks each publishes to its sinks.)"""
+    sinks = [FileSink(str(tmp_path / name)) for name in ("a", "b", "c")]
+    for sink in sinks:
+        os.makedirs(os.path.dirname(sink.out))
+    lane = SinkLane("test")
+    handle = LaneHandle(sinks[1], lane, "wf", None)
+    handle.start()  # (the service's pool starts the handles it makes)
+    try:
+        sets: list[AnySinkSet] = [
+            SinkSet([sinks[0]], processes=False),
+            SharedSinkSet([handle]),
+            SinksAndPlugins(SinkSet([sinks[2]], processes=False), PluginHost([], [])),
+        ]
+        for sink_set in sets:
+            assert isinstance(sink_set, AnySinkSet)
+            sink_set.start()
+            sink_set.publish([ev(0), ev(1)])
+            sink_set.flush()
+            assert [h.name for h in sink_set.health()] == ["recorder"]
+            sink_set.close()
+    finally:
+        lane.stop()
+    assert [written(s) for s in sinks] == [[0.0, 1.0]] * 3
