@@ -23,7 +23,6 @@ import pickle
 import pstats
 import re
 import sys
-import tempfile
 import time
 import uuid
 from collections import Counter
@@ -32,32 +31,18 @@ from typing import Any
 
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
+sys.path.insert(0, str(PROJECT / "bench"))
 
+from ingest_bench import make_stream, relabel  # noqa: E402
 from sqlalchemy import event  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
-from bench.ingest_bench import relabel  # noqa: E402
 from monitord.ingest.batch import classify, plan  # noqa: E402
 from monitord.ingest.store import Store  # noqa: E402
-from tests.ingest_harness import Broker, TapMessage, finish, start_producers  # noqa: E402
+from tests.ingest_harness import TapMessage  # noqa: E402
 from tests.servers import create_database, drop_database  # noqa: E402
-from tests.test_sql_servers import _generate_and_replay  # noqa: E402
 
 _VERB = re.compile(r"^\s*(\w+)(?:\s+(?:INTO|FROM)?\s*(\w+))?", re.I)
-
-
-def make_stream(workflows: int, jobs: int) -> list[TapMessage]:
-    base_amqp = os.environ["MONITORD_TEST_AMQP_URL"]
-    with tempfile.TemporaryDirectory(prefix="ingest-profile-") as tmpdir:
-        tmp = Path(tmpdir)
-        made = _generate_and_replay(tmp / "wfs", workflows, jobs, 500)
-        tap = Broker(base_amqp)
-        tap.declare_tap()
-        try:
-            finish(start_producers(made, tap, tmp))
-            return tap.drain(tap.tap)
-        finally:
-            tap.delete()
 
 
 class Counts:
