@@ -5,7 +5,10 @@
    position headers) is the bench's input, republished under fresh producer ids per run.
 2. Throughput: the whole stream is put in the partition queues first, then 1 (then 2)
    ingest processes are started on a fresh database; events/s = messages / time from the
-   first commit to the last (start-up excluded).
+   processes' being healthy (start-up excluded) to the last acknowledgement.  Also the CPU
+   the processes used meanwhile (Linux ``/proc``), split into the event loop's thread (AMQP
+   frames, decoding) and the others (the database calls): events per CPU-second is the figure
+   a loaded machine distorts least.
 3. Latency: a fresh database, ingests running, the stream published at a steady ``--rate``
    messages/s; a poller reads the producers' marks (``monitord_ingest_producers``) every
    10 ms: a message's latency is the first time its producer's mark reaches its position
@@ -13,7 +16,7 @@
 
     MONITORD_TEST_AMQP_URL=amqp://u:p@127.0.0.1:5672/vhost \\
     MONITORD_TEST_POSTGRES_URL=postgresql://u:p@127.0.0.1:5432/db \\
-        .venv/bin/python bench/ingest_bench.py [--workflows 4] [--jobs 300] [--rate 1000]
+        .venv/bin/python bench/ingest_bench.py [--workflows 4] [--jobs 300] [--rate 1000] [--stream FILE]
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import argparse
 import asyncio
 import bisect
 import os
+import pickle
 import statistics
 import sys
 import tempfile
@@ -44,13 +48,27 @@ from tests.ingest_harness import (  # noqa: E402
     Broker,
     IngestProcess,
     TapMessage,
-    acked,
     finish,
     start_producers,
     wait_quiet,
 )
 from tests.servers import create_database, drop_database  # noqa: E402
 from tests.test_sql_servers import _generate_and_replay  # noqa: E402
+
+
+def make_stream(workflows: int, jobs: int) -> list[TapMessage]:
+    """Every message monitord producers publish (``ingest = true``) for ``workflows``
+    generated workflows of ``jobs`` jobs, with their headers, in publish order per producer."""
+    with tempfile.TemporaryDirectory(prefix="ingest-stream-") as tmpdir:
+        tmp = Path(tmpdir)
+        made = _generate_and_replay(tmp / "wfs", workflows, jobs, 500)
+        tap = Broker(os.environ["MONITORD_TEST_AMQP_URL"])
+        tap.declare_tap()
+        try:
+            finish(start_producers(made, tap, tmp))
+            return tap.drain(tap.tap)
+        finally:
+            tap.delete()
 
 
 def relabel(stream: list[TapMessage]) -> list[TapMessage]:
@@ -88,11 +106,40 @@ async def publish(
     return sent
 
 
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """(main thread, other threads) CPU seconds of a process, from ``/proc`` (Linux)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    main = rest = 0.0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        used = (int(fields[11]) + int(fields[12])) / tick
+        if int(task) == pid:
+            main += used
+        else:
+            rest += used
+    return main, rest
+
+
+def loaded(procs: list[IngestProcess]) -> float:
+    """Messages the processes acknowledged: one /metrics fetch each (the harness's ``acked``
+    fetches three; polled every 0.1 s that alone cost the ingest ~6 % of its CPU)."""
+    total = 0.0
+    for p in procs:
+        for line in p.get("/metrics")[1].splitlines():
+            if line.startswith("monitord_ingest_messages_total{"):
+                total += float(line.split()[-1])
+    return total
+
+
 def fresh_db(base: str) -> str:
     return create_database(base, f"{make_url(base).database}_bench_{uuid.uuid4().hex[:6]}")
 
 
-def throughput(base_amqp: str, base_pg: str, stream: list[TapMessage], n: int, tmp: Path) -> float:
+def throughput(
+    base_amqp: str, base_pg: str, stream: list[TapMessage], n: int, tmp: Path
+) -> tuple[float, float, float]:
+    """events/s, and CPU µs per event in the event loop's thread and in the others."""
     tmp.mkdir(parents=True, exist_ok=True)
     broker = Broker(base_amqp, partitions=8)
     url = fresh_db(base_pg)
@@ -101,17 +148,29 @@ def throughput(base_amqp: str, base_pg: str, stream: list[TapMessage], n: int, t
         procs[0].start()
         procs[0].wait_healthy()  # the topology
         procs[0].stop()
-        asyncio.run(publish(base_amqp, broker.exchange, relabel(stream), None))
+        labelled = relabel(stream)
+        took = time.monotonic()
+        asyncio.run(publish(base_amqp, broker.exchange, labelled, None))
+        took = time.monotonic() - took
+        print(
+            f"  broker: {len(stream)} messages published (confirmed, one connection) into"
+            f" {broker.partitions} quorum partition queues at {len(stream) / took:,.0f} messages/s"
+        )
         for p in procs:
             p.start()
         for p in procs:
             p.wait_healthy()
         started = time.monotonic()  # (connected; the backlog waits in the partition queues)
-        while acked(procs) < len(stream):
+        before = [cpu_seconds(p.proc.pid) for p in procs if p.proc is not None]
+        while loaded(procs) < len(stream):
             if time.monotonic() - started > 1800:
-                raise RuntimeError(f"ingest stalled at {acked(procs)} of {len(stream)}")
+                raise RuntimeError(f"ingest stalled at {loaded(procs)} of {len(stream)}")
             time.sleep(0.1)
-        return len(stream) / (time.monotonic() - started)
+        rate = len(stream) / (time.monotonic() - started)
+        after = [cpu_seconds(p.proc.pid) for p in procs if p.proc is not None]
+        loop = sum(a[0] - b[0] for a, b in zip(after, before, strict=True))
+        rest = sum(a[1] - b[1] for a, b in zip(after, before, strict=True))
+        return rate, loop * 1e6 / len(stream), rest * 1e6 / len(stream)
     finally:
         for p in procs:
             p.stop()
@@ -181,27 +240,33 @@ def main() -> int:
     ap.add_argument("--workflows", type=int, default=4)
     ap.add_argument("--jobs", type=int, default=300)
     ap.add_argument("--rate", type=float, default=1000.0)
+    ap.add_argument("--stream", type=Path, help="pickle of the stream (made if missing)")
     args = ap.parse_args()
     base_amqp = os.environ["MONITORD_TEST_AMQP_URL"]
     base_pg = os.environ["MONITORD_TEST_POSTGRES_URL"]
+    if args.stream is not None and args.stream.exists():
+        stream = pickle.loads(args.stream.read_bytes())
+    else:
+        stream = make_stream(args.workflows, args.jobs)
+        if args.stream is not None:
+            args.stream.write_bytes(pickle.dumps(stream))
+    print(f"stream: {len(stream)} messages from {args.workflows} workflows x {args.jobs} jobs")
     with tempfile.TemporaryDirectory(prefix="ingest-bench-") as tmpdir:
         tmp = Path(tmpdir)
-        made = _generate_and_replay(tmp / "wfs", args.workflows, args.jobs, 500)
-        tap = Broker(base_amqp)
-        tap.declare_tap()
-        try:
-            finish(start_producers(made, tap, tmp))
-            stream = tap.drain(tap.tap)
-        finally:
-            tap.delete()
-        print(f"stream: {len(stream)} messages from {args.workflows} workflows x {args.jobs} jobs")
         results: dict[str, Any] = {}
+        print(f"load average {os.getloadavg()[0]:.1f}")
         for n in (1, 2):
-            results[f"throughput_{n}"] = throughput(base_amqp, base_pg, stream, n, tmp / f"t{n}")
-            print(f"{n} ingest process(es): {results[f'throughput_{n}']:,.0f} events/s")
+            rate, loop, rest = throughput(base_amqp, base_pg, stream, n, tmp / f"t{n}")
+            results[f"throughput_{n}"] = rate
+            print(
+                f"{n} ingest process(es): {rate:,.0f} events/s; CPU per event {loop:.0f} µs in"
+                f" the event loop + {rest:.0f} µs in the database threads"
+                f" ({1e6 / (loop + rest):,.0f} events per CPU-second)"
+            )
         p50, p99 = latency(base_amqp, base_pg, stream, args.rate, 1, tmp / "lat")
         print(
-            f"publish-to-row latency at {args.rate:,.0f} events/s: p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms"
+            f"publish-to-row latency at {args.rate:,.0f} events/s: p50 {p50 * 1000:.0f} ms,"
+            f" p99 {p99 * 1000:.0f} ms; load average {os.getloadavg()[0]:.1f}"
         )
     return 0
 

@@ -23,8 +23,10 @@ from collections.abc import Callable
 from typing import Any
 
 import aio_pika
+import aiormq.abc
 import structlog
-from aio_pika.abc import AbstractChannel, AbstractConnection, AbstractIncomingMessage
+from aio_pika.abc import AbstractChannel, AbstractConnection
+from aiormq.abc import DeliveredMessage
 
 from monitord.ingest.batch import Item, Plan, classify, plan, stream_key
 from monitord.ingest.config import IngestConfig
@@ -39,13 +41,21 @@ STOP_WAIT = 30.0  # seconds a stop waits for the batches in flight (less than Ti
 
 
 class Lane:
-    """One partition queue: its channel, its buffer of delivered messages, its task."""
+    """One partition queue: its channel, its buffer of delivered messages, its task.
 
-    def __init__(self, ingest: Ingest, index: int, channel: AbstractChannel) -> None:
+    Deliveries come from the channel's aiormq layer (``basic_consume``), not aio-pika's
+    ``IncomingMessage``: building that object, and the extra task aio-pika starts per message,
+    cost more CPU than the rest of the ingest's work on a message (bench/ingest_profile.py).
+    """
+
+    def __init__(
+        self, ingest: Ingest, index: int, channel: AbstractChannel, raw: aiormq.abc.AbstractChannel
+    ) -> None:
         self.ingest = ingest
         self.index = index
-        self.channel = channel
-        self.buffer: list[AbstractIncomingMessage] = []
+        self.owner = channel  # (held: aio-pika's channel object owns the aiormq one)
+        self.channel = raw
+        self.buffer: list[DeliveredMessage] = []
         self.wake = asyncio.Event()
         self.stopping = False
 
@@ -54,7 +64,7 @@ class Lane:
         self.stopping = True
         self.wake.set()
 
-    async def on_message(self, message: AbstractIncomingMessage) -> None:
+    async def on_message(self, message: DeliveredMessage) -> None:
         self.buffer.append(message)
         if len(self.buffer) == 1 or len(self.buffer) >= self.ingest.cfg.batch:
             self.wake.set()  # the first of a batch starts its clock; a full one goes at once
@@ -76,13 +86,28 @@ class Lane:
             await self.ingest.process(self, batch)
 
 
-class Ingest:
-    def __init__(self, cfg: IngestConfig, store: Store, stats: IngestStats | None = None) -> None:
-        self.cfg = cfg
+class Writer:
+    """One database connection's worth of the ingest: a :class:`Store` (its loader's id
+    caches are not shared) and the lock that gives it one batch at a time.  Partition ``p``
+    always writes through writer ``p mod len(writers)``: one producer's (so one workflow's)
+    batches stay in order on one writer, and the writers' round trips to the database
+    overlap instead of queueing behind one another (bench/README.md, ingest)."""
+
+    def __init__(self, store: Store) -> None:
         self.store = store
+        self.lock = asyncio.Lock()
+
+
+class Ingest:
+    def __init__(
+        self, cfg: IngestConfig, stores: Store | list[Store], stats: IngestStats | None = None
+    ) -> None:
+        self.cfg = cfg
+        stores = stores if isinstance(stores, list) else [stores]
+        self.writers = [Writer(s) for s in stores]
+        self.store = stores[0]
         self.stats = stats or IngestStats()
         self.names = Names(cfg.broker.exchange, cfg.prefix, cfg.partitions)
-        self._db = asyncio.Lock()
         self._dead_channel: AbstractChannel | None = None
         self._logged: set[str] = set()
 
@@ -188,27 +213,31 @@ class Ingest:
                 await asyncio.sleep(max(0.0, standby_from - time.monotonic()))
             channel = await conn.channel()
             await channel.set_qos(prefetch_count=self.cfg.prefetch)
-            queue = await channel.get_queue(self.names.partition(index), ensure=False)
-            lane = Lane(self, index, channel)
+            raw = await channel.get_underlay_channel()
+            lane = Lane(self, index, channel, raw)
             lanes.append(lane)
             self._spawn(tasks, watch, lane.run())
-            await queue.consume(lane.on_message)
+            await raw.basic_consume(self.names.partition(index), lane.on_message)
             self.stats.partitions += 1
 
     # ------------------------------------------------------------------ one batch
-    async def process(self, lane: Lane, messages: list[AbstractIncomingMessage]) -> None:
+    async def process(self, lane: Lane, messages: list[DeliveredMessage]) -> None:
         if not messages:
             return
-        items = [
-            classify(m, m.routing_key or "", m.body, m.headers, m.user_id, self.cfg.max_body)
-            for m in messages
-        ]
+        max_body = self.cfg.max_body
+        items = []
+        for m in messages:
+            props = m.header.properties
+            key = m.routing_key or ""
+            items.append(classify(m, key, m.body, props.headers, props.user_id, max_body))
         published: set[int] = set()
-        await self._apply(items, published)
-        await messages[-1].ack(multiple=True)
+        await self._apply(items, published, self.writers[lane.index % len(self.writers)])
+        tag = messages[-1].delivery_tag
+        assert tag is not None  # (a Basic.Deliver always has one)
+        await lane.channel.basic_ack(tag, multiple=True)
         self.stats.received += len(messages)
 
-    async def _apply(self, items: list[Item], published: set[int]) -> None:
+    async def _apply(self, items: list[Item], published: set[int], w: Writer) -> None:
         """Dead-letter and commit ``items``; returns once committed (retries through outages)."""
         backoff = Backoff()
         single = False
@@ -216,22 +245,22 @@ class Ingest:
             try:
                 if single:
                     for item in items:
-                        await self._apply_one(item, published)
+                        await self._apply_one(item, published, w)
                 else:
-                    await self._commit(items, published)
+                    await self._commit(items, published, w)
                 if self.stats.db_down_since is not None:
                     log.info("ingest: database back", db=self.store.display_url)
                 self.stats.db_down_since, self.stats.db_error = None, None
                 return
             except SinkError as exc:
                 if isinstance(exc.__cause__, MarkMoved):
-                    self.store.forget_caches()
+                    w.store.forget_caches()
                     continue  # another process moved a mark: plan again from the database
                 if not exc.retryable and not single:
-                    self.store.forget_caches()
+                    w.store.forget_caches()
                     single = True  # find the message the database refuses
                     continue
-                self.store.forget_caches()
+                w.store.forget_caches()
                 self._db_down(str(exc), backoff)
                 await asyncio.sleep(backoff.next())
 
@@ -241,61 +270,61 @@ class Ingest:
             log.warning("ingest: database unavailable, consumption paused", error=error)
         self.stats.db_error = error
 
-    async def _plan(self, items: list[Item]) -> Plan:
+    async def _plan(self, items: list[Item], w: Writer) -> Plan:
         producers = {i.producer for i in items if i.producer is not None}
         keys = {k for k in map(stream_key, items) if k is not None}
-        async with self._db:
-            marks = await in_thread(self.store.marks, producers)
-            streams = await in_thread(self.store.streams, keys)
-            return await in_thread(plan, items, marks, self.store.workflows, streams)
+        async with w.lock:
+            marks = await in_thread(w.store.marks, producers)
+            streams = await in_thread(w.store.streams, keys)
+            return await in_thread(plan, items, marks, w.store.workflows, streams)
 
-    async def _commit(self, items: list[Item], published: set[int]) -> None:
-        todo = await self._plan(items)
+    async def _commit(self, items: list[Item], published: set[int], w: Writer) -> None:
+        todo = await self._plan(items, w)
         await self._dead_letters(todo.dead, published)
-        async with self._db:
+        async with w.lock:
             await in_thread(
-                self.store.commit,
+                w.store.commit,
                 todo.events,
                 list(todo.marks.values()),
                 list(todo.streams.values()),
             )
         self.stats.count(todo, len(items))
 
-    async def _apply_one(self, item: Item, published: set[int]) -> None:
+    async def _apply_one(self, item: Item, published: set[int], w: Writer) -> None:
         """One message in its own transaction; one the database refuses is dead-lettered
         and its producer's mark moves past it."""
         if item.reason is not None:
             await self._dead_letters([item], published)
             return
         try:
-            await self._commit([item], published)
+            await self._commit([item], published, w)
         except SinkError as exc:
             if exc.retryable or isinstance(exc.__cause__, MarkMoved):
                 raise
             item.reason, item.detail = "rejected", str(exc)[:500]
             await self._dead_letters([item], published)
-            await self._past(item)
+            await self._past(item, w)
 
-    async def _past(self, item: Item) -> None:
+    async def _past(self, item: Item, w: Writer) -> None:
         """The marks of a message the database refused move past it (it is dead-lettered)."""
         marks: list[MarkUpdate] = []
         stream_marks: list[MarkUpdate] = []
         key = stream_key(item)
-        async with self._db:
+        async with w.lock:
             if item.producer is not None and item.seq is not None:
-                old = (await in_thread(self.store.marks, {item.producer})).get(item.producer)
+                old = (await in_thread(w.store.marks, {item.producer})).get(item.producer)
                 if old is None or old.seq < item.seq:
                     marks.append(
                         MarkUpdate(item.producer, item.user, old.seq if old else None, item.seq)
                     )
             if key is not None and item.number is not None:
-                was = (await in_thread(self.store.streams, {key})).get(key)
+                was = (await in_thread(w.store.streams, {key})).get(key)
                 if was is None or was.seq < item.number:
                     stream_marks.append(
                         MarkUpdate(key, item.user, was.seq if was else None, item.number)
                     )
             if marks or stream_marks:
-                await in_thread(self.store.commit, [], marks, stream_marks)
+                await in_thread(w.store.commit, [], marks, stream_marks)
 
     async def _dead_letters(self, items: list[Item], published: set[int]) -> None:
         channel = self._dead_channel
@@ -303,8 +332,9 @@ class Ingest:
             if id(item) in published:
                 continue
             assert channel is not None and item.reason is not None
-            message: AbstractIncomingMessage = item.tag
-            headers = dict(message.headers or {})
+            message: DeliveredMessage = item.tag
+            props = message.header.properties
+            headers = dict(props.headers or {})
             headers.update(
                 {
                     DEAD_REASON: item.reason,
@@ -316,8 +346,8 @@ class Ingest:
                 aio_pika.Message(
                     message.body,
                     headers=headers,
-                    content_type=message.content_type,
-                    message_id=message.message_id,
+                    content_type=props.content_type,
+                    message_id=props.message_id,
                     delivery_mode=aio_pika.DeliveryMode.PERSISTENT,
                 ),
                 routing_key=self.names.dead,

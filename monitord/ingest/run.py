@@ -16,17 +16,27 @@ from monitord.ingest.store import Store
 from sinks.runtime.base import SinkError
 
 log = structlog.get_logger(__name__)
+#: database writers (connections loading batches at once) of one process, at most one per
+#: partition: a batch's time is mostly round trips to the database, which overlap
+DB_WRITERS = 4
 
 
 async def ingest(cfg: IngestConfig) -> int:
     """Run until SIGTERM/SIGINT; the database must be reachable at start (its schema is
     checked and created then), the broker may come later."""
     setproctitle.setproctitle(f"monitord ingest {cfg.path or ''}".strip())  # no URL: passwords
-    store = Store(cfg.database, master_db_url=cfg.master_db_url)
+    stores = [
+        Store(cfg.database, master_db_url=cfg.master_db_url)
+        for _ in range(min(DB_WRITERS, cfg.partitions))
+    ]
+    store = stores[0]
     try:
-        await asyncio.to_thread(store.open)
+        for each in stores:  # (one after the other: the first creates the schema)
+            await asyncio.to_thread(each.open)
     except SinkError as exc:
         log.error("ingest: cannot open the database", error=str(exc))
+        for each in stores:
+            await asyncio.to_thread(each.close)
         return 1
     stats = IngestStats()
     stop = asyncio.Event()
@@ -36,10 +46,11 @@ async def ingest(cfg: IngestConfig) -> int:
     runner = await start_http(stats, cfg.http_listen)
     log.info("ingest: started", db=store.display_url, partitions=cfg.partitions, member=cfg.member)
     try:
-        await Ingest(cfg, store, stats).run(stop)
+        await Ingest(cfg, stores, stats).run(stop)
     finally:
         if runner is not None:
             await runner.cleanup()
-        await asyncio.to_thread(store.close)
+        for each in stores:
+            await asyncio.to_thread(each.close)
         log.info("ingest: stopped", loaded=stats.loaded, duplicates=stats.duplicates)
     return 0
