@@ -159,9 +159,12 @@ SERIAL_MODULES = frozenset({"test_service_outage"})
 LONGEST_FIRST = (
     "test_db_contention",
     "test_dashboard_live_contention",
+    "test_ingest_site",
+    "test_ingest",
     "test_service_restart",
     "test_real_clients",
     "test_sql_servers",
+    "test_ingest_exactly_once",
     "test_plugins_daemon",
     "test_follow_played",
     "test_conformance_cases",
