@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from monitord.core import jobactions
 from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES, db_state_names
 from tests.conftest import CORPUS
 
@@ -58,10 +57,9 @@ def test_a_transition_outside_the_table_is_found() -> None:
     assert _unlisted_transitions(text) == [("SUBMIT", "POST_SCRIPT_SUCCESS")]
 
 
-def test_every_action_has_code_and_every_follower_a_row() -> None:
-    actions = {row.action for row in JOB_STATES.values() if row.action is not None}
-    assert actions == set(jobactions.ACTIONS)
+def test_every_action_is_code_and_every_follower_a_row() -> None:
     for row in JOB_STATES.values():
+        assert row.action is None or callable(row.action)
         assert row.follows <= set(JOB_STATES)
     assert REUSABLE_STATES == {"PRE_SCRIPT_SUCCESS", "DAGMAN_SUBMIT"}
 

@@ -23,7 +23,7 @@ import structlog
 
 from monitord.core import dagman as D
 from monitord.core.events import StampedeEvent, make_event
-from monitord.core.jobactions import ACTIONS, JobActions
+from monitord.core.jobactions import JobActions
 from monitord.core.jobinstance import JobInstance
 from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES
 from monitord.core.timeparse import dagman_timestamp
@@ -459,7 +459,7 @@ class Workflow(JobActions):
         for ev_name, ev_status in row.events:
             self._brief(inst, ev_name, ts, ev_status, site=ev_name == "job_inst.submit.start")
         if row.action is not None:
-            ACTIONS[row.action](self, inst, ts, status, reason)
+            row.action(self, inst, ts, status, reason)
         if opens and self.opts.follow_subworkflows:
             self._check_subworkflow(inst)
         if row.ends == "yes" or (row.ends == "unless-deferred" and inst.deferred_main_end is None):
