@@ -154,6 +154,35 @@ class JobState:
     opens_attempt: bool = False  # takes the sched id, the next output counter, sub-workflows
     ends: Ends = "no"
 
+    # What the workflow machine does with a row, in this order (Workflow.update_job_state,
+    # after it has found the instance and set the sched id and output counter).
+    def stamp(self, inst: JobInstance, ts: float) -> None:
+        """Set the instance time this state stamps (``main_end_if_unset``: PM-1016)."""
+        if self.stamps == "main_end_if_unset":
+            if inst.main_end is None:
+                inst.main_end = ts
+        elif self.stamps is not None:
+            setattr(inst, self.stamps, ts)
+
+    def col4_of(self, inst: JobInstance, status: int | None) -> str:
+        """Column 4 of the state's jobstate.log line."""
+        return str(status) if self.col4 == "status" else (inst.sched_id or "-")
+
+    def act(
+        self, wf: JobActions, inst: JobInstance, ts: float, status: int | None, reason: Reason
+    ) -> None:
+        """The row's brief events in order, then its action."""
+        for name, ev_status in self.events:
+            wf._brief(inst, name, ts, ev_status, site=name == "job_inst.submit.start")
+        if self.action is not None:
+            self.action(wf, inst, ts, status, reason)
+
+    def ends_now(self, inst: JobInstance) -> bool:
+        """Whether the instance is over once the state is handled."""
+        return self.ends == "yes" or (
+            self.ends == "unless-deferred" and inst.deferred_main_end is None
+        )
+
 
 def _after(*states: str) -> frozenset[str]:
     return frozenset(states)
@@ -331,6 +360,9 @@ JOB_STATES: dict[str, JobState] = {
         ends="yes",
     ),
 }
+
+# A state without a row: it writes its jobstate.log line and does nothing else.
+TRANSPARENT = JobState(follows=frozenset())
 
 # An instance in one of these states is reused by the next submit of its node.
 REUSABLE_STATES = frozenset(name for name, row in JOB_STATES.items() if row.reusable)

@@ -25,7 +25,7 @@ from monitord.core import dagman as D
 from monitord.core.events import StampedeEvent, make_event
 from monitord.core.jobactions import JobActions
 from monitord.core.jobinstance import JobInstance
-from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES
+from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES, TRANSPARENT
 from monitord.core.timeparse import dagman_timestamp
 
 log = structlog.get_logger(__name__)
@@ -401,12 +401,11 @@ class Workflow(JobActions):
         reason: str | None = None,
     ) -> None:
         self.state_ts = ts
-        row = JOB_STATES.get(state)
-        how = row.instance if row is not None else "latest"
-        if how == "pre":
+        row = JOB_STATES.get(state, TRANSPARENT)
+        if row.instance == "pre":
             inst = self._reuse_or_new(name, lambda i: i.state in REUSABLE_STATES)
             self._parse_submit_file(inst)
-        elif how == "submit":
+        elif row.instance == "submit":
             inst = self._reuse_or_new(
                 name,
                 lambda i: (
@@ -425,44 +424,29 @@ class Workflow(JobActions):
             inst.retired = False
             self._parse_submit_file(inst)
         self.last_updated = inst
-        opens = row is not None and row.opens_attempt
         out_of_order = False
         if sched_id is not None:
-            if opens:
+            if row.opens_attempt:
                 inst.sched_id = sched_id
             elif inst.sched_id is None:
                 out_of_order = True
                 inst.sched_id = sched_id
-        if opens:
+        if row.opens_attempt:
             self._bump_out_counter(inst)
         inst.prev_state, inst.state = inst.state, state
-        stamps = row.stamps if row is not None else None
-        if stamps is not None:
-            if stamps == "main_end_if_unset":
-                if inst.main_end is None:
-                    inst.main_end = ts
-            else:
-                setattr(inst, stamps, ts)
+        row.stamp(inst, ts)
         # jobstate.log line: every state but DAGMAN_SUBMIT.
         inst.js_seq += 1
-        if row is not None and row.col4 == "status":
-            col4 = str(status)
-        else:
-            col4 = inst.sched_id or "-"
         treq = "-" if inst.time_req is None else str(inst.time_req)
+        col4 = row.col4_of(inst, status)
         self.jobstate(ts, name, state, col4, inst.site or "-", treq, str(inst.seq))
 
         if out_of_order and self.opts.events_enabled:
             self._brief(inst, "job_inst.submit.start", ts, None, site=True)
-        if row is None:
-            return
-        for ev_name, ev_status in row.events:
-            self._brief(inst, ev_name, ts, ev_status, site=ev_name == "job_inst.submit.start")
-        if row.action is not None:
-            row.action(self, inst, ts, status, reason)
-        if opens and self.opts.follow_subworkflows:
+        row.act(self, inst, ts, status, reason)
+        if row.opens_attempt and self.opts.follow_subworkflows:
             self._check_subworkflow(inst)
-        if row.ends == "yes" or (row.ends == "unless-deferred" and inst.deferred_main_end is None):
+        if row.ends_now(inst):
             inst.retire()
 
     # ------------------------------------------------------------------ sub-workflows
