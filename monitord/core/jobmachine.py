@@ -12,10 +12,13 @@ Rules (everything that decides what a job state does lives in :data:`JOB_STATES`
 - Every state but DAGMAN_SUBMIT writes one jobstate.log line. A state with no
   row (SHADOW_EXCEPTION, JOB_SUSPENDED, FILE_TRANSFER, ...) writes only that line
   and is transparent: the next state follows the last state with a row.
-- ``follows`` is the order DAGMan writes; the machine does not enforce it (lines
-  can be lost or repeated, and the reference takes any order), so a state out of
-  order is handled like any other. ``tests/test_jobmachine.py`` checks every
-  transition of the corpus against it.
+- ``follows`` is the order DAGMan writes (:func:`in_order`). The reference enforces
+  order in one place only, and so does the machine: a state that needs the node's
+  latest instance (``instance="latest"``) when the node has none is ignored, with a
+  warning (doc §4.1). Any other state out of order (lines lost or repeated) is handled
+  like any other, as the reference does, and logged as a warning and counted
+  (``Workflow.out_of_order``). ``tests/test_jobmachine.py`` checks every transition
+  of the corpus against it.
 - Sans I/O: the table is data; :mod:`monitord.core.workflow` walks it.
 """
 
@@ -360,6 +363,14 @@ JOB_STATES: dict[str, JobState] = {
         ends="yes",
     ),
 }
+
+
+def in_order(state: str, prev: str | None) -> bool:
+    """Whether DAGMan writes ``state`` after ``prev``: the instance's last state with a row
+    (None: a new instance, which only a PRE script's start or DAGMan's submit begins)."""
+    row = JOB_STATES[state]
+    return prev in row.follows if prev is not None else row.instance in ("pre", "dagman")
+
 
 # A state without a row: it writes its jobstate.log line and does nothing else.
 TRANSPARENT = JobState(follows=frozenset())

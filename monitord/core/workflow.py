@@ -25,7 +25,7 @@ from monitord.core import dagman as D
 from monitord.core.events import StampedeEvent, make_event
 from monitord.core.jobactions import JobActions
 from monitord.core.jobinstance import JobInstance
-from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES, TRANSPARENT
+from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES, TRANSPARENT, in_order
 from monitord.core.timeparse import dagman_timestamp
 
 log = structlog.get_logger(__name__)
@@ -66,6 +66,10 @@ class WorkflowContext:
 
 class Workflow(JobActions):
     """One workflow directory being followed (root or sub-workflow)."""
+
+    # Job states seen out of DAGMan's order (monitord.core.jobmachine.in_order); a class
+    # default, so that a machine restored from an older snapshot has it too.
+    out_of_order = 0
 
     def __init__(
         self,
@@ -221,6 +225,7 @@ class Workflow(JobActions):
         name = rec.job or ""
         inst = self._reuse_or_new(name, lambda i: i.state in REUSABLE_STATES)
         self._parse_submit_file(inst)
+        self._check_order(inst, "DAGMAN_SUBMIT")
         inst.prev_state, inst.state = inst.state, "DAGMAN_SUBMIT"
         self.last_submitted = name
         self.last_updated = inst
@@ -433,6 +438,8 @@ class Workflow(JobActions):
                 inst.sched_id = sched_id
         if row.opens_attempt:
             self._bump_out_counter(inst)
+        if row is not TRANSPARENT:
+            self._check_order(inst, state)
         inst.prev_state, inst.state = inst.state, state
         row.stamp(inst, ts)
         # jobstate.log line: every state but DAGMAN_SUBMIT.
@@ -448,6 +455,19 @@ class Workflow(JobActions):
             self._check_subworkflow(inst)
         if row.ends_now(inst):
             inst.retire()
+
+    def _check_order(self, inst: JobInstance, state: str) -> None:
+        """Log and count a state DAGMan would not write after the instance's last one."""
+        if not in_order(state, inst.known_state):
+            self.out_of_order += 1
+            log.warning(
+                "job state out of DAGMan's order, handled anyway",
+                job=inst.name,
+                state=state,
+                after=inst.known_state,
+                workflow=self.uuid,
+            )
+        inst.known_state = state
 
     # ------------------------------------------------------------------ sub-workflows
     def _check_subworkflow(self, inst: JobInstance) -> None:
