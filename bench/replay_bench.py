@@ -154,6 +154,12 @@ def old_tree(rev: str, work: Path) -> Path:
     return tree
 
 
+def compile_tree(tree: Path) -> None:
+    """Byte-compile a source tree, as ``pip install`` does: no replay compiles modules."""
+    dirs = [str(tree / d) for d in ("monitord", "sinks", "notifications") if (tree / d).is_dir()]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *dirs], check=False)
+
+
 def drop_old_tree(tree: Path) -> None:
     subprocess.run(
         ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False
@@ -169,6 +175,7 @@ def launch(
     env_extra: dict[str, str] | None = None,
 ) -> dict:
     env = dict(os.environ, TZ="America/Los_Angeles", HOME=str(home), **(env_extra or {}))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules load from their .pyc
     home.mkdir(parents=True, exist_ok=True)
     subprocess.run(
         [sys.executable, "-c", _LAUNCHER, str(result), *cmd],
@@ -419,9 +426,11 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     tree = None
     results = []
+    compile_tree(ROOT)
     try:
         if args.old:
             tree = old_tree(args.old, work)
+            compile_tree(tree)
             sides.insert(0, Side("old", *source_cmd(tree)))
         for jobs in sizes:
             results.append(bench_one(jobs, args, sides, work))
