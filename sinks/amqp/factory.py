@@ -1,10 +1,16 @@
-"""The ``amqp`` sink factory (entry point in pyproject.toml): ``amqp://``, ``amqps://``."""
+"""The ``amqp`` sink factory (entry point in pyproject.toml): ``amqp://``, ``amqps://``.
+
+Every daemon loads every factory (sinks/registry.py), so this module imports nothing of the
+sink: aio-pika is imported when an AMQP destination is built.
+"""
 
 from __future__ import annotations
 
-from sinks.amqp.sink import AMQP_CAPABILITIES, build_amqp_sink
 from sinks.runtime.base import Sink
+from sinks.runtime.capabilities import Capabilities
 from sinks.runtime.factory import SinkRequest
+
+AMQP_CAPABILITIES = Capabilities(shares_hub=True, spools_itself=True, resumes=True)
 
 
 class AMQPFactory:
@@ -18,6 +24,8 @@ class AMQPFactory:
         """The URL and endpoint properties are checked as the sink is built."""
 
     def build(self, request: SinkRequest) -> Sink:
+        from sinks.amqp.sink import build_amqp_sink
+
         return build_amqp_sink(request.dest, run_dir=request.run_dir, properties=request.properties)
 
 

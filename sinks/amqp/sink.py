@@ -27,15 +27,13 @@ from monitord.core.events import StampedeEvent
 from sinks.amqp.broker import broker_url
 from sinks.amqp.config import AMQPConfig, endpoint_properties, parse_amqp_url
 from sinks.amqp.encoder import encode_selected
+from sinks.amqp.factory import AMQP_CAPABILITIES
 from sinks.amqp.hub import HubClient
 from sinks.amqp.hubs import HubRegistry, default_registry
 from sinks.runtime.base import SinkError
-from sinks.runtime.capabilities import Capabilities
 from sinks.runtime.spool.segments import Spool, SpoolError
 
 log = structlog.get_logger(__name__)
-
-AMQP_CAPABILITIES = Capabilities(shares_hub=True, spools_itself=True, resumes=True)
 
 
 class AMQPSink:
