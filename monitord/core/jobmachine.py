@@ -19,7 +19,9 @@ Rules (everything that decides what a job state does lives in :data:`JOB_STATES`
   like any other, as the reference does, and logged as a warning and counted
   (``Workflow.out_of_order``). ``tests/test_jobmachine.py`` checks every transition
   of the corpus against it.
-- Sans I/O: the table is data; :mod:`monitord.core.workflow` walks it.
+- Sans I/O. :meth:`monitord.core.workflow.Workflow.update_job_state` finds the
+  instance, then applies the row (:class:`JobState` ``stamp``, ``col4_of``, ``act``,
+  ``ends_now``); the actions use the verbs of :mod:`monitord.core.jobactions`.
 """
 
 from __future__ import annotations
