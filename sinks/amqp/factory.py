@@ -6,11 +6,9 @@ sink: aio-pika is imported when an AMQP destination is built.
 
 from __future__ import annotations
 
+from sinks.amqp.capabilities import AMQP_CAPABILITIES
 from sinks.runtime.base import Sink
-from sinks.runtime.capabilities import Capabilities
 from sinks.runtime.factory import SinkRequest
-
-AMQP_CAPABILITIES = Capabilities(shares_hub=True, spools_itself=True, resumes=True)
 
 
 class AMQPFactory:

@@ -25,9 +25,9 @@ import structlog
 
 from monitord.core.events import StampedeEvent
 from sinks.amqp.broker import broker_url
+from sinks.amqp.capabilities import AMQP_CAPABILITIES
 from sinks.amqp.config import AMQPConfig, endpoint_properties, parse_amqp_url
 from sinks.amqp.encoder import encode_selected
-from sinks.amqp.factory import AMQP_CAPABILITIES
 from sinks.amqp.hub import HubClient
 from sinks.amqp.hubs import HubRegistry, default_registry
 from sinks.runtime.base import SinkError
