@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from replay_bench import check_counts, default_ours_cmd, replay  # noqa: E402
+from replay_bench import Side, check_counts, default_ours_cmd, replay  # noqa: E402
 
 from tests.plugin_fixtures import CONTRACT_PLUGINS, install_plugin_packages  # noqa: E402
 
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="plugins-bench-") as tmp:
         for rnd in range(args.rounds):
             for label, cmd in configs.items():
-                run, gen = replay("ours", cmd, args, args.jobs, Path(tmp) / f"r{rnd}")
+                run, gen = replay(Side("ours", cmd), args, args.jobs, Path(tmp) / f"r{rnd}", False)
                 walls[label].append(run.wall_s)
                 cpus[label].append(run.cpu_s)
                 rss[label].append(run.peak_rss_mb)

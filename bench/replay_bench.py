@@ -15,6 +15,12 @@ of lines of a BP stream written by one extra ``-d file://...`` run of ours.
 
     python bench/replay_bench.py --jobs 1000,5000 --json out.json
     python bench/replay_bench.py --no-reference --jobs 20000
+    python bench/replay_bench.py --old main --no-reference --jobs 20000 --rounds 3
+
+``--old REV`` adds a side "old": the daemon of commit REV, checked out in a temporary
+``git worktree`` and run with this venv's interpreter and packages (``PYTHONPATH`` puts the
+old tree first, so the old code is what is imported, its sink processes included).  The
+current tree is then run the same way, so the two differ only in the code.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import os
 import shlex
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,19 +49,36 @@ STAMPEDE_TABLES = (
     "integrity", "tag", "rc_lfn", "rc_pfn", "rc_meta",
 )  # fmt: skip
 
-# Runs argv, then reports wall time and the peak RSS of argv's process tree.
+# Runs argv, then reports wall time and the peak RSS and CPU of argv's process tree.  The
+# launcher is the tree's subreaper: a helper the daemon leaves to exit on its own (the
+# forkserver, the resource tracker) is reaped here, so its CPU counts too.
 _LAUNCHER = """
-import json, resource, subprocess, sys, time
+import ctypes, json, os, resource, subprocess, sys, time
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 out_path, argv = sys.argv[1], sys.argv[2:]
 with open(out_path + ".log", "wb") as log:
     t0 = time.perf_counter()
     rc = subprocess.call(argv, stdout=log, stderr=subprocess.STDOUT)
     wall = time.perf_counter() - t0
+while True:
+    try:
+        os.wait()
+    except ChildProcessError:
+        break
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)
 with open(out_path, "w") as fh:
     json.dump({"rc": rc, "wall": wall, "maxrss_kb": ru.ru_maxrss,
                "user": ru.ru_utime, "sys": ru.ru_stime}, fh)
 """
+
+
+@dataclass(frozen=True)
+class Side:
+    """One daemon under test: its label, command line and extra environment."""
+
+    name: str
+    cmd: list[str]
+    env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -114,8 +138,44 @@ def count_rows(run_dir: Path) -> dict[str, int]:
         con.close()
 
 
-def launch(cmd: list[str], run_dir: Path, home: Path, result: Path, timeout: float | None) -> dict:
-    env = dict(os.environ, TZ="America/Los_Angeles", HOME=str(home))
+def source_cmd(tree: Path) -> tuple[list[str], dict[str, str]]:
+    """pegasus-monitord of the source tree ``tree``, run with this venv's interpreter."""
+    code = "import sys; from monitord.cli import pegasus_main; sys.exit(pegasus_main())"
+    python = ROOT / ".venv" / "bin" / "python"
+    return [str(python), "-c", code], {"PYTHONPATH": str(tree)}
+
+
+def old_tree(rev: str, work: Path) -> Path:
+    """A detached worktree of ``rev`` under ``work`` (removed by :func:`drop_old_tree`)."""
+    tree = work / "old-src"
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree), rev], check=True
+    )
+    return tree
+
+
+def compile_tree(tree: Path) -> None:
+    """Byte-compile a source tree, as ``pip install`` does: no replay compiles modules."""
+    dirs = [str(tree / d) for d in ("monitord", "sinks", "notifications") if (tree / d).is_dir()]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *dirs], check=False)
+
+
+def drop_old_tree(tree: Path) -> None:
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False
+    )
+
+
+def launch(
+    cmd: list[str],
+    run_dir: Path,
+    home: Path,
+    result: Path,
+    timeout: float | None,
+    env_extra: dict[str, str] | None = None,
+) -> dict:
+    env = dict(os.environ, TZ="America/Los_Angeles", HOME=str(home), **(env_extra or {}))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules load from their .pyc
     home.mkdir(parents=True, exist_ok=True)
     subprocess.run(
         [sys.executable, "-c", _LAUNCHER, str(result), *cmd],
@@ -141,22 +201,23 @@ def fresh_copy(args: argparse.Namespace, jobs: int, run_dir: Path) -> Generated:
 
 
 def replay(
-    side: str, cmd: list[str], args: argparse.Namespace, jobs: int, work: Path
+    side: Side, args: argparse.Namespace, jobs: int, work: Path, count_events: bool
 ) -> tuple[Run, Generated]:
-    """Replay a freshly generated copy of the workflow with ``cmd``."""
-    run_dir = work / side / "run"
+    """Replay a freshly generated copy of the workflow with the side's daemon."""
+    run_dir = work / side.name / "run"
     gen = fresh_copy(args, jobs, run_dir)
     dagman_out = gen.dagman_out.name
     res = launch(
-        [*cmd, "-r", dagman_out],
+        [*side.cmd, "-r", dagman_out],
         run_dir,
-        work / side / "home",
-        work / side / "rusage.json",
+        work / side.name / "home",
+        work / side.name / "rusage.json",
         args.timeout,
+        side.env,
     )
     rows = count_rows(run_dir)
     run = Run(
-        side=side,
+        side=side.name,
         jobs=gen.expected.jobs,
         rc=res["rc"],
         wall_s=res["wall"],
@@ -164,18 +225,19 @@ def replay(
         cpu_s=res["user"] + res["sys"],
         db_rows=sum(rows.values()),
         table_rows=rows,
-        log=str(work / side / "rusage.json.log"),
+        log=str(work / side.name / "rusage.json.log"),
     )
-    if side == "ours" and args.events:
+    if count_events:
         bp_dir = work / "ours-bp" / "run"
         fresh_copy(args, jobs, bp_dir)
         bp = bp_dir.parent / "events.bp"
         launch(
-            [*cmd, "-r", dagman_out, "-d", f"file://{bp}"],
+            [*side.cmd, "-r", dagman_out, "-d", f"file://{bp}"],
             bp_dir,
             bp_dir.parent / "home",
             bp_dir.parent / "rusage.json",
             args.timeout,
+            side.env,
         )
         if bp.exists():
             with bp.open("rb") as fh:
@@ -204,7 +266,7 @@ def check_counts(run: Run, gen: Generated) -> list[str]:
 
 def print_table(results: list[dict]) -> None:
     head = (
-        f"{'jobs':>7} {'side':<10} {'rc':>3} {'wall s':>9} {'peak MB':>8} {'cpu s':>8} "
+        f"{'jobs':>7} {'side':<14} {'rc':>3} {'wall s':>9} {'peak MB':>8} {'cpu s':>8} "
         f"{'jobs/s':>9} {'rows/s':>10} {'events/s':>10} {'speed-up':>9}"
     )
     print(head)
@@ -212,38 +274,57 @@ def print_table(results: list[dict]) -> None:
     for entry in results:
         for run in entry["runs"]:
             ev = run["events_per_s"]
-            speed = entry.get("speedup") if run["side"] == "ours" else None
             print(
-                f"{entry['jobs']:>7} {run['side']:<10} {run['rc']:>3} {run['wall_s']:>9.2f} "
+                f"{entry['jobs']:>7} {run['side']:<14} {run['rc']:>3} {run['wall_s']:>9.2f} "
                 f"{run['peak_rss_mb']:>8.1f} {run['cpu_s']:>8.2f} {run['jobs_per_s']:>9.1f} "
-                f"{run['rows_per_s']:>10.1f} {'-' if ev is None else f'{ev:.1f}':>10} "
+                f"{run['rows_per_s']:>10.1f} {'-' if ev is None else f'{ev:.1f}':>10}"
+            )
+        for side, med in entry["medians"].items():
+            speed = entry["speedup"].get(side)
+            print(
+                f"{entry['jobs']:>7} {side + ' median':<14} {'':>3} {med['wall_s']:>9.2f} "
+                f"{med['peak_rss_mb']:>8.1f} {med['cpu_s']:>8.2f} {'':>9} {'':>10} {'':>10} "
                 f"{'-' if speed is None else f'{speed:.1f}x':>9}"
             )
         for note in entry["notes"]:
             print(f"        note: {note}")
 
 
-def bench_one(
-    jobs: int, args: argparse.Namespace, ours: list[str], ref: list[str] | None, work: Path
-) -> dict:
+def medians(runs: list[Run]) -> dict[str, dict[str, float]]:
+    """Per side: the median wall, CPU and peak RSS of its rounds."""
+    out: dict[str, dict[str, float]] = {}
+    for name in dict.fromkeys(r.side for r in runs):
+        mine = [r for r in runs if r.side == name]
+        out[name] = {
+            key: statistics.median(getattr(r, key) for r in mine)
+            for key in ("wall_s", "cpu_s", "peak_rss_mb")
+        }
+    return out
+
+
+def bench_one(jobs: int, args: argparse.Namespace, sides: list[Side], work: Path) -> dict:
+    """``args.rounds`` rounds; in each, every side replays its own fresh copy, in turn."""
     runs: list[Run] = []
     notes: list[str] = []
-    sides = [("ours", ours)] + ([("reference", ref)] if ref is not None else [])
-    for side, cmd in sides:
-        print(f"  replaying with {side} ...", file=sys.stderr)
-        run, gen = replay(side, cmd, args, jobs, work / f"n{jobs}")
-        print(
-            f"    {jobs} jobs ({gen.expected.job_instances} instances) generated in "
-            f"{gen.seconds:.1f}s, replayed in {run.wall_s:.1f}s",
-            file=sys.stderr,
-        )
-        runs.append(run)
-        if run.rc != 0:
-            notes.append(f"{side} exited {run.rc}; log: {run.log}")
-        notes += [f"{side} {diff}" for diff in check_counts(run, gen)]
-    events = next((r.events for r in runs if r.side == "ours"), None)
+    events: int | None = None
+    for round_no in range(args.rounds):
+        for side in sides:
+            print(f"  round {round_no + 1}: replaying with {side.name} ...", file=sys.stderr)
+            count = args.events and events is None and side.name == "ours"
+            run, gen = replay(side, args, jobs, work / f"n{jobs}", count)
+            events = run.events if count else events
+            print(
+                f"    {jobs} jobs ({gen.expected.job_instances} instances) generated in "
+                f"{gen.seconds:.1f}s, replayed in {run.wall_s:.1f}s",
+                file=sys.stderr,
+            )
+            runs.append(run)
+            if run.rc != 0:
+                notes.append(f"{side.name} exited {run.rc}; log: {run.log}")
+            notes += [f"{side.name} {diff}" for diff in check_counts(run, gen)]
     for run in runs:
         run.events = events
+    med = medians(runs)
     entry: dict = {
         "jobs": jobs,
         "seed": args.seed,
@@ -259,11 +340,15 @@ def bench_one(
             }
             for r in runs
         ],
+        "medians": med,
+        # Median wall of the slower sides over ours: the reference's and the old commit's.
+        "speedup": {
+            side: med[side]["wall_s"] / med["ours"]["wall_s"]
+            for side in med
+            if side != "ours" and "ours" in med and med["ours"]["wall_s"] > 0
+        },
         "notes": notes,
     }
-    by_side = {r.side: r for r in runs}
-    if "reference" in by_side and by_side["ours"].wall_s > 0:
-        entry["speedup"] = by_side["reference"].wall_s / by_side["ours"].wall_s
     if not args.keep:
         shutil.rmtree(work / f"n{jobs}", ignore_errors=True)
     return entry
@@ -282,7 +367,20 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="our daemon's command (shell-split; default <project>/.venv/bin/pegasus-monitord)",
     )
-    parser.add_argument("--reference-python", type=Path, default=Path("/tmp/refvenv/bin/python"))
+    parser.add_argument(
+        "--old",
+        metavar="REV",
+        default=None,
+        help="also replay with the daemon of commit REV (a temporary git worktree)",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="replays per side, alternating (medians shown)"
+    )
+    parser.add_argument(
+        "--reference-python",
+        type=Path,
+        default=Path(os.environ.get("MONITORD_ORACLE_VENV", "/work/oracle-venv")) / "bin/python",
+    )
     parser.add_argument(
         "--reference-script",
         type=Path,
@@ -308,22 +406,37 @@ def main(argv: list[str] | None = None) -> int:
         sizes = [int(s) for s in args.jobs.split(",") if s.strip()]
     except ValueError:
         parser.error(f"--jobs wants integers, got {args.jobs!r}")
-    ours = shlex.split(args.ours_cmd) if args.ours_cmd else default_ours_cmd()
-    if not shutil.which(ours[0]) and not Path(ours[0]).exists():
-        parser.error(f"our daemon not found: {ours[0]} (use --ours-cmd)")
-    ref = None
+    if args.ours_cmd:
+        ours = Side("ours", shlex.split(args.ours_cmd))
+    elif args.old:
+        ours = Side("ours", *source_cmd(ROOT))  # run as the old side is, for a fair comparison
+    else:
+        ours = Side("ours", default_ours_cmd())
+    if not shutil.which(ours.cmd[0]) and not Path(ours.cmd[0]).exists():
+        parser.error(f"our daemon not found: {ours.cmd[0]} (use --ours-cmd)")
+    sides = [ours]
     if not args.no_reference:
         ref = reference_cmd(args.reference_python, args.reference_script)
         if ref is None:
             print(f"reference not found at {args.reference_python}: skipping it", file=sys.stderr)
+        else:
+            sides.append(Side("reference", ref))
 
     work = args.workdir or Path(tempfile.mkdtemp(prefix="replay-bench-"))
     work.mkdir(parents=True, exist_ok=True)
+    tree = None
     results = []
+    compile_tree(ROOT)
     try:
+        if args.old:
+            tree = old_tree(args.old, work)
+            compile_tree(tree)
+            sides.insert(0, Side("old", *source_cmd(tree)))
         for jobs in sizes:
-            results.append(bench_one(jobs, args, ours, ref, work))
+            results.append(bench_one(jobs, args, sides, work))
     finally:
+        if tree is not None:
+            drop_old_tree(tree)
         if args.workdir is None and not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     print_table(results)

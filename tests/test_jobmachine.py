@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from monitord.core import jobactions
-from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES, db_state_names
+from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES, db_state_names, in_order
 from tests.conftest import CORPUS
 
 DATA = Path(__file__).parent / "data"
@@ -58,10 +57,9 @@ def test_a_transition_outside_the_table_is_found() -> None:
     assert _unlisted_transitions(text) == [("SUBMIT", "POST_SCRIPT_SUCCESS")]
 
 
-def test_every_action_has_code_and_every_follower_a_row() -> None:
-    actions = {row.action for row in JOB_STATES.values() if row.action is not None}
-    assert actions == set(jobactions.ACTIONS)
+def test_every_action_is_code_and_every_follower_a_row() -> None:
     for row in JOB_STATES.values():
+        assert row.action is None or callable(row.action)
         assert row.follows <= set(JOB_STATES)
     assert REUSABLE_STATES == {"PRE_SCRIPT_SUCCESS", "DAGMAN_SUBMIT"}
 
@@ -102,3 +100,62 @@ def test_each_state_emits_its_row_events_in_order() -> None:
         feed(wf, f"01/01/23 00:00:03 Event: ULOG_{state} for HTCondor Node b (5.0.0) {{x}}")
         sent = [(e.name, e.attrs.get("status")) for e in wf.events[before:]]
         assert sent == list(JOB_STATES[state].events), state
+
+
+def test_a_state_out_of_order_is_counted_and_still_handled() -> None:
+    """The reference handles a state out of order like any other; the machine logs and counts it."""
+    from tests.test_state_machine import RUN_A, START, feed, make, names
+
+    wf = make()
+    feed(wf, START + RUN_A)
+    assert wf.out_of_order == 0
+    # DAGMan's POST script result again, after the instance has ended (a repeated line).
+    before = len(wf.events)
+    feed(wf, "01/01/23 00:00:08 POST Script of node a failed with status 1")
+    assert wf.out_of_order == 1
+    assert "job_inst.post.end" in names(wf)[before:]
+    # A JOB_TERMINATED right after a submit skips EXECUTE: that is in DAGMan's order.
+    feed(wf, "01/01/23 00:00:09 Submitting HTCondor Node b job(s)...")
+    feed(wf, "01/01/23 00:00:10 Event: ULOG_SUBMIT for HTCondor Node b (6.0.0) {x}")
+    feed(wf, "01/01/23 00:00:11 Event: ULOG_JOB_TERMINATED for HTCondor Node b (6.0.0) {x}")
+    assert wf.out_of_order == 1
+    # ...a release without a hold is not; a state without a row in between is transparent.
+    feed(wf, "01/01/23 00:00:12 Event: ULOG_SHADOW_EXCEPTION for HTCondor Node b (6.0.0) {x}")
+    feed(wf, "01/01/23 00:00:13 Event: ULOG_JOB_RELEASED for HTCondor Node b (6.0.0) {x}")
+    assert wf.out_of_order == 2
+
+
+def test_a_state_of_no_instance_is_ignored() -> None:
+    """Where the reference enforces order: a state that needs the node's instance is dropped."""
+    from tests.test_state_machine import START, feed, make, states
+
+    wf = make()
+    feed(wf, START)
+    feed(wf, "01/01/23 00:00:03 Event: ULOG_EXECUTE for HTCondor Node b (5.0.0) {x}")
+    assert [s for s in states(wf) if not s.startswith("INTERNAL")] == []
+    assert wf.out_of_order == 0
+
+
+def test_in_order_agrees_with_the_corpus_transitions() -> None:
+    """``in_order`` accepts each (previous, state) pair the corpus has, and only listed ones."""
+    pairs: set[tuple[str | None, str]] = set()
+    for path in _jobstate_logs():
+        last: dict[tuple[str, str], str] = {}
+        for line in path.read_text().splitlines():
+            parts = line.split()
+            if len(parts) < 7 or parts[1] == "INTERNAL" or parts[2] not in JOB_STATES:
+                continue
+            key = (parts[1], parts[6])
+            prev = last.get(key)
+            last[key] = parts[2]
+            # jobstate.log has no DAGMAN_SUBMIT; the machine sees it before each submit.
+            if "DAGMAN_SUBMIT" in JOB_STATES[parts[2]].follows and (
+                prev is None or prev in JOB_STATES["DAGMAN_SUBMIT"].follows
+            ):
+                prev = "DAGMAN_SUBMIT"
+            pairs.add((prev, parts[2]))
+    if not pairs:
+        pytest.skip("no jobstate.log in the corpus")
+    assert [p for p in pairs if not in_order(p[1], p[0])] == []
+    assert not in_order("POST_SCRIPT_SUCCESS", "SUBMIT")
+    assert not in_order("SUBMIT", None)  # a submit whose DAGMan submit line was lost

@@ -343,7 +343,7 @@ def test_process_worker_spools_while_down_and_drains(tmp_path: Path) -> None:
     flag = tmp_path / "down"
     flag.touch()  # down from the start: open fails too
     other = FakeSink("other")
-    sinks = SinkSet([FlagSink(str(tmp_path)), other], spool=settings(tmp_path))
+    sinks = SinkSet([FlagSink(str(tmp_path)), other], processes=True, spool=settings(tmp_path))
     sinks.start()
     worker = sinks.workers[0]
     publish_all(sinks, range(1))

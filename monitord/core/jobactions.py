@@ -1,11 +1,11 @@
-"""What a job state does to its instance, beyond the table: the workflow machine's job half.
+"""The job half of the workflow machine: the verbs the job state table's actions use.
 
 :data:`monitord.core.jobmachine.JOB_STATES` says per state which instance, which
-stamp, which events and which action; this module holds the code behind those
-words: finding or making the instance (``_new_instance``, ``_reuse_or_new``), the
-event builders (``_brief``, ``build_main_end``, ``send_main_end``,
-``script_invocation``), the output parse's caller (``read_job_output``), the job
-notification hooks, and the per-state actions (:data:`ACTIONS`).
+stamp, which events and which action (the action's code stands next to the table);
+this module holds what those actions call: finding or making the instance
+(``_new_instance``, ``_reuse_or_new``), the event builders (``_brief``,
+``build_main_end``, ``send_main_end``, ``script_invocation``), the output parse's
+callers (``read_job_output``, ``read_pre_script_log``) and the job notification hooks.
 :class:`JobActions` is a mixin of :class:`monitord.core.workflow.Workflow`, which
 owns the state the attributes below name.
 """
@@ -18,10 +18,9 @@ from typing import Any
 
 import structlog
 
-from monitord.core.jobinstance import JobInstance, raw_exitcode
+from monitord.core.jobinstance import JobInstance
 from monitord.core.jobout import parse_job_output, read_pre_script_log
 from monitord.core.jobout_events import JobFiles, composite_extras
-from monitord.core.quoting import url_quote
 
 log = structlog.get_logger(__name__)
 
@@ -249,6 +248,12 @@ class JobActions:
             store_stdout=self.opts.store_stdout,
         )
 
+    def read_pre_script_log(self, inst: JobInstance) -> None:
+        """A failed PRE script's log becomes the instance's stdout (doc §5.5)."""
+        node = self.dag.nodes.get(inst.name) if self.dag else None
+        log_path = node.pre_script_log if node is not None else None
+        read_pre_script_log(inst, log_path, self.job_files(inst))
+
     def read_job_output(self, inst: JobInstance, ts: float) -> None:
         """Parse the finished job's files, send what they gave, then tell the hooks."""
         found = parse_job_output(inst, self.job_files(inst), ts)
@@ -288,97 +293,3 @@ def _cap_text(text: str, which: str, inst: JobInstance) -> str:
         log.warning("job text truncated", which=which, job=inst.name)
         return text[:65535]
     return text
-
-
-# ---------------------------------------------------------------------- complex states
-def _pre_success(wf: JobActions, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    inst.pre_exitcode = raw_exitcode(status or 0)
-    wf.script_invocation(inst, "pre")
-    wf._brief(inst, "job_inst.pre.end", ts, 0, extra={"exitcode": str(inst.pre_exitcode)})
-
-
-def _pre_failure(wf: JobActions, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    inst.pre_exitcode = raw_exitcode(status or 0)
-    inst.main_exitcode = inst.pre_exitcode
-    wf._bump_out_counter(inst)
-    wf.script_invocation(inst, "pre")
-    wf._brief(inst, "job_inst.pre.end", ts, -1, extra={"exitcode": str(inst.pre_exitcode)})
-    node = wf.dag.nodes.get(inst.name) if wf.dag else None
-    read_pre_script_log(inst, node.pre_script_log if node is not None else None, wf.job_files(inst))
-    attrs = wf.build_main_end(inst, ts, -1)
-    wf.send_main_end(inst, attrs)
-
-
-def _submit_failure(
-    wf: JobActions, inst: JobInstance, ts: float, status: int | None, _r: Any
-) -> None:
-    inst.main_exitcode = 1
-    inst.stderr_text = url_quote(f"Job submission failed because of HTCondor event {inst.state}")
-    wf.send_main_end(inst, wf.build_main_end(inst, ts, -1))
-
-
-def _execute(wf: JobActions, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    wf._main_start(inst, ts)
-    wf.on_job_start(inst, ts)
-
-
-def _job_result(wf: JobActions, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    inst.main_exitcode = raw_exitcode(status or 0)
-    ok = 0 if inst.state == "JOB_SUCCESS" else -1
-    node = wf.dag.nodes.get(inst.name) if wf.dag else None
-    has_post = bool(node and node.post_script) and not wf.dag.is_pmc
-    if has_post:
-        inst.deferred_main_end = wf.build_main_end(inst, ts, ok)
-        return
-    wf.read_job_output(inst, ts)
-    if not wf.opts.events_enabled:
-        return
-    wf.on_job_end(inst, ts, status)
-    wf.send_main_end(inst, wf.build_main_end(inst, ts, ok))
-
-
-def _job_aborted(wf: JobActions, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    inst.main_exitcode = 1
-    wf._brief(inst, "job_inst.abort.info", ts, None)
-    node = wf.dag.nodes.get(inst.name) if wf.dag else None
-    has_post = bool(node and node.post_script)
-    attrs = wf.build_main_end(inst, ts, -1)
-    if has_post and inst.prev_state in ("JOB_HELD", "JOB_HELD_REASON"):
-        inst.deferred_main_end = attrs
-        return
-    wf.send_main_end(inst, attrs)
-
-
-def _held(wf: JobActions, inst: JobInstance, ts: float, status: int | None, reason: Any) -> None:
-    new_dagman = wf.dagman_version >= 80303
-    if (inst.state == "JOB_HELD_REASON") == new_dagman:
-        wf._brief(inst, "job_inst.held.start", ts, None, reason=reason)
-
-
-def _post_result(wf: JobActions, inst: JobInstance, ts: float, status: int | None, _r: Any) -> None:
-    inst.post_exitcode = raw_exitcode(status or 0)
-    if inst.main_exitcode is None:
-        inst.main_exitcode = inst.post_exitcode
-    wf.read_job_output(inst, ts)
-    if not wf.opts.events_enabled:
-        return
-    if inst.deferred_main_end is not None:
-        attrs, inst.deferred_main_end = inst.deferred_main_end, None
-        wf.send_main_end(inst, attrs)
-    wf.script_invocation(inst, "post")
-    wf.on_job_end(inst, ts, status)
-    ok = 0 if inst.state == "POST_SCRIPT_SUCCESS" else -1
-    wf._brief(inst, "job_inst.post.end", ts, ok, extra={"exitcode": str(inst.post_exitcode)})
-
-
-# The per-state code of the table's ``action`` column (monitord.core.jobmachine).
-ACTIONS: dict[str, Callable[[JobActions, JobInstance, float, int | None, Any], None]] = {
-    "pre_success": _pre_success,
-    "pre_failure": _pre_failure,
-    "submit_failure": _submit_failure,
-    "execute": _execute,
-    "job_result": _job_result,
-    "job_aborted": _job_aborted,
-    "held": _held,
-    "post_result": _post_result,
-}

@@ -59,6 +59,7 @@ class JobInstance:
     composite_extra: dict[str, Any] = field(default_factory=dict)
     prev_state: str | None = None
     retired: bool = False  # see retire(); a later state (duplicated lines) reads the .sub again
+    known_state: str | None = None  # the last state with a row in the job state table
 
     def retire(self) -> None:
         """Drop what only the job's final events needed (texts, submit info, composite extras)."""

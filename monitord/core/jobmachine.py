@@ -6,23 +6,35 @@ Rules (everything that decides what a job state does lives in :data:`JOB_STATES`
   applies to (``instance``), the states it normally follows (``follows``), the
   instance time it stamps (``stamps``), column 4 of its jobstate.log line
   (``col4``), the brief events it emits in order (``events``), the per-state
-  code that runs after them (``action``, a name the workflow machine maps to
-  code), the row it becomes in the database's ``jobstate`` table (``db``), and
+  code that runs after them (``action``, a function of this module, above the
+  table), the row it becomes in the database's ``jobstate`` table (``db``), and
   whether it ends the instance (``ends``).
 - Every state but DAGMAN_SUBMIT writes one jobstate.log line. A state with no
   row (SHADOW_EXCEPTION, JOB_SUSPENDED, FILE_TRANSFER, ...) writes only that line
   and is transparent: the next state follows the last state with a row.
-- ``follows`` is the order DAGMan writes; the machine does not enforce it (lines
-  can be lost or repeated, and the reference takes any order), so a state out of
-  order is handled like any other. ``tests/test_jobmachine.py`` checks every
-  transition of the corpus against it.
-- Sans I/O: the table is data; :mod:`monitord.core.workflow` walks it.
+- ``follows`` is the order DAGMan writes (:func:`in_order`). The reference enforces
+  order in one place only, and so does the machine: a state that needs the node's
+  latest instance (``instance="latest"``) when the node has none is ignored, with a
+  warning (doc §4.1). Any other state out of order (lines lost or repeated) is handled
+  like any other, as the reference does, and logged as a warning and counted
+  (``Workflow.out_of_order``). ``tests/test_jobmachine.py`` checks every transition
+  of the corpus against it.
+- Sans I/O. :meth:`monitord.core.workflow.Workflow.update_job_state` finds the
+  instance, then applies the row (:class:`JobState` ``stamp``, ``col4_of``, ``act``,
+  ``ends_now``); the actions use the verbs of :mod:`monitord.core.jobactions`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+from monitord.core.jobinstance import JobInstance, raw_exitcode
+from monitord.core.quoting import url_quote
+
+if TYPE_CHECKING:
+    from monitord.core.jobactions import JobActions
 
 # Which instance a state applies to:
 #   "latest"     the node's latest instance (the state is ignored without one);
@@ -36,6 +48,102 @@ Ends = Literal["no", "yes", "unless-deferred"]
 # Which side of its database row a state is: the event with status 0/none, or with a failure.
 Side = Literal["ok", "failed", "any"]
 
+# ---------------------------------------------------------------------- the states' code
+# What a state does beyond its brief events (the ``action`` column): each function is
+# called with the workflow machine, the instance, the line's time, its status and (for
+# JOB_HELD_REASON) the hold reason, after the row's ``events`` are sent.
+Reason = str | None
+Action = Callable[["JobActions", JobInstance, float, int | None, Reason], None]
+
+
+def _pre_success(
+    wf: JobActions, inst: JobInstance, ts: float, status: int | None, _r: Reason
+) -> None:
+    inst.pre_exitcode = raw_exitcode(status or 0)
+    wf.script_invocation(inst, "pre")
+    wf._brief(inst, "job_inst.pre.end", ts, 0, extra={"exitcode": str(inst.pre_exitcode)})
+
+
+def _pre_failure(
+    wf: JobActions, inst: JobInstance, ts: float, status: int | None, _r: Reason
+) -> None:
+    inst.pre_exitcode = raw_exitcode(status or 0)
+    inst.main_exitcode = inst.pre_exitcode
+    wf._bump_out_counter(inst)
+    wf.script_invocation(inst, "pre")
+    wf._brief(inst, "job_inst.pre.end", ts, -1, extra={"exitcode": str(inst.pre_exitcode)})
+    wf.read_pre_script_log(inst)
+    attrs = wf.build_main_end(inst, ts, -1)
+    wf.send_main_end(inst, attrs)
+
+
+def _submit_failure(
+    wf: JobActions, inst: JobInstance, ts: float, status: int | None, _r: Reason
+) -> None:
+    inst.main_exitcode = 1
+    inst.stderr_text = url_quote(f"Job submission failed because of HTCondor event {inst.state}")
+    wf.send_main_end(inst, wf.build_main_end(inst, ts, -1))
+
+
+def _execute(wf: JobActions, inst: JobInstance, ts: float, status: int | None, _r: Reason) -> None:
+    wf._main_start(inst, ts)
+    wf.on_job_start(inst, ts)
+
+
+def _job_result(
+    wf: JobActions, inst: JobInstance, ts: float, status: int | None, _r: Reason
+) -> None:
+    inst.main_exitcode = raw_exitcode(status or 0)
+    ok = 0 if inst.state == "JOB_SUCCESS" else -1
+    node = wf.dag.nodes.get(inst.name) if wf.dag else None
+    has_post = bool(node and node.post_script) and not wf.dag.is_pmc
+    if has_post:
+        inst.deferred_main_end = wf.build_main_end(inst, ts, ok)
+        return
+    wf.read_job_output(inst, ts)
+    if not wf.opts.events_enabled:
+        return
+    wf.on_job_end(inst, ts, status)
+    wf.send_main_end(inst, wf.build_main_end(inst, ts, ok))
+
+
+def _job_aborted(
+    wf: JobActions, inst: JobInstance, ts: float, status: int | None, _r: Reason
+) -> None:
+    inst.main_exitcode = 1
+    wf._brief(inst, "job_inst.abort.info", ts, None)
+    node = wf.dag.nodes.get(inst.name) if wf.dag else None
+    has_post = bool(node and node.post_script)
+    attrs = wf.build_main_end(inst, ts, -1)
+    if has_post and inst.prev_state in ("JOB_HELD", "JOB_HELD_REASON"):
+        inst.deferred_main_end = attrs
+        return
+    wf.send_main_end(inst, attrs)
+
+
+def _held(wf: JobActions, inst: JobInstance, ts: float, status: int | None, reason: Reason) -> None:
+    new_dagman = wf.dagman_version >= 80303
+    if (inst.state == "JOB_HELD_REASON") == new_dagman:
+        wf._brief(inst, "job_inst.held.start", ts, None, reason=reason)
+
+
+def _post_result(
+    wf: JobActions, inst: JobInstance, ts: float, status: int | None, _r: Reason
+) -> None:
+    inst.post_exitcode = raw_exitcode(status or 0)
+    if inst.main_exitcode is None:
+        inst.main_exitcode = inst.post_exitcode
+    wf.read_job_output(inst, ts)
+    if not wf.opts.events_enabled:
+        return
+    if inst.deferred_main_end is not None:
+        attrs, inst.deferred_main_end = inst.deferred_main_end, None
+        wf.send_main_end(inst, attrs)
+    wf.script_invocation(inst, "post")
+    wf.on_job_end(inst, ts, status)
+    ok = 0 if inst.state == "POST_SCRIPT_SUCCESS" else -1
+    wf._brief(inst, "job_inst.post.end", ts, ok, extra={"exitcode": str(inst.post_exitcode)})
+
 
 @dataclass(frozen=True, slots=True)
 class JobState:
@@ -44,12 +152,41 @@ class JobState:
     stamps: str | None = None  # JobInstance time attribute set to the line's time
     col4: Literal["sched", "status"] = "sched"  # jobstate.log column 4
     events: tuple[tuple[str, int | None], ...] = ()  # (event, status), sent in order
-    action: str | None = None  # per-state code run after ``events``
+    action: Action | None = None  # per-state code run after ``events`` (above)
     db: tuple[str, Side] | None = None  # (event, side) that stores this state in the DB
     db_name: str | None = None  # the DB's name of the state, where it differs
     reusable: bool = False  # the next submit of the node reuses an instance in this state
     opens_attempt: bool = False  # takes the sched id, the next output counter, sub-workflows
     ends: Ends = "no"
+
+    # What the workflow machine does with a row, in this order (Workflow.update_job_state,
+    # after it has found the instance and set the sched id and output counter).
+    def stamp(self, inst: JobInstance, ts: float) -> None:
+        """Set the instance time this state stamps (``main_end_if_unset``: PM-1016)."""
+        if self.stamps == "main_end_if_unset":
+            if inst.main_end is None:
+                inst.main_end = ts
+        elif self.stamps is not None:
+            setattr(inst, self.stamps, ts)
+
+    def col4_of(self, inst: JobInstance, status: int | None) -> str:
+        """Column 4 of the state's jobstate.log line."""
+        return str(status) if self.col4 == "status" else (inst.sched_id or "-")
+
+    def act(
+        self, wf: JobActions, inst: JobInstance, ts: float, status: int | None, reason: Reason
+    ) -> None:
+        """The row's brief events in order, then its action."""
+        for name, ev_status in self.events:
+            wf._brief(inst, name, ts, ev_status, site=name == "job_inst.submit.start")
+        if self.action is not None:
+            self.action(wf, inst, ts, status, reason)
+
+    def ends_now(self, inst: JobInstance) -> bool:
+        """Whether the instance is over once the state is handled."""
+        return self.ends == "yes" or (
+            self.ends == "unless-deferred" and inst.deferred_main_end is None
+        )
 
 
 def _after(*states: str) -> frozenset[str]:
@@ -79,7 +216,7 @@ JOB_STATES: dict[str, JobState] = {
         follows=_after("PRE_SCRIPT_TERMINATED"),
         stamps="pre_end",
         col4="status",
-        action="pre_success",  # inv.start/inv.end of the script, pre.end
+        action=_pre_success,  # inv.start/inv.end of the script, pre.end
         db=("job_inst.pre.end", "ok"),
         reusable=True,
     ),
@@ -87,7 +224,7 @@ JOB_STATES: dict[str, JobState] = {
         follows=_after("PRE_SCRIPT_TERMINATED"),
         stamps="pre_end",
         col4="status",
-        action="pre_failure",  # inv.*, pre.end(-1), the PRE log as stdout, main.end(-1)
+        action=_pre_failure,  # inv.*, pre.end(-1), the PRE log as stdout, main.end(-1)
         db=("job_inst.pre.end", "failed"),
         db_name="PRE_SCRIPT_FAILED",
     ),
@@ -119,28 +256,28 @@ JOB_STATES: dict[str, JobState] = {
         instance="submit",
         stamps="main_end",
         events=(("job_inst.submit.start", None), ("job_inst.submit.end", -1)),
-        action="submit_failure",  # main.end(-1) with the failure as stderr
+        action=_submit_failure,  # main.end(-1) with the failure as stderr
         db=("job_inst.submit.end", "failed"),
     ),
     "GRID_SUBMIT_FAILED": JobState(
         follows=_after("SUBMIT"),
         stamps="main_end",
         events=(("job_inst.grid.submit.start", None), ("job_inst.grid.submit.end", -1)),
-        action="submit_failure",
+        action=_submit_failure,
         db=("job_inst.grid.submit.end", "failed"),
     ),
     "GLOBUS_SUBMIT_FAILED": JobState(
         follows=_after("SUBMIT"),
         stamps="main_end",
         events=(("job_inst.globus.submit.start", None), ("job_inst.globus.submit.end", -1)),
-        action="submit_failure",
+        action=_submit_failure,
         db=("job_inst.globus.submit.end", "failed"),
     ),
     # --- the main job ---------------------------------------------------------------------
     "EXECUTE": JobState(
         follows=_after(*_SUBMITTED, "EXECUTE", "JOB_EVICTED", "JOB_RELEASED", *_HELD),
         stamps="main_start",
-        action="execute",  # main.start with the job's stdio files
+        action=_execute,  # main.start with the job's stdio files
         db=("job_inst.main.start", "any"),
     ),
     "IMAGE_SIZE": JobState(
@@ -154,12 +291,12 @@ JOB_STATES: dict[str, JobState] = {
     ),
     "JOB_HELD": JobState(
         follows=_after(*_SUBMITTED, *_RUNNING),
-        action="held",  # held.start here before HTCondor 8.3.3, else at the reason
+        action=_held,  # held.start here before HTCondor 8.3.3, else at the reason
         db=("job_inst.held.start", "any"),
     ),
     "JOB_HELD_REASON": JobState(
         follows=_after("JOB_HELD"),
-        action="held",
+        action=_held,
     ),
     "JOB_RELEASED": JobState(
         follows=_after(*_HELD),
@@ -180,20 +317,20 @@ JOB_STATES: dict[str, JobState] = {
     "JOB_ABORTED": JobState(
         follows=_after(*_SUBMITTED, *_RUNNING, *_HELD),
         stamps="main_end",
-        action="job_aborted",  # abort.info, main.end(-1) (deferred to POST after a hold)
+        action=_job_aborted,  # abort.info, main.end(-1) (deferred to POST after a hold)
         db=("job_inst.abort.info", "any"),
     ),
     "JOB_SUCCESS": JobState(
         follows=_after("JOB_TERMINATED"),
         col4="status",
-        action="job_result",  # output parse, main.end + composite (or deferred to POST)
+        action=_job_result,  # output parse, main.end + composite (or deferred to POST)
         db=("job_inst.main.end", "ok"),
         ends="unless-deferred",
     ),
     "JOB_FAILURE": JobState(
         follows=_after("JOB_TERMINATED", "JOB_ABORTED", "SUBMIT_FAILED", *_SUBMITTED),
         col4="status",
-        action="job_result",
+        action=_job_result,
         db=("job_inst.main.end", "failed"),
         ends="unless-deferred",
     ),
@@ -214,7 +351,7 @@ JOB_STATES: dict[str, JobState] = {
         follows=_after("POST_SCRIPT_TERMINATED"),
         stamps="main_end_if_unset",
         col4="status",
-        action="post_result",  # output parse, deferred main.end, inv.*, post.end
+        action=_post_result,  # output parse, deferred main.end, inv.*, post.end
         db=("job_inst.post.end", "ok"),
         ends="yes",
     ),
@@ -222,12 +359,23 @@ JOB_STATES: dict[str, JobState] = {
         follows=_after("POST_SCRIPT_TERMINATED"),
         stamps="main_end_if_unset",
         col4="status",
-        action="post_result",
+        action=_post_result,
         db=("job_inst.post.end", "failed"),
         db_name="POST_SCRIPT_FAILED",
         ends="yes",
     ),
 }
+
+
+def in_order(state: str, prev: str | None) -> bool:
+    """Whether DAGMan writes ``state`` after ``prev``: the instance's last state with a row
+    (None: a new instance, which only a PRE script's start or DAGMan's submit begins)."""
+    row = JOB_STATES[state]
+    return prev in row.follows if prev is not None else row.instance in ("pre", "dagman")
+
+
+# A state without a row: it writes its jobstate.log line and does nothing else.
+TRANSPARENT = JobState(follows=frozenset())
 
 # An instance in one of these states is reused by the next submit of its node.
 REUSABLE_STATES = frozenset(name for name, row in JOB_STATES.items() if row.reusable)

@@ -23,9 +23,9 @@ import structlog
 
 from monitord.core import dagman as D
 from monitord.core.events import StampedeEvent, make_event
-from monitord.core.jobactions import ACTIONS, JobActions
+from monitord.core.jobactions import JobActions
 from monitord.core.jobinstance import JobInstance
-from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES
+from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES, TRANSPARENT, in_order
 from monitord.core.timeparse import dagman_timestamp
 
 log = structlog.get_logger(__name__)
@@ -66,6 +66,10 @@ class WorkflowContext:
 
 class Workflow(JobActions):
     """One workflow directory being followed (root or sub-workflow)."""
+
+    # Job states seen out of DAGMan's order (monitord.core.jobmachine.in_order); a class
+    # default, so that a machine restored from an older snapshot has it too.
+    out_of_order = 0
 
     def __init__(
         self,
@@ -221,6 +225,7 @@ class Workflow(JobActions):
         name = rec.job or ""
         inst = self._reuse_or_new(name, lambda i: i.state in REUSABLE_STATES)
         self._parse_submit_file(inst)
+        self._check_order(inst, "DAGMAN_SUBMIT")
         inst.prev_state, inst.state = inst.state, "DAGMAN_SUBMIT"
         self.last_submitted = name
         self.last_updated = inst
@@ -401,12 +406,11 @@ class Workflow(JobActions):
         reason: str | None = None,
     ) -> None:
         self.state_ts = ts
-        row = JOB_STATES.get(state)
-        how = row.instance if row is not None else "latest"
-        if how == "pre":
+        row = JOB_STATES.get(state, TRANSPARENT)
+        if row.instance == "pre":
             inst = self._reuse_or_new(name, lambda i: i.state in REUSABLE_STATES)
             self._parse_submit_file(inst)
-        elif how == "submit":
+        elif row.instance == "submit":
             inst = self._reuse_or_new(
                 name,
                 lambda i: (
@@ -425,45 +429,45 @@ class Workflow(JobActions):
             inst.retired = False
             self._parse_submit_file(inst)
         self.last_updated = inst
-        opens = row is not None and row.opens_attempt
         out_of_order = False
         if sched_id is not None:
-            if opens:
+            if row.opens_attempt:
                 inst.sched_id = sched_id
             elif inst.sched_id is None:
                 out_of_order = True
                 inst.sched_id = sched_id
-        if opens:
+        if row.opens_attempt:
             self._bump_out_counter(inst)
+        if row is not TRANSPARENT:
+            self._check_order(inst, state)
         inst.prev_state, inst.state = inst.state, state
-        stamps = row.stamps if row is not None else None
-        if stamps is not None:
-            if stamps == "main_end_if_unset":
-                if inst.main_end is None:
-                    inst.main_end = ts
-            else:
-                setattr(inst, stamps, ts)
+        row.stamp(inst, ts)
         # jobstate.log line: every state but DAGMAN_SUBMIT.
         inst.js_seq += 1
-        if row is not None and row.col4 == "status":
-            col4 = str(status)
-        else:
-            col4 = inst.sched_id or "-"
         treq = "-" if inst.time_req is None else str(inst.time_req)
+        col4 = row.col4_of(inst, status)
         self.jobstate(ts, name, state, col4, inst.site or "-", treq, str(inst.seq))
 
         if out_of_order and self.opts.events_enabled:
             self._brief(inst, "job_inst.submit.start", ts, None, site=True)
-        if row is None:
-            return
-        for ev_name, ev_status in row.events:
-            self._brief(inst, ev_name, ts, ev_status, site=ev_name == "job_inst.submit.start")
-        if row.action is not None:
-            ACTIONS[row.action](self, inst, ts, status, reason)
-        if opens and self.opts.follow_subworkflows:
+        row.act(self, inst, ts, status, reason)
+        if row.opens_attempt and self.opts.follow_subworkflows:
             self._check_subworkflow(inst)
-        if row.ends == "yes" or (row.ends == "unless-deferred" and inst.deferred_main_end is None):
+        if row.ends_now(inst):
             inst.retire()
+
+    def _check_order(self, inst: JobInstance, state: str) -> None:
+        """Log and count a state DAGMan would not write after the instance's last one."""
+        if not in_order(state, inst.known_state):
+            self.out_of_order += 1
+            log.warning(
+                "job state out of DAGMan's order, handled anyway",
+                job=inst.name,
+                state=state,
+                after=inst.known_state,
+                workflow=self.uuid,
+            )
+        inst.known_state = state
 
     # ------------------------------------------------------------------ sub-workflows
     def _check_subworkflow(self, inst: JobInstance) -> None:

@@ -1,8 +1,12 @@
-"""The ``amqp`` sink factory (entry point in pyproject.toml): ``amqp://``, ``amqps://``."""
+"""The ``amqp`` sink factory (entry point in pyproject.toml): ``amqp://``, ``amqps://``.
+
+Every daemon loads every factory (sinks/registry.py), so this module imports nothing of the
+sink: aio-pika is imported when an AMQP destination is built.
+"""
 
 from __future__ import annotations
 
-from sinks.amqp.sink import AMQP_CAPABILITIES, build_amqp_sink
+from sinks.amqp.capabilities import AMQP_CAPABILITIES
 from sinks.runtime.base import Sink
 from sinks.runtime.factory import SinkRequest
 
@@ -18,6 +22,8 @@ class AMQPFactory:
         """The URL and endpoint properties are checked as the sink is built."""
 
     def build(self, request: SinkRequest) -> Sink:
+        from sinks.amqp.sink import build_amqp_sink  # aio-pika only when an AMQP URL is asked
+
         return build_amqp_sink(
             request.dest,
             run_dir=request.run_dir,

@@ -25,20 +25,19 @@ import structlog
 
 from monitord.core.events import StampedeEvent
 from sinks.amqp.broker import broker_url
+from sinks.amqp.capabilities import AMQP_CAPABILITIES
 from sinks.amqp.config import AMQPConfig, endpoint_properties, parse_amqp_url
 from sinks.amqp.encoder import encode_selected
 from sinks.amqp.hub import HubClient
 from sinks.amqp.hubs import HubRegistry, default_registry
 from sinks.amqp.stream import Numbering
 from sinks.runtime.base import SinkError
-from sinks.runtime.capabilities import Capabilities, SharedResources
+from sinks.runtime.capabilities import SharedResources
 from sinks.runtime.health import SinkHealth
 from sinks.runtime.policy import UP
 from sinks.runtime.spool.segments import Spool, SpoolError
 
 log = structlog.get_logger(__name__)
-
-AMQP_CAPABILITIES = Capabilities(shares_hub=True, spools_itself=True, resumes=True)
 
 
 class AMQPSink:

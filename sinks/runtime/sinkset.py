@@ -2,9 +2,12 @@
 daemon: one executor each) and :class:`SharedSinkSet` (a workflow of the service: one
 delivery each on the service's lanes, :mod:`sinks.runtime.lanes`).
 
-In a :class:`SinkSet`, a sink whose capabilities say it is CPU-bound (``cpu_bound``: SQL) gets
-its own process (:class:`~sinks.runtime.process_worker.ProcessSinkWorker`), the others a
-thread (:class:`~sinks.runtime.runner.SinkWorker`).
+Every sink gets a thread (:class:`~sinks.runtime.runner.SinkWorker`); with ``processes=True``
+a sink whose capabilities say it is CPU-bound (``cpu_bound``: SQL) gets its own process
+(:class:`~sinks.runtime.process_worker.ProcessSinkWorker`) instead.  Threads are the default:
+on the 2-core machine measured (bench/README.md, "SQL loader: thread or process") a replay
+with the loader in a thread took less wall and CPU time at 10, 2,000 and 20,000 jobs (a
+second interpreter and an encode/decode of every batch cost more than the second core gave).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ class SinkSet:
         self,
         sinks: Sequence[Sink],
         *,
-        processes: bool = True,
+        processes: bool = False,
         spool: SpoolSettings | None = None,
     ) -> None:
         self.workers: list[Executor] = [

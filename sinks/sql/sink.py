@@ -67,7 +67,7 @@ class SQLSink:
     """
 
     name = "sql"
-    # Per-event Python work: the runner drives it from its own process (sinks/runtime/process_worker.py).
+    # Per-event Python work (cpu_bound): a process of its own when a sink set asks for one.
     capabilities = SQL_CAPABILITIES
 
     def __init__(

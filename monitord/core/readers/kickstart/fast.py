@@ -203,10 +203,21 @@ def _schema_mapping(indent: int, schema: Schema, path: str = "") -> str:
     return r"(?:{}(?:{}|{})|\n)++".format(_spaces(indent), "|".join(branches), others)
 
 
+_GROUP = re.compile(r"\(\?P<(\w+)>")
+
+
 def _compile_record() -> re.Pattern[str]:
+    """The record pattern, compiled once (it is most of a daemon's start-up regex work).
+
+    Every group is named, so a group's number is its place among the ``(?P<`` of the text;
+    the compiled pattern's own numbering is checked against that.
+    """
     text = rf"- invocation: {_SCALAR}\n(?:{_schema_mapping(2, _SCHEMA)})?+"
-    numbers = re.compile(_ONCE.sub("", text)).groupindex
-    return re.compile(_ONCE.sub(lambda m: f"(?({numbers[m.group(1)]})(?!))", text))
+    numbers = {name: n for n, name in enumerate(_GROUP.findall(text), 1)}
+    compiled = re.compile(_ONCE.sub(lambda m: f"(?({numbers[m.group(1)]})(?!))", text))
+    if dict(compiled.groupindex) != numbers or compiled.groups != len(numbers):
+        raise RuntimeError("kickstart record pattern: a group is not where it was counted")
+    return compiled
 
 
 _RECORD = _compile_record()
