@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from monitord.system.ownership import Owner, chown_new, create_owned, makedirs_owned, owned_by
+from sinks.sql.rotate import rotate_sqlite_file
 from tests.conftest import CORPUS, copy_submit_dir, require_corpus
 from tests.servers import server_url
 from tests.test_service import (
@@ -127,6 +128,24 @@ def test_sqlite_gives_its_journals_the_database_owner(tmp_path: Path, mode: str)
     finally:
         con.close()
     assert _not_owned(user_dir, nobody) == []
+
+
+def test_rotation_gives_a_moved_journal_its_database_owner(tmp_path: Path) -> None:
+    """A hot journal a crashed daemon left as root's (once in the service test under load) is
+    moved aside with the database and handed to the database's owner."""
+    nobody = _nobody()
+    user_dir = tmp_path / "user"
+    user_dir.mkdir()
+    db = user_dir / "wf.stampede.db"
+    db.write_bytes(b"")
+    journal = Path(f"{db}-journal")
+    journal.write_bytes(b"hot")  # root's, as the process made it
+    _give(user_dir, nobody)
+    os.chown(journal, 0, 0)
+    assert rotate_sqlite_file(db) == Path(f"{db}.000")
+    moved = Path(f"{db}.000-journal")
+    assert moved.read_bytes() == b"hot"
+    assert (moved.stat().st_uid, moved.stat().st_gid) == (nobody.uid, nobody.gid)
 
 
 # ---------------------------------------------------------------------------- the service

@@ -23,6 +23,23 @@ def backup_name(db_path: Path, number: int) -> Path:
     return db_path.with_name(f"{db_path.name}.{number:03d}")
 
 
+def _same_owner(sidecar: Path, database: Path) -> None:
+    """As root: a moved journal belongs to whoever owns its database (SQLite gives a journal
+    its database's owner, except one made while the file was not there or not yet handed
+    over, which a crashed daemon can leave behind: seen once in the root service's test)."""
+    if os.geteuid() != 0:
+        return
+    try:
+        db = database.stat()
+        side = os.lstat(sidecar)
+        if stat.S_ISREG(side.st_mode) and (side.st_uid, side.st_gid) != (db.st_uid, db.st_gid):
+            os.lchown(sidecar, db.st_uid, db.st_gid)
+    except OSError as exc:
+        log.warning(
+            "cannot give a moved journal its database's owner", path=str(sidecar), error=str(exc)
+        )
+
+
 def rotate_sqlite_file(db_path: str | os.PathLike[str]) -> Path | None:
     """Move an existing DB file to its first free ``.NNN`` name; return that name.
 
@@ -45,7 +62,9 @@ def rotate_sqlite_file(db_path: str | os.PathLike[str]) -> Path | None:
         # a hot journal left beside the new empty file would be replayed into it
         sidecar = path.with_name(path.name + suffix)
         if sidecar.exists():
-            os.replace(sidecar, target.with_name(target.name + suffix))
+            moved = target.with_name(target.name + suffix)
+            os.replace(sidecar, moved)
+            _same_owner(moved, target)
     log.info("rotated database", path=str(path), backup=str(target))
     if number > 0:
         previous = backup_name(path, number - 1)
