@@ -40,14 +40,4 @@ if ! ready; then
     "$VENV/lib/python3*/site-packages/Pegasus/cli/pegasus-statistics.py" >&2
   touch "$VENV/.oracle-ready"
 fi
-# pegasus-wms pulls in PyMySQL but no PostgreSQL driver: without one its tools cannot read a
-# central PostgreSQL database (tests/test_ingest_site.py). Added to venvs made before, too.
-if ! "$VENV/bin/python" -c 'import psycopg2' 2>/dev/null; then
-  log=$(mktemp)
-  if ! "$VENV/bin/python" -m pip install -q psycopg2-binary >"$log" 2>&1; then
-    echo "oracle-venv: no psycopg2 (the reference's tools will read SQLite copies):" >&2
-    cat "$log" >&2
-  fi
-  rm -f "$log"
-fi
 echo "$VENV"

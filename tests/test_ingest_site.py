@@ -18,9 +18,8 @@ their states, and ``pegasus-statistics`` / ``pegasus-analyzer`` of the reference
 the same for one workflow on the central database as on its own SQLite database.  Masked on
 both sides, and nothing else: the tool's working directory, a database URL, the wall-clock
 prefix of a log record; on MariaDB, decimals within 0.005 (its AVG() is a DECIMAL), and
-pegasus-analyzer reads the central database's SQLite copy on MariaDB (it fails on any MariaDB
-database).  On PostgreSQL both read the central database itself (scripts/oracle-venv.sh adds
-psycopg2, which pegasus-wms does not pull in; a venv without it reads the copy).
+pegasus-analyzer reads the central database's SQLite copy (it fails on any MariaDB database;
+on PostgreSQL too when the reference's venv has no psycopg2, as scripts/oracle-venv.sh makes it).
 """
 
 from __future__ import annotations
