@@ -18,8 +18,10 @@ their states, and ``pegasus-statistics`` / ``pegasus-analyzer`` of the reference
 the same for one workflow on the central database as on its own SQLite database.  Masked on
 both sides, and nothing else: the tool's working directory, a database URL, the wall-clock
 prefix of a log record; on MariaDB, decimals within 0.005 (its AVG() is a DECIMAL), and
-pegasus-analyzer reads the central database's SQLite copy (it fails on any MariaDB database;
-on PostgreSQL too when the reference's venv has no psycopg2, as scripts/oracle-venv.sh makes it).
+pegasus-analyzer reads the central database's SQLite copy on MariaDB (it fails on any MariaDB
+database), and both read it on PostgreSQL: the reference's venv has no PostgreSQL driver, and
+with one (psycopg2) both tools fail on any PostgreSQL Stampede database, their own daemon's
+too (``GroupingError: column "w.wf_id" must appear in the GROUP BY clause``).
 """
 
 from __future__ import annotations
@@ -291,11 +293,9 @@ def _tool_url(kind: str, url: str, oracle_python: Path, tmp: Path) -> str:
     parts = urlsplit(url)
     if kind == "mysql":
         return url.replace(f"{parts.scheme}://", "mysql+pymysql://", 1)
-    probe = subprocess.run([str(oracle_python), "-c", "import psycopg2"], capture_output=True)
-    if probe.returncode == 0:
-        return url.replace(f"{parts.scheme}://", "postgresql+psycopg2://", 1)
-    # the reference's venv has no PostgreSQL driver: its tools read the central database's
-    # row-for-row copy (tests/dbcopy.py, ids kept) that assert_rows_match made
+    # PostgreSQL: the reference's venv has no driver for it, and its tools' queries fail on
+    # PostgreSQL with one (GROUP BY); they read the central database's row-for-row copy
+    # (tests/dbcopy.py, ids kept) that assert_rows_match made
     return f"sqlite:///{tmp / 'central.db'}"
 
 
