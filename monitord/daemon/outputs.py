@@ -4,6 +4,7 @@ on the event plugins."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -72,15 +73,35 @@ def build_outputs(cfg: MonitorConfig, run_dir: str, bd: Any, *, restart: bool) -
     return out
 
 
-class LocalOutputs:
-    """The per-workflow daemon's sink set: an executor each (a process for a CPU-bound sink,
-    else a thread), spooling while a sink is down; :meth:`SinkSet.close` waits in a thread."""
+#: a replay of a dagman.out this large (a few hundred jobs) loads its database in a process
+#: of its own: on an idle 2-core machine the second core then gives more than the process
+#: start and the encoding of every batch cost (bench/README.md, "SQL loader: thread or process")
+LOADER_PROCESS_BYTES = 2 << 20
 
-    def __init__(self) -> None:
+
+def loader_in_process(config: MonitorConfig) -> bool:
+    """Whether the per-workflow daemon runs its CPU-bound sinks (SQL) in a process: only for a
+    large replay on a machine with a second core; a small replay or a live follow (paced by
+    DAGMan) spends less CPU and starts sooner with a thread."""
+    if not config.replay or (os.cpu_count() or 1) < 2:
+        return False
+    try:
+        return os.path.getsize(config.dagman_out) >= LOADER_PROCESS_BYTES
+    except OSError:
+        return False
+
+
+class LocalOutputs:
+    """The per-workflow daemon's sink set: an executor each (a thread; with ``processes`` a
+    process for a CPU-bound sink), spooling while a sink is down; :meth:`SinkSet.close` waits
+    in a thread."""
+
+    def __init__(self, processes: bool = False) -> None:
         self.set: SinkSet | None = None
+        self.processes = processes
 
     def sink_set(self, sinks: list[Sink], spool: SpoolSettings | None) -> SinkSet:
-        self.set = SinkSet(sinks, spool=spool)
+        self.set = SinkSet(sinks, spool=spool, processes=self.processes)
         return self.set
 
     @property
