@@ -44,6 +44,23 @@ class Item:
     detail: str = ""
 
 
+def _identity(
+    headers: Mapping[str, Any], name_key: str, position_key: str, first: int
+) -> tuple[str | None, int | None]:
+    """A (name, position) header pair: both absent (a stock producer), or a name of at most
+    64 characters and an integer position from ``first``; ValueError names the bad header."""
+    name, position = headers.get(name_key), headers.get(position_key)
+    if name is None and position is None:
+        return None, None
+    if isinstance(name, bytes):
+        name = name.decode("utf-8", "replace")
+    if not isinstance(name, str) or not name or len(name) > 64:
+        raise ValueError(name_key)
+    if not isinstance(position, int) or isinstance(position, bool) or position < first:
+        raise ValueError(position_key)
+    return name, position
+
+
 def classify(
     tag: Any,
     routing_key: str,
@@ -57,28 +74,12 @@ def classify(
         item.reason, item.detail = "oversized", f"{len(body)} bytes > {max_body}"
         return item
     headers = headers or {}
-    producer, seq = headers.get(PRODUCER), headers.get(SEQ)
-    if producer is not None or seq is not None:
-        if isinstance(producer, bytes):
-            producer = producer.decode("utf-8", "replace")
-        if not isinstance(producer, str) or not producer or len(producer) > 64:
-            item.reason, item.detail = "malformed", f"bad {PRODUCER} header"
-            return item
-        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
-            item.reason, item.detail = "malformed", f"bad {SEQ} header"
-            return item
-        item.producer, item.seq = producer, seq
-    stream, number = headers.get(STREAM), headers.get(EVENT)
-    if stream is not None or number is not None:
-        if isinstance(stream, bytes):
-            stream = stream.decode("utf-8", "replace")
-        if not isinstance(stream, str) or not stream or len(stream) > 64:
-            item.reason, item.detail = "malformed", f"bad {STREAM} header"
-            return item
-        if not isinstance(number, int) or isinstance(number, bool) or number < 1:
-            item.reason, item.detail = "malformed", f"bad {EVENT} header"
-            return item
-        item.stream, item.number = stream, number
+    try:
+        item.producer, item.seq = _identity(headers, PRODUCER, SEQ, 0)
+        item.stream, item.number = _identity(headers, STREAM, EVENT, 1)
+    except ValueError as bad:
+        item.reason, item.detail = "malformed", f"bad {bad} header"
+        return item
     try:
         item.event = decode(routing_key, body)
     except DecodeError as exc:
