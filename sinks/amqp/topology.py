@@ -75,7 +75,9 @@ def _queue_args(quorum: bool, single_active: bool) -> FieldTable:
 
 
 async def declare(channel: AbstractChannel, names: Names, *, quorum: bool = True) -> None:
-    """Declare (idempotently) everything of the diagram above."""
+    """Declare (idempotently) everything of the diagram above.  The exchange is bound to the
+    route once every partition is bound, and the dead-letter queue comes last: a producer that
+    finds it knows the rest is there (:func:`prepare_for_ingest`)."""
     source: AbstractExchange = await channel.declare_exchange(
         names.exchange, aio_pika.ExchangeType.TOPIC, durable=True
     )
@@ -88,7 +90,6 @@ async def declare(channel: AbstractChannel, names: Names, *, quorum: bool = True
         durable=True,
         arguments={"alternate-exchange": names.legacy},
     )
-    await route.bind(source, "#")
     queues: list[AbstractQueue] = []
     for index in range(names.partitions):
         queues.append(
@@ -101,12 +102,13 @@ async def declare(channel: AbstractChannel, names: Names, *, quorum: bool = True
             route, f"slot-{slot}", arguments={"x-match": "all", SLOT: str(slot)}
         )
     await queues[0].bind(legacy, "")
+    await route.bind(source, "#")
     await channel.declare_queue(names.dead, durable=True, arguments=_queue_args(quorum, False))
 
 
 async def prepare_for_ingest(conn: AbstractConnection, config: AMQPConfig) -> bool:
     """A producer with ``ingest = true``, before it publishes: the ingest's topology is
-    declared if ``<prefix>.route`` does not exist yet, so that what it publishes before the
+    declared if ``<prefix>.dead`` (declared last) does not exist yet, so that what it publishes before the
     first ingest process starts waits in the partition queues instead of being dropped by
     the broker (nothing binds the exchange yet).  A topology that exists is left alone (the
     ingest's ``partitions`` rule it).  A failure (no configure permission, arguments that
@@ -115,7 +117,9 @@ async def prepare_for_ingest(conn: AbstractConnection, config: AMQPConfig) -> bo
     names = Names(config.exchange, config.ingest_prefix, config.ingest_partitions)
     channel = await conn.channel()
     try:
-        await channel.get_exchange(names.route, ensure=True)  # passive: exists?
+        # passive: does the queue declared last exist?  (A producer that checked a part
+        # declared earlier published while another one was still binding the partitions.)
+        await channel.get_queue(names.dead, ensure=True)
         return True
     except Exception:
         pass  # the broker closed this channel (404): declare on a fresh one
