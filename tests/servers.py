@@ -124,11 +124,14 @@ def _admin(base_url: str, name: str, sql: str) -> None:
     try:
         with engine.connect() as conn:
             if base_url.startswith("postgres"):
-                # other sessions (finished test daemons) must not keep the database busy
+                # other sessions (finished test daemons) must not keep the database busy;
+                # only ours: an autovacuum worker on it is the server's (terminating it is
+                # refused), and DROP DATABASE cancels it by itself
                 conn.execute(
                     text(
                         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                        "WHERE datname = :d AND pid <> pg_backend_pid()"
+                        "WHERE datname = :d AND pid <> pg_backend_pid() "
+                        "AND usename = current_user"
                     ),
                     {"d": name},
                 )
