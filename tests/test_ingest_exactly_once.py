@@ -14,7 +14,6 @@ import random
 import sqlite3
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,6 +28,8 @@ from tests.ingest_harness import (
     TapMessage,
     assert_rows_match,
     finish,
+    ingest_workflows,
+    start_ingests,
     start_producers,
     wait_marks,
     wait_quiet,
@@ -36,38 +37,20 @@ from tests.ingest_harness import (
 from tests.kills import PLAY_SECONDS, ResumingFollowing, generated_source, kill_points
 from tests.servers import require_server
 from tests.test_follow_played import Following
-from tests.test_sql_servers import Generated, _generate_and_replay, drop, fresh_db
+from tests.test_sql_servers import Generated, drop, fresh_db
+
+pytest_plugins = ("tests.ingest_harness",)  # the fixtures broker and central
 
 KILL_SEED = 20
 
 
 @pytest.fixture(scope="module")
 def workflows(tmp_path_factory: pytest.TempPathFactory) -> list[Generated]:
-    require_server("amqp")
-    require_server("postgres")
-    return _generate_and_replay(tmp_path_factory.mktemp("ingest-once"), 2, 40, 4000)
-
-
-@pytest.fixture
-def broker() -> Iterator[Broker]:
-    made = Broker(require_server("amqp"))
-    made.declare_tap()
-    yield made
-    made.delete()
-
-
-@pytest.fixture
-def central(request: pytest.FixtureRequest) -> Iterator[str]:
-    url = fresh_db("postgres", f"ingest_{request.node.originalname[5:25].lower()}")
-    yield url
-    drop("postgres", url)
+    return ingest_workflows(tmp_path_factory.mktemp("ingest-once"), 2, 40, 4000)
 
 
 def _ingest(broker: Broker, url: str, tmp: Path) -> IngestProcess:
-    proc = IngestProcess(broker, url, tmp, "1/1", batch=50)
-    proc.start()
-    proc.wait_healthy()
-    return proc
+    return start_ingests(broker, url, tmp, 1, batch=50)[0]
 
 
 def _identities(sent: list[TapMessage]) -> set[tuple[str, int, bytes]]:
