@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random
 import sqlite3
-import sys
 import time
 from pathlib import Path
 
@@ -92,18 +91,10 @@ class PublishingFollowing(ResumingFollowing):
 
     def __init__(self, src: Path, tmp_path: Path, broker: Broker, **kw: object) -> None:
         super().__init__(src, tmp_path, **kw)  # type: ignore[arg-type]
-        self.cmd = [
-            sys.executable,
-            "-m",
-            "monitord.cli",
-            *broker.producer_properties(),
-            "--no-dashboard",
-            "--state-dir",
-            str(self.state_dir),
-            "-d",
-            broker.url,
-            Path(self.root_out).name,
-        ]
+        cmd = list(self.cmd)  # the daemon tests/kills.py runs, with the broker for the database
+        cmd[cmd.index("-d") + 1] = broker.url
+        head = cmd.index("monitord.cli") + 1  # -D first, as pegasus-monitord takes it
+        self.cmd = [*cmd[:head], *broker.producer_properties(), *cmd[head:]]
 
 
 def test_kill9_of_a_producer_resumed_from_its_snapshot_loads_nothing_twice(
