@@ -139,7 +139,7 @@ class SnapshotCollector:
             "monitord_sink_oldest_undelivered_seconds",
             "Age of the oldest event spooled for the sink and not delivered yet (0 when none).",
             sink,
-            [((s.name,), s.oldest_age) for s in sinks],
+            [((s.name,), s.oldest) for s in sinks],
         )
         yield _counter(
             "monitord_sink_retries_total",

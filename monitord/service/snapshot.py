@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from monitord.service.jobcounts import job_counts, percent_done
-from monitord.service.status import ServiceSnapshot, WorkflowStatus, plugin_status, sink_status
+from monitord.service.status import ServiceSnapshot, WorkflowStatus, plugin_status
 from monitord.service.workflows import Followed
 from sinks.plugins.host import plugin_snapshot
 
@@ -65,7 +65,7 @@ def service_snapshot(followed: Mapping[str, Followed], pool: Any, started_at: fl
                     undelivered=undelivered,
                 )
             )
-    sinks = [] if pool is None else [sink_status(h) for h in pool.health()]
+    sinks = [] if pool is None else pool.health()
     plugins = [
         plugin_status(item.wf_uuid or item.dagman_out, snap)
         for item in followed.values()

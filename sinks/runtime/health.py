@@ -91,7 +91,7 @@ def merge_health(name: str, snaps: Sequence[SinkHealth]) -> SinkHealth:
         ),
         spooled=sum(s.spooled for s in snaps),
         spooled_bytes=sum(s.spooled_bytes for s in snaps),
-        oldest=max(s.oldest for s in snaps),
+        oldest=round(max(s.oldest for s in snaps), 3),  # as the other durations: to the ms
         queued=sum(s.queued for s in snaps),
         retries=sum(s.retries for s in snaps),
         permanent_failures=sum(s.permanent_failures for s in snaps),
