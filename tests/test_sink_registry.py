@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -38,6 +39,29 @@ def test_builtin_sinks_come_from_entry_points() -> None:
     )
     assert reg.by_name["dashboard"].capabilities == Capabilities(dashboard=True, resumes=True)
     assert reg.by_name["file"].capabilities == Capabilities()
+
+
+@pytest.mark.quick
+def test_built_sinks_say_where_they_write_in_their_health(tmp_path: Path) -> None:
+    """What a replay's "events not delivered to ..." line names (monitord/daemon/undelivered.py):
+    each built-in sink's declared destination, relayed by its delivery's health record."""
+    from sinks.runtime.delivery import Delivery
+
+    secret = "pw-7b1c"
+    run = str(tmp_path)
+    shown = {
+        f"postgresql://u:{secret}@127.0.0.1:1/db": "postgresql+psycopg2://u:***@127.0.0.1:1/db",
+        f"jdbc:mysql://u:{secret}@h:3306/db": "mysql+pymysql://u:***@h:3306/db",
+        f"sqlite:///{run}/a.db": f"sqlite:///{run}/a.db",
+        "events.bp": str(tmp_path / "events.bp"),
+        "-": "stdout",
+        f"amqp://u:{secret}@127.0.0.1:1/monitord": "amqp://u@127.0.0.1:1/monitord",
+    }
+    for dest, want in shown.items():
+        sink = registry.build_sink(dest, run_dir=run, restart=False)
+        assert Delivery(sink).health().destination == want, dest
+    undeclared = SimpleNamespace(name=f"custom://u:{secret}@h")  # named by its name, masked
+    assert Delivery(undeclared).health().destination == "custom://u:***@h"  # type: ignore[arg-type]
 
 
 def test_built_sinks_carry_their_factorys_capabilities(tmp_path: Path) -> None:

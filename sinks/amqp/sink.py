@@ -70,6 +70,11 @@ class AMQPSink:
         self.left_in_spool = 0  # undelivered when closed (for the next daemon)
 
     @property
+    def destination(self) -> str:
+        """Where it publishes, for people (``SinkHealth.destination``): the URL, no password."""
+        return self.config.safe_url
+
+    @property
     def lane_key(self) -> str:
         """The broker many workflows share, password-free (``Capabilities.shared``)."""
         return f"amqp:{self.broker_url}"

@@ -96,6 +96,11 @@ class DashboardSink:
         self.display_url = safe_url(self._url)
 
     @property
+    def destination(self) -> str:
+        """Where it writes, for people (``SinkHealth.destination``): the URL, no password."""
+        return self.display_url
+
+    @property
     def lane_key(self) -> str:
         """One master DB per user, written by many workflows: one lane, so no lock fights."""
         return f"dashboard:{self.display_url}"

@@ -101,6 +101,11 @@ class SQLSink:
         self.counters = {"row_by_row_batches": 0, "rows_rejected": 0}
 
     @property
+    def destination(self) -> str:
+        """Where it writes, for people (``SinkHealth.destination``): the URL, no password."""
+        return self.display_url
+
+    @property
     def server_url(self) -> URL | None:
         """The database server's URL, or None for a SQLite file (which is per workflow)."""
         return None if is_sqlite(self._url) else self._url
