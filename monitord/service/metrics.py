@@ -90,6 +90,12 @@ class SnapshotCollector:
             wf,
             [((w.wf_uuid,), w.events_total) for w in wfs],
         )
+        yield _counter(
+            "monitord_workflow_job_states_out_of_order",
+            "Job states seen out of DAGMan's order (handled anyway; logged as a warning).",
+            wf,
+            [((w.wf_uuid,), w.out_of_order) for w in wfs],
+        )
         yield _gauge(
             "monitord_workflow_jobs",
             "DAG nodes per state, as pegasus-status counts them.",

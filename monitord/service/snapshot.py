@@ -63,6 +63,7 @@ def service_snapshot(followed: Mapping[str, Followed], pool: Any, started_at: fl
                     events_per_second=rate if index == 0 else 0.0,
                     events_total=monitor.events_total if index == 0 else 0,
                     undelivered=undelivered,
+                    out_of_order=wf.out_of_order if wf is not None else 0,
                 )
             )
     sinks = [] if pool is None else pool.health()

@@ -35,6 +35,7 @@ class WorkflowStatus:
     events_per_second: float
     events_total: int
     undelivered: int = 0  # events handed to the sinks, not in them yet (spooled or queued)
+    out_of_order: int = 0  # job states seen out of DAGMan's order (Workflow.out_of_order)
 
 
 @dataclass(slots=True)
@@ -244,6 +245,7 @@ def _workflow(w: dict[str, Any]) -> WorkflowStatus:
         events_per_second=float(w["events_per_second"]),
         events_total=int(w["events_total"]),
         undelivered=int(w.get("undelivered", 0)),
+        out_of_order=int(w.get("out_of_order", 0)),
     )
 
 
