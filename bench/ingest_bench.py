@@ -71,6 +71,13 @@ def make_stream(workflows: int, jobs: int) -> list[TapMessage]:
             tap.delete()
 
 
+def add_stream_options(ap: argparse.ArgumentParser, jobs: int) -> None:
+    """``--workflows``, ``--jobs``, ``--stream``: the stream :func:`load_stream` gives."""
+    ap.add_argument("--workflows", type=int, default=4)
+    ap.add_argument("--jobs", type=int, default=jobs)
+    ap.add_argument("--stream", type=Path, help="pickle of the stream (made if missing)")
+
+
 def load_stream(path: Path | None, workflows: int, jobs: int) -> list[TapMessage]:
     """The stream kept in ``path`` (a pickle), else made (:func:`make_stream`) and kept there."""
     if path is not None and path.exists():
@@ -248,10 +255,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--workflows", type=int, default=4)
-    ap.add_argument("--jobs", type=int, default=300)
+    add_stream_options(ap, jobs=300)
     ap.add_argument("--rate", type=float, default=1000.0)
-    ap.add_argument("--stream", type=Path, help="pickle of the stream (made if missing)")
     args = ap.parse_args()
     base_amqp = os.environ["MONITORD_TEST_AMQP_URL"]
     base_pg = os.environ["MONITORD_TEST_POSTGRES_URL"]

@@ -32,7 +32,7 @@ PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 sys.path.insert(0, str(PROJECT / "bench"))
 
-from ingest_bench import load_stream, relabel  # noqa: E402
+from ingest_bench import add_stream_options, load_stream, relabel  # noqa: E402
 from sqlalchemy import event  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
@@ -102,10 +102,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--workflows", type=int, default=4)
-    ap.add_argument("--jobs", type=int, default=250)
+    add_stream_options(ap, jobs=250)
     ap.add_argument("--batch", type=int, default=1000)
-    ap.add_argument("--stream", type=Path, help="pickle of the stream (made if missing)")
     ap.add_argument("--top", type=int, default=25)
     args = ap.parse_args()
     stream = load_stream(args.stream, args.workflows, args.jobs)
