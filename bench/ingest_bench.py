@@ -71,6 +71,24 @@ def make_stream(workflows: int, jobs: int) -> list[TapMessage]:
             tap.delete()
 
 
+def add_stream_options(ap: argparse.ArgumentParser, jobs: int) -> None:
+    """``--workflows``, ``--jobs``, ``--stream``: the stream :func:`load_stream` gives."""
+    ap.add_argument("--workflows", type=int, default=4)
+    ap.add_argument("--jobs", type=int, default=jobs)
+    ap.add_argument("--stream", type=Path, help="pickle of the stream (made if missing)")
+
+
+def load_stream(path: Path | None, workflows: int, jobs: int) -> list[TapMessage]:
+    """The stream kept in ``path`` (a pickle), else made (:func:`make_stream`) and kept there."""
+    if path is not None and path.exists():
+        stream: list[TapMessage] = pickle.loads(path.read_bytes())
+        return stream
+    stream = make_stream(workflows, jobs)
+    if path is not None:
+        path.write_bytes(pickle.dumps(stream))
+    return stream
+
+
 def relabel(stream: list[TapMessage]) -> list[TapMessage]:
     """The same messages under fresh producer ids (a fresh database sees new producers)."""
     ids: dict[str, str] = {}
@@ -237,19 +255,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--workflows", type=int, default=4)
-    ap.add_argument("--jobs", type=int, default=300)
+    add_stream_options(ap, jobs=300)
     ap.add_argument("--rate", type=float, default=1000.0)
-    ap.add_argument("--stream", type=Path, help="pickle of the stream (made if missing)")
     args = ap.parse_args()
     base_amqp = os.environ["MONITORD_TEST_AMQP_URL"]
     base_pg = os.environ["MONITORD_TEST_POSTGRES_URL"]
-    if args.stream is not None and args.stream.exists():
-        stream = pickle.loads(args.stream.read_bytes())
-    else:
-        stream = make_stream(args.workflows, args.jobs)
-        if args.stream is not None:
-            args.stream.write_bytes(pickle.dumps(stream))
+    stream = load_stream(args.stream, args.workflows, args.jobs)
     print(f"stream: {len(stream)} messages from {args.workflows} workflows x {args.jobs} jobs")
     with tempfile.TemporaryDirectory(prefix="ingest-bench-") as tmpdir:
         tmp = Path(tmpdir)

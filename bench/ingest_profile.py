@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import os
-import pickle
 import pstats
 import re
 import sys
@@ -33,7 +32,7 @@ PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 sys.path.insert(0, str(PROJECT / "bench"))
 
-from ingest_bench import make_stream, relabel  # noqa: E402
+from ingest_bench import add_stream_options, load_stream, relabel  # noqa: E402
 from sqlalchemy import event  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
@@ -103,18 +102,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--workflows", type=int, default=4)
-    ap.add_argument("--jobs", type=int, default=250)
+    add_stream_options(ap, jobs=250)
     ap.add_argument("--batch", type=int, default=1000)
-    ap.add_argument("--stream", type=Path, help="pickle of the stream (made if missing)")
     ap.add_argument("--top", type=int, default=25)
     args = ap.parse_args()
-    if args.stream is not None and args.stream.exists():
-        stream = pickle.loads(args.stream.read_bytes())
-    else:
-        stream = make_stream(args.workflows, args.jobs)
-        if args.stream is not None:
-            args.stream.write_bytes(pickle.dumps(stream))
+    stream = load_stream(args.stream, args.workflows, args.jobs)
     base = os.environ["MONITORD_TEST_POSTGRES_URL"]
     print(f"stream: {len(stream)} messages; batch {args.batch}; load {os.getloadavg()[0]:.1f}")
     counts = Counts()

@@ -53,6 +53,11 @@ class FileSink:
         self._encode = _ENCODERS[encoding]
         self._fh: BinaryIO | None = None
 
+    @property
+    def destination(self) -> str:
+        """Where it writes, for people (``SinkHealth.destination``)."""
+        return "stdout" if self.path == STDOUT else self.path
+
     def open(self) -> None:
         if self._fh is not None:
             return

@@ -1,5 +1,11 @@
 """Helpers of the ``monitord ingest`` tests: a scratch topology on the test broker, ingest
-processes, producers (replays publishing to the exchange), and the row comparison."""
+processes, producers (replays publishing to the exchange), and the row comparison.
+
+Also a pytest plugin: a test module with ``pytest_plugins = ("tests.ingest_harness",)`` gets
+the fixtures ``broker`` (a scratch topology) and ``central`` (a fresh database on the
+``kind`` server, PostgreSQL unless a test parametrizes ``kind``).  Those modules import it
+before pytest loads it as a plugin, too late for assertion rewriting: PYTEST_DONT_REWRITE
+(plain asserts, as in any helper module) instead of a warning."""
 
 from __future__ import annotations
 
@@ -14,22 +20,28 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import aio_pika
+import pytest
 from sqlalchemy import create_engine, text
 
 from sinks.sql.database import parse_url
 from tests.conftest import copy_submit_dir
 from tests.dbcopy import copy_to_sqlite
+from tests.servers import require_server
 from tests.test_sql_servers import (
     GLOBAL_TABLES,
     Generated,
+    _generate_and_replay,
     _global_rows,
     _only_workflow,
     assert_same,
+    drop,
+    fresh_db,
     replay_cmd,
     replay_env,
     row_counts,
@@ -222,6 +234,18 @@ class IngestProcess:
                 self.kill9()
 
 
+def start_ingests(
+    broker: Broker, db_url: str, tmp: Path, n: int = 1, **settings: Any
+) -> list[IngestProcess]:
+    """Members ``1/n`` .. ``n/n``, each healthy: the topology exists before a producer publishes."""
+    procs = [IngestProcess(broker, db_url, tmp, f"{i + 1}/{n}", **settings) for i in range(n)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.wait_healthy()
+    return procs
+
+
 def acked(procs: list[IngestProcess]) -> float:
     return sum(
         p.metric("monitord_ingest_messages_total", outcome=o)
@@ -276,6 +300,37 @@ def wait_marks(db_url: str, sent: list[TapMessage], timeout: float = 600) -> Non
             time.sleep(0.2)
     finally:
         engine.dispose()
+
+
+def ingest_workflows(where: Path, count: int, jobs: int, seed: int) -> list[Generated]:
+    """``count`` generated workflows of ``jobs`` jobs, each replayed into its own SQLite
+    database (the rows expected); skipped without the test broker and PostgreSQL."""
+    require_server("amqp")
+    require_server("postgres")
+    return _generate_and_replay(where, count, jobs, seed)
+
+
+@pytest.fixture
+def broker() -> Iterator[Broker]:
+    """A scratch exchange and ingest prefix with its tap queue, deleted after the test."""
+    made = Broker(require_server("amqp"))
+    made.declare_tap()
+    yield made
+    made.delete()
+
+
+@pytest.fixture
+def kind() -> str:
+    """The server of ``central`` (a test parametrizes it to run on another)."""
+    return "postgres"
+
+
+@pytest.fixture
+def central(request: pytest.FixtureRequest, kind: str) -> Iterator[str]:
+    """A fresh database on the ``kind`` server, named after the test, dropped after it."""
+    url = fresh_db(kind, f"ingest_{request.node.originalname[5:25].lower()}")
+    yield url
+    drop(kind, url)
 
 
 def start_producers(

@@ -18,7 +18,8 @@ from monitord.core.readers.dagfile import parse_dag
 from monitord.core.workflow import Workflow, WorkflowContext, WorkflowOptions
 from monitord.daemon.monitor import read_text
 from monitord.service.jobcounts import DagmanProgress, job_counts, percent_done, progress_for
-from monitord.service.status import ServiceSnapshot, SinkStatus, WorkflowStatus
+from monitord.service.status import ServiceSnapshot, WorkflowStatus
+from sinks.runtime.health import SinkHealth
 from tests.conftest import CORPUS, corpus_samples
 
 
@@ -75,7 +76,7 @@ def workflow_state(wf: Workflow) -> str:
 class CorpusStatusSource:
     """Snapshots of fed workflows; ``calls`` counts snapshots, ``after_first`` feeds more lines."""
 
-    def __init__(self, fed: list[FedWorkflow], sinks: list[SinkStatus] | None = None) -> None:
+    def __init__(self, fed: list[FedWorkflow], sinks: list[SinkHealth] | None = None) -> None:
         self.fed = fed
         self.sinks = sinks or []
         self.started_at = time.time() - 12.5

@@ -28,7 +28,8 @@ from monitord.core.events import make_event
 from sinks.amqp.broker import hub_key
 from sinks.amqp.config import parse_amqp_url
 from sinks.amqp.hubs import HubRegistry
-from sinks.amqp.sink import AMQPSink, build_amqp_sink
+from sinks.amqp.sink import AMQPSink
+from sinks.runtime.factory import SinkRequest
 from sinks.runtime.spool.segments import Spool
 from tests.servers import require_server
 from tests.test_amqp_broker import Endpoint, _run, new_endpoint
@@ -99,10 +100,17 @@ def events_of(wf: str, start: int, count: int) -> list:
     ]
 
 
+def amqp_sink(url: str, run_dir: Path, props: dict[str, str]) -> AMQPSink:
+    """The sink the registry builds for ``url`` (unopened)."""
+    return AMQPSink.from_request(
+        SinkRequest(url, run_dir=str(run_dir), restart=False, properties=props)
+    )
+
+
 def open_sinks(urls: list[str], root: Path, registry: HubRegistry) -> list[AMQPSink]:
     sinks = []
     for i, url in enumerate(urls):
-        sink = build_amqp_sink(url, run_dir=str(root / f"wf{i:02d}"), properties=PROPS)
+        sink = amqp_sink(url, root / f"wf{i:02d}", PROPS)
         sink.hub_source = registry
         (root / f"wf{i:02d}").mkdir(parents=True, exist_ok=True)
         sinks.append(sink)
@@ -278,7 +286,7 @@ def test_a_broken_exchange_does_not_stop_the_other_sinks(
         props = {**PROPS, "pegasus.catalog.workflow.drain_timeout": "2"}
         sinks = []
         for i, url in enumerate([bad.url, good.url]):
-            sink = build_amqp_sink(url, run_dir=str(tmp_path / f"wf{i}"), properties=props)
+            sink = amqp_sink(url, tmp_path / f"wf{i}", props)
             sink.hub_source = registry
             sinks.append(sink)
         for i, sink in enumerate(sinks):
@@ -410,7 +418,7 @@ def test_sinks_of_one_broker_share_a_hub_and_the_last_one_ends_it(tmp_path: Path
     threads_before = {t.name for t in threading.enumerate()}
     sinks = []
     for i, url in enumerate(urls):
-        sink = build_amqp_sink(url, run_dir=str(tmp_path / f"wf{i}"), properties=props)
+        sink = amqp_sink(url, tmp_path / f"wf{i}", props)
         sink.hub_source = registry
         sink.open()
         sink.write_batch(events_of(f"wf{i}", 0, 3))

@@ -20,9 +20,10 @@ from monitord.core.events import make_event
 from sinks.amqp.config import endpoint_properties, parse_amqp_url, scrub
 from sinks.amqp.encoder import encode_body, encode_selected, routing_key
 from sinks.amqp.event_filter import DEFAULT_EVENTS, KNOWN_EVENTS, EventFilter
-from sinks.amqp.sink import build_amqp_sink
+from sinks.amqp.sink import AMQPSink
 from sinks.registry import build_sink
 from sinks.runtime.base import SinkError
+from sinks.runtime.factory import SinkRequest
 from sinks.runtime.spool.segments import Position, Spool, SpoolError, encode_frame
 from tests.conftest import CORPUS, CORPUS_TZ, copy_submit_dir, require_corpus
 
@@ -405,16 +406,15 @@ def test_sink_spools_when_the_broker_is_unreachable_and_keeps_it_for_later(
     reopened.close()
 
 
-def test_build_amqp_sink_uses_the_named_endpoint_properties(tmp_path: Path) -> None:
+def test_the_sink_a_request_asks_for_uses_the_named_endpoint_properties(tmp_path: Path) -> None:
     url = "amqp://u:p@127.0.0.1:1/ex"
-    sink = build_amqp_sink(
-        url,
-        run_dir=str(tmp_path),
-        properties={
-            "pegasus.catalog.workflow.amqp.url": url,
-            "pegasus.catalog.workflow.amqp.events": "stampede.xwf.*",
-            "pegasus.catalog.workflow.amqp.drain_timeout": "2",
-        },
+    properties = {
+        "pegasus.catalog.workflow.amqp.url": url,
+        "pegasus.catalog.workflow.amqp.events": "stampede.xwf.*",
+        "pegasus.catalog.workflow.amqp.drain_timeout": "2",
+    }
+    sink = AMQPSink.from_request(
+        SinkRequest(url, run_dir=str(tmp_path), restart=False, properties=properties)
     )
     assert sink.config.events.names == EventFilter.from_property("stampede.xwf.*").names
     assert sink.config.drain_timeout == 2.0

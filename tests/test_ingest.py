@@ -13,7 +13,6 @@ import random
 import socket
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -22,19 +21,21 @@ import pytest
 
 from tests.ingest_harness import (
     Broker,
-    IngestProcess,
     TapMessage,
     acked,
     assert_rows_match,
     finish,
+    ingest_workflows,
+    start_ingests,
     start_producers,
     wait_acked,
     wait_marks,
     wait_quiet,
 )
-from tests.servers import require_server
 from tests.test_amqp_hub import CuttableProxy
-from tests.test_sql_servers import Generated, _generate_and_replay, drop, fresh_db
+from tests.test_sql_servers import Generated
+
+pytest_plugins = ("tests.ingest_harness",)  # the fixtures broker, kind and central
 
 WORKFLOWS = 4
 JOBS = 40
@@ -42,38 +43,7 @@ JOBS = 40
 
 @pytest.fixture(scope="module")
 def workflows(tmp_path_factory: pytest.TempPathFactory) -> list[Generated]:
-    require_server("amqp")
-    require_server("postgres")
-    return _generate_and_replay(tmp_path_factory.mktemp("ingest"), WORKFLOWS, JOBS, 2000)
-
-
-@pytest.fixture
-def broker() -> Iterator[Broker]:
-    made = Broker(require_server("amqp"))
-    made.declare_tap()
-    yield made
-    made.delete()
-
-
-@pytest.fixture
-def kind() -> str:
-    return "postgres"
-
-
-@pytest.fixture
-def central(request: pytest.FixtureRequest, kind: str) -> Iterator[str]:
-    url = fresh_db(kind, f"ingest_{request.node.originalname[5:25].lower()}")
-    yield url
-    drop(kind, url)
-
-
-def _ingests(broker: Broker, url: str, tmp: Path, n: int, **kw: object) -> list[IngestProcess]:
-    procs = [IngestProcess(broker, url, tmp, f"{i + 1}/{n}", **kw) for i in range(n)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.wait_healthy()  # the topology exists before any producer publishes
-    return procs
+    return ingest_workflows(tmp_path_factory.mktemp("ingest"), WORKFLOWS, JOBS, 2000)
 
 
 @pytest.mark.parametrize("kind", ["postgres", "mysql"])
@@ -83,7 +53,7 @@ def test_producers_into_one_database_exactly_once(
     """4 producers, 2 ingest processes, 1 database: every workflow as its own replay; then every
     stream published again (as by producers resent from their spools): nothing loaded twice."""
     # standby only after 10 s: both members own their partitions, even on a slow start
-    procs = _ingests(broker, central, tmp_path, 2, standby_delay=10.0)
+    procs = start_ingests(broker, central, tmp_path, 2, standby_delay=10.0)
     try:
         finish(start_producers(workflows, broker, tmp_path))
         sent = broker.drain(broker.tap)
@@ -119,7 +89,7 @@ def test_kill9_of_an_ingest_process_loses_nothing_doubles_nothing(
     """Member 1 is killed with SIGKILL at 5 seeded moments while the producers publish and the
     stream is republished, and restarted each time; the rows are compared at the end."""
     rng = random.Random(20)
-    procs = _ingests(broker, central, tmp_path, 2, batch=50)
+    procs = start_ingests(broker, central, tmp_path, 2, batch=50)
     victim = procs[0]
     try:
         producers = start_producers(workflows, broker, tmp_path)
@@ -150,7 +120,7 @@ def test_poison_messages_go_to_the_dead_letter_queue_with_their_reason(
     """One partition: poison of every kind published in the middle of the producers' streams;
     each lands in the dead-letter queue with its reason, the workflows load completely."""
     broker.partitions = 1
-    procs = _ingests(broker, central, tmp_path, 1, max_body=64 * 1024)
+    procs = start_ingests(broker, central, tmp_path, 1, max_body=64 * 1024)
     try:
         producers = start_producers(workflows, broker, tmp_path)
         ok_event = b'{"xwf_id": "%s", "ts": 1.0, "restart_count": 0, "event": "stampede.xwf.start"}'
@@ -217,7 +187,7 @@ def test_a_database_outage_pauses_consumption_and_loses_nothing(
     parts = urlsplit(central)
     proxy = OutageProxy(parts.hostname or "127.0.0.1", parts.port or 5432)
     via_proxy = central.replace(f"{parts.hostname}:{parts.port}", f"127.0.0.1:{proxy.port}")
-    procs = _ingests(broker, via_proxy, tmp_path, 1, batch=50, prefetch=100)
+    procs = start_ingests(broker, via_proxy, tmp_path, 1, batch=50, prefetch=100)
     ingest = procs[0]
     try:
         producers = start_producers(workflows, broker, tmp_path)

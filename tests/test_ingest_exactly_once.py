@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,6 +27,8 @@ from tests.ingest_harness import (
     TapMessage,
     assert_rows_match,
     finish,
+    ingest_workflows,
+    start_ingests,
     start_producers,
     wait_marks,
     wait_quiet,
@@ -36,38 +36,20 @@ from tests.ingest_harness import (
 from tests.kills import PLAY_SECONDS, ResumingFollowing, generated_source, kill_points
 from tests.servers import require_server
 from tests.test_follow_played import Following
-from tests.test_sql_servers import Generated, _generate_and_replay, drop, fresh_db
+from tests.test_sql_servers import Generated, drop, fresh_db
+
+pytest_plugins = ("tests.ingest_harness",)  # the fixtures broker and central
 
 KILL_SEED = 20
 
 
 @pytest.fixture(scope="module")
 def workflows(tmp_path_factory: pytest.TempPathFactory) -> list[Generated]:
-    require_server("amqp")
-    require_server("postgres")
-    return _generate_and_replay(tmp_path_factory.mktemp("ingest-once"), 2, 40, 4000)
-
-
-@pytest.fixture
-def broker() -> Iterator[Broker]:
-    made = Broker(require_server("amqp"))
-    made.declare_tap()
-    yield made
-    made.delete()
-
-
-@pytest.fixture
-def central(request: pytest.FixtureRequest) -> Iterator[str]:
-    url = fresh_db("postgres", f"ingest_{request.node.originalname[5:25].lower()}")
-    yield url
-    drop("postgres", url)
+    return ingest_workflows(tmp_path_factory.mktemp("ingest-once"), 2, 40, 4000)
 
 
 def _ingest(broker: Broker, url: str, tmp: Path) -> IngestProcess:
-    proc = IngestProcess(broker, url, tmp, "1/1", batch=50)
-    proc.start()
-    proc.wait_healthy()
-    return proc
+    return start_ingests(broker, url, tmp, 1, batch=50)[0]
 
 
 def _identities(sent: list[TapMessage]) -> set[tuple[str, int, bytes]]:
@@ -109,18 +91,10 @@ class PublishingFollowing(ResumingFollowing):
 
     def __init__(self, src: Path, tmp_path: Path, broker: Broker, **kw: object) -> None:
         super().__init__(src, tmp_path, **kw)  # type: ignore[arg-type]
-        self.cmd = [
-            sys.executable,
-            "-m",
-            "monitord.cli",
-            *broker.producer_properties(),
-            "--no-dashboard",
-            "--state-dir",
-            str(self.state_dir),
-            "-d",
-            broker.url,
-            Path(self.root_out).name,
-        ]
+        cmd = list(self.cmd)  # the daemon tests/kills.py runs, with the broker for the database
+        cmd[cmd.index("-d") + 1] = broker.url
+        head = cmd.index("monitord.cli") + 1  # -D first, as pegasus-monitord takes it
+        self.cmd = [*cmd[:head], *broker.producer_properties(), *cmd[head:]]
 
 
 def test_kill9_of_a_producer_resumed_from_its_snapshot_loads_nothing_twice(

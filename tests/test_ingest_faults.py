@@ -4,7 +4,6 @@ PostgreSQL; scripts/test.sh runs them alone, after the parallel part).  Rows com
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,47 +14,24 @@ from tests.ingest_harness import (
     acked,
     assert_rows_match,
     finish,
+    ingest_workflows,
+    start_ingests,
     start_producers,
     wait_marks,
     wait_quiet,
 )
-from tests.servers import require_server, service
-from tests.test_sql_servers import Generated, _generate_and_replay, drop, fresh_db
+from tests.servers import service
+from tests.test_sql_servers import Generated
 
 pytestmark = pytest.mark.serial
+pytest_plugins = ("tests.ingest_harness",)  # the fixtures broker and central
 
 BACKOFF_CAP = 15.0  # sinks.amqp.broker.Backoff's cap: the outage outlasts every backoff
 
 
 @pytest.fixture(scope="module")
 def workflows(tmp_path_factory: pytest.TempPathFactory) -> list[Generated]:
-    require_server("amqp")
-    require_server("postgres")
-    return _generate_and_replay(tmp_path_factory.mktemp("ingest-faults"), 4, 150, 3000)
-
-
-@pytest.fixture
-def broker() -> Iterator[Broker]:
-    made = Broker(require_server("amqp"))
-    made.declare_tap()
-    yield made
-    made.delete()
-
-
-@pytest.fixture
-def central() -> Iterator[str]:
-    url = fresh_db("postgres", "ingest_faults")
-    yield url
-    drop("postgres", url)
-
-
-def _ingests(broker: Broker, url: str, tmp: Path) -> list[IngestProcess]:
-    procs = [IngestProcess(broker, url, tmp, f"{i + 1}/2", batch=50) for i in range(2)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.wait_healthy()
-    return procs
+    return ingest_workflows(tmp_path_factory.mktemp("ingest-faults"), 4, 150, 3000)
 
 
 def _wait_acked(procs: list[IngestProcess], n: int) -> None:
@@ -67,7 +43,7 @@ def _wait_acked(procs: list[IngestProcess], n: int) -> None:
 def test_rabbitmq_restart_mid_run(
     workflows: list[Generated], broker: Broker, central: str, tmp_path: Path
 ) -> None:
-    procs = _ingests(broker, central, tmp_path)
+    procs = start_ingests(broker, central, tmp_path, 2, batch=50)
     try:
         producers = start_producers(workflows, broker, tmp_path)
         _wait_acked(procs, 300)
@@ -86,7 +62,7 @@ def test_rabbitmq_restart_mid_run(
 def test_postgresql_stopped_longer_than_every_backoff(
     workflows: list[Generated], broker: Broker, central: str, tmp_path: Path
 ) -> None:
-    procs = _ingests(broker, central, tmp_path)
+    procs = start_ingests(broker, central, tmp_path, 2, batch=50)
     try:
         producers = start_producers(workflows, broker, tmp_path)
         _wait_acked(procs, 300)

@@ -37,6 +37,7 @@ class FileSink:
     def __init__(self, directory: str) -> None:
         self.name = "recorder"
         self.display_url = f"file://{directory}"
+        self.destination = f"recorder://u:{SECRET}@{directory}"  # what it writes to
         self.out = os.path.join(directory, "out")
         self.flag = os.path.join(directory, "down")
 
@@ -121,6 +122,7 @@ def test_every_executor_delivers_in_order_and_reports_the_same_record(
     health = executor.health()
     assert isinstance(health, SinkHealth)
     assert (health.name, health.state, health.spooled, health.failures) == ("recorder", "up", 0, 0)
+    assert health.destination == f"recorder://u:***@{tmp_path}"  # declared, password masked
     executor.stop()
     assert not executor.failed and executor.stats()["events_written"] == 15
 

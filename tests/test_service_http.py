@@ -13,12 +13,12 @@ from monitord.service.jobcounts import job_counts
 from monitord.service.status import (
     JOB_COLUMNS,
     ServiceSnapshot,
-    SinkStatus,
     StatusFormatError,
     WorkflowStatus,
     from_json,
     to_json,
 )
+from sinks.runtime.health import SinkHealth, merge_health
 from tests.status_fixtures import (
     CorpusStatusSource,
     corpus_dagman_outs,
@@ -27,15 +27,13 @@ from tests.status_fixtures import (
 )
 
 SINKS = [
-    SinkStatus(name="sqlite:///run/wf.stampede.db", queued=3, spooled=0, failures=0),
-    SinkStatus(
+    SinkHealth(name="sqlite:///run/wf.stampede.db", queued=3),
+    SinkHealth(
         name='amqp "broker"\nnext',
-        queued=0,
         spooled=7,
-        failures=4,
         state="draining",
         spooled_bytes=900,
-        oldest_age=12.5,
+        oldest=12.5,
         retries=4,
     ),
 ]
@@ -95,9 +93,9 @@ async def test_healthz(server, source):
 async def test_healthz_names_the_sinks_down_or_disabled(source):
     source.sinks = [
         *SINKS,
-        SinkStatus("postgresql://u@db/x", 0, 120, 31, state="down", since=1.7e9, retries=31,
-                   workflows=5, workflows_not_up=["w1", "w2"], last_error="connection refused"),
-        SinkStatus("mysql://u@db/y", 0, 0, 1, state="disabled", since=1.8e9,
+        SinkHealth("postgresql://u@db/x", spooled=120, state="down", since=1.7e9, retries=31,
+                   workflows=5, workflows_not_up=("w1", "w2"), last_error="connection refused"),
+        SinkHealth("mysql://u@db/y", state="disabled", since=1.8e9,
                    permanent_failures=1, last_error="Access denied"),
     ]  # fmt: skip
     srv = await start_http(source, "127.0.0.1:0")
@@ -157,9 +155,7 @@ async def test_metrics_parse_with_prometheus_client(server, source):
         assert value("monitord_sink_queued", sink=sink.name) == sink.queued
         assert value("monitord_sink_spooled_events", sink=sink.name) == sink.spooled
         assert value("monitord_sink_spooled_bytes", sink=sink.name) == sink.spooled_bytes
-        assert value("monitord_sink_oldest_undelivered_seconds", sink=sink.name) == (
-            sink.oldest_age
-        )
+        assert value("monitord_sink_oldest_undelivered_seconds", sink=sink.name) == (sink.oldest)
         assert value("monitord_sink_failures_total", sink=sink.name) == sink.failures
         assert value("monitord_sink_retries_total", sink=sink.name) == sink.retries
         assert value("monitord_sink_permanent_failures_total", sink=sink.name) == 0
@@ -194,6 +190,63 @@ async def test_status_json_round_trip(server, source):
     assert from_json(to_json(snap)) == snap
 
 
+# /status.json of two sinks as the service wrote it when it copied SinkHealth into a status
+# record of its own (commit 329b197): the format monitord status and scrapers read
+SINK_HEALTH = [
+    SinkHealth(
+        "sql:postgresql://u@db/x",
+        state="down",
+        since=1.7e9,
+        spooled=120,
+        spooled_bytes=9000,
+        oldest=12.346,
+        queued=2,
+        retries=30,
+        permanent_failures=1,
+        attempts=3,
+        outages=2,
+        outage_seconds=4.5,
+        down_seconds=1.0,
+        last_error="connection refused (postgresql://u:secret@db/x)",
+        events_written=77,
+        row_by_row_batches=3,
+        rows_rejected=7,
+        workflows=5,
+        workflows_not_up=("w1", "w2"),
+    ),
+    SinkHealth("sql: per-workflow files"),
+]
+SINKS_JSON = (
+    b'{"started_at":1.5,"workflows":[],"sinks":[{"name":"sql:postgresql://u@db/x","queued":2,'
+    b'"spooled":120,"failures":31,"state":"down","since":1700000000.0,"spooled_bytes":9000,'
+    b'"oldest_age":12.346,"retries":30,"permanent_failures":1,"workflows":5,'
+    b'"workflows_not_up":["w1","w2"],"last_error":"connection refused '
+    b'(postgresql://u:***@db/x)","row_by_row_batches":3,"rows_rejected":7},'
+    b'{"name":"sql: per-workflow files","queued":0,"spooled":0,"failures":0,"state":"up",'
+    b'"since":null,"spooled_bytes":0,"oldest_age":0.0,"retries":0,"permanent_failures":0,'
+    b'"workflows":1,"workflows_not_up":[],"last_error":null,"row_by_row_batches":0,'
+    b'"rows_rejected":0}],"notifications_running":0,"notifications_queued":0,"plugins":[],'
+    b'"finished":[]}'
+)
+
+
+def test_status_json_shows_a_sinks_health_as_it_always_did():
+    """The sinks of /status.json are SinkHealth records: the same keys, values and order as
+    before; what it does not show (attempts, outages, events written) stays out."""
+    snap = ServiceSnapshot(started_at=1.5, sinks=SINK_HEALTH)
+    assert to_json(snap) == SINKS_JSON
+    back = from_json(SINKS_JSON)
+    assert to_json(back) == SINKS_JSON
+    assert [s.failures for s in back.sinks] == [31, 0]
+    assert back.sinks[0].oldest == 12.346 and back.sinks[0].attempts == 0
+
+
+def test_a_destinations_oldest_undelivered_age_is_shown_to_the_millisecond():
+    """As the status record the service once made of it rounded it (JSON and /metrics)."""
+    merged = merge_health("d", [SinkHealth("a", oldest=1.23456), SinkHealth("b", oldest=0.5)])
+    assert merged.oldest == 1.235
+
+
 def test_from_json_rejects_bad_documents():
     for bad in (b"nope", b"[]", b'{"workflows": []}', b'{"started_at": 1, "workflows": [{}]}'):
         with pytest.raises(StatusFormatError):
@@ -202,7 +255,7 @@ def test_from_json_rejects_bad_documents():
 
 async def test_status_page_escapes_everything(source):
     source.fed[0].wf.run_dir = '/tmp/<b>"evil"&'
-    evil = SinkStatus(name="<script>alert(1)</script>", queued=1, spooled=2, failures=3)
+    evil = SinkHealth(name="<script>alert(1)</script>", queued=1, spooled=2, retries=3)
     source.sinks = [evil]
     srv = await start_http(source, "127.0.0.1:0")
     try:

@@ -19,7 +19,8 @@ import pytest
 
 from monitord.service.http import start_http
 from monitord.service.jobcounts import job_counts, percent_done
-from monitord.service.status import JOB_COLUMNS, ServiceSnapshot, SinkStatus
+from monitord.service.status import JOB_COLUMNS, ServiceSnapshot
+from sinks.runtime.health import SinkHealth
 from tests.status_fixtures import (
     CorpusStatusSource,
     FedWorkflow,
@@ -45,7 +46,7 @@ class ProgressingSource(CorpusStatusSource):
     """First snapshot: workflows part-way; from the second on, every line has been fed."""
 
     def __init__(self, fed: list[FedWorkflow], rest: list[list[str]]) -> None:
-        super().__init__(fed, [SinkStatus(HOSTILE, 2, 1, 0)])
+        super().__init__(fed, [SinkHealth(HOSTILE, queued=2, spooled=1)])
         self.rest = rest
 
     def snapshot(self) -> ServiceSnapshot:

@@ -7,7 +7,9 @@ file sink's.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -38,6 +40,70 @@ def test_builtin_sinks_come_from_entry_points() -> None:
     )
     assert reg.by_name["dashboard"].capabilities == Capabilities(dashboard=True, resumes=True)
     assert reg.by_name["file"].capabilities == Capabilities()
+
+
+@pytest.mark.quick
+def test_built_sinks_say_where_they_write_in_their_health(tmp_path: Path) -> None:
+    """What a replay's "events not delivered to ..." line names (monitord/daemon/undelivered.py):
+    each built-in sink's declared destination, relayed by its delivery's health record."""
+    from sinks.runtime.delivery import Delivery
+
+    secret = "pw-7b1c"
+    run = str(tmp_path)
+    shown = {
+        f"postgresql://u:{secret}@127.0.0.1:1/db": "postgresql+psycopg2://u:***@127.0.0.1:1/db",
+        f"jdbc:mysql://u:{secret}@h:3306/db": "mysql+pymysql://u:***@h:3306/db",
+        f"sqlite:///{run}/a.db": f"sqlite:///{run}/a.db",
+        "events.bp": str(tmp_path / "events.bp"),
+        "-": "stdout",
+        f"amqp://u:{secret}@127.0.0.1:1/monitord": "amqp://u@127.0.0.1:1/monitord",
+    }
+    for dest, want in shown.items():
+        sink = registry.build_sink(dest, run_dir=run, restart=False)
+        assert Delivery(sink).health().destination == want, dest
+    undeclared = SimpleNamespace(name=f"custom://u:{secret}@h")  # named by its name, masked
+    assert Delivery(undeclared).health().destination == "custom://u:***@h"  # type: ignore[arg-type]
+
+
+@pytest.mark.quick
+def test_every_field_of_a_request_reaches_the_sink_it_asks_for(tmp_path: Path) -> None:
+    """The SQL, dashboard and AMQP factories hand the whole request over (``from_request``)."""
+    from sinks.amqp.sink import AMQPSink
+    from sinks.runtime.marks import line_one_stream
+    from sinks.sql.dashboard import DashboardSink
+    from sinks.sql.database import connect_timeout_args
+    from sinks.sql.sink import SQLSink
+
+    dest = "postgresql://u@127.0.0.1:1/db"
+    run = str(tmp_path)
+    props = {"pegasus.catalog.workflow.timeout": "3"}
+    sql = registry.build_sink(
+        dest, run_dir=run, restart=True, root_wf_uuid="r", pegasus_version="5.1", properties=props
+    )
+    assert isinstance(sql, SQLSink)
+    assert (sql._restart, sql._purge_uuid, sql._pegasus_version) == (True, "r", "5.1")
+    assert sql._engine_kw == connect_timeout_args(dest, "3") != {}
+    dash = registry.build_dashboard_sink(
+        dest, root_wf_uuid="r", db_url="sqlite:///x.db", restart=True, pegasus_version="5.1"
+    )
+    assert isinstance(dash, DashboardSink)
+    assert (dash._root, dash._db_url, dash._restart, dash._pegasus_version) == (
+        "r",
+        "sqlite:///x.db",
+        True,
+        "5.1",
+    )
+    amqp = registry.build_sink(
+        "amqp://u@127.0.0.1:1/ex",
+        run_dir="run",
+        restart=True,
+        root_wf_uuid="r",
+        properties={"pegasus.catalog.workflow.drain_timeout": "2"},
+    )
+    assert isinstance(amqp, AMQPSink)
+    assert amqp.numbering.stream == line_one_stream("r")  # a restart of root workflow r
+    assert amqp.config.drain_timeout == 2.0
+    assert amqp.spool_path.startswith(os.path.abspath("run") + os.sep)
 
 
 def test_built_sinks_carry_their_factorys_capabilities(tmp_path: Path) -> None:

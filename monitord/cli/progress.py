@@ -96,6 +96,10 @@ def summary_line(monitor: Monitor[LocalOutputs], counter: ProgressCounter, *, re
         f"{counter.instances_ended} job instances",
         f"{counter.events_total} events",
     ]
+    out_of_order = sum(wf.out_of_order for wf in workflows)  # handled, but worth a look
+    if out_of_order:
+        noun = "state" if out_of_order == 1 else "states"
+        parts.append(f"{out_of_order} job {noun} out of DAGMan's order")
     stats = _sink_stats(monitor.outputs)
     if stats:
         left = sum(int(s.get("left_behind") or s.get("spooled") or 0) for s in stats)

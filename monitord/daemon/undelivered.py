@@ -9,11 +9,13 @@ The dashboard database is not a requested destination (it has its own warnings).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from monitord.daemon.errors import MonitordError
 from monitord.system.secrets import mask_url_passwords as masked
+from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.executor import Executor
+from sinks.runtime.health import SinkHealth
 from sinks.runtime.spool import SpoolSettings
 
 if TYPE_CHECKING:
@@ -23,25 +25,8 @@ if TYPE_CHECKING:
 REASON_MAX = 160  # characters of a driver's error kept in the line
 
 
-def destination_of(sink: Any) -> str:
-    """The destination a sink writes to, as the user gave it but without a password."""
-    for attr in ("display_url", "path"):
-        value = getattr(sink, attr, None)
-        if isinstance(value, str) and value:
-            return masked("stdout" if value == "-" else value)
-    config = getattr(sink, "config", None)  # AMQP
-    safe = getattr(config, "safe_url", None)
-    if isinstance(safe, str):
-        return safe
-    return masked(str(getattr(sink, "name", "?")))
-
-
-def _reason(worker: Executor, dest: str) -> str:
+def _reason(error: str | None, dest: str) -> str:
     """`` (the sink's last error)``, on one line, without repeating the destination."""
-    try:
-        error = worker.health().last_error
-    except Exception:  # noqa: BLE001 - a reason is a nicety, the count is what matters
-        error = None
     if not error:
         return ""
     first = masked(str(error).strip().splitlines()[0])
@@ -56,16 +41,20 @@ def undelivered(workers: Iterable[Executor], spool_settings: SpoolSettings | Non
     problems = []
     for worker in workers:
         sink = worker.sink
-        if getattr(sink, "name", None) == "dashboard":
+        if capabilities_of(sink).dashboard:
             continue
         stats = worker.stats()
-        dest = destination_of(sink)
+        try:
+            health = worker.health()
+        except Exception:  # noqa: BLE001 - the name and reason are niceties, the count matters
+            health = SinkHealth(sink.name, destination=sink.name)
+        dest = health.destination
         left = int(stats.get("left_behind") or stats.get("spooled") or 0)
         own_spool = int(getattr(sink, "left_in_spool", 0) or 0)  # AMQP: its own spool
         if worker.failed:
             written = int(stats.get("events_written") or 0)
             problems.append(
-                f"{dest} failed{_reason(worker, dest)} after {written} events, the rest were "
+                f"{dest} failed{_reason(health.last_error, dest)} after {written} events, the rest were "
                 "not written; rerun the replay once it works"
             )
         elif left or own_spool:
@@ -79,7 +68,7 @@ def undelivered(workers: Iterable[Executor], spool_settings: SpoolSettings | Non
                 else "rerun the replay once it answers (it starts over)"
             )
             problems.append(
-                f"{left + own_spool} events not delivered to {dest}{_reason(worker, dest)}: "
+                f"{left + own_spool} events not delivered to {dest}{_reason(health.last_error, dest)}: "
                 f"left{where}; {how}"
             )
     return problems

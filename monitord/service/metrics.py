@@ -90,6 +90,12 @@ class SnapshotCollector:
             wf,
             [((w.wf_uuid,), w.events_total) for w in wfs],
         )
+        yield _counter(
+            "monitord_workflow_job_states_out_of_order",
+            "Job states seen out of DAGMan's order (handled anyway; logged as a warning).",
+            wf,
+            [((w.wf_uuid,), w.out_of_order) for w in wfs],
+        )
         yield _gauge(
             "monitord_workflow_jobs",
             "DAG nodes per state, as pegasus-status counts them.",
@@ -139,7 +145,7 @@ class SnapshotCollector:
             "monitord_sink_oldest_undelivered_seconds",
             "Age of the oldest event spooled for the sink and not delivered yet (0 when none).",
             sink,
-            [((s.name,), s.oldest_age) for s in sinks],
+            [((s.name,), s.oldest) for s in sinks],
         )
         yield _counter(
             "monitord_sink_retries_total",

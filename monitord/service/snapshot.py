@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from monitord.service.jobcounts import job_counts, percent_done
-from monitord.service.status import ServiceSnapshot, WorkflowStatus, plugin_status, sink_status
+from monitord.service.status import ServiceSnapshot, WorkflowStatus, plugin_status
 from monitord.service.workflows import Followed
 from sinks.plugins.host import plugin_snapshot
 
@@ -63,9 +63,10 @@ def service_snapshot(followed: Mapping[str, Followed], pool: Any, started_at: fl
                     events_per_second=rate if index == 0 else 0.0,
                     events_total=monitor.events_total if index == 0 else 0,
                     undelivered=undelivered,
+                    out_of_order=wf.out_of_order if wf is not None else 0,
                 )
             )
-    sinks = [] if pool is None else [sink_status(h) for h in pool.health()]
+    sinks = [] if pool is None else pool.health()
     plugins = [
         plugin_status(item.wf_uuid or item.dagman_out, snap)
         for item in followed.values()

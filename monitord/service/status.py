@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass, field, fields
+from typing import Any, Protocol
 
 import orjson
 
-if TYPE_CHECKING:
-    from sinks.runtime.health import SinkHealth
+from sinks.runtime.health import SinkHealth
 
 # The job count columns of pegasus-status, in its order (%DONE is derived, see jobcounts).
 JOB_COLUMNS: tuple[str, ...] = ("UNREADY", "READY", "PRE", "QUEUED", "POST", "SUCCESS", "FAILURE")
@@ -36,38 +35,7 @@ class WorkflowStatus:
     events_per_second: float
     events_total: int
     undelivered: int = 0  # events handed to the sinks, not in them yet (spooled or queued)
-
-
-@dataclass(slots=True)
-class SinkStatus:
-    """One destination (database, file, broker), over every workflow's delivery to it.
-
-    ``state``: the worst of its deliveries (up < draining < down < disabled), ``since``:
-    epoch seconds it entered that state.  ``spooled``: events on disk waiting for it.
-    ``failures``: failed attempts (``retries`` retryable + ``permanent_failures``).
-    ``row_by_row_batches``: batches a database rejected whole and took row by row, skipping
-    ``rows_rejected`` rows (SQL sinks; an unexpected row, logged once per batch).
-    """
-
-    name: str
-    queued: int
-    spooled: int
-    failures: int
-    state: str = "up"
-    since: float | None = None
-    spooled_bytes: int = 0
-    oldest_age: float = 0.0  # seconds since the oldest undelivered event was handed over
-    retries: int = 0
-    permanent_failures: int = 0
-    workflows: int = 0
-    workflows_not_up: list[str] = field(default_factory=list)
-    last_error: str | None = None
-    row_by_row_batches: int = 0
-    rows_rejected: int = 0
-
-    @property
-    def healthy(self) -> bool:
-        return self.state in ("up", "draining")
+    out_of_order: int = 0  # job states seen out of DAGMan's order (Workflow.out_of_order)
 
 
 @dataclass(slots=True)
@@ -142,32 +110,38 @@ class FinishedStatus:
 class ServiceSnapshot:
     started_at: float  # epoch seconds of the service process start
     workflows: list[WorkflowStatus] = field(default_factory=list)
-    sinks: list[SinkStatus] = field(default_factory=list)
+    sinks: list[SinkHealth] = field(default_factory=list)  # one per destination, merged
     notifications_running: int = 0
     notifications_queued: int = 0
     plugins: list[PluginStatus] = field(default_factory=list)
     finished: list[FinishedStatus] = field(default_factory=list)  # most recent first
 
 
-def sink_status(health: SinkHealth) -> SinkStatus:
-    """A destination's merged delivery health (``SinkPool.health``) as a :class:`SinkStatus`."""
-    return SinkStatus(
-        name=health.name,
-        queued=health.queued,
-        spooled=health.spooled,
-        failures=health.failures,
-        state=health.state,
-        since=health.since,
-        spooled_bytes=health.spooled_bytes,
-        oldest_age=round(health.oldest, 3),
-        retries=health.retries,
-        permanent_failures=health.permanent_failures,
-        workflows=health.workflows,
-        workflows_not_up=list(health.workflows_not_up),
-        last_error=health.last_error,
-        row_by_row_batches=health.row_by_row_batches,
-        rows_rejected=health.rows_rejected,
-    )
+# What /status.json shows of a destination's SinkHealth, in this order; ``oldest`` is called
+# ``oldest_age`` there, ``failures`` is ``retries`` + ``permanent_failures``.
+SINK_FIELDS: tuple[str, ...] = (
+    "name",
+    "queued",
+    "spooled",
+    "failures",
+    "state",
+    "since",
+    "spooled_bytes",
+    "oldest",
+    "retries",
+    "permanent_failures",
+    "workflows",
+    "workflows_not_up",
+    "last_error",
+    "row_by_row_batches",
+    "rows_rejected",
+)
+_SINK_KEYS = {"oldest": "oldest_age"}
+
+
+def sink_json(health: SinkHealth) -> dict[str, Any]:
+    """A destination's merged delivery health (``SinkPool.health``) as /status.json shows it."""
+    return {_SINK_KEYS.get(name, name): getattr(health, name) for name in SINK_FIELDS}
 
 
 class StatusSource(Protocol):
@@ -182,7 +156,9 @@ class StatusFormatError(ValueError):
 
 def to_json(snapshot: ServiceSnapshot) -> bytes:
     """The snapshot as JSON (the body of /status.json)."""
-    return orjson.dumps(snapshot)
+    doc = {f.name: getattr(snapshot, f.name) for f in fields(snapshot)}
+    doc["sinks"] = [sink_json(h) for h in snapshot.sinks]
+    return orjson.dumps(doc)
 
 
 def from_json(data: bytes | str) -> ServiceSnapshot:
@@ -216,22 +192,23 @@ def _list(doc: dict[str, Any], key: str) -> list[dict[str, Any]]:
     return value
 
 
-def _sink(s: dict[str, Any]) -> SinkStatus:
+def _sink(s: dict[str, Any]) -> SinkHealth:
     since = s.get("since")
     error = s.get("last_error")
-    return SinkStatus(
+    permanent = int(s.get("permanent_failures", 0))
+    return SinkHealth(
         name=str(s["name"]),
         queued=int(s["queued"]),
         spooled=int(s["spooled"]),
-        failures=int(s["failures"]),
         state=str(s.get("state", "up")),
         since=float(since) if since is not None else None,
         spooled_bytes=int(s.get("spooled_bytes", 0)),
-        oldest_age=float(s.get("oldest_age", 0.0)),
-        retries=int(s.get("retries", 0)),
-        permanent_failures=int(s.get("permanent_failures", 0)),
+        oldest=float(s.get("oldest_age", 0.0)),
+        # failures = retries + permanent_failures: all retryable when a document lacks them
+        retries=int(s.get("retries", int(s["failures"]) - permanent)),
+        permanent_failures=permanent,
         workflows=int(s.get("workflows", 0)),
-        workflows_not_up=[str(w) for w in s.get("workflows_not_up", [])],
+        workflows_not_up=tuple(str(w) for w in s.get("workflows_not_up", [])),
         last_error=str(error) if error is not None else None,
         row_by_row_batches=int(s.get("row_by_row_batches", 0)),
         rows_rejected=int(s.get("rows_rejected", 0)),
@@ -268,6 +245,7 @@ def _workflow(w: dict[str, Any]) -> WorkflowStatus:
         events_per_second=float(w["events_per_second"]),
         events_total=int(w["events_total"]),
         undelivered=int(w.get("undelivered", 0)),
+        out_of_order=int(w.get("out_of_order", 0)),
     )
 
 

@@ -22,15 +22,9 @@ class AMQPFactory:
         """The URL and endpoint properties are checked as the sink is built."""
 
     def build(self, request: SinkRequest) -> Sink:
-        from sinks.amqp.sink import build_amqp_sink  # aio-pika only when an AMQP URL is asked
+        from sinks.amqp.sink import AMQPSink  # aio-pika only when an AMQP URL is asked
 
-        return build_amqp_sink(
-            request.dest,
-            run_dir=request.run_dir,
-            properties=request.properties,
-            restart=request.restart,
-            root_wf_uuid=request.root_wf_uuid,
-        )
+        return AMQPSink.from_request(request)
 
 
 AMQP = AMQPFactory()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 import structlog
@@ -33,6 +33,7 @@ from sinks.amqp.hubs import HubRegistry, default_registry
 from sinks.amqp.stream import Numbering
 from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import SharedResources
+from sinks.runtime.factory import SinkRequest
 from sinks.runtime.health import SinkHealth
 from sinks.runtime.policy import UP
 from sinks.runtime.spool.segments import Spool, SpoolError
@@ -68,6 +69,25 @@ class AMQPSink:
         self.events_spooled = 0
         self._oldest_since: float | None = None  # wall time the oldest undelivered was spooled
         self.left_in_spool = 0  # undelivered when closed (for the next daemon)
+
+    @classmethod
+    def from_request(cls, request: SinkRequest) -> AMQPSink:
+        """An unopened sink for ``request.dest`` with its endpoint's properties (doc §6.4,
+        §6.5); ``restart`` and the root workflow pick the stream of unmarked batches
+        (:class:`Numbering`)."""
+        dest = request.dest
+        config = parse_amqp_url(dest, endpoint_properties(request.properties, dest))
+        return cls(
+            config,
+            run_dir=os.path.abspath(request.run_dir),
+            restart=request.restart,
+            root_wf_uuid=request.root_wf_uuid,
+        )
+
+    @property
+    def destination(self) -> str:
+        """Where it publishes, for people (``SinkHealth.destination``): the URL, no password."""
+        return self.config.safe_url
 
     @property
     def lane_key(self) -> str:
@@ -186,19 +206,3 @@ class AMQPSink:
         spool.close()
         self.spool = None
         self.publisher = None
-
-
-def build_amqp_sink(
-    dest: str,
-    *,
-    run_dir: str,
-    properties: Mapping[str, str] | None = None,
-    restart: bool = False,
-    root_wf_uuid: str | None = None,
-) -> AMQPSink:
-    """An unopened AMQP sink for ``dest`` with its endpoint's properties (doc §6.4, §6.5);
-    ``restart`` and ``root_wf_uuid`` pick the stream of unmarked batches (:class:`Numbering`)."""
-    config = parse_amqp_url(dest, endpoint_properties(properties or {}, dest))
-    return AMQPSink(
-        config, run_dir=os.path.abspath(run_dir), restart=restart, root_wf_uuid=root_wf_uuid
-    )

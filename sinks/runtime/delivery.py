@@ -22,7 +22,7 @@ from monitord.core.events import StampedeEvent
 from sinks.runtime.base import MarkingSink, SelfSpoolingSink, Sink, TallyingSink
 from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.codec import decode_marked
-from sinks.runtime.health import SinkHealth
+from sinks.runtime.health import SinkHealth, destination_of
 from sinks.runtime.items import EXIT, Batch, Step, Wait, _Flush, _Item
 from sinks.runtime.marks import HeldMarks, MarkedBatch, Marks, marks_of
 from sinks.runtime.outage import OutageReporter
@@ -58,6 +58,7 @@ class Delivery:
         reporter: OutageReporter | None = None,
     ) -> None:
         self.sink = sink
+        self.destination = destination_of(sink)
         self.max_queue = max_queue
         self.settings = spool
         self.policy = DeliveryState(
@@ -143,7 +144,11 @@ class Delivery:
         """State, counters and backlog of this sink: the one record health checks, status
         pages and metrics read (:mod:`sinks.runtime.health`)."""
         snap = self.policy.health(self.sink.name)
-        fields: dict[str, Any] = {"queued": self.queued, "events_written": self.events_written}
+        fields: dict[str, Any] = {
+            "queued": self.queued,
+            "events_written": self.events_written,
+            "destination": self.destination,
+        }
         if self.self_spooling and self._opened and not self.failed:
             own = cast(SelfSpoolingSink, self.sink).health()  # it knows its own backlog
             fields.update(spooled=own.spooled, spooled_bytes=own.spooled_bytes, oldest=own.oldest)

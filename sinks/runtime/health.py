@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from monitord.system.secrets import mask_url_passwords
 
@@ -27,7 +28,8 @@ class SinkHealth:
     ``state``: up, draining (back, delivering its backlog), down (retrying), disabled;
     ``since``: epoch seconds it entered that state (None: never changed).  ``spooled``:
     events on disk not yet in the sink (``spooled_bytes`` of them), ``oldest``: age in
-    seconds of the oldest of them; ``queued``: batches waiting in memory.
+    seconds of the oldest of them; ``queued``: batches waiting in memory.  ``destination``:
+    where the sink writes, as people name it (:func:`destination_of`).
     """
 
     name: str
@@ -50,10 +52,13 @@ class SinkHealth:
     workflow: str | None = None  # the service: whose delivery this is
     workflows: int = 1  # merged: deliveries to the destination
     workflows_not_up: tuple[str, ...] = ()
+    destination: str = ""
 
     def __post_init__(self) -> None:
         if self.last_error is not None:
             object.__setattr__(self, "last_error", mask_url_passwords(self.last_error))
+        if self.destination:
+            object.__setattr__(self, "destination", mask_url_passwords(self.destination))
 
     @property
     def failures(self) -> int:
@@ -74,6 +79,13 @@ class SinkHealth:
         )
 
 
+def destination_of(sink: Any) -> str:
+    """Where ``sink`` writes, for the lines that name it: the ``destination`` it declares (the
+    built-in sinks: a database or broker URL, a file path, ``stdout``), else its ``name``."""
+    declared = getattr(sink, "destination", None)
+    return declared if isinstance(declared, str) and declared else str(sink.name)
+
+
 def merge_health(name: str, snaps: Sequence[SinkHealth]) -> SinkHealth:
     """One destination's health from its deliveries: the worst state (and since when), the
     backlog summed, the oldest undelivered event, the workflows not delivering."""
@@ -91,7 +103,7 @@ def merge_health(name: str, snaps: Sequence[SinkHealth]) -> SinkHealth:
         ),
         spooled=sum(s.spooled for s in snaps),
         spooled_bytes=sum(s.spooled_bytes for s in snaps),
-        oldest=max(s.oldest for s in snaps),
+        oldest=round(max(s.oldest for s in snaps), 3),  # as the other durations: to the ms
         queued=sum(s.queued for s in snaps),
         retries=sum(s.retries for s in snaps),
         permanent_failures=sum(s.permanent_failures for s in snaps),

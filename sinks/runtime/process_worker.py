@@ -31,7 +31,7 @@ import structlog
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import Sink
 from sinks.runtime.codec import encode_batch
-from sinks.runtime.health import SinkHealth
+from sinks.runtime.health import SinkHealth, destination_of
 from sinks.runtime.marks import marks_of
 from sinks.runtime.policy import DISABLED, DOWN
 from sinks.runtime.spool import SpoolSettings
@@ -163,7 +163,8 @@ class ProcessSinkWorker:
         self.failed = False
         self.events_written = 0
         self.child_stats: dict[str, Any] = {}
-        self.child_health = SinkHealth(sink.name)  # as the child last reported it
+        # as the child last reported it
+        self.child_health = SinkHealth(sink.name, destination=destination_of(sink))
         self._failed_at: float | None = None
         ctx = multiprocessing.get_context("forkserver")
         self._inbox = ctx.Queue(maxsize=max_queue)

@@ -22,6 +22,7 @@ from monitord.core.catalogue import DASHBOARD
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import Capabilities, SharedResources
+from sinks.runtime.factory import SinkRequest
 
 from . import schema as s
 from .database import (
@@ -94,6 +95,24 @@ class DashboardSink:
         self._engine: Engine | None = None
         self._wf_id: int | None = None
         self.display_url = safe_url(self._url)
+
+    @classmethod
+    def from_request(cls, request: SinkRequest) -> DashboardSink:
+        """The master database ``request.dest`` for its root workflow (``root_wf_uuid``),
+        whose events go to ``db_url`` (both there: the factory's ``check``)."""
+        assert request.root_wf_uuid is not None and request.db_url is not None
+        return cls(
+            request.dest,
+            root_wf_uuid=request.root_wf_uuid,
+            db_url=request.db_url,
+            restart=request.restart,
+            pegasus_version=request.pegasus_version,
+        )
+
+    @property
+    def destination(self) -> str:
+        """Where it writes, for people (``SinkHealth.destination``): the URL, no password."""
+        return self.display_url
 
     @property
     def lane_key(self) -> str:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from sinks.runtime.base import Sink, SinkError
-from sinks.runtime.factory import SinkRequest, endpoint_property, scheme_of
+from sinks.runtime.factory import SinkRequest, scheme_of
 from sinks.sql.dashboard import DASHBOARD_CAPABILITIES, DashboardSink
-from sinks.sql.database import connect_timeout_args, parse_url, safe_url
+from sinks.sql.database import parse_url, safe_url
 from sinks.sql.sink import SQL_CAPABILITIES, SQLSink
 
 # database backend -> the extra of monitord that installs its driver
@@ -47,14 +47,7 @@ class SQLFactory:
         require_driver(request.dest)
 
     def build(self, request: SinkRequest) -> Sink:
-        timeout = endpoint_property(request.properties, request.dest, "timeout")
-        return SQLSink(
-            request.dest,
-            restart=request.restart,
-            purge_wf_uuid=request.root_wf_uuid,
-            pegasus_version=request.pegasus_version,
-            engine_kw=connect_timeout_args(request.dest, timeout) if timeout else None,
-        )
+        return SQLSink.from_request(request)
 
 
 class DashboardFactory:
@@ -69,14 +62,7 @@ class DashboardFactory:
             raise SinkError("the dashboard sink needs the root workflow and its events URL")
 
     def build(self, request: SinkRequest) -> Sink:
-        assert request.root_wf_uuid is not None and request.db_url is not None
-        return DashboardSink(
-            request.dest,
-            root_wf_uuid=request.root_wf_uuid,
-            db_url=request.db_url,
-            restart=request.restart,
-            pegasus_version=request.pegasus_version,
-        )
+        return DashboardSink.from_request(request)
 
 
 SQL = SQLFactory()

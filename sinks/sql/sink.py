@@ -24,11 +24,13 @@ from monitord.core.events import StampedeEvent
 from monitord.system.ownership import create_owned
 from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import Capabilities, SharedResources
+from sinks.runtime.factory import SinkRequest, endpoint_property
 from sinks.runtime.marks import Marks
 
 from .database import (
     SchemaBusy,
     SchemaVersionError,
+    connect_timeout_args,
     is_sqlite,
     make_engine,
     open_schema,
@@ -99,6 +101,24 @@ class SQLSink:
         self._marks_table = False  # monitord_delivery_marks known to exist
         #: batches written row by row, rows the database refused then (health and /metrics)
         self.counters = {"row_by_row_batches": 0, "rows_rejected": 0}
+
+    @classmethod
+    def from_request(cls, request: SinkRequest) -> SQLSink:
+        """The sink a destination asks for: a restart purges the root workflow; the
+        endpoint's ``timeout`` property bounds connecting."""
+        timeout = endpoint_property(request.properties, request.dest, "timeout")
+        return cls(
+            request.dest,
+            restart=request.restart,
+            purge_wf_uuid=request.root_wf_uuid,
+            pegasus_version=request.pegasus_version,
+            engine_kw=connect_timeout_args(request.dest, timeout) if timeout else None,
+        )
+
+    @property
+    def destination(self) -> str:
+        """Where it writes, for people (``SinkHealth.destination``): the URL, no password."""
+        return self.display_url
 
     @property
     def server_url(self) -> URL | None:
