@@ -227,13 +227,22 @@ def test_no_traceback_for_an_output_that_cannot_be_created(workflow: Path, tmp_p
         assert str(blocker) in line, line
 
 
-@pytest.mark.parametrize("jobs", ["0", "-3", "many"])
+@pytest.mark.parametrize("jobs", ["0", "-3", "many", "100000000000"])
 def test_no_traceback_for_a_bad_demo_argument(tmp_path: Path, jobs: str) -> None:
     proc = run(
         [*MONITORD, "demo", "--jobs", jobs, "--dir", str(tmp_path / "d")], tmp_path, tmp_path
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "argument --jobs" in proc.stderr.splitlines()[-1]
+
+
+@pytest.mark.parametrize("value", ["abc", "-1"])
+def test_a_bad_number_is_named_in_words(workflow: Path, tmp_path: Path, value: str) -> None:
+    cmd = [*MONITORD, "replay", "--notifications-timeout", value, workflow.name]
+    proc = run(cmd, tmp_path, workflow.parent)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    last = proc.stderr.splitlines()[-1]
+    assert "argument --notifications-timeout: " in last and "_" not in last.split(": ", 2)[2]
 
 
 # ---------------------------------------------------------------- attach names what is wrong
