@@ -4,7 +4,7 @@
 #
 #   scripts/test.sh --quick [pytest args]   the inner loop: lint, mypy and the `quick` tests (unit
 #                                          tests and conformance replays; tests/conftest.py lists
-#                                          them), no servers, no tool installs; about 1.5 min here
+#                                          them), no servers, no tool installs
 #
 # The full suite runs in two parts: every test not marked `serial` on N pytest-xdist workers
 # (MONITORD_TEST_WORKERS, default 4: most tests wait on subprocesses, players and sleeps, so more
@@ -29,7 +29,7 @@ bash scripts/setup.sh
 if [ "$quick" = 1 ]; then
   exec .venv/bin/python -m pytest -q -m quick "$@"
 fi
-bash scripts/install-test-tools.sh  # chromium, systemd-analyze (CI/root only; tests skip otherwise)
+bash scripts/install-test-tools.sh  # chromium, systemd-analyze, prometheus (CI only; tests skip otherwise)
 
 if [ "${MONITORD_SERVICES:-1}" = 1 ] && [ "$(id -u)" = 0 ]; then
   stop_services() {

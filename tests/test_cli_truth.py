@@ -14,15 +14,22 @@ import sys
 from pathlib import Path
 
 import pytest
+from sqlalchemy.engine import make_url
 
 from monitord import cli
 from monitord.tools.synthetic import generate
+from tests.conftest import CORPUS, require_corpus
+from tests.dbcopy import copy_to_sqlite
 from tests.plugin_fixtures import TEST_SITE, install_plugin_packages
+from tests.servers import create_database, drop_database, require_server
 from tests.test_cli_commands import MONITORD, PEGASUS_MONITORD, run_in_pty
+from tests.test_operator_tools import CuttableProxy
+from tests.test_service import corpus_source, diff
 
 SECRET = "s3cr3tpw"
 # a stopping daemon tries a down database for 10 s by default; one is enough here
 SHORT_DRAIN = "-Dpegasus.monitord.spool.drain_timeout=1"
+SAMPLE = "process_wf_success"
 LOG_LINE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z \[")
 
 
@@ -89,6 +96,39 @@ def test_one_good_destination_does_not_excuse_a_missing_one(workflow: Path, tmp_
         [*PEGASUS_MONITORD, *args, "-r", "-d", url, workflow.name], tmp_path, workflow.parent
     )
     assert dropin.returncode == 0, dropin.stderr[-3000:]
+
+
+def test_rerunning_the_replay_as_told_delivers_every_event_once(tmp_path: Path) -> None:
+    """The failing line's advice works: with the database back, the same command again leaves
+    the reference's rows (the stale spool discarded, nothing written twice)."""
+    require_corpus()
+    base = require_server("postgres")
+    db = f"{make_url(base).database}_rerun_{os.getpid()}"
+    url = create_database(base, db)
+    real = make_url(url)
+    proxy = CuttableProxy(real.host or "127.0.0.1", real.port or 5432).start()
+    try:
+        proxy.cut()  # the server runs, this replay's way to it does not
+        dest = real.set(port=proxy.port).render_as_string(hide_password=False)
+        run_dir = corpus_source(SAMPLE, tmp_path / "run")
+        out = next(run_dir.glob("*.dag.dagman.out"))
+        cmd = [*MONITORD, "replay", SHORT_DRAIN, "--no-dashboard", "-d", dest, out.name]
+        first = run(cmd, tmp_path, run_dir)
+        assert first.returncode == 1, first.stderr[-3000:]
+        [line] = error_lines(first.stderr)
+        spool = re.search(r"left in the spool (\S+); rerun the replay", line)
+        assert spool and Path(spool.group(1)).is_dir(), line
+        proxy.restore()
+        again = run(cmd, tmp_path, run_dir)
+        assert again.returncode == 0 and not error_lines(again.stderr), again.stderr[-3000:]
+        assert not Path(spool.group(1)).exists()
+    finally:
+        proxy.close()
+    copy = tmp_path / "copy.db"
+    copy_to_sqlite(url, copy, CORPUS / SAMPLE / "expected" / "stampede.db")
+    drop_database(base, db)
+    got = diff(str(CORPUS / SAMPLE / "expected" / "stampede.db"), str(copy))
+    assert got.returncode == 0, f"the database differs from the reference's\n{got.stdout[-3000:]}"
 
 
 @pytest.mark.parametrize(
@@ -187,13 +227,22 @@ def test_no_traceback_for_an_output_that_cannot_be_created(workflow: Path, tmp_p
         assert str(blocker) in line, line
 
 
-@pytest.mark.parametrize("jobs", ["0", "-3", "many"])
+@pytest.mark.parametrize("jobs", ["0", "-3", "many", "100000000000"])
 def test_no_traceback_for_a_bad_demo_argument(tmp_path: Path, jobs: str) -> None:
     proc = run(
         [*MONITORD, "demo", "--jobs", jobs, "--dir", str(tmp_path / "d")], tmp_path, tmp_path
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "argument --jobs" in proc.stderr.splitlines()[-1]
+
+
+@pytest.mark.parametrize("value", ["abc", "-1"])
+def test_a_bad_number_is_named_in_words(workflow: Path, tmp_path: Path, value: str) -> None:
+    cmd = [*MONITORD, "replay", "--notifications-timeout", value, workflow.name]
+    proc = run(cmd, tmp_path, workflow.parent)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    last = proc.stderr.splitlines()[-1]
+    assert "argument --notifications-timeout: " in last and "_" not in last.split(": ", 2)[2]
 
 
 # ---------------------------------------------------------------- attach names what is wrong

@@ -13,9 +13,11 @@ import pytest
 
 from monitord.cli import build_parser
 from monitord.cli.service import split_attach_options
+from monitord.cli.status import base_url as status_url
+from monitord.cli.status import build_parser as status_parser
 from monitord.cli.status import format_table
 from monitord.daemon.config import MonitorConfig
-from monitord.service.config import KEEP_FINISHED_SECONDS, load_config
+from monitord.service.config import KEEP_FINISHED_SECONDS, configured_path, load_config
 from monitord.service.discovery import file_stamp
 from monitord.service.finished import FinishedWorkflows
 from monitord.service.metrics import render_metrics
@@ -144,6 +146,22 @@ def test_attach_help_names_config_only() -> None:
     assert "--config FILE" in text and "--service-config" not in text
     # the properties file keeps its own option
     assert build_parser("monitord attach", "attach").parse_args(["--conf", "p", "x"]).conf == "p"
+
+
+def test_status_finds_the_configuration_as_serve_and_attach(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cfg = tmp_path / "svc.toml"
+    cfg.write_text('[http]\nlisten = "127.0.0.1:9876"\n')
+    monkeypatch.setenv("MONITORD_SERVICE_CONFIG", str(cfg))
+    assert configured_path(None) == str(cfg)  # what serve and attach use
+    assert status_url(status_parser().parse_args([])) == "http://127.0.0.1:9876"
+    other = tmp_path / "other.toml"
+    other.write_text('[http]\nlisten = "127.0.0.1:9877"\n')
+    assert status_url(status_parser().parse_args(["--config", str(other)])).endswith(":9877")
+    monkeypatch.delenv("MONITORD_SERVICE_CONFIG")
+    if configured_path(None) is None:  # no /etc/monitord/service.toml here
+        assert status_url(status_parser().parse_args([])) == "http://127.0.0.1:9175"
 
 
 class _Root:

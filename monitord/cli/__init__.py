@@ -41,7 +41,10 @@ log = structlog.get_logger("monitord")
 
 
 def _positive_or_zero(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError("must not be negative")
     return value

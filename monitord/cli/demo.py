@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from monitord.system.logs import configure_logging
 
 DESCRIPTION = "Generate an example workflow, replay it into SQLite, print what was recorded."
+# an example, generated in memory: bench/ makes the big workflows
+MAX_JOBS = 100_000
 
 
 def _positive(text: str) -> int:
@@ -21,6 +23,8 @@ def _positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    if value > MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_JOBS:,} (an example)")
     return value
 
 
@@ -34,7 +38,12 @@ def demo(argv: Sequence[str], main: Callable[[list[str]], int]) -> int:
     from monitord.tools.synthetic import generate_example
 
     p = argparse.ArgumentParser(prog="monitord demo", description=DESCRIPTION)
-    p.add_argument("--jobs", type=_positive, default=50, help="jobs in the example (default 50)")
+    p.add_argument(
+        "--jobs",
+        type=_positive,
+        default=50,
+        help=f"jobs in the example (default 50, at most {MAX_JOBS:,})",
+    )
     p.add_argument("--dir", help="where to create the example (default: a new temporary directory)")
     args = p.parse_args(list(argv))
     configure_logging(0)

@@ -23,7 +23,8 @@ def serve_main(argv: Sequence[str]) -> int:
         prog="monitord serve", description="Follow every workflow of this host in one service."
     )
     p.add_argument(
-        "--config", help="service configuration (default $MONITORD_SERVICE_CONFIG or /etc)"
+        "--config",
+        help="service configuration (default $MONITORD_SERVICE_CONFIG or /etc/monitord/service.toml)",
     )
     p.add_argument("--check", action="store_true", help="validate the configuration and exit")
     args = p.parse_args(list(argv))

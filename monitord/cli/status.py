@@ -200,7 +200,8 @@ def build_parser() -> argparse.ArgumentParser:
     where = p.add_mutually_exclusive_group()
     where.add_argument(
         "--config",
-        help=f"the service's configuration file (its [http] listen key; default {DEFAULT_CONFIG})",
+        help="the service's configuration file (its [http] listen key; default "
+        f"$MONITORD_SERVICE_CONFIG or {DEFAULT_CONFIG})",
     )
     where.add_argument("--url", help=f"the status endpoint (default http://{DEFAULT_LISTEN})")
     p.add_argument("-l", "--long", action="store_true", help="also show wf_uuid and run dir")
@@ -212,11 +213,10 @@ def build_parser() -> argparse.ArgumentParser:
 def base_url(args: argparse.Namespace) -> str:
     if args.url:
         return str(args.url)
-    if args.config:
-        return url_for_listen(listen_from_config(args.config))
-    if os.path.exists(DEFAULT_CONFIG):
-        return url_for_listen(listen_from_config(DEFAULT_CONFIG))
-    return url_for_listen(DEFAULT_LISTEN)
+    from monitord.service.config import configured_path
+
+    path = configured_path(args.config)  # found as serve and attach find it
+    return url_for_listen(listen_from_config(path) if path else DEFAULT_LISTEN)
 
 
 def main(argv: Sequence[str], out: TextIO | None = None) -> int:
