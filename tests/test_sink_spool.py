@@ -280,7 +280,7 @@ def _run_down(tmp_path: Path, name: str, batches: range) -> list[MutableMapping[
 
 def test_spool_left_at_clean_stop_is_delivered_first_by_the_next_daemon(tmp_path: Path) -> None:
     logs = _run_down(tmp_path, "db", range(5))
-    left = [e for e in logs if e["event"] == "events left spooled for the next daemon"]
+    left = [e for e in logs if e["event"] == "events left undelivered in the spool"]
     assert len(left) == 1 and left[0]["events"] == 15
     sink = FakeSink("db")  # the same output, working again
     worker = SinkWorker(sink, spool=settings(tmp_path, restart=False))

@@ -123,14 +123,14 @@ class HeldSpool:
             )
 
     def close(self) -> int:
-        """Close it; the events left in it for the next daemon."""
+        """Close it; the number of events left undelivered in it (the caller says what becomes of them)."""
         spool = self.spool
         if spool is None or not spool.is_open:
             return 0
         left = spool.events
         if spool.batches:
             log.warning(
-                "events left spooled for the next daemon",
+                "events left undelivered in the spool",
                 sink=self.sink.name,
                 events=spool.events,
                 batches=spool.batches,
