@@ -13,6 +13,7 @@ row writes (which logs, and costs a statement per row).
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -130,7 +131,7 @@ def test_replays_one_after_another_share_the_file_rows(
     url = (
         f"sqlite:///{tmp_path / 'shared.db'}"
         if kind == "sqlite"
-        else fresh_db(kind, "shared_files")
+        else fresh_db(kind, f"shared_files{os.getpid()}")  # other runs share the server
     )
     srcs: list[Source] = request.getfixturevalue("sources")
     try:
@@ -164,7 +165,7 @@ def test_service_follows_them_into_one_server_database(
     kind: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     require_corpus()  # stampede-diff
-    url = fresh_db(kind, "shared_service")
+    url = fresh_db(kind, f"shared_service{os.getpid()}")
     srcs: list[Source] = request.getfixturevalue("sources")
     cfg = write_config(tmp_path)
     env = service_env(tmp_path, cfg)
@@ -198,7 +199,7 @@ def test_concurrent_replays_share_the_file_rows(
     kind: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     """The same three at once (a central database): their inserts of the same files meet."""
-    url = fresh_db(kind, "shared_concurrent")
+    url = fresh_db(kind, f"shared_concurrent{os.getpid()}")
     srcs: list[Source] = request.getfixturevalue("sources")
     try:
         runs = [_run_copy(src, tmp_path / f"run{i}") for i, src in enumerate(srcs)]
