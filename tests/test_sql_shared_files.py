@@ -22,6 +22,9 @@ from pathlib import Path
 
 import pytest
 
+from sinks.runtime.base import SinkError
+from sinks.runtime.marks import Marks
+from sinks.sql import SQLSink
 from tests.conftest import copy_submit_dir, require_corpus
 from tests.dbcopy import copy_to_sqlite
 from tests.test_service import (
@@ -35,6 +38,7 @@ from tests.test_service import (
     wait_until,
     write_config,
 )
+from tests.test_sql_loader import OTHER, ROOT, ev, plan
 from tests.test_sql_servers import (
     GLOBAL_TABLES,
     KINDS,
@@ -223,3 +227,29 @@ def test_concurrent_replays_share_the_file_rows(
         _check(copy, srcs, tmp_path)
     finally:
         drop(kind, url)
+
+
+def test_a_marks_table_dropped_by_a_daemon_that_ended_is_made_again(tmp_path: Path) -> None:
+    """Daemons writing one SQLite file: the first to end drops the delivery marks table when
+    it holds no marks any more (the file as the reference leaves it), under another daemon that
+    made it and whose batch waits for the lock.  That one makes it again at its next try; it
+    used to fail on ``no such table`` at every retry and leave its events spooled (three
+    follows at once, test_concurrent_replays_share_the_file_rows[sqlite])."""
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    writer, ended = SQLSink(url), SQLSink(url)
+    writer.open()
+    ended.open()
+    try:
+        assert writer.read_marks("s") == {}  # the writer makes the table, and knows it
+        ended.forget_marks(OTHER)  # the other workflow ended: no marks left, table dropped
+        batch = [plan(), ev("xwf.meta", key="k", value="v")]
+        with pytest.raises(SinkError) as first:
+            writer.write_marked(batch, Marks("s", {ROOT: 2}))
+        assert first.value.retryable, first.value
+        writer.write_marked(batch, Marks("s", {ROOT: 2}))  # the delivery's retry
+        assert writer.read_marks("s") == {ROOT: 2}
+    finally:
+        writer.close()
+        ended.close()
+    with sqlite3.connect(tmp_path / "shared.db") as con:
+        assert con.execute("SELECT key, value FROM workflow_meta").fetchall() == [("k", "v")]

@@ -181,6 +181,7 @@ class SQLSink:
             with engine.connect() as conn:
                 return read_marks(conn, stream)
         except SQLAlchemyError as exc:
+            self._marks_table = False  # perhaps dropped meanwhile: made again next time
             raise self._error("cannot read delivery marks", exc) from None
 
     def forget_marks(self, root_uuid: str) -> None:
@@ -245,6 +246,9 @@ class SQLSink:
         except SQLAlchemyError as exc:
             # rolled back: the ids cached during the batch may name rows that do not exist
             loader.reset()
+            # and the marks table may be gone: a daemon that ends drops it from a SQLite file
+            # when it holds no other marks (forget_marks), under another one writing there
+            self._marks_table = False
             raise self._error("database write failed", exc) from None
         except Exception as exc:  # a loader bug must not leave stale ids cached
             loader.reset()
