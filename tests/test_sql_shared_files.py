@@ -21,10 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from structlog.testing import capture_logs
 
 from sinks.runtime.base import SinkError
 from sinks.runtime.marks import Marks
 from sinks.sql import SQLSink
+from sinks.sql.database import make_engine, parse_url
 from tests.conftest import copy_submit_dir, require_corpus
 from tests.dbcopy import copy_to_sqlite
 from tests.test_service import (
@@ -38,7 +42,7 @@ from tests.test_service import (
     wait_until,
     write_config,
 )
-from tests.test_sql_loader import OTHER, ROOT, ev, plan
+from tests.test_sql_loader import OTHER, ROOT, ev, job, plan
 from tests.test_sql_servers import (
     GLOBAL_TABLES,
     KINDS,
@@ -226,6 +230,62 @@ def test_concurrent_replays_share_the_file_rows(
         copy_to_sqlite(url, copy, srcs[0].expected)
         _check(copy, srcs, tmp_path)
     finally:
+        drop(kind, url)
+
+
+def _counts(url: str, *tables: str) -> list[int]:
+    engine = make_engine(parse_url(url))
+    try:
+        with engine.connect() as conn:
+            return [
+                int(conn.execute(text(f"SELECT COUNT(*) FROM {t}")).scalar_one()) for t in tables
+            ]
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_unexpected_rejection_is_one_line_and_reaches_the_metrics(kind: str) -> None:
+    """The row-by-row fallback, kept for what is truly unexpected (here a job edge written
+    twice), on a server: one line for the batch (table, count, one example key; no password,
+    even where the key holds it), the rest of the batch written, and the counters in the
+    service's /metrics through the delivery runtime (the real sink, not a stand-in)."""
+    from monitord.service.metrics import render_metrics
+    from monitord.service.sinkpool import SinkPool
+    from monitord.service.status import ServiceSnapshot, sink_status
+
+    url = fresh_db(kind, f"shared_fallback{os.getpid()}")
+    password = str(make_url(url).password)
+    secret_job = password  # a job named like the password: the database echoes the key
+    edge = ev("job.edge", parent__job__id=secret_job, child__job__id="b")
+    pool = SinkPool(local_lanes=1)
+    try:
+        sinks = pool.sink_set("/run/x.dagman.out", ROOT)([SQLSink(url)])
+        with capture_logs() as logs:
+            sinks.publish([plan(), job(secret_job), job("b"), edge])
+            sinks.flush()
+            sinks.publish([edge, ev("xwf.meta", key="k", value="v"), job("c")])
+            sinks.flush()
+            (health,) = pool.health()
+            text_ = render_metrics(ServiceSnapshot(started_at=1.0, sinks=[sink_status(health)]))
+            sinks.close()
+        assert _counts(url, "job_edge", "workflow_meta", "job") == [1, 1, 3]
+        fallback = [e for e in logs if FALLBACK in e["event"]]
+        assert len(fallback) == 1, fallback
+        (line,) = fallback
+        assert line["log_level"] == "error" and line["events"] == 3, line
+        assert (line["table"], line["rows"], line["tables"]) == ("job_edge", 1, {"job_edge": 1})
+        assert "child_exec_job_id='b'" in line["key"] and "***" in line["key"], line
+        rendered = json.dumps(line, default=str)
+        assert password not in rendered, rendered
+        assert not [e for e in logs if e["event"] == "rejected row"]
+        assert (health.row_by_row_batches, health.rows_rejected) == (1, 1)
+        name = health.name
+        assert f'monitord_sink_row_by_row_batches_total{{sink="{name}"}} 1.0' in text_
+        assert f'monitord_sink_rows_rejected_total{{sink="{name}"}} 1.0' in text_
+        assert password not in text_
+    finally:
+        pool.close()
         drop(kind, url)
 
 

@@ -277,7 +277,7 @@ class SQLSink:
             "batch rejected, written row by row: rows skipped",
             rows=rejected.total,
             table=table,
-            key=key,
+            key=scrub(key, self._url),  # row values: a job may be named like the password
             error=scrub(error, self._url)[:500],
             tables=dict(rejected.counts),
             **fields,
