@@ -27,6 +27,7 @@ from sinks.runtime.capabilities import Capabilities, SharedResources
 from sinks.runtime.marks import Marks
 
 from .database import (
+    SQLITE_BEGIN,
     SchemaBusy,
     SchemaVersionError,
     is_sqlite,
@@ -191,7 +192,7 @@ class SQLSink:
         else:
             engine, own = make_engine(self._url, **self._engine_kw), True
         try:
-            with engine.begin() as conn:
+            with self._transaction(engine) as conn:
                 forget_marks(conn, root_uuid, drop_empty=is_sqlite(self._url))
         except SQLAlchemyError as exc:
             log.warning(
@@ -226,20 +227,20 @@ class SQLSink:
         loader = self._loader
         try:
             try:
-                with self._shared(), engine.connect() as conn, conn.begin():
+                with self._shared(), self._transaction(engine) as conn:
                     loader.load(conn, events)
                     if marks is not None:
-                        write_marks(conn, marks.stream, marks.counts)
+                        self._write_marks(conn, marks)
                     if then is not None:
                         then(conn)
             except SQLAlchemyError as exc:
                 loader.reset()
                 if not is_row_error(exc):
                     raise
-                with self._shared(), engine.connect() as conn, conn.begin():
+                with self._shared(), self._transaction(engine) as conn:
                     loader.load(conn, events, slow=True)
                     if marks is not None:
-                        write_marks(conn, marks.stream, marks.counts)
+                        self._write_marks(conn, marks)
                     if then is not None:
                         then(conn)
                 self._wrote_row_by_row(exc, len(events), loader.rejected)
@@ -287,6 +288,24 @@ class SQLSink:
     def _transient_dbapi_errors(engine: Engine) -> tuple[type[BaseException], ...]:
         dbapi = engine.dialect.loaded_dbapi
         return (dbapi.OperationalError, dbapi.InterfaceError)
+
+    def _write_marks(self, conn: Connection, marks: Marks) -> None:
+        """In the batch's transaction.  A SQLite file's table is made there again if a daemon
+        that ended dropped it since (forget_marks): our write lock keeps it until the commit."""
+        if is_sqlite(self._url):
+            ensure_marks_table(conn)
+        write_marks(conn, marks.stream, marks.counts)
+
+    @contextmanager
+    def _transaction(self, engine: Engine) -> Iterator[Connection]:
+        """A write transaction.  On SQLite it takes the write lock at BEGIN, queueing for it
+        under the busy timeout: a deferred one that read first is refused at once while another
+        daemon writes the same file (a spurious outage, a retry; its marks left behind)."""
+        with engine.connect() as conn:
+            if is_sqlite(self._url):
+                conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
+            with conn.begin():
+                yield conn
 
     @contextmanager
     def _shared(self) -> Iterator[None]:
