@@ -337,7 +337,7 @@ def test_an_unexpected_rejection_is_one_line_and_reaches_the_metrics(kind: str) 
     service's /metrics through the delivery runtime (the real sink, not a stand-in)."""
     from monitord.service.metrics import render_metrics
     from monitord.service.sinkpool import SinkPool
-    from monitord.service.status import ServiceSnapshot, sink_status
+    from monitord.service.snapshot import service_snapshot
 
     url = fresh_db(kind, f"shared_fallback{os.getpid()}")
     password = str(make_url(url).password)
@@ -352,7 +352,7 @@ def test_an_unexpected_rejection_is_one_line_and_reaches_the_metrics(kind: str) 
             sinks.publish([edge, ev("xwf.meta", key="k", value="v"), job("c")])
             sinks.flush()
             (health,) = pool.health()
-            text_ = render_metrics(ServiceSnapshot(started_at=1.0, sinks=[sink_status(health)]))
+            text_ = render_metrics(service_snapshot({}, pool, started_at=1.0))
             sinks.close()
         assert _counts(url, "job_edge", "workflow_meta", "job") == [1, 1, 3]
         fallback = [e for e in logs if FALLBACK in e["event"]]
