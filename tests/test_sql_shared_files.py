@@ -4,26 +4,43 @@ The replica tables (``rc_lfn``, ``rc_pfn``, ``rc_meta``) are keyed by file name,
 workflow: a site's central database, or the service's, holds one row per file whatever the
 number of workflows that wrote it.  Three generated workflows planned side by side (one parent
 directory, so their register jobs name the same PFNs under the same outputs directory; distinct
-seeds, so distinct uuids) go one after the other into one PostgreSQL, one MariaDB and one
-SQLite database, and through the service into one server database.  Each workflow's rows must
-equal its own SQLite replay, the shared tables the union, and no batch may fall back to row by
-row writes (which logs, and costs a statement per row).
+seeds, so distinct uuids) go one after the other, at once, and through the service into one
+PostgreSQL, one MariaDB and one SQLite database, and through the service into a server whose
+connections are cut while they play.  Each workflow's rows must equal its own SQLite replay,
+the shared tables the union, and no batch may fall back to row by row writes (which logs, and
+costs a statement per row).  Writers started at one barrier make their inserts of one file
+meet for sure; the fallback, for what is truly unexpected, is one line and a counter.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import random
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from structlog.testing import capture_logs
 
+from monitord.core.events import StampedeEvent
+from sinks.runtime.base import SinkError
+from sinks.runtime.marks import Marks
+from sinks.sql import SQLSink
+from sinks.sql.database import make_engine, parse_url
 from tests.conftest import copy_submit_dir, require_corpus
 from tests.dbcopy import copy_to_sqlite
 from tests.test_service import (
+    _free_port,
     attach,
     finished,
     generate_source,
@@ -34,6 +51,7 @@ from tests.test_service import (
     wait_until,
     write_config,
 )
+from tests.test_sql_loader import OTHER, ROOT, ev, job, plan
 from tests.test_sql_servers import (
     GLOBAL_TABLES,
     KINDS,
@@ -123,15 +141,32 @@ def _command(kind: str, dagman_out: Path, url: str) -> list[str]:
     ]
 
 
+def _database(kind: str, tmp: Path, name: str) -> str:
+    """One database for the three workflows: a SQLite file, or a fresh one on a server."""
+    if kind == "sqlite":
+        return f"sqlite:///{tmp / 'shared.db'}"
+    return fresh_db(kind, f"{name}{os.getpid()}")  # other runs share the server
+
+
+def _as_sqlite(kind: str, url: str, tmp: Path, template: Path) -> Path:
+    """The shared database as a SQLite file (a server's copied, ids preserved)."""
+    if kind == "sqlite":
+        return tmp / "shared.db"
+    copy = tmp / "shared-copy.db"
+    copy_to_sqlite(url, copy, template)
+    return copy
+
+
+def _drop(kind: str, url: str) -> None:
+    if kind != "sqlite":
+        drop(kind, url)
+
+
 @pytest.mark.parametrize("kind", ("sqlite", *KINDS))
 def test_replays_one_after_another_share_the_file_rows(
     kind: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    url = (
-        f"sqlite:///{tmp_path / 'shared.db'}"
-        if kind == "sqlite"
-        else fresh_db(kind, "shared_files")
-    )
+    url = _database(kind, tmp_path, "shared_files")
     srcs: list[Source] = request.getfixturevalue("sources")
     try:
         for i, src in enumerate(srcs):
@@ -150,21 +185,17 @@ def test_replays_one_after_another_share_the_file_rows(
             assert "Traceback" not in err, err[-3000:]
             assert "[error" not in err, err[-3000:]
             assert FALLBACK not in err, err[-3000:]
-        copy = tmp_path / "shared.db"
-        if kind != "sqlite":
-            copy_to_sqlite(url, copy, srcs[0].expected)
-        _check(copy, srcs, tmp_path)
+        _check(_as_sqlite(kind, url, tmp_path, srcs[0].expected), srcs, tmp_path)
     finally:
-        if kind != "sqlite":
-            drop(kind, url)
+        _drop(kind, url)
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_service_follows_them_into_one_server_database(
+@pytest.mark.parametrize("kind", ("sqlite", *KINDS))
+def test_service_follows_them_into_one_database(
     kind: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     require_corpus()  # stampede-diff
-    url = fresh_db(kind, "shared_service")
+    url = _database(kind, tmp_path, "shared_service")
     srcs: list[Source] = request.getfixturevalue("sources")
     cfg = write_config(tmp_path)
     env = service_env(tmp_path, cfg)
@@ -186,39 +217,262 @@ def test_service_follows_them_into_one_server_database(
         ]
         assert not [r for r in records if r.get("level") == "error"], log.read_text()[-3000:]
         assert not [r for r in records if FALLBACK in r["event"]], log.read_text()[-3000:]
-        copy = tmp_path / "shared.db"
-        copy_to_sqlite(url, copy, srcs[0].expected)
-        _check(copy, srcs, tmp_path)
+        _check(_as_sqlite(kind, url, tmp_path, srcs[0].expected), srcs, tmp_path)
+    finally:
+        _drop(kind, url)
+
+
+@pytest.mark.parametrize("kind", ("sqlite", *KINDS))
+def test_concurrent_replays_share_the_file_rows(
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """The same three at once (a central database): their inserts of the same files meet.
+
+    Each logs to a file: a full stderr pipe would stall a writer holding SQLite's lock."""
+    url = _database(kind, tmp_path, "shared_concurrent")
+    srcs: list[Source] = request.getfixturevalue("sources")
+    try:
+        runs = [_run_copy(src, tmp_path / f"run{i}") for i, src in enumerate(srcs)]
+        logs = [tmp_path / f"replay{i}.log" for i in range(len(runs))]
+        procs = []
+        for dagman_out, log in zip(runs, logs, strict=True):
+            with log.open("w") as fh:
+                procs.append(
+                    subprocess.Popen(
+                        _command(kind, dagman_out, url),
+                        cwd=dagman_out.parent,
+                        env=replay_env(tmp_path / "home"),
+                        stderr=fh,
+                    )
+                )
+        for proc, log in zip(procs, logs, strict=True):
+            code = proc.wait(timeout=600)
+            err = log.read_text()
+            assert code == 0, err[-3000:]
+            assert "[error" not in err and FALLBACK not in err, err[-3000:]
+            assert "sink down" not in err, err[-3000:]  # writers queue for a lock, no outage
+        _check(_as_sqlite(kind, url, tmp_path, srcs[0].expected), srcs, tmp_path)
+    finally:
+        _drop(kind, url)
+
+
+WRITERS = 4
+FILES = 300
+ROUNDS = 5
+
+
+def _register(wf: str, round_: int, first: bool) -> list[StampedeEvent]:
+    """One batch of workflow ``wf`` registering round ``round_``'s files (every writer the
+    same names): ``rc_lfn`` get-or-insert, ``rc_meta`` upsert, ``rc_pfn`` insert-if-new."""
+    events = [plan(wf, root=wf)] if first else []
+    for n in range(FILES):
+        lfn = f"r{round_}/f{n:04d}.out"
+        events.append(ev("rc.meta", wf, lfn__id=lfn, key="size", value=str(n), ts=1))
+        events.append(ev("rc.pfn", wf, lfn__id=lfn, pfn=f"file:///outputs/{lfn}", site="local"))
+    return events
+
+
+def _counts(url: str, *tables: str) -> list[int]:
+    engine = make_engine(parse_url(url))
+    try:
+        with engine.connect() as conn:
+            return [
+                int(conn.execute(text(f"SELECT COUNT(*) FROM {t}")).scalar_one()) for t in tables
+            ]
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_writers_registering_the_same_files_at_once_commit_whole(kind: str) -> None:
+    """Four sinks (four workflows) started at one barrier write batches naming the same 300
+    files, five rounds: their inserts of one name meet between concurrent transactions, and
+    every batch still commits whole (no row-by-row fallback, no retry); each file is one row.
+
+    The three replays at once above overlap only by chance (a select-then-insert of ``rc_lfn``
+    passed them on PostgreSQL); here the same mutation takes the fallback in most batches.
+    """
+    url = fresh_db(kind, f"shared_writers{os.getpid()}")
+    uuids = [f"{i:08d}-2323-2323-2323-232323232323" for i in range(WRITERS)]
+    sinks = [SQLSink(url) for _ in uuids]
+    failures: list[str] = []
+    barrier = threading.Barrier(WRITERS)
+
+    def write(i: int, round_: int) -> None:
+        batch = _register(uuids[i], round_, first=round_ == 0)
+        barrier.wait(timeout=60)
+        try:
+            sinks[i].write_batch(batch)
+        except Exception as exc:  # noqa: BLE001 - any failure is the test's finding
+            failures.append(f"writer {i}, round {round_}: {exc!r}"[:500])
+
+    try:
+        for sink in sinks:
+            sink.open()
+        with capture_logs() as logs:
+            for round_ in range(ROUNDS):
+                threads = [threading.Thread(target=write, args=(i, round_)) for i in range(WRITERS)]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join(timeout=120)
+        for sink in sinks:
+            sink.close()
+        assert not failures, failures
+        noisy = [e for e in logs if e["log_level"] in ("warning", "error")]
+        assert not noisy, noisy[:3]
+        assert all(s.counters == {"row_by_row_batches": 0, "rows_rejected": 0} for s in sinks)
+        files = FILES * ROUNDS
+        got = _counts(url, "workflow", "rc_lfn", "rc_pfn", "rc_meta")
+        assert got == [WRITERS, files, files, files]
     finally:
         drop(kind, url)
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_concurrent_replays_share_the_file_rows(
+def test_an_unexpected_rejection_is_one_line_and_reaches_the_metrics(kind: str) -> None:
+    """The row-by-row fallback, kept for what is truly unexpected (here a job edge written
+    twice), on a server: one line for the batch (table, count, one example key; no password,
+    even where the key holds it), the rest of the batch written, and the counters in the
+    service's /metrics through the delivery runtime (the real sink, not a stand-in)."""
+    from monitord.service.metrics import render_metrics
+    from monitord.service.sinkpool import SinkPool
+    from monitord.service.snapshot import service_snapshot
+
+    url = fresh_db(kind, f"shared_fallback{os.getpid()}")
+    password = str(make_url(url).password)
+    secret_job = password  # a job named like the password: the database echoes the key
+    edge = ev("job.edge", parent__job__id=secret_job, child__job__id="b")
+    pool = SinkPool(local_lanes=1)
+    try:
+        sinks = pool.sink_set("/run/x.dagman.out", ROOT)([SQLSink(url)])
+        with capture_logs() as logs:
+            sinks.publish([plan(), job(secret_job), job("b"), edge])
+            sinks.flush()
+            sinks.publish([edge, ev("xwf.meta", key="k", value="v"), job("c")])
+            sinks.flush()
+            (health,) = pool.health()
+            text_ = render_metrics(service_snapshot({}, pool, started_at=1.0))
+            sinks.close()
+        assert _counts(url, "job_edge", "workflow_meta", "job") == [1, 1, 3]
+        fallback = [e for e in logs if FALLBACK in e["event"]]
+        assert len(fallback) == 1, fallback
+        (line,) = fallback
+        assert line["log_level"] == "error" and line["events"] == 3, line
+        assert (line["table"], line["rows"], line["tables"]) == ("job_edge", 1, {"job_edge": 1})
+        assert "child_exec_job_id='b'" in line["key"] and "***" in line["key"], line
+        rendered = json.dumps(line, default=str)
+        assert password not in rendered, rendered
+        assert not [e for e in logs if e["event"] == "rejected row"]
+        assert (health.row_by_row_batches, health.rows_rejected) == (1, 1)
+        name = health.name
+        assert f'monitord_sink_row_by_row_batches_total{{sink="{name}"}} 1.0' in text_
+        assert f'monitord_sink_rows_rejected_total{{sink="{name}"}} 1.0' in text_
+        assert password not in text_
+    finally:
+        pool.close()
+        drop(kind, url)
+
+
+CUTS = 6  # times the proxy resets every connection while the workflows play (~10 s)
+RATE = 150.0  # dagman.out lines per second of each player
+
+
+def _status(port: int) -> Any:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/status.json", timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_service_through_connection_cuts_writes_each_file_once(
     kind: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    """The same three at once (a central database): their inserts of the same files meet."""
-    url = fresh_db(kind, "shared_concurrent")
+    """The issue's outage side, without stopping the shared server: the three workflows played
+    into one server database through a proxy that resets every connection six times while
+    they run.  A batch cut short may have committed its shared rows (the autocommit side
+    connection) and lost the rest; redone, it must find them and commit whole.  After it every
+    workflow's rows equal its replay, the shared tables the union, no batch was written row by
+    row, no row rejected."""
+    from monitord.tools.player import Player
+    from tests.test_operator_tools import CuttableProxy
+
+    require_corpus()  # stampede-diff
+    real_url = fresh_db(kind, f"shared_cuts{os.getpid()}")
+    real = make_url(real_url)
+    proxy = CuttableProxy(real.host or "127.0.0.1", int(real.port or 0)).start()
+    url = real.set(port=proxy.port).render_as_string(hide_password=False)
     srcs: list[Source] = request.getfixturevalue("sources")
+    port = _free_port()
+    cfg = write_config(tmp_path)
+    cfg.write_text(cfg.read_text().replace('listen = ""', f'listen = "127.0.0.1:{port}"'))
+    env = service_env(tmp_path, cfg)
+    props = tmp_path / "fast-retries.properties"
+    props.write_text("pegasus.monitord.spool.max_backoff=0.5\n")  # back soon after a cut
+    log = tmp_path / "service.log"
+    proc = start_service(cfg, env, log)
+    rng = random.Random(23)
     try:
-        runs = [_run_copy(src, tmp_path / f"run{i}") for i, src in enumerate(srcs)]
-        procs = [
-            subprocess.Popen(
-                _command(kind, dagman_out, url),
-                cwd=dagman_out.parent,
-                env=replay_env(tmp_path / "home"),
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for dagman_out in runs
-        ]
-        for i, proc in enumerate(procs):
-            err = proc.communicate(timeout=600)[1]
-            (tmp_path / f"replay{i}.log").write_text(err)
-            assert proc.returncode == 0, err[-3000:]
-            assert "[error" not in err and FALLBACK not in err, err[-3000:]
-        copy = tmp_path / "shared.db"
-        copy_to_sqlite(url, copy, srcs[0].expected)
-        _check(copy, srcs, tmp_path)
+        players = []
+        for i, src in enumerate(srcs):
+            dest = tmp_path / "runs" / f"wf{i}"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            player = Player(str(src.src), str(dest), lines_per_second=RATE, seed=i)
+            player.prepare()
+            dagman_out = dest / next(src.src.glob("*.dag.dagman.out")).name
+            done = attach(dagman_out, env, "--no-dashboard", "--conf", str(props), "-d", url)
+            assert done.returncode == 0, done.stderr
+            players.append((player, dest))
+        for player, _ in players:
+            player.start()
+        for _ in range(CUTS):
+            time.sleep(rng.uniform(0.3, 1.0))
+            proxy.cut()
+            time.sleep(rng.uniform(0.3, 0.8))
+            proxy.restore()
+        for player, dest in players:
+            player.join(300)
+            wait_until(lambda d=dest: finished(d), 300, f"{dest} to end", log)
+        wait_until(lambda: not _status(port)["workflows"], 120, "all delivered", log)
     finally:
-        drop(kind, url)
+        assert stop_service(proc) == 0
+        proxy.close()
+    try:
+        records = [
+            json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")
+        ]
+        downs = [r for r in records if r["event"].startswith("sink down")]
+        fallbacks = [r for r in records if FALLBACK in r["event"] or r["event"] == "rejected row"]
+        assert not fallbacks, fallbacks[:3]
+        assert not [r for r in records if r.get("level") == "error"], log.read_text()[-3000:]
+        assert downs, "no cut met a delivery: nothing was tested"
+        _check(_as_sqlite(kind, real_url, tmp_path, srcs[0].expected), srcs, tmp_path)
+        print(f"\n{kind}: {CUTS} cuts, {len(downs)} deliveries seen down, rows equal")
+    finally:
+        drop(kind, real_url)
+
+
+def test_a_marks_table_dropped_by_a_daemon_that_ended_is_made_again(tmp_path: Path) -> None:
+    """Daemons writing one SQLite file: the first to end drops the delivery marks table when
+    it holds no marks any more (the file as the reference leaves it), under another daemon that
+    made it and whose batch waits for the lock.  That one makes it again: in its batch's
+    transaction, and for a read at the next try.  It used to fail on ``no such table`` at every
+    retry and leave its events spooled (three follows at once, 2 of 6 trials)."""
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    writer, ended = SQLSink(url), SQLSink(url)
+    writer.open()
+    ended.open()
+    try:
+        assert writer.read_marks("s") == {}  # the writer makes the table, and knows it
+        ended.forget_marks(OTHER)  # the other workflow ended: no marks left, table dropped
+        writer.write_marked([plan(), ev("xwf.meta", key="k", value="v")], Marks("s", {ROOT: 2}))
+        assert writer.read_marks("s") == {ROOT: 2}
+        ended.forget_marks(ROOT)  # (as if the writer's workflow had ended elsewhere)
+        with pytest.raises(SinkError) as first:
+            writer.read_marks("s")
+        assert first.value.retryable, first.value
+        assert writer.read_marks("s") == {}  # the delivery's retry
+    finally:
+        writer.close()
+        ended.close()
+    with sqlite3.connect(tmp_path / "shared.db") as con:
+        assert con.execute("SELECT key, value FROM workflow_meta").fetchall() == [("k", "v")]

@@ -28,6 +28,7 @@ from sinks.runtime.factory import SinkRequest, endpoint_property
 from sinks.runtime.marks import Marks
 
 from .database import (
+    SQLITE_BEGIN,
     SchemaBusy,
     SchemaVersionError,
     connect_timeout_args,
@@ -201,6 +202,7 @@ class SQLSink:
             with engine.connect() as conn:
                 return read_marks(conn, stream)
         except SQLAlchemyError as exc:
+            self._marks_table = False  # perhaps dropped meanwhile: made again next time
             raise self._error("cannot read delivery marks", exc) from None
 
     def forget_marks(self, root_uuid: str) -> None:
@@ -210,7 +212,7 @@ class SQLSink:
         else:
             engine, own = make_engine(self._url, **self._engine_kw), True
         try:
-            with engine.begin() as conn:
+            with self._transaction(engine) as conn:
                 forget_marks(conn, root_uuid, drop_empty=is_sqlite(self._url))
         except SQLAlchemyError as exc:
             log.warning(
@@ -245,26 +247,29 @@ class SQLSink:
         loader = self._loader
         try:
             try:
-                with self._shared(), engine.connect() as conn, conn.begin():
+                with self._shared(), self._transaction(engine) as conn:
                     loader.load(conn, events)
                     if marks is not None:
-                        write_marks(conn, marks.stream, marks.counts)
+                        self._write_marks(conn, marks)
                     if then is not None:
                         then(conn)
             except SQLAlchemyError as exc:
                 loader.reset()
                 if not is_row_error(exc):
                     raise
-                with self._shared(), engine.connect() as conn, conn.begin():
+                with self._shared(), self._transaction(engine) as conn:
                     loader.load(conn, events, slow=True)
                     if marks is not None:
-                        write_marks(conn, marks.stream, marks.counts)
+                        self._write_marks(conn, marks)
                     if then is not None:
                         then(conn)
                 self._wrote_row_by_row(exc, len(events), loader.rejected)
         except SQLAlchemyError as exc:
             # rolled back: the ids cached during the batch may name rows that do not exist
             loader.reset()
+            # and the marks table may be gone: a daemon that ends drops it from a SQLite file
+            # when it holds no other marks (forget_marks), under another one writing there
+            self._marks_table = False
             raise self._error("database write failed", exc) from None
         except Exception as exc:  # a loader bug must not leave stale ids cached
             loader.reset()
@@ -293,7 +298,7 @@ class SQLSink:
             "batch rejected, written row by row: rows skipped",
             rows=rejected.total,
             table=table,
-            key=key,
+            key=scrub(key, self._url),  # row values: a job may be named like the password
             error=scrub(error, self._url)[:500],
             tables=dict(rejected.counts),
             **fields,
@@ -303,6 +308,24 @@ class SQLSink:
     def _transient_dbapi_errors(engine: Engine) -> tuple[type[BaseException], ...]:
         dbapi = engine.dialect.loaded_dbapi
         return (dbapi.OperationalError, dbapi.InterfaceError)
+
+    def _write_marks(self, conn: Connection, marks: Marks) -> None:
+        """In the batch's transaction.  A SQLite file's table is made there again if a daemon
+        that ended dropped it since (forget_marks): our write lock keeps it until the commit."""
+        if is_sqlite(self._url):
+            ensure_marks_table(conn)
+        write_marks(conn, marks.stream, marks.counts)
+
+    @contextmanager
+    def _transaction(self, engine: Engine) -> Iterator[Connection]:
+        """A write transaction.  On SQLite it takes the write lock at BEGIN, queueing for it
+        under the busy timeout: a deferred one that read first is refused at once while another
+        daemon writes the same file (a spurious outage, a retry; its marks left behind)."""
+        with engine.connect() as conn:
+            if is_sqlite(self._url):
+                conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
+            with conn.begin():
+                yield conn
 
     @contextmanager
     def _shared(self) -> Iterator[None]:
