@@ -101,7 +101,11 @@ def test_an_outage_spools_every_workflow_then_drains_in_order(tmp_path: Path) ->
             for s in sets[1:]:
                 s.close()
         assert all(sink.stamps == [float(i) for i in range(400)] for sink in sinks)
-        assert pool.health() == []  # closed deliveries leave the lane
+        # closed deliveries leave the lane; their destination stays listed with its totals
+        (ended,) = pool.health()
+        assert (ended.name, ended.state, ended.workflows) == (health[0].name, "up", 0)
+        assert (ended.spooled, ended.events_written) == (0, 1200)
+        assert ended.retries >= health[0].retries > 30
         downs = [e for e in logs if e["event"].startswith("sink down")]
         backs = [e for e in logs if e["event"] == "sink is back"]
         assert len(downs) == 1 and len(backs) == 1, [e["event"] for e in logs]

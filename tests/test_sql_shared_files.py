@@ -354,6 +354,8 @@ def test_an_unexpected_rejection_is_one_line_and_reaches_the_metrics(kind: str) 
             (health,) = pool.health()
             text_ = render_metrics(service_snapshot({}, pool, started_at=1.0))
             sinks.close()
+            (after,) = pool.health()  # the workflow's delivery ended: its counters stay
+            text_after = render_metrics(service_snapshot({}, pool, started_at=1.0))
         assert _counts(url, "job_edge", "workflow_meta", "job") == [1, 1, 3]
         fallback = [e for e in logs if FALLBACK in e["event"]]
         assert len(fallback) == 1, fallback
@@ -369,6 +371,9 @@ def test_an_unexpected_rejection_is_one_line_and_reaches_the_metrics(kind: str) 
         assert f'monitord_sink_row_by_row_batches_total{{sink="{name}"}} 1.0' in text_
         assert f'monitord_sink_rows_rejected_total{{sink="{name}"}} 1.0' in text_
         assert password not in text_
+        assert (after.name, after.row_by_row_batches, after.rows_rejected) == (name, 1, 1)
+        assert (after.events_written, after.workflows) == (health.events_written, 0)
+        assert f'monitord_sink_row_by_row_batches_total{{sink="{name}"}} 1.0' in text_after
     finally:
         pool.close()
         drop(kind, url)

@@ -35,7 +35,13 @@ from sinks.amqp.hubs import HubRegistry
 from sinks.runtime.base import Sink
 from sinks.runtime.capabilities import SharedResources, SharingSink, capabilities_of
 from sinks.runtime.health import SinkHealth, merge_health
-from sinks.runtime.lanes import DestinationReporter, LaneHandle, LaneStats, SinkLane
+from sinks.runtime.lanes import (
+    DestinationReporter,
+    LaneHandle,
+    LaneStats,
+    SinkLane,
+    add_counters,
+)
 from sinks.runtime.sinkset import SharedSinkSet
 from sinks.runtime.spool import SpoolSettings
 
@@ -88,7 +94,7 @@ class SinkPool:
     """Every lane of the service, and the shared engines."""
 
     def __init__(self, local_lanes: int = 4) -> None:
-        self.local = [SinkLane(f"local-{i}") for i in range(local_lanes)]
+        self.local = [SinkLane(f"local-{i}", destination_name) for i in range(local_lanes)]
         self.shared: dict[str, SinkLane] = {}
         self.engines = EngineCache()
         self.hubs = HubRegistry()
@@ -103,7 +109,7 @@ class SinkPool:
         with self._lock:
             lane = self.shared.get(key)
             if lane is None:
-                lane = self.shared[key] = SinkLane(key)
+                lane = self.shared[key] = SinkLane(key, destination_name)
             return lane
 
     def sink_set(self, key: str, wf_uuid: str | None) -> Any:
@@ -142,12 +148,23 @@ class SinkPool:
 
     def health(self) -> list[SinkHealth]:
         """Per destination (sink name), over every workflow's delivery to it (see
-        :func:`merge_health`)."""
+        :func:`merge_health`); the counters include those of the deliveries that ended, so a
+        destination stays listed, and its totals never drop, when its workflows end."""
         by_name: dict[str, list[SinkHealth]] = {}
-        for handle in self.handles():
-            snap = replace(handle.health(), workflow=handle.wf_uuid)
-            by_name.setdefault(destination_name(handle.sink), []).append(snap)
-        return [merge_health(name, snaps) for name, snaps in sorted(by_name.items())]
+        ended: dict[str, SinkHealth] = {}
+        for lane in self.lanes():
+            live, lane_ended = lane.health()
+            for handle, snap in live:
+                snap = replace(snap, workflow=handle.wf_uuid)
+                by_name.setdefault(destination_name(handle.sink), []).append(snap)
+            for name, counters in lane_ended.items():
+                ended[name] = add_counters(ended[name], counters) if name in ended else counters
+        merged = []
+        for name in sorted(by_name.keys() | ended.keys()):
+            snaps = by_name.get(name)
+            health = merge_health(name, snaps) if snaps else SinkHealth(name=name, workflows=0)
+            merged.append(add_counters(health, ended[name]) if name in ended else health)
+        return merged
 
     def begin_close(self) -> None:
         """Service stop: no more waiting for down sinks; what they hold stays spooled."""

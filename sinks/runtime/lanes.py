@@ -23,13 +23,15 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import structlog
 
 from monitord.system import ownership
 from sinks.runtime.base import Sink
 from sinks.runtime.delivery import EXIT, Delivery, OutageReporter, Step, Wait
+from sinks.runtime.health import SinkHealth
 from sinks.runtime.spool import SpoolSettings
 
 log = structlog.get_logger("monitord.service.sinkpool")
@@ -145,11 +147,33 @@ class DestinationReporter(OutageReporter):
             )
 
 
-class SinkLane:
-    """A thread serving many deliveries round-robin, one step each per turn."""
+def _by_sink_name(sink: Sink) -> str:
+    return str(sink.name)
 
-    def __init__(self, name: str) -> None:
+
+def add_counters(total: SinkHealth, ended: SinkHealth) -> SinkHealth:
+    """``total`` with the counters of an ended delivery added (so a counter never goes back)."""
+    return replace(
+        total,
+        retries=total.retries + ended.retries,
+        permanent_failures=total.permanent_failures + ended.permanent_failures,
+        events_written=total.events_written + ended.events_written,
+        row_by_row_batches=total.row_by_row_batches + ended.row_by_row_batches,
+        rows_rejected=total.rows_rejected + ended.rows_rejected,
+    )
+
+
+class SinkLane:
+    """A thread serving many deliveries round-robin, one step each per turn.
+
+    ``group`` names the destination a sink's counters add up under once its delivery ends
+    (:attr:`ended_health`), so the totals a status page or ``/metrics`` shows never drop when a
+    workflow ends."""
+
+    def __init__(self, name: str, group: Callable[[Sink], str] = _by_sink_name) -> None:
         self.name = name
+        self.group = group
+        self.ended_health: dict[str, SinkHealth] = {}  # counters of ended deliveries, by group
         self.cond = threading.Condition()
         self.ready: deque[LaneHandle] = deque()
         self.sleeping: dict[LaneHandle, float] = {}
@@ -179,6 +203,12 @@ class SinkLane:
             if reporter is None:
                 reporter = self.reporters[name] = DestinationReporter(name)
             return reporter
+
+    def health(self) -> tuple[list[tuple[LaneHandle, SinkHealth]], dict[str, SinkHealth]]:
+        """Each live delivery's health and the ended ones' counters, read at one instant (a
+        delivery ending meanwhile is counted once)."""
+        with self.cond:
+            return [(h, h.health()) for h in self.members], dict(self.ended_health)
 
     def thread_alive(self) -> bool:
         return self._thread.is_alive()
@@ -229,6 +259,17 @@ class SinkLane:
                 wait = min(self.sleeping.values()) - now if self.sleeping else None
                 self.cond.wait(max(0.01, wait) if wait is not None else None)
 
+    def _add_ended(self, handle: LaneHandle) -> None:
+        """``cond`` held: keep the ended delivery's counters under its group."""
+        try:
+            final = handle.health()
+        except Exception:  # a sink that cannot say: its counters are lost, not the lane
+            log.exception("no counters from an ended delivery", sink=handle.sink.name)
+            return
+        key = self.group(handle.sink)
+        total = self.ended_health.get(key) or SinkHealth(name=key, workflows=0)
+        self.ended_health[key] = add_counters(total, final)
+
     def _run(self) -> None:
         while True:
             turn = self._next()
@@ -255,6 +296,7 @@ class SinkLane:
                         self.ended.failures += handle.policy.permanent_failures
                         self.ended.retries += handle.policy.retries
                         self.ended.events_written += handle.events_written
+                        self._add_ended(handle)
                     self.sleeping.pop(handle, None)
                     self.cond.notify_all()
                 else:
