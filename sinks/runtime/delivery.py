@@ -2,9 +2,8 @@
 
 The core of the delivery runtime (see :mod:`sinks.runtime.runner` for the whole and its API): a
 :class:`Delivery` knows what to do next (:meth:`Delivery.decide`) and does one step at a
-time (:meth:`Delivery.run`); where the steps run -- a dedicated thread, a child process, a
-shared lane of the service -- is the executor's business.  Decisions after a failure are
-the policy's (:mod:`sinks.runtime.policy`), storage is the spool's (:mod:`sinks.runtime.spool`).
+time (:meth:`Delivery.run`); where the steps run (thread, child process, a service lane) is the
+executor's business.  Decisions after a failure are the policy's, storage is the spool's.
 """
 
 from __future__ import annotations
@@ -40,10 +39,9 @@ OWN_BACKLOG_POLL = 0.5  # seconds between looks at a self-spooling sink's backlo
 class Delivery:
     """One sink's delivery: memory queue, spool and policy, with no thread of its own.
 
-    An executor runs it: :class:`SinkWorker` on a dedicated thread, a service lane
-    (:mod:`sinks.runtime.lanes`) among many others.  ``cond`` is the lock the
-    producer and the executor share (the lane's for every delivery on a lane);
-    ``wake`` (called with it held) tells the executor this delivery has work.
+    An executor runs it (:class:`SinkWorker`'s thread, a service lane among many others).
+    ``cond`` is the lock the producer and the executor share (the lane's for every delivery on
+    a lane); ``wake`` (called with it held) tells the executor this delivery has work.
     """
 
     def __init__(
@@ -144,11 +142,8 @@ class Delivery:
         """State, counters and backlog of this sink: the one record health checks, status
         pages and metrics read (:mod:`sinks.runtime.health`)."""
         snap = self.policy.health(self.sink.name)
-        fields: dict[str, Any] = {
-            "queued": self.queued,
-            "events_written": self.events_written,
-            "destination": self.destination,
-        }
+        fields: dict[str, Any] = {"queued": self.queued, "events_written": self.events_written}
+        fields["destination"] = self.destination
         if self.self_spooling and self._opened and not self.failed:
             own = cast(SelfSpoolingSink, self.sink).health()  # it knows its own backlog
             fields.update(spooled=own.spooled, spooled_bytes=own.spooled_bytes, oldest=own.oldest)
