@@ -124,8 +124,11 @@ class ResumingFollowing(Following):
         return st.st_mtime >= self.started_at
 
     def _wait_fresh(self, timeout: float = 20.0) -> None:
+        """Until the running daemon has a snapshot (or has ended: nothing to wait for)."""
         deadline = time.monotonic() + timeout
         while not self._fresh() and time.monotonic() < deadline:
+            if self.daemon is not None and self.daemon.poll() is not None:
+                return
             time.sleep(0.01)
 
     def _on_flush(self, lines: list[tuple[str, str]], _t: float) -> None:
@@ -137,7 +140,6 @@ class ResumingFollowing(Following):
             self.await_fresh = False
         if not self.kill_points or self.written < self.kill_points[0]:
             return
-        self.kill_points.pop(0)
         deadline = time.monotonic() + 30
         while self.killed and time.monotonic() < deadline:  # the last kill's successor starts
             time.sleep(0.01)
@@ -145,7 +147,10 @@ class ResumingFollowing(Following):
         with self.lock:
             assert self.daemon is not None
             if self.daemon.poll() is not None:
-                return  # ended at an exit line meanwhile (a rescue DAG's first run)
+                # ended at an exit line (a rescue DAG's first run): the kill is made once the
+                # next run's daemon follows, at a later flush, not dropped
+                return
+            self.kill_points.pop(0)
             whole = len(self.done_kills) % 2 == 0
             if whole:
                 os.killpg(self.daemon.pid, signal.SIGKILL)
