@@ -6,9 +6,9 @@ events file: every output can resume), SIGKILLs the daemon at seeded numbers of 
 dagman.out lines (every other kill takes the daemon alone, as the OOM killer does: its sink
 process is orphaned for a moment), and starts its successor at once.  Afterwards the database
 and every jobstate.log must equal the replay's (stampede-diff), the database must not have
-been rotated (no ``.000``), and the marks table must be gone.  At each kill the bytes the
-successor will read again are measured from the snapshot: dagman.out sizes at the kill
-minus the offsets the snapshot recorded.
+been rotated (no ``.000``), the marks table must be gone, and no daemon may log an error.  At
+each kill the bytes the successor will read again are measured from the snapshot: dagman.out
+sizes at the kill minus the offsets the snapshot recorded.
 
 ``python -m tests.kills --trials 100`` runs that many seeded kills (5 per play) and prints
 the figure; tests/test_daemon_resume.py runs 5 per case in CI.
@@ -169,8 +169,15 @@ class ResumingFollowing(Following):
             self.killed = self.await_fresh = True
 
     def check(self, expected: Path, tmp_path: Path) -> list[str]:
-        """Rows equal the replay's; no rotated database; no marks table left."""
+        """Rows equal the replay's; no rotated database; no marks table left; no daemon logged
+        an error (a successor that writes again what the database holds has its batches
+        rejected, "written row by row": the rows may still be equal, the delivery was not)."""
         failures = []
+        for log in sorted(self.logs.glob("daemon-*.err")):
+            text = log.read_text(errors="replace")
+            errors = [line for line in text.splitlines() if "[error" in line]
+            if errors:
+                failures.append(f"{log.name}: " + "\n".join(errors[:3]))
         if (self.run_dir / (self.db.name + ".000")).exists():
             failures.append("the database was rotated: a successor recovered from line 1")
         with sqlite3.connect(self.db) as conn:
