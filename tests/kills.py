@@ -309,7 +309,7 @@ def describe(results: list[PlayResult]) -> str:
         p50 = rereads[len(rereads) // 2]
         totals = sum(k.total for k in kills if k.reread is not None)
         lines.append(
-            f"dagman.out bytes read again per kill: p50 {p50}, max {rereads[-1]}, "
+            f"dagman.out bytes read again per kill: min {rereads[0]}, p50 {p50}, max {rereads[-1]}, "
             f"mean {sum(rereads) / len(rereads):.0f} "
             f"({100 * sum(rereads) / max(1, totals):.1f} % of the bytes on disk at the kills); "
             f"to the end of the files: p50 {uppers[len(uppers) // 2]}, max {uppers[-1]}"
