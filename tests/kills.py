@@ -6,9 +6,9 @@ events file: every output can resume), SIGKILLs the daemon at seeded numbers of 
 dagman.out lines (every other kill takes the daemon alone, as the OOM killer does: its sink
 process is orphaned for a moment), and starts its successor at once.  Afterwards the database
 and every jobstate.log must equal the replay's (stampede-diff), the database must not have
-been rotated (no ``.000``), and the marks table must be gone.  At each kill the bytes the
-successor will read again are measured from the snapshot: dagman.out sizes at the kill
-minus the offsets the snapshot recorded.
+been rotated (no ``.000``), the marks table must be gone, and no daemon may log an error.  At
+each kill the bytes the successor will read again are measured from the snapshot: dagman.out
+sizes at the kill minus the offsets the snapshot recorded.
 
 ``python -m tests.kills --trials 100`` runs that many seeded kills (5 per play) and prints
 the figure; tests/test_daemon_resume.py runs 5 per case in CI.
@@ -20,6 +20,7 @@ import argparse
 import os
 import pickle
 import random
+import re
 import shutil
 import signal
 import sqlite3
@@ -32,7 +33,7 @@ from pathlib import Path
 
 from monitord.daemon.resume import ResumePoint, ResumeStore
 from monitord.daemon.statedir import RESUME_DIR
-from tests.conftest import CORPUS, CORPUS_TZ, STAMPEDE_DIFF
+from tests.conftest import CORPUS, CORPUS_TZ, STAMPEDE_DIFF, copy_submit_dir
 from tests.test_follow_played import CASES, Following, normalize_jobstate
 
 KILLS_PER_PLAY = 5
@@ -124,8 +125,11 @@ class ResumingFollowing(Following):
         return st.st_mtime >= self.started_at
 
     def _wait_fresh(self, timeout: float = 20.0) -> None:
+        """Until the running daemon has a snapshot (or has ended: nothing to wait for)."""
         deadline = time.monotonic() + timeout
         while not self._fresh() and time.monotonic() < deadline:
+            if self.daemon is not None and self.daemon.poll() is not None:
+                return
             time.sleep(0.01)
 
     def _on_flush(self, lines: list[tuple[str, str]], _t: float) -> None:
@@ -137,7 +141,6 @@ class ResumingFollowing(Following):
             self.await_fresh = False
         if not self.kill_points or self.written < self.kill_points[0]:
             return
-        self.kill_points.pop(0)
         deadline = time.monotonic() + 30
         while self.killed and time.monotonic() < deadline:  # the last kill's successor starts
             time.sleep(0.01)
@@ -145,7 +148,10 @@ class ResumingFollowing(Following):
         with self.lock:
             assert self.daemon is not None
             if self.daemon.poll() is not None:
-                return  # ended at an exit line meanwhile (a rescue DAG's first run)
+                # ended at an exit line (a rescue DAG's first run): the kill is made once the
+                # next run's daemon follows, at a later flush, not dropped
+                return
+            self.kill_points.pop(0)
             whole = len(self.done_kills) % 2 == 0
             if whole:
                 os.killpg(self.daemon.pid, signal.SIGKILL)
@@ -163,9 +169,16 @@ class ResumingFollowing(Following):
             self.kills += 1
             self.killed = self.await_fresh = True
 
-    def check(self, expected: Path, tmp_path: Path) -> list[str]:
-        """Rows equal the replay's; no rotated database; no marks table left."""
+    def check(self, expected: Path, tmp_path: Path, known: set[str] | None = None) -> list[str]:
+        """Rows equal the replay's; no rotated database; no marks table left; no daemon logged
+        an error a replay of the same input does not (``known``): a successor that writes
+        again what the database holds has its batches rejected, "written row by row" (the
+        rows may still be equal, the delivery was not)."""
         failures = []
+        for log in sorted(self.logs.glob("daemon-*.err")):
+            errors = error_messages(log.read_text(errors="replace")) - (known or set())
+            if errors:
+                failures.append(f"{log.name}: " + "\n".join(sorted(errors)[:3]))
         if (self.run_dir / (self.db.name + ".000")).exists():
             failures.append("the database was rotated: a successor recovered from line 1")
         with sqlite3.connect(self.db) as conn:
@@ -184,6 +197,33 @@ class ResumingFollowing(Following):
             if proc.returncode != 0 or "TOTAL" not in proc.stdout:
                 failures.append(f"{args[-1]}:\n" + proc.stdout[-4000:] + proc.stderr[-2000:])
         return failures
+
+
+def error_messages(log: str) -> set[str]:
+    """The messages (not their paths and values) of a daemon log's error lines."""
+    found = set()
+    for line in log.splitlines():
+        if "[error" in line:
+            message = line.split("]", 1)[-1].strip()
+            found.add(re.split(r"\s+[\w.]+=", message, maxsplit=1)[0].strip())
+    return found
+
+
+def replay_errors(src: Path, where: Path) -> set[str]:
+    """The error messages a replay of ``src``'s input logs (e.g. a job output the sample
+    lacks): the input's own, not a crash's."""
+    dagman_out = copy_submit_dir(src / "input", where)
+    env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(where)}
+    cmd = [sys.executable, "-m", "monitord.cli", "-r", "--no-dashboard"]
+    proc = subprocess.run(
+        [*cmd, "-d", f"sqlite:///{where / 'replay.db'}", dagman_out.name],
+        cwd=where,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    return error_messages(proc.stderr)
 
 
 def _checkpointed(point: object) -> int:
@@ -240,7 +280,8 @@ def play_with_kills(src: Path, tmp: Path, seed: int, kills: int = KILLS_PER_PLAY
     following = ResumingFollowing(src, tmp / "play", kills=points, rate=rate, seed=seed)
     following.run()
     result = PlayResult(src.name, following.done_kills)
-    result.failures = following.check(src / "expected", tmp / "play")
+    known = replay_errors(src, tmp / "replay")
+    result.failures = following.check(src / "expected", tmp / "play", known)
     if len(following.done_kills) < len(points) - 1:  # the last may come after DAGMan's end
         result.failures.append(f"{len(following.done_kills)} kills made, {len(points)} planned")
     return result
@@ -268,7 +309,7 @@ def describe(results: list[PlayResult]) -> str:
         p50 = rereads[len(rereads) // 2]
         totals = sum(k.total for k in kills if k.reread is not None)
         lines.append(
-            f"dagman.out bytes read again per kill: p50 {p50}, max {rereads[-1]}, "
+            f"dagman.out bytes read again per kill: min {rereads[0]}, p50 {p50}, max {rereads[-1]}, "
             f"mean {sum(rereads) / len(rereads):.0f} "
             f"({100 * sum(rereads) / max(1, totals):.1f} % of the bytes on disk at the kills); "
             f"to the end of the files: p50 {uppers[len(uppers) // 2]}, max {uppers[-1]}"

@@ -14,14 +14,16 @@ import sqlite3
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.statedir import RESUME_DIR, daemon_resume_store, default_state_dir
-from tests.conftest import CORPUS_TZ, STAMPEDE_DIFF, require_corpus
+from tests.conftest import CORPUS_TZ, STAMPEDE_DIFF, copy_submit_dir, require_corpus
 from tests.kills import SOURCES, describe, generated_source, play_with_kills
+from tests.test_follow_played import CASES
 
 KILL_SEED = int(os.environ.get("MONITORD_KILL_SEED", "21"))
 
@@ -45,6 +47,9 @@ def test_kill_9_while_following_resumes_and_equals_the_replay(
     assert result.kills, "no kill was made"
     assert all(k.reread is not None for k in result.kills), "a kill found no snapshot"
     assert not result.failures, "\n".join(result.failures)
+    # only the last seconds are read again (a snapshot every 2 s): far from a line-1 recovery
+    reread, on_disk = sum(k.reread or 0 for k in result.kills), sum(k.total for k in result.kills)
+    assert reread < on_disk / 2, describe([result])
 
 
 def _live(run_dir: Path, dagman_out: str, db: Path, state: Path) -> subprocess.CompletedProcess:
@@ -89,6 +94,51 @@ def test_without_a_usable_snapshot_a_crash_is_recovered_from_line_1(
     assert len(said) == 1, second.stderr
     assert ("no snapshot yet" if damage == "none" else "damaged snapshot") in said[0]
     assert (tmp_path / "live.db.000").exists(), "recovery rotates the database"
+    diff = subprocess.run(
+        [sys.executable, str(STAMPEDE_DIFF), str(src / "expected" / "stampede.db"), str(db)],
+        capture_output=True,
+        text=True,
+    )
+    assert diff.returncode == 0 and "TOTAL" in diff.stdout, diff.stdout[-3000:]
+
+
+def test_a_rescue_runs_daemon_that_sees_only_its_banners_first_line_keeps_following(
+    tmp_path: Path,
+) -> None:
+    """pegasus-run's daemon for a rescue DAG may start when the new DAGMan has written only
+    the first line of its banner (a rule of asterisks) after the last run's exit line: it must
+    follow the new run, not end at once (seeded kills of rescue_dag_restart found it gone)."""
+    src = CASES / "rescue_dag_restart"
+    run = tmp_path / "run"
+    dagman_out = copy_submit_dir(src / "input", run)
+    lines = dagman_out.read_text(encoding="utf-8").splitlines(keepends=True)
+    exit_line = next(i for i, line in enumerate(lines) if "EXITING WITH STATUS" in line)
+    assert set(lines[exit_line + 1].split()[-1]) == {"*"}  # the next run's banner opens
+    dagman_out.write_text("".join(lines[: exit_line + 1]), encoding="utf-8")
+    db, state = tmp_path / "live.db", tmp_path / "state"
+    first = _live(run, dagman_out.name, db, state)  # the first run's daemon ends at its exit
+    assert first.returncode == 0, first.stderr
+    with dagman_out.open("a", encoding="utf-8") as fh:
+        fh.write(lines[exit_line + 1])
+    env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(tmp_path)}
+    cmd = [sys.executable, "-m", "monitord.cli", "--no-dashboard", "--state-dir", str(state)]
+    with (tmp_path / "second.err").open("w") as err:
+        second = subprocess.Popen(
+            [*cmd, "-d", f"sqlite:///{db}", dagman_out.name], cwd=run, env=env, stderr=err
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while not (run / "monitord.recover").exists() and second.poll() is None:
+            assert time.monotonic() < deadline, "the second daemon did not start"
+            time.sleep(0.05)
+        time.sleep(1.0)  # it has read what is there (before: it ended within 0.2 s)
+        assert second.poll() is None, (tmp_path / "second.err").read_text()
+        with dagman_out.open("a", encoding="utf-8") as fh:
+            fh.write("".join(lines[exit_line + 2 :]))
+        assert second.wait(timeout=120) == 0, (tmp_path / "second.err").read_text()
+    finally:
+        if second.poll() is None:
+            second.kill()
     diff = subprocess.run(
         [sys.executable, str(STAMPEDE_DIFF), str(src / "expected" / "stampede.db"), str(db)],
         capture_output=True,

@@ -303,6 +303,8 @@ def test_kill_9_during_follow_then_restart(outputs: str, tmp_path: Path) -> None
     if outputs == "events file":
         # the successor replays from the start: every event, in order, after restart=True
         assert records[starts[1]]["restart"] is True
+        said = [line for line in second.stderr.splitlines() if "recovering from line 1" in line]
+        assert len(said) == 1 and "an output cannot resume from a snapshot: file" in said[0]
         assert payload_differences(after, expected) == []
         assert len(before) < len(after)
     else:

@@ -221,3 +221,23 @@ def test_dashboard_still_locked_is_retryable(
     finally:
         holder.join()
         sink.close()
+
+
+def test_a_locked_workflow_database_at_open_is_retryable(tmp_path: Path) -> None:
+    """A workflow database another writer holds past the busy timeout while it is opened (the
+    schema checked): an outage the runtime retries, not a refusal that disables the sink."""
+    path = tmp_path / "wf.db"
+    first = SQLSink(f"sqlite:///{path}")
+    first.open()
+    first.close()
+    holder = hold_write_lock(path, 1.5, threading.Event())
+    sink = SQLSink(f"sqlite:///{path}", engine_kw={"connect_args": {"timeout": 0.2}})
+    try:
+        with pytest.raises(SinkError) as raised:
+            sink.open()
+        assert raised.value.retryable, raised.value
+        assert "locked" in str(raised.value)
+    finally:
+        holder.join()
+    sink.open()  # the retry, once the other writer is done
+    sink.close()

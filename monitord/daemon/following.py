@@ -10,6 +10,7 @@ when its follower is done.  The per-workflow daemon and the service run this sam
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -45,12 +46,20 @@ def poll_interval(count: int) -> float:
     return 5.0 if count < 50 else 10.0
 
 
+#: the rule that opens (and closes) DAGMan's start banner, above its "STARTING UP" line
+_BANNER_RULE = re.compile(r"\S+ \S+ \*{20,}\s*")
+
+
 def restart_marker(lines: list[str]) -> bool | None:
-    """True/False when the chunk's last DAGMan start/exit line is a start/an exit, else None."""
+    """True/False when the chunk's last DAGMan start/exit line is a start/an exit, else None.
+
+    The banner's first line (a rule of asterisks, only ever written at a DAGMan start) counts
+    as the start: a chunk may end right after it, before the "STARTING UP" line is written.
+    """
     for line in reversed(lines):
         if "EXITING WITH STATUS" in line:
             return False
-        if "(CONDOR_DAGMAN) STARTING UP" in line:
+        if "(CONDOR_DAGMAN) STARTING UP" in line or _BANNER_RULE.fullmatch(line):
             return True
     return None
 
