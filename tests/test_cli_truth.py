@@ -18,7 +18,7 @@ from sqlalchemy.engine import make_url
 
 from monitord import cli
 from monitord.tools.synthetic import generate
-from tests.conftest import CORPUS, require_corpus
+from tests.conftest import CORPUS, CORPUS_TZ, require_corpus
 from tests.dbcopy import copy_to_sqlite
 from tests.plugin_fixtures import TEST_SITE, install_plugin_packages
 from tests.servers import create_database, drop_database, require_server
@@ -39,7 +39,7 @@ def workflow(tmp_path: Path) -> Path:
 
 
 def run(cmd: list[str], tmp_path: Path, cwd: Path, **kw: object) -> subprocess.CompletedProcess:
-    env = {**os.environ, "HOME": str(tmp_path)}
+    env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(tmp_path)}  # corpus times are local
     return subprocess.run(  # type: ignore[call-overload, no-any-return]
         cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=180, **kw
     )

@@ -469,7 +469,7 @@ def test_postgres_down_when_the_replay_starts(pg_db: str, tmp_path: Path) -> Non
             proc.kill()
     (tmp_path / "daemon.log").write_text(err)
     assert proc.returncode == 0, err[-3000:]
-    assert "Traceback" not in err and "events left spooled" not in err, err[-3000:]
+    assert "Traceback" not in err and "events left undelivered" not in err, err[-3000:]
     assert "sink is back" in err
     assert not spool_root.exists()
     counts = _assert_db_is_reference(pg_db, tmp_path, "server")
@@ -491,7 +491,7 @@ def test_spool_survives_a_clean_stop_and_a_recovery_start_drops_it(
     quick = "-Dpegasus.monitord.spool.drain_timeout=1"
     service("stop", "postgres")
     out = _run(run, home, quick, "-d", pg_db, "-r", status=1)
-    left = [line for line in out.splitlines() if "events left spooled" in line]
+    left = [line for line in out.splitlines() if "events left undelivered in the spool" in line]
     assert len(left) == 1, out[-3000:]
     service("start", "postgres")
     out = _run(run, home, "-d", pg_db)  # resume: the spool goes first
