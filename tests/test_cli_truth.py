@@ -122,11 +122,11 @@ def test_rerunning_the_replay_as_told_delivers_every_event_once(tmp_path: Path) 
         again = run(cmd, tmp_path, run_dir)
         assert again.returncode == 0 and not error_lines(again.stderr), again.stderr[-3000:]
         assert not Path(spool.group(1)).exists()
+        copy = tmp_path / "copy.db"
+        copy_to_sqlite(url, copy, CORPUS / SAMPLE / "expected" / "stampede.db")
     finally:
         proxy.close()
-    copy = tmp_path / "copy.db"
-    copy_to_sqlite(url, copy, CORPUS / SAMPLE / "expected" / "stampede.db")
-    drop_database(base, db)
+        drop_database(base, db)
     got = diff(str(CORPUS / SAMPLE / "expected" / "stampede.db"), str(copy))
     assert got.returncode == 0, f"the database differs from the reference's\n{got.stdout[-3000:]}"
 

@@ -106,3 +106,25 @@ def test_timestamp_forms():
     assert dagman_timestamp("2023-03-03 22:23:43.5-08:00 x") == 1677911023.5
     assert dagman_timestamp("no time here") is None
     assert dagman_timestamp("03/03/23 22:23:43 x", adjust=10) == local_epoch(2023, 3, 3, 22, 23, 53)
+
+
+# ------------------------------------------------- a DAGMan start seen from its banner's first line
+_EXIT_LINE = (
+    "03/03/23 22:23:59 **** condor_scheduniv_exec.1.0 (condor_DAGMAN) pid 1 EXITING WITH STATUS 1"
+)
+_RULE = "******************************************************"
+
+
+@pytest.mark.parametrize(
+    "lead",
+    ["03/03/23 22:24:05 ", "03/03/23 22:24:05 (D_ALWAYS) ", "  3/3 22:24:05 ", "03/03 2:24:05 "],
+)
+def test_a_chunk_ending_on_the_banners_rule_is_a_restart(lead: str) -> None:
+    """A rescue DAG's daemon may see only the rule of asterisks opening the new run's banner
+    after the last run's exit line: whatever lead the line classifier accepts, that is a start."""
+    from monitord.daemon.following import restart_marker
+
+    assert restart_marker([_EXIT_LINE]) is False
+    assert restart_marker([_EXIT_LINE, lead + _RULE + "\n"]) is True
+    assert restart_marker([_EXIT_LINE, lead + "** not a rule"]) is False
+    assert restart_marker(["03/03/23 22:24:05 Parsing x.dag ..."]) is None

@@ -106,6 +106,8 @@ def test_an_outage_spools_every_workflow_then_drains_in_order(tmp_path: Path) ->
         assert (ended.name, ended.state, ended.workflows) == (health[0].name, "up", 0)
         assert (ended.spooled, ended.events_written) == (0, 1200)
         assert ended.retries >= health[0].retries > 30
+        pool.keep_ended = 0.0  # ([service] keep_finished_seconds) nothing uses it any more:
+        assert pool.health() == []  # the destination is no longer listed
         downs = [e for e in logs if e["event"].startswith("sink down")]
         backs = [e for e in logs if e["event"] == "sink is back"]
         assert len(downs) == 1 and len(backs) == 1, [e["event"] for e in logs]

@@ -50,6 +50,8 @@ class DagmanLine:
 
 # Leading "MM/DD[/YY] HH:MM:SS " and an optional "(D_XXX) " debug token.
 _LEAD = re.compile(r"^\s*\d{1,2}/\d{1,2}(?:/\d{1,2})?\s+\d{1,2}:\d{2}:\d{2}\s+(?:\(D_\w+\)\s+)?")
+#: the rule of asterisks that opens DAGMan's start banner (above "STARTING UP"), with any lead
+BANNER_RULE = re.compile(_LEAD.pattern + r"\*{20,}\s*$")
 _ULOG = re.compile(r"Event: ULOG_(\S+) for (?:HTCondor|Condor) (?:Node|Job) (\S+) \((\d+)\.(\d+)")
 _SUBMITTING = re.compile(r"Submitting (?:HTCondor|Condor) Node (\S+) job")
 _SCRIPT_RUN = re.compile(r"^Running (PRE|POST) script of (?:Node|Job|node|job) (.+)\.\.\.$")

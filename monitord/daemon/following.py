@@ -10,12 +10,12 @@ when its follower is done.  The per-workflow daemon and the service run this sam
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 import structlog
 
+from monitord.core.dagman import BANNER_RULE
 from monitord.core.workflow import Workflow
 from monitord.daemon.checkpoint import Checkpointer
 from monitord.daemon.errors import MonitordError
@@ -46,10 +46,6 @@ def poll_interval(count: int) -> float:
     return 5.0 if count < 50 else 10.0
 
 
-#: the rule that opens (and closes) DAGMan's start banner, above its "STARTING UP" line
-_BANNER_RULE = re.compile(r"\S+ \S+ \*{20,}\s*")
-
-
 def restart_marker(lines: list[str]) -> bool | None:
     """True/False when the chunk's last DAGMan start/exit line is a start/an exit, else None.
 
@@ -59,7 +55,7 @@ def restart_marker(lines: list[str]) -> bool | None:
     for line in reversed(lines):
         if "EXITING WITH STATUS" in line:
             return False
-        if "(CONDOR_DAGMAN) STARTING UP" in line or _BANNER_RULE.fullmatch(line):
+        if "(CONDOR_DAGMAN) STARTING UP" in line or BANNER_RULE.match(line):
             return True
     return None
 

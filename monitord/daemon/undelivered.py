@@ -15,7 +15,7 @@ from monitord.daemon.errors import MonitordError
 from monitord.system.secrets import mask_url_passwords as masked
 from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.executor import Executor
-from sinks.runtime.health import SinkHealth
+from sinks.runtime.health import SinkHealth, destination_of
 from sinks.runtime.spool import SpoolSettings
 
 if TYPE_CHECKING:
@@ -48,14 +48,15 @@ def undelivered(workers: Iterable[Executor], spool_settings: SpoolSettings | Non
             health = worker.health()
         except Exception:  # noqa: BLE001 - the name and reason are niceties, the count matters
             health = SinkHealth(sink.name, destination=sink.name)
-        dest = health.destination
+        dest = health.destination or destination_of(sink)  # an executor that relays none
         left = int(stats.get("left_behind") or stats.get("spooled") or 0)
         own_spool = int(getattr(sink, "left_in_spool", 0) or 0)  # AMQP: its own spool
         if worker.failed:
             written = int(stats.get("events_written") or 0)
+            why = _reason(health.last_error, dest)
             problems.append(
-                f"{dest} failed{_reason(health.last_error, dest)} after {written} events, the rest were "
-                "not written; rerun the replay once it works"
+                f"{dest} failed{why} after {written} events, the rest were not written; "
+                "rerun the replay once it works"
             )
         elif left or own_spool:
             spool = getattr(sink, "spool_path", None)
@@ -67,9 +68,9 @@ def undelivered(workers: Iterable[Executor], spool_settings: SpoolSettings | Non
                 if own_spool and not left
                 else "rerun the replay once it answers (it starts over)"
             )
+            why = _reason(health.last_error, dest)
             problems.append(
-                f"{left + own_spool} events not delivered to {dest}{_reason(health.last_error, dest)}: "
-                f"left{where}; {how}"
+                f"{left + own_spool} events not delivered to {dest}{why}: left{where}; {how}"
             )
     return problems
 

@@ -103,7 +103,9 @@ class Service:
             await asyncio.to_thread(self.store.prepare)
         except OSError as exc:
             raise ServiceError(f"state_dir {self.cfg.state_dir}: {exc.strerror}") from None
-        self.pool = SinkPool(self.cfg.limits.sink_threads)
+        self.pool = SinkPool(
+            self.cfg.limits.sink_threads, keep_ended=self.cfg.keep_finished_seconds
+        )
         self.watcher.start()
         await self._listen()
         entries, ended = await asyncio.to_thread(self.store.load)

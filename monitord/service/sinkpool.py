@@ -27,6 +27,7 @@ runtime (:mod:`sinks.runtime.lanes`); a workflow's sinks on them are a
 from __future__ import annotations
 
 import threading
+import time
 import zlib
 from dataclasses import replace
 from typing import Any, cast
@@ -93,7 +94,8 @@ class EngineCache:
 class SinkPool:
     """Every lane of the service, and the shared engines."""
 
-    def __init__(self, local_lanes: int = 4) -> None:
+    def __init__(self, local_lanes: int = 4, keep_ended: float = 86400.0) -> None:
+        self.keep_ended = keep_ended  # seconds a destination no workflow uses stays listed
         self.local = [SinkLane(f"local-{i}", destination_name) for i in range(local_lanes)]
         self.shared: dict[str, SinkLane] = {}
         self.engines = EngineCache()
@@ -149,7 +151,9 @@ class SinkPool:
     def health(self) -> list[SinkHealth]:
         """Per destination (sink name), over every workflow's delivery to it (see
         :func:`merge_health`); the counters include those of the deliveries that ended, so a
-        destination stays listed, and its totals never drop, when its workflows end."""
+        destination stays listed, and its totals never drop, when its workflows end (for
+        ``keep_ended`` seconds after the last one, so per-workflow databases do not pile up)."""
+        self._forget_idle()
         by_name: dict[str, list[SinkHealth]] = {}
         ended: dict[str, SinkHealth] = {}
         for lane in self.lanes():
@@ -165,6 +169,19 @@ class SinkPool:
             health = merge_health(name, snaps) if snaps else SinkHealth(name=name, workflows=0)
             merged.append(add_counters(health, ended[name]) if name in ended else health)
         return merged
+
+    def _forget_idle(self) -> None:
+        lanes = self.lanes()
+        live = {destination_name(h.sink) for h in self.handles()}
+        last: dict[str, float] = {}
+        for lane in lanes:
+            for name, at in lane.ends().items():
+                last[name] = max(at, last.get(name, 0.0))
+        cutoff = time.time() - self.keep_ended
+        idle = {name for name, at in last.items() if at < cutoff and name not in live}
+        if idle:
+            for lane in lanes:
+                lane.forget_ended(idle)
 
     def begin_close(self) -> None:
         """Service stop: no more waiting for down sinks; what they hold stays spooled."""

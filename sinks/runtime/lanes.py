@@ -174,6 +174,7 @@ class SinkLane:
         self.name = name
         self.group = group
         self.ended_health: dict[str, SinkHealth] = {}  # counters of ended deliveries, by group
+        self.ended_at: dict[str, float] = {}  # when the group's last delivery here ended
         self.cond = threading.Condition()
         self.ready: deque[LaneHandle] = deque()
         self.sleeping: dict[LaneHandle, float] = {}
@@ -209,6 +210,18 @@ class SinkLane:
         delivery ending meanwhile is counted once)."""
         with self.cond:
             return [(h, h.health()) for h in self.members], dict(self.ended_health)
+
+    def ends(self) -> dict[str, float]:
+        """When each group's last delivery on this lane ended."""
+        with self.cond:
+            return dict(self.ended_at)
+
+    def forget_ended(self, groups: set[str]) -> None:
+        """Drop the kept counters of ``groups`` (destinations nothing has delivered to lately)."""
+        with self.cond:
+            for group in groups:
+                self.ended_health.pop(group, None)
+                self.ended_at.pop(group, None)
 
     def thread_alive(self) -> bool:
         return self._thread.is_alive()
@@ -269,6 +282,7 @@ class SinkLane:
         key = self.group(handle.sink)
         total = self.ended_health.get(key) or SinkHealth(name=key, workflows=0)
         self.ended_health[key] = add_counters(total, final)
+        self.ended_at[key] = time.time()
 
     def _run(self) -> None:
         while True:

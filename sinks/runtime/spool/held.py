@@ -123,7 +123,7 @@ class HeldSpool:
             )
 
     def close(self) -> int:
-        """Close it; the number of events left undelivered in it (the caller says what becomes of them)."""
+        """Close it; the number of events left undelivered (the caller says what comes of them)."""
         spool = self.spool
         if spool is None or not spool.is_open:
             return 0
