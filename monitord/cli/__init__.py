@@ -28,6 +28,7 @@ from typing import Any
 
 import structlog
 
+from monitord.cli.checks import whole_number
 from monitord.core.readers.workflow_properties import load_properties, split_properties
 from monitord.daemon.config import ConfigError, MonitorConfig, Options, monitor_config
 from monitord.daemon.config import destinations as config_destinations
@@ -40,14 +41,7 @@ from monitord.system.logs import configure_logging
 log = structlog.get_logger("monitord")
 
 
-def _positive_or_zero(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must not be negative")
-    return value
+_positive_or_zero = whole_number(0)
 
 
 def version_text(prog: str) -> str:

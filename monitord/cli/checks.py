@@ -3,12 +3,33 @@ be used as written, an error nobody foresaw -- each ends in one line, never a tr
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import os
 import sys
+from collections.abc import Callable
 
 from monitord.daemon.config import MonitorConfig
 from monitord.system.secrets import mask_url_passwords as masked
+
+
+def whole_number(low: int, high: int | None = None, why: str = "") -> Callable[[str], int]:
+    """An argparse ``type`` for a whole number in ``low``..``high``, its errors in words."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(
+                "must not be negative" if low == 0 else f"must be at least {low}"
+            )
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high:,}{why}")
+        return value
+
+    return parse
 
 
 def not_a_command(word: str, commands: list[str]) -> str | None:

@@ -9,6 +9,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 
+from monitord.cli.checks import whole_number
 from monitord.system.logs import configure_logging
 
 DESCRIPTION = "Generate an example workflow, replay it into SQLite, print what was recorded."
@@ -16,16 +17,7 @@ DESCRIPTION = "Generate an example workflow, replay it into SQLite, print what w
 MAX_JOBS = 100_000
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    if value > MAX_JOBS:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_JOBS:,} (an example)")
-    return value
+_positive = whole_number(1, MAX_JOBS, " (an example)")
 
 
 def demo(argv: Sequence[str], main: Callable[[list[str]], int]) -> int:
