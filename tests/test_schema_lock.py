@@ -214,13 +214,20 @@ def test_dashboard_still_locked_is_retryable(
     holder = hold_write_lock(path, 1.5, threading.Event())
     sink = dashboard(path)
     try:
+        _open_refused_while_locked(sink, holder)
+    finally:
+        sink.close()
+
+
+def _open_refused_while_locked(sink: Any, holder: threading.Thread) -> None:
+    """``sink.open()`` while ``holder`` keeps the write lock: a retryable "locked" error."""
+    try:
         with pytest.raises(SinkError) as raised:
             sink.open()
         assert raised.value.retryable, raised.value
         assert "locked" in str(raised.value)
     finally:
         holder.join()
-        sink.close()
 
 
 def test_a_locked_workflow_database_at_open_is_retryable(tmp_path: Path) -> None:
@@ -232,12 +239,6 @@ def test_a_locked_workflow_database_at_open_is_retryable(tmp_path: Path) -> None
     first.close()
     holder = hold_write_lock(path, 1.5, threading.Event())
     sink = SQLSink(f"sqlite:///{path}", engine_kw={"connect_args": {"timeout": 0.2}})
-    try:
-        with pytest.raises(SinkError) as raised:
-            sink.open()
-        assert raised.value.retryable, raised.value
-        assert "locked" in str(raised.value)
-    finally:
-        holder.join()
+    _open_refused_while_locked(sink, holder)
     sink.open()  # the retry, once the other writer is done
     sink.close()

@@ -152,6 +152,18 @@ def _sqlite_pragmas(engine: Engine, begin: str) -> None:
 #: (RESERVED) lets them read until the commit, as a deferred writer's does.
 SQLITE_BEGIN = "monitord_sqlite_begin"
 
+
+@contextmanager
+def write_transaction(conn: Connection) -> Iterator[Connection]:
+    """A transaction on ``conn`` that writes.  On SQLite it takes the write lock at BEGIN,
+    queueing for it under the busy timeout: a deferred one that read first is refused at once
+    while another daemon writes the same file."""
+    if conn.dialect.name == "sqlite":
+        conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
+    with conn.begin():
+        yield conn
+
+
 #: advisory lock key / name under which schema creation and purges are serialised
 SCHEMA_LOCK_KEY = 0x6D6F6E69746F7264 & 0x7FFFFFFFFFFFFFFF
 SCHEMA_LOCK_NAME = "pegasus.monitord.schema"
@@ -189,8 +201,7 @@ def schema_transaction(engine: Engine, timeout: int = 300) -> Iterator[Connectio
     with engine.connect() as conn:
         backend = conn.dialect.name
         if backend == "sqlite":
-            conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
-            with conn.begin():
+            with write_transaction(conn):
                 yield conn
             return
         if backend == "postgresql":

@@ -28,7 +28,6 @@ from sinks.runtime.factory import SinkRequest, endpoint_property
 from sinks.runtime.marks import Marks
 
 from .database import (
-    SQLITE_BEGIN,
     SchemaBusy,
     SchemaVersionError,
     connect_timeout_args,
@@ -40,6 +39,7 @@ from .database import (
     safe_url,
     schema_transaction,
     scrub,
+    write_transaction,
 )
 from .errors import Rejected, is_row_error, is_transient
 from .loader import BatchLoader
@@ -321,11 +321,8 @@ class SQLSink:
         """A write transaction.  On SQLite it takes the write lock at BEGIN, queueing for it
         under the busy timeout: a deferred one that read first is refused at once while another
         daemon writes the same file (a spurious outage, a retry; its marks left behind)."""
-        with engine.connect() as conn:
-            if is_sqlite(self._url):
-                conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
-            with conn.begin():
-                yield conn
+        with engine.connect() as conn, write_transaction(conn):
+            yield conn
 
     @contextmanager
     def _shared(self) -> Iterator[None]:
