@@ -37,6 +37,7 @@ from tests.conftest import CORPUS, CORPUS_TZ, STAMPEDE_DIFF, copy_submit_dir
 from tests.test_follow_played import CASES, Following, normalize_jobstate
 
 KILLS_PER_PLAY = 5
+STOP_TIMEOUT = 60  # seconds a clean stop may take (the chunk in hand, a flush, a snapshot)
 PLAY_SECONDS = 15.0  # a play lasts about this long (each daemon lives a few seconds)
 SOURCES = [
     CORPUS / "process_wf_success",
@@ -60,18 +61,40 @@ class Kill:
     total: int  # dagman.out bytes on disk at the kill
 
 
+#: how the daemon is started: ``monitord <dagman.out>`` (the form these tests began with),
+#: ``monitord follow``, and the drop-in as pegasus-dagman starts it
+FORMS = {
+    "monitord": [sys.executable, "-m", "monitord.cli"],
+    "follow": [sys.executable, "-m", "monitord.cli", "follow"],
+    "dropin": [str(Path(sys.executable).parent / "pegasus-monitord"), "-N"],
+}
+
+
 class ResumingFollowing(Following):
-    """:class:`Following` with the daemon's own database, a state dir, and several kills."""
+    """:class:`Following` with the daemon's own database, a state dir, and several stops.
+
+    ``signals``: the signal of each stop in turn (cycled; default SIGKILL); ``form``: how the
+    daemon is started (:data:`FORMS`).  A stop by SIGKILL is a crash; any other signal is a
+    clean stop: the daemon must exit by itself with 128 + the signal's number and one line
+    saying where it stopped.
+    """
 
     def __init__(
-        self, src: Path, tmp_path: Path, *, kills: list[int], rate: float, seed: int = 0
+        self,
+        src: Path,
+        tmp_path: Path,
+        *,
+        kills: list[int],
+        rate: float,
+        seed: int = 0,
+        signals: tuple[signal.Signals, ...] = (signal.SIGKILL,),
+        form: str = "monitord",
     ) -> None:
         super().__init__(src, tmp_path, rate=rate, seed=seed)
         self.state_dir = tmp_path / "state"
+        self.signals = signals
         self.cmd = [
-            sys.executable,
-            "-m",
-            "monitord.cli",
+            *FORMS[form],
             "--no-dashboard",
             "--state-dir",
             str(self.state_dir),
@@ -107,6 +130,37 @@ class ResumingFollowing(Following):
             except OSError:
                 pass
             time.sleep(0.01)
+
+    def _reap(self, timeout: float) -> int | None:
+        """A daemon stopped cleanly by the harness exited 128 + its signal: not an error here
+        (:meth:`_wait_stopped` judged it)."""
+        assert self.daemon is not None
+        code = self.daemon.poll()
+        if code is not None and code in {128 + s for s in self.signals if s != signal.SIGKILL}:
+            return code
+        return super()._reap(timeout)
+
+    def _wait_stopped(self, sig: signal.Signals) -> None:
+        """A crash is over at once; a clean stop must end by itself, with its exit status
+        and its one line (the harness counts what is wrong, and kills a daemon that hangs)."""
+        assert self.daemon is not None
+        if sig == signal.SIGKILL:
+            self.daemon.wait()
+            return
+        try:
+            code = self.daemon.wait(timeout=STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.errors.append(f"{sig.name}: still running {STOP_TIMEOUT} s later")
+            os.killpg(self.daemon.pid, signal.SIGKILL)
+            self.daemon.wait()
+            return
+        log = self.stderr.read_text(errors="replace")
+        if code != 128 + sig:
+            self.errors.append(f"{sig.name}: exit status {code}, not {128 + sig}: {log[-2000:]}")
+        elif "stopped; the next start goes on from here" not in log:
+            self.errors.append(f"{sig.name}: no line saying where it stopped: {log[-2000:]}")
+        if "Traceback" in log:
+            self.errors.append(f"{sig.name}: a traceback: {log[-3000:]}")
 
     def _snapshot(self) -> ResumePoint | None:
         try:
@@ -153,11 +207,12 @@ class ResumingFollowing(Following):
                 return
             self.kill_points.pop(0)
             whole = len(self.done_kills) % 2 == 0
-            if whole:
-                os.killpg(self.daemon.pid, signal.SIGKILL)
-            else:
-                os.kill(self.daemon.pid, signal.SIGKILL)  # the OOM killer: its child stays a moment
-            self.daemon.wait()
+            sig = self.signals[len(self.done_kills) % len(self.signals)]
+            if whole:  # a crash of the whole daemon; Ctrl-C on a terminal, a logout
+                os.killpg(self.daemon.pid, sig)
+            else:  # the OOM killer (its child stays a moment); `kill PID`, systemd's stop
+                os.kill(self.daemon.pid, sig)
+            self._wait_stopped(sig)
             point = self._snapshot()
             total = sum(_size(p) for p in self.run_dir.rglob("*.dagman.out"))
             reread = unread = None
@@ -270,14 +325,25 @@ class PlayResult:
     failures: list[str] = field(default_factory=list)
 
 
-def play_with_kills(src: Path, tmp: Path, seed: int, kills: int = KILLS_PER_PLAY) -> PlayResult:
-    """One play of ``src`` with ``kills`` seeded SIGKILLs; the checks' failures (none: equal)."""
+def play_with_kills(
+    src: Path,
+    tmp: Path,
+    seed: int,
+    kills: int = KILLS_PER_PLAY,
+    *,
+    signals: tuple[signal.Signals, ...] = (signal.SIGKILL,),
+    form: str = "monitord",
+) -> PlayResult:
+    """One play of ``src`` with ``kills`` seeded stops (``signals`` in turn, the daemon started
+    as ``form``); the checks' failures (none: equal)."""
     rng = random.Random(seed)
     probe = Following(src, tmp / "probe")
     lines = len(probe.root_lines)
     points = kill_points(rng, lines, kills)
     rate = min(200.0, max(20.0, lines / PLAY_SECONDS))
-    following = ResumingFollowing(src, tmp / "play", kills=points, rate=rate, seed=seed)
+    following = ResumingFollowing(
+        src, tmp / "play", kills=points, rate=rate, seed=seed, signals=signals, form=form
+    )
     following.run()
     result = PlayResult(src.name, following.done_kills)
     known = replay_errors(src, tmp / "replay")
@@ -325,7 +391,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--kills-per-play", type=int, default=KILLS_PER_PLAY)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--generated-jobs", type=int, default=80)
+    p.add_argument(
+        "--signals",
+        default="SIGKILL",
+        help="comma-separated signals of the stops, in turn (e.g. SIGINT,SIGTERM,SIGHUP,SIGKILL)",
+    )
+    p.add_argument(
+        "--forms",
+        default="monitord",
+        help=f"comma-separated daemon forms, in turn ({', '.join(FORMS)})",
+    )
     args = p.parse_args(argv)
+    signals = tuple(signal.Signals[name.strip()] for name in args.signals.split(","))
+    forms = [f.strip() for f in args.forms.split(",")]
     sources = [s for s in SOURCES if (s / "input").is_dir()]
     with tempfile.TemporaryDirectory(prefix="kills-") as tmp_dir:
         tmp = Path(tmp_dir)
@@ -335,13 +413,20 @@ def main(argv: list[str] | None = None) -> int:
         for n in range(plays):
             src = sources[n % len(sources)]
             result = play_with_kills(
-                src, tmp / f"play-{n}", args.seed * 1000 + n, args.kills_per_play
+                src,
+                tmp / f"play-{n}",
+                args.seed * 1000 + n,
+                args.kills_per_play,
+                signals=signals[n % len(signals) :] + signals[: n % len(signals)],
+                form=forms[n % len(forms)],
             )
             results.append(result)
             status = "ok" if not result.failures else "FAILED"
             reread = [k.reread for k in result.kills]
             print(
-                f"play {n + 1}/{plays} {src.name}: {status}, bytes read again {reread}", flush=True
+                f"play {n + 1}/{plays} {src.name} ({forms[n % len(forms)]}): {status}, "
+                f"bytes read again {reread}",
+                flush=True,
             )
         print(describe(results))
         return 1 if any(r.failures for r in results) else 0
