@@ -70,16 +70,19 @@ def test_following_a_growing_log_equals_the_replay(sample: str, tmp_path: Path) 
         assert diff.returncode == 0, diff.stdout[-3000:]
 
 
-def test_restart_resumes_from_monitord_info(tmp_path: Path) -> None:
-    """A cleanly stopped (SIGINT) daemon's successor skips what was processed and keeps the numbering."""
+def test_restart_after_sigint_goes_on_where_it_stopped(tmp_path: Path) -> None:
+    """A cleanly stopped (SIGINT) daemon leaves a snapshot and monitord.recover, exits 130 with
+    one line saying where it stopped; its successor goes on from there (issue 29: before, it
+    ended the workflow and its successor lost the jobs in flight)."""
     require_corpus()
     run = tmp_path / "run"
     copy_submit_dir(CORPUS / "process_wf_success" / "input", run)
     dagman_out = next(run.glob("*.dag.dagman.out"))
     lines = dagman_out.read_text(encoding="utf-8").splitlines(keepends=True)
-    # Stop between two jobs: like the reference, a restarted daemon does not know the
-    # instances that were in flight, so the split falls where none is.
+    # Stop while a job is in flight (submitted, not yet done): what a successor that went on
+    # from monitord.info alone would not know.
     half = next(i for i, line in enumerate(lines) if "Submitting HTCondor Node stage_out" in line)
+    half += 3
     dagman_out.write_text("".join(lines[:half]), encoding="utf-8")
     env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(tmp_path)}
     cmd = [sys.executable, "-m", "monitord.cli", dagman_out.name]
@@ -87,19 +90,24 @@ def test_restart_resumes_from_monitord_info(tmp_path: Path) -> None:
         cmd, cwd=run, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     deadline = time.time() + 30
-    while time.time() < deadline and not (run / "monitord.recover").exists():
+    while time.time() < deadline and _recover_line(run) < half:
         time.sleep(0.1)
-    time.sleep(1.0)
-    first.send_signal(2)  # SIGINT: orderly stop, monitord.info written
-    first.communicate(timeout=60)
-    assert first.returncode == 1
-    assert not (run / "monitord.recover").exists()
-    info = dict(line.split() for line in (run / "monitord.info").read_text().splitlines())
-    assert int(info["monitord_dagman_out_sequence"]) == half
+    first.send_signal(2)  # SIGINT: a clean stop
+    _, err = first.communicate(timeout=60)
+    assert first.returncode == 130, err[-3000:]
+    said = [
+        line for line in err.splitlines() if "stopped; the next start goes on from here" in line
+    ]
+    assert len(said) == 1 and "SIGINT" in said[0], err[-3000:]
+    assert (run / "monitord.recover").exists()
+    assert not (run / "monitord.info").exists(), "the workflow was not ended"
     with dagman_out.open("a", encoding="utf-8") as fh:
         fh.write("".join(lines[half:]))
     second = subprocess.run(cmd, cwd=run, env=env, capture_output=True, text=True, timeout=120)
     assert second.returncode == 0, second.stderr[-3000:]
+    assert "resuming from a snapshot" in second.stderr
+    assert "unknown job instance" not in second.stderr
+    assert not list(run.glob("*.stampede.db.000")), "the database was not rotated"
     db = next(run.glob("*.stampede.db"))
     diff = subprocess.run(
         [
@@ -186,3 +194,10 @@ def test_restart_on_a_finished_workflow_ends_at_once(tmp_path: Path) -> None:
     assert time.perf_counter() - start < 30
     # only its own MONITORD_STARTED/FINISHED pair was appended: nothing processed twice
     assert (run / "jobstate.log").read_text().count("\n") == rows + 2
+
+
+def _recover_line(run: Path) -> int:
+    try:
+        return int((run / "monitord.recover").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0

@@ -230,7 +230,7 @@ def test_spool_policy_survives_a_clean_restart(tmp_path: Path) -> None:
     time.sleep(1.5)
     first.send_signal(signal.SIGINT)
     _, err = first.communicate(timeout=60)
-    assert first.returncode == 1, err[-3000:]
+    assert first.returncode == 130, err[-3000:]
     assert events_in(journal(tmp_path / "blocker.jsonl")) == []
     assert any((run / "monitord.spool").iterdir()), "nothing left for the next daemon"
     gate.unlink()

@@ -58,6 +58,7 @@ class CrashResume:
         self.resumed: ResumePoint | None = None  # the snapshot this start resumed from
         self._clock = SnapshotClock()
         self._failed = False  # the last snapshot failed (logged once)
+        self.last_written: float | None = None  # when this daemon last wrote a snapshot
         self._helpers: tuple[tuple[int, int], ...] | None = None
 
     # ------------------------------------------------------------------ the decision
@@ -130,6 +131,7 @@ class CrashResume:
         point.helpers = self._helper_ids(pids)
         try:
             self.store.write(Snapshot(point.root_dagman_out, dumps(point)))
+            self.last_written = time.time()
         except Exception as exc:  # the older snapshot stays: still a valid one
             log.warning("cannot rewrite the resume snapshot", error=repr(exc))
 
@@ -202,6 +204,7 @@ class CrashResume:
             self._failed = True
             return
         self._failed = False
+        self.last_written = time.time()
         with lock:
             if root.finished:  # it ended while the file was written
                 store.remove(snapshot.root_dagman_out)

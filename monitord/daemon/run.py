@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Sequence
 
 import structlog
@@ -35,12 +36,21 @@ def daemon_monitor(
     return Monitor(config, LocalOutputs(loader_in_process(config)), observers=observers)
 
 
+#: signals that stop a live daemon cleanly: its successor goes on where it stopped
+STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+NOTIFY_GRACE = 10.0  # seconds queued notification scripts may still run after a clean stop
+
+
 async def run_follow(config: MonitorConfig, monitor: Monitor[LocalOutputs] | None = None) -> int:
     """Live mode (``-N`` / no ``-r``): follow until DAGMan and every sub-workflow are done.
 
-    SIGINT and SIGTERM end every workflow in order (exit code 1 in jobstate.log, monitord.info
-    written, monitord.recover removed) after the sinks have flushed; the process exits 1.
-    SIGUSR1 / SIGUSR2 make the log one step more / less verbose; SIGHUP is ignored.
+    SIGINT, SIGTERM and SIGHUP stop it cleanly, as a crash would but tidily: the chunk in hand
+    is finished, the sinks flush, a last snapshot is written and ``monitord.recover`` stays, so
+    the next start resumes right there (without a snapshot store it re-reads from line 1, as
+    the reference does after SIGTERM; never a partial state).  One line says where it stopped;
+    the exit status is 128 + the signal's number.  A second such signal exits at once (the
+    next start then resumes from the last snapshot taken, as after a crash).
+    SIGUSR1 / SIGUSR2 make the log one step more / less verbose.
     After a crash (SIGKILL, OOM kill, reboot) the next start resumes from the last snapshot
     kept in the user's state directory (:mod:`monitord.daemon.statedir`).
     ``monitor``: a Monitor made for ``config`` by the caller (:func:`daemon_monitor`), e.g.
@@ -56,19 +66,62 @@ async def run_follow(config: MonitorConfig, monitor: Monitor[LocalOutputs] | Non
             resume.off = why
             log.warning("crash resume is off", why=why)
     stop = asyncio.Event()
+    stopped_by: list[signal.Signals] = []
+
+    def clean_stop(sig: signal.Signals) -> None:
+        if stopped_by:  # asked twice: now, as a crash (the last snapshot stays)
+            log.warning("stopping at once", signal=sig.name)
+            os._exit(128 + sig)
+        stopped_by.append(sig)
+        log.info("stopping: finishing the chunk in hand", signal=sig.name)
+        monitor.shutting_down = True  # leave monitord.recover and a snapshot for the successor
+        stop.set()
+
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    loop.add_signal_handler(signal.SIGHUP, lambda: log.info("SIGHUP ignored"))
+    for name in STOP_SIGNALS:
+        sig = signal.Signals[name]
+        loop.add_signal_handler(sig, clean_stop, sig)
     loop.add_signal_handler(signal.SIGUSR1, _log_level_changed, +1)
     loop.add_signal_handler(signal.SIGUSR2, _log_level_changed, -1)
     try:
         await asyncio.to_thread(monitor.start)
         await monitor.follow_all(stop)
     finally:
-        await monitor.close(stop)  # (a workflow ended in order: its delivery marks dropped)
+        # A clean stop gives notification scripts already queued NOTIFY_GRACE seconds to run
+        # (no successor runs them: it resumes after the lines that fired them).
+        scripts_stop = stop
+        if stopped_by:
+            scripts_stop = asyncio.Event()
+            loop.call_later(NOTIFY_GRACE, scripts_stop.set)
+        await monitor.close(scripts_stop)  # (ended in order: its delivery marks dropped)
     check_outputs(monitor.outputs, monitor.destinations)
-    return 1 if stop.is_set() else 0
+    root = monitor.registry.root
+    if stopped_by and root is not None and root.wf is not None and not root.wf.finished:
+        _say_where_stopped(monitor, stopped_by[0].name)
+        return 128 + stopped_by[0]
+    return 0
+
+
+def _say_where_stopped(monitor: Monitor[LocalOutputs], signame: str) -> None:
+    """The one line of a clean stop: where each followed dagman.out was left, and how the
+    next start goes on."""
+    resume = monitor.resume
+    left = [t for t in monitor.registry.tracked if t.wf is not None and not t.wf.finished]
+    where = {os.path.basename(t.dagman_out): t.wf.line_no for t in left if t.wf is not None}
+    if resume.store is not None and resume.last_written is not None:
+        log.warning(
+            "stopped; the next start goes on from here",
+            signal=signame,
+            lines=where,
+            snapshot=resume.store.path(monitor.registry.tracked[0].dagman_out),
+        )
+    else:
+        log.warning(
+            "stopped; the next start re-reads dagman.out from line 1",
+            signal=signame,
+            lines=where,
+            why=resume.off if resume.store is None else "no snapshot could be written",
+        )
 
 
 async def run_replay(config: MonitorConfig, monitor: Monitor[LocalOutputs] | None = None) -> int:
