@@ -83,8 +83,12 @@ def test_a_copy_writes_into_itself_and_leaves_the_original_untouched(
     copy = tmp_path / "look"
     shutil.copytree(original, copy, symlinks=True)
     before = tree_hash(original)
-    run([*COMMANDS[command], "look-0.dag.dagman.out"], copy, tmp_path / "home")
+    proc = run([*COMMANDS[command], "look-0.dag.dagman.out"], copy, tmp_path / "home")
     assert tree_hash(original) == before  # not a byte changed, nothing added or rotated
+    if command == "monitord replay":  # the summary line says where they went
+        last = proc.stderr.splitlines()[-1]
+        assert f"(sqlite:///{copy}/look-0.stampede.db)" in last, last
+        assert f"jobstate.log {copy}/jobstate.log" in last, last
     assert (copy / "jobstate.log.000").is_file()  # the copy's own outputs were rotated
     same_rows(original / "look-0.stampede.db", copy / "look-0.stampede.db")
 
@@ -98,13 +102,15 @@ def test_a_copied_hierarchy_writes_every_sub_workflow_into_the_copy(tmp_path: Pa
     copy = tmp_path / "copy"
     shutil.copytree(orig, copy, symlinks=True)
     before = tree_hash(orig)
-    run([*MONITORD, "replay", dagman_out.name], copy, tmp_path / "home")
+    proc = run([*MONITORD, "replay", dagman_out.name], copy, tmp_path / "home")
     assert tree_hash(orig) == before
     db = f"{dagman_out.name.split('.dag')[0]}.stampede.db"
     assert sorted(p.name for p in copy.rglob("*.stampede.db")) == [db]  # one, at the root
     same_rows(orig / db, copy / db)
     subs = [p.parent for p in orig.rglob("braindump.yml") if p.parent != orig]
     assert subs  # the sample has a sub-workflow, and its jobstate.log was rewritten in the copy
+    last = proc.stderr.splitlines()[-1]
+    assert f"jobstate.log {copy}/jobstate.log (and {len(subs)} sub-workflow" in last, last
     for sub in subs:
         rel = sub.relative_to(orig)
         assert (copy / rel / "jobstate.log.000").is_file(), rel
