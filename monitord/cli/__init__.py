@@ -73,6 +73,39 @@ _DESCRIPTIONS = {
 }
 
 
+class _SeveralDests(argparse.Action):
+    """``monitord replay``/``follow``: the first ``-d`` is ``dest``, the others ``more_dests``."""
+
+    def __call__(self, parser: Any, ns: argparse.Namespace, value: Any, opt: Any = None) -> None:
+        if ns.dest is None:
+            ns.dest = value
+        else:
+            ns.more_dests = (*getattr(ns, "more_dests", ()), value)
+
+
+class _LastDest(argparse.Action):
+    """The drop-in forms: one ``-d``, the last, as the reference; the others are remembered in
+    ``dests_ignored`` for the warning (:func:`_warn_ignored_dests`)."""
+
+    def __call__(self, parser: Any, ns: argparse.Namespace, value: Any, opt: Any = None) -> None:
+        if ns.dest is not None:
+            ns.dests_ignored = (*getattr(ns, "dests_ignored", ()), ns.dest)
+        ns.dest = value
+
+
+def _warn_ignored_dests(args: argparse.Namespace) -> None:
+    ignored = getattr(args, "dests_ignored", ())
+    if ignored:
+        from monitord.system.secrets import mask_url_passwords as masked
+
+        log.warning(
+            "several -d given: pegasus-monitord writes to one, the last, as the reference "
+            "(`monitord replay`/`follow` write to each)",
+            used=masked(args.dest),
+            ignored=[masked(d) for d in ignored],
+        )
+
+
 def build_parser(prog: str = "pegasus-monitord", mode: str = REFERENCE) -> argparse.ArgumentParser:
     """The daemon's options; ``mode`` adds what a ``monitord`` command has beyond the reference."""
     p = argparse.ArgumentParser(
@@ -161,8 +194,13 @@ def build_parser(prog: str = "pegasus-monitord", mode: str = REFERENCE) -> argpa
         help="more log detail: -v debug, -vv trace (SIGUSR1/SIGUSR2 change it while running)",
     )
     p.add_argument("--fast-start", action="store_true", help="accepted; fast start is the default")
+    several = mode in (REPLAY, FOLLOW, ATTACH)
     p.add_argument(
-        "-d", "--dest", help="event destination: SQLAlchemy URL, file:// URL, path, or - for stdout"
+        "-d",
+        "--dest",
+        action=_SeveralDests if several else _LastDest,
+        help="event destination: SQLAlchemy URL, file:// URL, path, or - for stdout"
+        + ("; repeat it for several, each gets every event" if several else ""),
     )
     p.add_argument(
         "-e",
@@ -367,6 +405,7 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
     if props.get("pegasus.monitord.arguments"):
         extra = [a for a in props["pegasus.monitord.arguments"].split(" ") if a]
         args = parser.parse_args(rest + extra)
+    _warn_ignored_dests(args)
     if args.condor_daemon and not args.replay:
         try:
             os.setpgid(0, 0)  # pegasus-dagman's -N: lead our own process group
