@@ -12,7 +12,8 @@ event at the end (refused, unreachable, only spooled: the line names it, the spo
 to rerun), when no DAGMan line was recognised, and for a malformed destination (refused before
 anything runs).  The drop-in forms keep the reference's leniency (a bad destination disables
 only itself) but fail when the events reached none.  A reader that closes the events pipe
-(``-d - | head``) ends the output quietly, status 0, as other command-line tools do.
+(``-d - | head``) ends the output quietly, with status 141 (128 + SIGPIPE, as a tool the
+signal ends) and a summary saying how many events it did not take.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ log = structlog.get_logger("monitord")
 
 
 _positive_or_zero = whole_number(0)
+PIPE_CLOSED = 141  # 128 + SIGPIPE: the events pipe's reader went away (``-d - | head``)
 
 
 def version_text(prog: str) -> str:
@@ -469,7 +471,7 @@ def _run(config: MonitorConfig, *, quiet: bool, judged: bool) -> int:
     ``monitord [options] <dagman.out>``) end as the reference does, but fail when the events
     reached none of the destinations.
     """
-    from monitord.daemon.undelivered import check_delivered
+    from monitord.daemon.undelivered import check_delivered, closed_by_reader
 
     if quiet and not judged:
         return asyncio.run(run_replay(config) if config.replay else run_follow(config))
@@ -497,6 +499,8 @@ def _run(config: MonitorConfig, *, quiet: bool, judged: bool) -> int:
         check_delivered(monitor, strict=True)
     if not quiet:
         print(summary_line(monitor, counter, replay=config.replay), file=sys.stderr)
+    if judged and status == 0 and closed_by_reader(monitor.outputs.workers):
+        return PIPE_CLOSED
     return status
 
 

@@ -19,6 +19,7 @@ from typing import Any, TextIO
 from monitord.core.events import StampedeEvent
 from monitord.daemon.monitor import Monitor, Tracked
 from monitord.daemon.outputs import LocalOutputs
+from monitord.daemon.undelivered import closed_by_reader
 from monitord.system.secrets import mask_url_passwords as masked
 from sinks.plugins.host import plugin_snapshot
 from sinks.runtime.capabilities import capabilities_of
@@ -148,7 +149,10 @@ def _stored_parts(workers: Sequence[Executor]) -> list[str]:
             continue
         spooled = int(stats.get("left_behind") or stats.get("spooled") or 0)
         left += spooled
-        (short if stats.get("failed") or spooled else whole).append(dest)
+        unread = closed_by_reader([worker])
+        if unread:
+            dest += f": its reader closed it, {unread[0][1]} events not written"
+        (short if stats.get("failed") or spooled or unread else whole).append(dest)
     parts = []
     total = len(whole) + len(short)
     if total:
