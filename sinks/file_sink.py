@@ -52,6 +52,8 @@ class FileSink:
         self.name = f"file:{path}"
         self._encode = _ENCODERS[encoding]
         self._fh: BinaryIO | None = None
+        self.reader_gone = False  # stdout's reader closed the pipe: the rest was not written
+        self.unread = 0  # events of the batches written after (or cut by) that
 
     @property
     def destination(self) -> str:
@@ -79,10 +81,14 @@ class FileSink:
         assert self._fh is not None
         encode = self._encode
         data = b"".join([encode(event) for event in events])
+        if self.reader_gone:
+            self.unread += len(events)
+            return
         try:
             self._fh.write(data)
         except BrokenPipeError:
             self._reader_gone()
+            self.unread += len(events)
         except OSError as exc:
             raise SinkError(f"cannot write event file {self.path}: {exc}") from exc
 
@@ -121,6 +127,7 @@ class FileSink:
         if self.path != STDOUT:
             raise SinkError(f"cannot write event file {self.path}: its reader went away")
         log.debug("stdout closed by its reader; events no longer written there")
+        self.reader_gone = True
         devnull = os.open(os.devnull, os.O_WRONLY)
         try:
             os.dup2(devnull, sys.stdout.fileno())

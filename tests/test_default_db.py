@@ -22,12 +22,13 @@ def test_moved_directory_uses_run_dir(tmp_path: Path) -> None:
     assert default_db_url(str(run), bd) == f"sqlite:///{run}/w-0.stampede.db"
 
 
-def test_existing_original_submit_dir_wins(tmp_path: Path) -> None:
+def test_a_copy_uses_its_own_dir_while_the_original_exists(tmp_path: Path) -> None:
+    """Unlike the reference (docs/differences.md): the recorded ``submit_dir`` is ignored."""
     orig, copy = tmp_path / "orig", tmp_path / "copy"
     write_bd(orig, "a", "a", str(orig))
     write_bd(copy, "a", "a", str(orig))
     bd = parse_braindump_yml((copy / "braindump.yml").read_text())
-    assert default_db_url(str(copy), bd) == f"sqlite:///{orig}/w-0.stampede.db"
+    assert default_db_url(str(copy), bd) == f"sqlite:///{copy}/w-0.stampede.db"
 
 
 def test_sub_workflow_walks_up_to_root(tmp_path: Path) -> None:

@@ -12,7 +12,8 @@ event at the end (refused, unreachable, only spooled: the line names it, the spo
 to rerun), when no DAGMan line was recognised, and for a malformed destination (refused before
 anything runs).  The drop-in forms keep the reference's leniency (a bad destination disables
 only itself) but fail when the events reached none.  A reader that closes the events pipe
-(``-d - | head``) ends the output quietly, status 0, as other command-line tools do.
+(``-d - | head``) ends the output quietly, with status 141 (128 + SIGPIPE, as a tool the
+signal ends) and a summary saying how many events it did not take.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ log = structlog.get_logger("monitord")
 
 
 _positive_or_zero = whole_number(0)
+PIPE_CLOSED = 141  # 128 + SIGPIPE: the events pipe's reader went away (``-d - | head``)
 
 
 def version_text(prog: str) -> str:
@@ -71,6 +73,39 @@ _DESCRIPTIONS = {
     ATTACH: "Hand the workflow to the running monitord service (monitord serve), which follows "
     "it with every other workflow of this host; the daemon's options apply.",
 }
+
+
+class _SeveralDests(argparse.Action):
+    """``monitord replay``/``follow``: the first ``-d`` is ``dest``, the others ``more_dests``."""
+
+    def __call__(self, parser: Any, ns: argparse.Namespace, value: Any, opt: Any = None) -> None:
+        if ns.dest is None:
+            ns.dest = value
+        else:
+            ns.more_dests = (*getattr(ns, "more_dests", ()), value)
+
+
+class _LastDest(argparse.Action):
+    """The drop-in forms: one ``-d``, the last, as the reference; the others are remembered in
+    ``dests_ignored`` for the warning (:func:`_warn_ignored_dests`)."""
+
+    def __call__(self, parser: Any, ns: argparse.Namespace, value: Any, opt: Any = None) -> None:
+        if ns.dest is not None:
+            ns.dests_ignored = (*getattr(ns, "dests_ignored", ()), ns.dest)
+        ns.dest = value
+
+
+def _warn_ignored_dests(args: argparse.Namespace) -> None:
+    ignored = getattr(args, "dests_ignored", ())
+    if ignored:
+        from monitord.system.secrets import mask_url_passwords as masked
+
+        log.warning(
+            "several -d given: pegasus-monitord writes to one, the last, as the reference "
+            "(`monitord replay`/`follow` write to each)",
+            used=masked(args.dest),
+            ignored=[masked(d) for d in ignored],
+        )
 
 
 def build_parser(prog: str = "pegasus-monitord", mode: str = REFERENCE) -> argparse.ArgumentParser:
@@ -161,8 +196,13 @@ def build_parser(prog: str = "pegasus-monitord", mode: str = REFERENCE) -> argpa
         help="more log detail: -v debug, -vv trace (SIGUSR1/SIGUSR2 change it while running)",
     )
     p.add_argument("--fast-start", action="store_true", help="accepted; fast start is the default")
+    several = mode in (REPLAY, FOLLOW, ATTACH)
     p.add_argument(
-        "-d", "--dest", help="event destination: SQLAlchemy URL, file:// URL, path, or - for stdout"
+        "-d",
+        "--dest",
+        action=_SeveralDests if several else _LastDest,
+        help="event destination: SQLAlchemy URL, file:// URL, path, or - for stdout"
+        + ("; repeat it for several, each gets every event" if several else ""),
     )
     p.add_argument(
         "-e",
@@ -367,6 +407,7 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
     if props.get("pegasus.monitord.arguments"):
         extra = [a for a in props["pegasus.monitord.arguments"].split(" ") if a]
         args = parser.parse_args(rest + extra)
+    _warn_ignored_dests(args)
     if args.condor_daemon and not args.replay:
         try:
             os.setpgid(0, 0)  # pegasus-dagman's -N: lead our own process group
@@ -430,7 +471,7 @@ def _run(config: MonitorConfig, *, quiet: bool, judged: bool) -> int:
     ``monitord [options] <dagman.out>``) end as the reference does, but fail when the events
     reached none of the destinations.
     """
-    from monitord.daemon.undelivered import check_delivered
+    from monitord.daemon.undelivered import check_delivered, closed_by_reader
 
     if quiet and not judged:
         return asyncio.run(run_replay(config) if config.replay else run_follow(config))
@@ -458,6 +499,8 @@ def _run(config: MonitorConfig, *, quiet: bool, judged: bool) -> int:
         check_delivered(monitor, strict=True)
     if not quiet:
         print(summary_line(monitor, counter, replay=config.replay), file=sys.stderr)
+    if judged and status == 0 and closed_by_reader(monitor.outputs.workers):
+        return PIPE_CLOSED
     return status
 
 

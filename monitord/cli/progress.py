@@ -19,7 +19,12 @@ from typing import Any, TextIO
 from monitord.core.events import StampedeEvent
 from monitord.daemon.monitor import Monitor, Tracked
 from monitord.daemon.outputs import LocalOutputs
+from monitord.daemon.undelivered import closed_by_reader
+from monitord.system.secrets import mask_url_passwords as masked
 from sinks.plugins.host import plugin_snapshot
+from sinks.runtime.capabilities import capabilities_of
+from sinks.runtime.executor import Executor
+from sinks.runtime.health import destination_of
 
 REFRESH = 0.25  # seconds between two readings of the counters
 _INSTANCE_END = "job_inst.main.end"
@@ -100,14 +105,10 @@ def summary_line(monitor: Monitor[LocalOutputs], counter: ProgressCounter, *, re
     if out_of_order:
         noun = "state" if out_of_order == 1 else "states"
         parts.append(f"{out_of_order} job {noun} out of DAGMan's order")
-    stats = _sink_stats(monitor.outputs)
-    if stats:
-        left = sum(int(s.get("left_behind") or s.get("spooled") or 0) for s in stats)
-        whole = sum(1 for s in stats if not s.get("failed") and not s.get("left_behind"))
-        noun = "destination" if len(stats) == 1 else "destinations"
-        parts.append(f"stored in {whole} of {len(stats)} {noun}")
-        if left:
-            parts.append(f"{left} events spooled for the next daemon")
+    parts += _stored_parts(monitor.outputs.workers)
+    jobstate = _jobstate_part(counter.opened)
+    if jobstate:
+        parts.append(jobstate)
     parts += [_plugin_part(p) for p in plugin_snapshot(monitor.sinks)]
     verb = "replayed" if replay else "followed"
     count = len(workflows)
@@ -127,11 +128,54 @@ def _plugin_part(p: dict[str, Any]) -> str:
     return f"plugin {p['name']} ({state}): " + ", ".join(counts) + tail
 
 
-def _sink_stats(outputs: LocalOutputs) -> list[dict[str, Any]]:
-    try:
-        return outputs.stats()
-    except Exception:  # the summary never fails a run that succeeded
-        return []
+def _stored_parts(workers: Sequence[Executor]) -> list[str]:
+    """``stored in 1 of 2 destinations (sqlite:////r/w.stampede.db; not in /tmp/e.bp)``.
+
+    Each destination is named, its password masked; the dashboard database is best effort,
+    not a destination: only its failure is mentioned (``dashboard not updated``).
+    """
+    whole: list[str] = []
+    short: list[str] = []
+    left = 0
+    dashboard_failed = False
+    for worker in workers:
+        try:
+            stats = worker.stats()
+            dest = masked(destination_of(worker.sink))
+        except Exception:  # noqa: BLE001 - the summary never fails a run that succeeded
+            continue
+        if capabilities_of(worker.sink).dashboard:
+            dashboard_failed = bool(stats.get("failed"))
+            continue
+        spooled = int(stats.get("left_behind") or stats.get("spooled") or 0)
+        left += spooled
+        unread = closed_by_reader([worker])
+        if unread:
+            dest += f": its reader closed it, {unread[0][1]} events not written"
+        (short if stats.get("failed") or spooled or unread else whole).append(dest)
+    parts = []
+    total = len(whole) + len(short)
+    if total:
+        noun = "destination" if total == 1 else "destinations"
+        names = " and ".join(whole) + ("; " if whole and short else "")
+        names += ("not in " + " and ".join(short)) if short else ""
+        parts.append(f"stored in {len(whole)} of {total} {noun} ({names})")
+    if left:
+        parts.append(f"{left} events spooled for the next daemon")
+    if dashboard_failed:
+        parts.append("dashboard not updated")
+    return parts
+
+
+def _jobstate_part(opened: Sequence[Tracked]) -> str | None:
+    """``jobstate.log /r/jobstate.log`` (the root workflow's; sub-workflows' sit in their dirs)."""
+    paths = [t.jobstate.path for t in opened if t.jobstate is not None]
+    if not paths:
+        return None
+    more = len(paths) - 1
+    return f"jobstate.log {paths[0]}" + (
+        f" (and {more} sub-workflow{'s' if more > 1 else ''}')" if more else ""
+    )
 
 
 async def run_with_progress(

@@ -65,6 +65,7 @@ class Options:
     dagman_out: str = ""
     replay: bool = False
     dest: str | None = None  # -d: the first destination; the properties may add more
+    more_dests: tuple[str, ...] = ()  # further -d of `monitord replay`/`follow`: each gets all
     dests: tuple[str, ...] = ()  # the service's destinations: these, and no others
     no_events: bool = False
     encoding: str | None = None  # -e; else the properties', else default_encoding
@@ -112,7 +113,7 @@ def destinations(opts: Options, props: Mapping[str, str]) -> list[str | None]:
         and key != "pegasus.catalog.workflow.url"
         and value
     ]
-    return [primary or None, *extra]
+    return list(dict.fromkeys([primary or None, *opts.more_dests, *extra]))  # each once
 
 
 def notification_settings(opts: Options, props: Mapping[str, str]) -> dict[str, Any]:

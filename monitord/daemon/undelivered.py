@@ -90,3 +90,13 @@ def check_delivered(monitor: Monitor[LocalOutputs], *, strict: bool) -> None:
     requested = monitor.destinations.requested
     if problems and (strict or len(problems) >= requested):
         raise MonitordError("; ".join(problems))
+
+
+def closed_by_reader(workers: Iterable[Executor]) -> list[tuple[str, int]]:
+    """(destination, events not written) of each output whose reader closed it (``-d - |
+    head``): not a fault, but not every event is there; the command line ends with 141."""
+    return [
+        (destination_of(w.sink), int(getattr(w.sink, "unread", 0) or 0))
+        for w in workers
+        if getattr(w.sink, "reader_gone", False)
+    ]

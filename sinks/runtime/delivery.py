@@ -72,6 +72,7 @@ class Delivery:
         self.self_spooling = caps.spools_itself
         self.keeps_marks = caps.keeps_marks
         self.tallies = caps.tallies
+        self.best_effort = caps.dashboard  # not a destination: a failure is a warning
         # a sink that spools itself (AMQP) gets no second spool
         self.held = HeldSpool(None if self.self_spooling else spool, sink)
         self.already_held = 0  # events skipped because the sink held them (a resumed daemon)
@@ -437,7 +438,13 @@ class Delivery:
             verdict = self.policy.failed(exc, can_wait=self._can_wait())
             if verdict.disable:
                 what = "cannot create events output" if opening else "sink failed"
-                log.error(f"{what}, disabling it", sink=self.sink.name, error=str(exc))
+                if self.best_effort:
+                    what = "cannot be opened" if opening else "failed"
+                    log.warning(
+                        f"dashboard database {what}, not updated (best effort)", error=str(exc)
+                    )
+                else:
+                    log.error(f"{what}, disabling it", sink=self.sink.name, error=str(exc))
                 self._release_waiters()
                 return
             # writes the sink took but has not made durable yet must be flushed before more

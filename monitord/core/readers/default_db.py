@@ -12,7 +12,7 @@ from typing import Any
 from monitord.core.readers.braindump import BraindumpError, read_braindump
 
 
-def _root_dir(start: str, wf_uuid: str) -> str | None:
+def _root_dir(start: str) -> str | None:
     """Walk up from ``start`` to the directory whose braindump is the root workflow's."""
     probe = start
     while True:
@@ -31,16 +31,12 @@ def _root_dir(start: str, wf_uuid: str) -> str | None:
 def default_db_url(run_dir: str, braindump: Any) -> str:
     """``sqlite:///<root submit dir>/<dag up to .dag>.stampede.db`` (doc §7.1).
 
-    Like the reference, the braindump's ``submit_dir`` wins when it still
-    exists (a replay of a copied directory writes next to the original); a
-    moved or foreign directory falls back to the run dir's own root.
+    The root is found from the directory being read (``run_dir``, made absolute), never from
+    the braindump's recorded ``submit_dir``: the reference prefers that one when it still
+    exists, so a replay of a copy rotated the original's database (docs/differences.md).
     """
-    root = None
-    submit_dir = braindump.submit_dir
-    if submit_dir and os.path.isdir(str(submit_dir)):
-        root = _root_dir(str(submit_dir), braindump.wf_uuid)
-    if root is None:
-        root = _root_dir(run_dir, braindump.wf_uuid) or run_dir
+    run_dir = os.path.abspath(run_dir)
+    root = _root_dir(run_dir) or run_dir
     dag = braindump.dag or "workflow.dag"
     base = dag[: dag.index(".dag")] if ".dag" in dag else dag
     return f"sqlite:///{os.path.join(root, base)}.stampede.db"
