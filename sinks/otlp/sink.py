@@ -1,0 +1,165 @@
+"""The OTLP/HTTP trace sink: each batch's finished spans POSTed to ``/v1/traces``.
+
+It runs in its sink thread like every sink (http.client, blocking), on the one delivery
+runtime: the runtime retries a batch whose export failed with a retryable error (no
+connection, 429, 502, 503, 504), spools the batches behind it while the receiver is down and
+reports the same ``SinkHealth``.  A retried batch must not advance the trace model twice: the
+spans a failed batch completed are kept with the batch (the *outbox*) and sent again, as they
+are, when that same batch comes back.
+
+The sink cannot resume from a daemon's snapshot (``resumes=False``: its open job instances are
+in memory), so after a crash the daemon recovers from line 1; span ids are deterministic, so
+what is sent again is the very same spans (docs/traces.md, "Crash and restart").
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import ssl
+from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
+from urllib.parse import urlsplit
+
+import structlog
+
+from monitord.core.events import StampedeEvent
+from sinks.otlp.capabilities import OTLP_CAPABILITIES
+from sinks.otlp.config import OTLPConfig
+from sinks.otlp.encode import encode_request, rejected_spans
+from sinks.otlp.model import TraceModel
+from sinks.otlp.spans import Span
+from sinks.runtime.base import SinkError
+
+log = structlog.get_logger(__name__)
+
+
+RETRYABLE_STATUS = frozenset({429, 502, 503, 504})
+BODY_SHOWN = 200  # characters of a receiver's error answer put in the error
+
+
+def _scope_version() -> str:
+    try:
+        return version("monitord")
+    except PackageNotFoundError:
+        return "0"
+
+
+class OTLPSink:
+    """Exports the spans each batch completes; keeps the open ones between batches."""
+
+    capabilities = OTLP_CAPABILITIES
+
+    def __init__(self, config: OTLPConfig) -> None:
+        self.config = config
+        self.name = f"otlp:{config.safe_url}"
+        self.model = TraceModel()
+        self.spans_exported = 0
+        self.requests = 0
+        self._conn: http.client.HTTPConnection | None = None
+        self._outbox: tuple[list[StampedeEvent], list[Span]] | None = None
+        self._scope_version = _scope_version()
+        parts = urlsplit(config.url)
+        self._https = parts.scheme == "https"
+        self._host = parts.hostname or ""
+        self._port = parts.port or (443 if self._https else 80)
+        self._path = parts.path + (f"?{parts.query}" if parts.query else "")
+
+    @property
+    def destination(self) -> str:
+        return self.config.safe_url
+
+    # ------------------------------------------------------------------ connection
+    def _connect(self) -> http.client.HTTPConnection:
+        if self._conn is not None:
+            return self._conn
+        if self._https:
+            context = ssl.create_default_context(cafile=self.config.tls_ca_file)
+            if not self.config.tls_verify:
+                context.check_hostname = False
+                context.verify_mode = ssl.CERT_NONE
+            self._conn = http.client.HTTPSConnection(
+                self._host, self._port, timeout=self.config.timeout, context=context
+            )
+        else:
+            self._conn = http.client.HTTPConnection(
+                self._host, self._port, timeout=self.config.timeout
+            )
+        return self._conn
+
+    def _drop_connection(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+    def open(self) -> None:
+        """Nothing to open: the first export connects (a receiver down is retried then)."""
+        log.info("OTLP trace export", endpoint=self.config.safe_url)
+
+    # ------------------------------------------------------------------ writing
+    def write_batch(self, events: Sequence[StampedeEvent]) -> None:
+        batch = list(events)
+        if self._outbox is not None and self._outbox[0] == batch:
+            spans = self._outbox[1]  # the same batch again, after a failed export
+        else:
+            spans = (self._outbox[1] if self._outbox else []) + self.model.feed(batch)
+        self._outbox = (batch, spans)
+        if spans:
+            self._export(spans)
+        self._outbox = None
+
+    def _export(self, spans: list[Span]) -> None:
+        body = encode_request(spans, self.config.resource, self._scope_version)
+        headers = {"Content-Type": "application/x-protobuf", **self.config.headers}
+        if self.config.compression == "gzip":
+            body = gzip.compress(body)
+            headers["Content-Encoding"] = "gzip"
+        try:
+            conn = self._connect()
+            conn.request("POST", self._path, body=body, headers=headers)
+            response = conn.getresponse()
+            answer = response.read()
+        except ssl.SSLCertVerificationError as exc:
+            self._drop_connection()
+            raise SinkError(self._masked(f"OTLP receiver's certificate refused: {exc}")) from None
+        except (OSError, http.client.HTTPException) as exc:
+            self._drop_connection()
+            raise SinkError(
+                self._masked(f"OTLP receiver unreachable: {exc or type(exc).__name__}"),
+                retryable=True,
+            ) from None
+        self.requests += 1
+        status = response.status
+        if response.getheader("Connection", "").lower() == "close":
+            self._drop_connection()
+        if 200 <= status < 300:
+            rejected, why = rejected_spans(answer)
+            if rejected:
+                log.warning(
+                    "OTLP receiver rejected spans",
+                    sink=self.name,
+                    spans=rejected,
+                    reason=self._masked(why),
+                )
+            self.spans_exported += len(spans) - rejected
+            return
+        text = answer[:BODY_SHOWN].decode("utf-8", "replace").strip()
+        raise SinkError(
+            self._masked(f"OTLP receiver answered {status} {response.reason}: {text}".rstrip(": ")),
+            retryable=status in RETRYABLE_STATUS,
+        )
+
+    def _masked(self, text: str) -> str:
+        return self.config.mask(text)
+
+    def flush(self) -> None:
+        """Each batch was exported when written: nothing is buffered here."""
+
+    def close(self) -> None:
+        if self.model.open_spans:
+            log.info(
+                "OTLP: open spans not exported (their workflow or job has not ended)",
+                sink=self.name,
+                open=self.model.open_spans,
+            )
+        self._drop_connection()
