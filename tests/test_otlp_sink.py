@@ -149,15 +149,21 @@ def server() -> Iterator[_Server]:
     srv.server_close()
 
 
-def _sink(srv: _Server, **kw: object) -> OTLPSink:
+def _sink(
+    srv: _Server,
+    *,
+    compression: str | None = None,
+    run_dir: str | None = None,
+    restart: bool = True,
+) -> OTLPSink:
     port = srv.server_address[1]
     cfg = OTLPConfig(
         url=f"http://127.0.0.1:{port}/v1/traces",
         headers={"authorization": f"Bearer {TOKEN}"},
         resource={"service.name": "t"},
-        **kw,  # type: ignore[arg-type]
+        compression=compression,
     )
-    return OTLPSink(cfg)
+    return OTLPSink(cfg, run_dir=run_dir, restart=restart)
 
 
 def _received(srv: _Server) -> list[dict]:
@@ -213,3 +219,57 @@ def test_no_receiver_is_retryable_and_health_masks_the_token(tmp_path: Path) -> 
     health = delivery.health()
     assert health.state == "down" and health.last_error
     assert TOKEN not in repr(health) and health.destination == "http://127.0.0.1:9/v1/traces"
+
+
+# --- a clean stop and the next start -----------------------------------------------------------
+def _stream() -> list:
+    return [start(), *one_job(), *one_job("b", 2, status=1), *one_job("b", 3), end()]
+
+
+def test_a_clean_stop_keeps_open_spans_for_the_next_start(server: _Server, tmp_path: Path) -> None:
+    stream = _stream()
+    cut = len(stream) // 2  # job b's first instance is open here
+    first = _sink(server, run_dir=str(tmp_path), restart=False)
+    first.open()
+    first.write_batch(stream[:cut])
+    first.close()
+    assert first.model.open_spans >= 2  # the workflow and a job instance were kept
+    second = _sink(server, run_dir=str(tmp_path), restart=False)
+    second.open()
+    second.write_batch(stream[cut:])
+    second.close()
+    assert _received(server) == canonical_trace(TraceModel().feed(stream))
+
+
+def test_a_restart_starts_anew(server: _Server, tmp_path: Path) -> None:
+    stream = _stream()
+    first = _sink(server, run_dir=str(tmp_path), restart=False)
+    first.open()
+    first.write_batch(stream[:5])
+    first.close()
+    again = _sink(server, run_dir=str(tmp_path), restart=True)  # from line 1: all again
+    again.open()
+    assert again.model.open_spans == 0
+    again.write_batch(stream)
+    server.seen = server.seen[-1:]
+    assert _received(server) == canonical_trace(TraceModel().feed(stream))
+
+
+def test_a_failed_batch_kept_at_stop_is_sent_once_by_the_next_start(
+    server: _Server, tmp_path: Path
+) -> None:
+    """The runtime spools the batch that failed; the next daemon hands it over again."""
+    from sinks.runtime.codec import decode_batch, encode_batch
+
+    stream = _stream()
+    first = _sink(server, run_dir=str(tmp_path), restart=False)
+    first.open()
+    first.write_batch(stream[:10])
+    server.answers = [503]
+    with pytest.raises(SinkError):
+        first.write_batch(stream[10:])
+    first.close()
+    second = _sink(server, run_dir=str(tmp_path), restart=False)
+    second.open()
+    second.write_batch(decode_batch(encode_batch(stream[10:])))  # as the spool gives it back
+    assert _received(server) == canonical_trace(TraceModel().feed(stream))

@@ -38,7 +38,8 @@ class OTLPFactory:
         from sinks.otlp.config import parse_otlp
         from sinks.otlp.sink import OTLPSink
 
-        return OTLPSink(parse_otlp(request.dest, request.properties))
+        config = parse_otlp(request.dest, request.properties)
+        return OTLPSink(config, run_dir=request.run_dir, restart=request.restart)
 
 
 OTLP = OTLPFactory()

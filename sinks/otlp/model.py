@@ -36,6 +36,7 @@ from sinks.otlp.spans import (
 )
 
 SEMCONV_VERSION = "1.34.0"
+STATE_VERSION = 1  # of TraceModel.to_state
 SCHEMA_URL = f"https://opentelemetry.io/schemas/{SEMCONV_VERSION}"
 
 # cicd.pipeline.result / cicd.pipeline.task.run.result values
@@ -177,6 +178,52 @@ class TraceModel:
             elif event.name in LIFECYCLE:
                 self._lifecycle(event.name, event.attrs, out)
         return out
+
+    # ------------------------------------------------------------------ clean stop and start
+    def to_state(self) -> dict[str, Any]:
+        """Everything between two batches, as JSON-able data (a clean stop keeps it)."""
+        return {
+            "version": STATE_VERSION,
+            "runs": [
+                [r.uuid, r.root_uuid, r.restart, r.trace.hex(), r.start_ns, r.attrs]
+                for r in self.runs.values()
+            ],
+            "root_restart": self.root_restart,
+            "labels": self.labels,
+            "parents": [[sub, *key] for sub, key in self.parents.items()],
+            "job_types": [[wf, node, t] for (wf, node), t in self.job_types.items()],
+            "jobs": [[*key, _job_state(job)] for key, job in self.jobs.items()],
+            "closed": [list(key) for key in self.closed],
+            "instances": [[wf, node, n] for (wf, node), n in self.instances.items()],
+            "inv_starts": [[*key, t] for key, t in self.inv_starts.items()],
+        }
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> TraceModel:
+        """The model :meth:`to_state` saved; ValueError when it is not one."""
+        if state.get("version") != STATE_VERSION:
+            raise ValueError(f"trace state version {state.get('version')!r}")
+        model = cls()
+        try:
+            for uuid, root, restart, trace, start, attrs in state["runs"]:
+                model.runs[uuid] = WorkflowRun(
+                    uuid, root, int(restart), bytes.fromhex(trace), int(start), dict(attrs)
+                )
+            model.root_restart = {k: int(v) for k, v in state["root_restart"].items()}
+            model.labels = dict(state["labels"])
+            model.parents = {sub: (wf, node, int(seq)) for sub, wf, node, seq in state["parents"]}
+            model.job_types = {(wf, node): t for wf, node, t in state["job_types"]}
+            for wf, node, seq, job in state["jobs"]:
+                model.jobs[(wf, node, int(seq))] = _job_from_state(job)
+            model.closed = {(wf, node, int(seq)) for wf, node, seq in state["closed"]}
+            model.instances = {(wf, node): int(n) for wf, node, n in state["instances"]}
+            model.inv_starts = {
+                (wf, node, int(seq), int(inv)): int(t)
+                for wf, node, seq, inv, t in state["inv_starts"]
+            }
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"damaged trace state: {exc!r}") from None
+        return model
 
     @property
     def open_spans(self) -> int:
@@ -424,6 +471,36 @@ class TraceModel:
                 attributes=span_attrs,
             )
         )
+
+
+def _job_state(job: JobInstance) -> dict[str, Any]:
+    return {
+        "start_ns": job.start_ns,
+        "end_ns": job.end_ns,
+        "retry": job.retry,
+        "events": [[e.name, e.time_ns, e.attributes] for e in job.events],
+        "attrs": job.attrs,
+        "post_started": job.post_started,
+        "main_status": job.main_status,
+        "post_status": job.post_status,
+        "failed_step": job.failed_step,
+        "aborted": job.aborted,
+    }
+
+
+def _job_from_state(data: Mapping[str, Any]) -> JobInstance:
+    return JobInstance(
+        start_ns=int(data["start_ns"]),
+        end_ns=int(data["end_ns"]),
+        retry=int(data["retry"]),
+        events=[SpanEvent(name, int(t), dict(attrs)) for name, t, attrs in data["events"]],
+        attrs=dict(data["attrs"]),
+        post_started=bool(data["post_started"]),
+        main_status=data["main_status"],
+        post_status=data["post_status"],
+        failed_step=data["failed_step"],
+        aborted=bool(data["aborted"]),
+    )
 
 
 def _label_from_dag(dag: AttrValue | None, wf: str) -> str:

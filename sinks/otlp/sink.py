@@ -15,20 +15,25 @@ what is sent again is the very same spans (docs/traces.md, "Crash and restart").
 from __future__ import annotations
 
 import gzip
+import hashlib
 import http.client
+import json
+import os
 import ssl
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 from urllib.parse import urlsplit
 
 import structlog
 
-from monitord.core.events import StampedeEvent
+from monitord.core.events import StampedeEvent, make_event
+from monitord.system.atomic import replace_file
 from sinks.otlp.capabilities import OTLP_CAPABILITIES
 from sinks.otlp.config import OTLPConfig
 from sinks.otlp.encode import encode_request, rejected_spans
 from sinks.otlp.model import TraceModel
-from sinks.otlp.spans import Span
+from sinks.otlp.spans import Span, canonical, from_canonical
 from sinks.runtime.base import SinkError
 
 log = structlog.get_logger(__name__)
@@ -50,8 +55,15 @@ class OTLPSink:
 
     capabilities = OTLP_CAPABILITIES
 
-    def __init__(self, config: OTLPConfig) -> None:
+    def __init__(
+        self, config: OTLPConfig, *, run_dir: str | None = None, restart: bool = True
+    ) -> None:
         self.config = config
+        self.restart = restart
+        # where a clean stop keeps the open spans for the next start (None: nowhere)
+        self.state_path = (
+            os.path.join(run_dir, state_file_name(config.safe_url)) if run_dir else None
+        )
         self.name = f"otlp:{config.safe_url}"
         self.model = TraceModel()
         self.spans_exported = 0
@@ -93,8 +105,33 @@ class OTLPSink:
             conn.close()
 
     def open(self) -> None:
-        """Nothing to open: the first export connects (a receiver down is retried then)."""
+        """Take up the open spans a clean stop left (not on a restart: the events come again
+        from line 1); the first export connects (a receiver down is retried then)."""
         log.info("OTLP trace export", endpoint=self.config.safe_url)
+        path = self.state_path
+        if path is None or not os.path.exists(path):
+            return
+        if self.restart:
+            os.unlink(path)
+            return
+        try:
+            with open(path, "rb") as fh:
+                state = json.loads(fh.read())
+            self.model = TraceModel.from_state(state["model"])
+            if state.get("outbox"):  # a batch whose export failed, spooled by the runtime
+                batch, spans = state["outbox"]
+                self._outbox = (
+                    [make_event(name, attrs) for name, attrs in batch],
+                    [from_canonical(span) for span in spans],
+                )
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.warning(
+                "OTLP: cannot read the open spans of the last stop; they start anew",
+                path=path,
+                error=str(exc),
+            )
+            return
+        log.info("OTLP: open spans taken up", path=path, open=self.model.open_spans)
 
     # ------------------------------------------------------------------ writing
     def write_batch(self, events: Sequence[StampedeEvent]) -> None:
@@ -156,10 +193,27 @@ class OTLPSink:
         """Each batch was exported when written: nothing is buffered here."""
 
     def close(self) -> None:
+        """Keep the open spans for the next start (a daemon that goes on where it stopped)."""
+        self._drop_connection()
+        if self.state_path is None:
+            return
+        try:
+            state: dict[str, Any] = {"model": self.model.to_state(), "outbox": None}
+            if self._outbox is not None:
+                batch, spans = self._outbox
+                state["outbox"] = [[e.name, e.attrs] for e in batch], [canonical(s) for s in spans]
+            replace_file(self.state_path, json.dumps(state).encode("utf-8"))
+        except OSError as exc:
+            log.warning("OTLP: cannot keep the open spans", path=self.state_path, error=str(exc))
+            return
         if self.model.open_spans:
             log.info(
-                "OTLP: open spans not exported (their workflow or job has not ended)",
+                "OTLP: open spans kept for the next start (not ended yet)",
                 sink=self.name,
                 open=self.model.open_spans,
             )
-        self._drop_connection()
+
+
+def state_file_name(url: str) -> str:
+    """``monitord.otlp.<key>.json``: one per endpoint, beside the workflow's monitord.* files."""
+    return f"monitord.otlp.{hashlib.sha256(url.encode('utf-8')).hexdigest()[:12]}.json"

@@ -105,6 +105,31 @@ def canonical(span: Span) -> dict[str, Any]:
     }
 
 
+def from_canonical(data: dict[str, Any]) -> Span:
+    """The inverse of :func:`canonical` (a kept outbox, a receiver's store)."""
+    return Span(
+        trace_id=bytes.fromhex(data["trace_id"]),
+        span_id=bytes.fromhex(data["span_id"]),
+        parent_span_id=bytes.fromhex(data["parent_span_id"]) if data["parent_span_id"] else None,
+        name=data["name"],
+        kind=data["kind"],
+        start_ns=int(data["start_ns"]),
+        end_ns=int(data["end_ns"]),
+        status=data["status"]["code"],
+        status_message=data["status"]["message"],
+        attributes=dict(data["attributes"]),
+        events=tuple(
+            SpanEvent(e["name"], int(e["time_ns"]), dict(e["attributes"])) for e in data["events"]
+        ),
+        links=tuple(
+            SpanLink(
+                bytes.fromhex(lk["trace_id"]), bytes.fromhex(lk["span_id"]), dict(lk["attributes"])
+            )
+            for lk in data["links"]
+        ),
+    )
+
+
 def canonical_trace(spans: list[Span]) -> list[dict[str, Any]]:
     """Every span in a stable order (trace, start, span id), whatever order they came in."""
     ordered = sorted(spans, key=lambda s: (s.trace_id, s.start_ns, s.span_id))
