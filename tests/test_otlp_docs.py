@@ -5,15 +5,11 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
-
 from sinks import registry
 from sinks.otlp.model import LIFECYCLE, SEMCONV_VERSION
 from sinks.otlp.sink import state_file_name
 from tests.conftest import PROJECT
 from tests.otlp_fixtures import GOLDEN
-
-pytestmark = pytest.mark.quick
 
 DOC = (PROJECT / "docs" / "traces.md").read_text()
 NAME = re.compile(r"`((?:cicd|pegasus|error)\.[a-z_.]+)`")

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from monitord.core.events import StampedeEvent, make_event
 from sinks.otlp.model import TraceModel, ns
 from sinks.otlp.spans import (
@@ -17,8 +15,6 @@ from sinks.otlp.spans import (
     trace_id,
     workflow_span_id,
 )
-
-pytestmark = pytest.mark.quick
 
 ROOT = "11111111-1111-1111-1111-111111111111"
 SUB = "22222222-2222-2222-2222-222222222222"
