@@ -126,3 +126,24 @@ def test_receiver_down_then_up_every_span_once(tmp_path: Path, receiver: Receive
     ids = [(s["trace_id"], s["span_id"]) for s in received]
     assert len(ids) == len(set(ids)), "a span was received twice"
     assert normalised(receiver.spans(), run) == golden("case_held_released_aborted")
+
+
+def test_a_receiver_that_never_answers_is_named_in_the_report_token_masked(
+    tmp_path: Path,
+) -> None:
+    """The replay's end-of-run report reads the sink's health like any sink's: the
+    destination is named, the exit status is not 0, the header token appears nowhere."""
+    token = "tok-5e8a1c9d2b"
+    port = Receiver(tmp_path / "none.jsonl").port  # nothing listens there
+    run = _run_dir(CASES / "held_released_aborted" / "input", tmp_path)
+    conf = tmp_path / "short.properties"
+    conf.write_text("pegasus.monitord.spool.drain_timeout = 1\n")
+    cmd, env = _replay_cmd(run, f"otlp+http://127.0.0.1:{port}", "--conf", str(conf))
+    env["OTEL_EXPORTER_OTLP_HEADERS"] = f"authorization=Bearer%20{token}"
+    proc = subprocess.run(cmd, cwd=run, env=env, capture_output=True, text=True, timeout=300)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0, output[-3000:]
+    assert "Traceback" not in output
+    assert f"http://127.0.0.1:{port}/v1/traces" in output
+    assert token not in output
+    assert token not in "".join(p.read_text(errors="replace") for p in run.rglob("*.json"))

@@ -29,6 +29,7 @@ import structlog
 
 from monitord.core.events import StampedeEvent, make_event
 from monitord.system.atomic import replace_file
+from monitord.system.ownership import chown_new
 from sinks.otlp.capabilities import OTLP_CAPABILITIES
 from sinks.otlp.config import OTLPConfig
 from sinks.otlp.encode import encode_request, rejected_spans
@@ -203,6 +204,7 @@ class OTLPSink:
                 batch, spans = self._outbox
                 state["outbox"] = [[e.name, e.attrs] for e in batch], [canonical(s) for s in spans]
             replace_file(self.state_path, json.dumps(state).encode("utf-8"))
+            chown_new(self.state_path)  # the service as root: the workflow's owner's
         except OSError as exc:
             log.warning("OTLP: cannot keep the open spans", path=self.state_path, error=str(exc))
             return
