@@ -273,3 +273,45 @@ def test_a_failed_batch_kept_at_stop_is_sent_once_by_the_next_start(
     second.open()
     second.write_batch(decode_batch(encode_batch(stream[10:])))  # as the spool gives it back
     assert _received(server) == canonical_trace(TraceModel().feed(stream))
+
+
+# --- TLS ----------------------------------------------------------------------------------------
+@pytest.fixture
+def tls_server(tmp_path: Path) -> Iterator[tuple[_Server, Path]]:
+    """The test receiver behind TLS, with a self-signed certificate for ``localhost``."""
+    import shutil
+    import ssl
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+        + ["-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"]
+        + ["-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    srv = _Server(("127.0.0.1", 0), _Handler)
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    srv.answers, srv.seen = [], []
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv, cert
+    srv.shutdown()
+    srv.server_close()
+
+
+def test_tls_is_verified_by_default(tls_server: tuple[_Server, Path]) -> None:
+    srv, cert = tls_server
+    url = f"https://localhost:{srv.server_address[1]}/v1/traces"
+    batch = [start(), *one_job()]
+    with pytest.raises(SinkError, match="certificate") as err:
+        OTLPSink(OTLPConfig(url=url)).write_batch(batch)
+    assert not err.value.retryable  # a wrong certificate does not fix itself
+    OTLPSink(OTLPConfig(url=url, tls_ca_file=str(cert))).write_batch(batch)
+    OTLPSink(OTLPConfig(url=url, tls_verify=False)).write_batch(batch)
+    assert len(srv.seen) == 2
