@@ -117,6 +117,7 @@ def test_encoding_round_trips_to_the_canonical_trace() -> None:
 # --- HTTP -------------------------------------------------------------------------------------
 class _Handler(http.server.BaseHTTPRequestHandler):
     server: _Server
+    protocol_version = "HTTP/1.1"  # keep-alive, as real receivers
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         body = self.rfile.read(int(self.headers["Content-Length"]))
@@ -128,12 +129,15 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
         self.wfile.write(payload)
+        if srv.drop_idle:  # as an idle timeout would: closed without a Connection header
+            self.close_connection = True
 
     def log_message(self, *args: object) -> None:
         pass
 
 
 class _Server(http.server.ThreadingHTTPServer):
+    drop_idle = False
     answers: list[int]
     seen: list[tuple[int, dict[str, str], bytes]]
 
@@ -315,3 +319,17 @@ def test_tls_is_verified_by_default(tls_server: tuple[_Server, Path]) -> None:
     OTLPSink(OTLPConfig(url=url, tls_ca_file=str(cert))).write_batch(batch)
     OTLPSink(OTLPConfig(url=url, tls_verify=False)).write_batch(batch)
     assert len(srv.seen) == 2
+
+
+def test_a_kept_alive_connection_the_receiver_dropped_is_reopened_at_once(
+    server: _Server,
+) -> None:
+    """Receivers close idle keep-alive connections; the next export must not fail for it."""
+    sink = _sink(server)
+    sink.write_batch([start(), *one_job("a", 1)])
+    assert sink._conn is not None  # kept for the next batch (HTTP/1.1 keep-alive)
+    server.drop_idle = True  # the server closes it after this answer, without saying so
+    sink.write_batch([*one_job("b", 2)])
+    sink.write_batch([*one_job("c", 3)])  # on a connection the receiver has closed
+    assert sink.requests == 3
+    assert len(_received(server)) == 6

@@ -153,10 +153,7 @@ class OTLPSink:
             body = gzip.compress(body)
             headers["Content-Encoding"] = "gzip"
         try:
-            conn = self._connect()
-            conn.request("POST", self._path, body=body, headers=headers)
-            response = conn.getresponse()
-            answer = response.read()
+            response, answer = self._post(body, headers)
         except ssl.SSLCertVerificationError as exc:
             self._drop_connection()
             raise SinkError(self._masked(f"OTLP receiver's certificate refused: {exc}")) from None
@@ -186,6 +183,24 @@ class OTLPSink:
             self._masked(f"OTLP receiver answered {status} {response.reason}: {text}".rstrip(": ")),
             retryable=status in RETRYABLE_STATUS,
         )
+
+    def _post(self, body: bytes, headers: dict[str, str]) -> tuple[http.client.HTTPResponse, bytes]:
+        """One POST; a kept-alive connection the receiver closed while idle is opened anew
+        once, at once (that is no outage: no retry, no "sink down" line)."""
+        reused = self._conn is not None
+        try:
+            conn = self._connect()
+            conn.request("POST", self._path, body=body, headers=headers)
+            response = conn.getresponse()
+            return response, response.read()
+        except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+            if not reused:
+                raise
+            self._drop_connection()
+            conn = self._connect()
+            conn.request("POST", self._path, body=body, headers=headers)
+            response = conn.getresponse()
+            return response, response.read()
 
     def _masked(self, text: str) -> str:
         return self.config.mask(text)
