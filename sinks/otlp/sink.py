@@ -14,6 +14,7 @@ what is sent again is the very same spans (docs/traces.md, "Crash and restart").
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import http.client
@@ -112,8 +113,9 @@ class OTLPSink:
         path = self.state_path
         if path is None or not os.path.exists(path):
             return
-        if self.restart:
-            os.unlink(path)
+        if self.restart:  # from line 1: what the last one kept is stale
+            with contextlib.suppress(OSError):
+                os.unlink(path)
             return
         try:
             with open(path, "rb") as fh:
