@@ -12,6 +12,7 @@ without touching monitord.  The built-ins:
 | ``-``                            | file      | stdout (the reference's 5.1 code made a file named ``-``) |
 | ``file:///path``                 | file      | file                          |
 | ``amqp://``, ``amqps://``        | amqp      | AMQP, spooled (sinks/amqp)    |
+| ``otlp+http://``, ``otlp+https://``, ``otlp://`` | otlp | OpenTelemetry traces (sinks/otlp, docs/traces.md) |
 | ``sqlite://``, ``mysql://``, ``mariadb://``, ``postgresql://``, ``jdbc:`` | sql | SQL database |
 | (none: asked for by name)        | dashboard | the dashboard's master DB     |
 """

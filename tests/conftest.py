@@ -124,6 +124,8 @@ QUICK_MODULES = frozenset(
         "test_monitor_parts",
         "test_notify_grammar",
         "test_notify_matching",
+        "test_otlp_docs",
+        "test_otlp_model",
         "test_properties",
         "test_quoting",
         "test_readers_braindump",
@@ -174,6 +176,8 @@ LONGEST_FIRST = (
     "test_sink_spool",
     "test_amqp_broker",
     "test_endpoints",
+    "test_otlp_golden",
+    "test_otlp_follow",
 )
 
 
