@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 from monitord.daemon.errors import MonitordError
 from monitord.system.secrets import mask_url_passwords as masked
-from sinks.runtime.capabilities import capabilities_of
+from sinks.runtime.capabilities import capabilities_of, destination_of
 from sinks.runtime.executor import Executor
-from sinks.runtime.health import SinkHealth, destination_of
+from sinks.runtime.health import SinkHealth
 from sinks.runtime.spool import SpoolSettings
 
 if TYPE_CHECKING:

@@ -19,9 +19,9 @@ import structlog
 
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import MarkingSink, SelfSpoolingSink, Sink, TallyingSink
-from sinks.runtime.capabilities import capabilities_of
+from sinks.runtime.capabilities import capabilities_of, destination_of
 from sinks.runtime.codec import decode_marked
-from sinks.runtime.health import SinkHealth, destination_of
+from sinks.runtime.health import SinkHealth
 from sinks.runtime.items import EXIT, Batch, Step, Wait, _Flush, _Item
 from sinks.runtime.marks import HeldMarks, MarkedBatch, Marks, marks_of
 from sinks.runtime.outage import OutageReporter

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from monitord.system.secrets import mask_url_passwords
+from sinks.runtime.capabilities import destination_of as destination_of  # its former home
 
 UP, DOWN, DRAINING, DISABLED = "up", "down", "draining", "disabled"
 
@@ -29,7 +29,7 @@ class SinkHealth:
     ``since``: epoch seconds it entered that state (None: never changed).  ``spooled``:
     events on disk not yet in the sink (``spooled_bytes`` of them), ``oldest``: age in
     seconds of the oldest of them; ``queued``: batches waiting in memory.  ``destination``:
-    where the sink writes, as people name it (:func:`destination_of`).
+    where the sink writes, as people name it (:func:`~sinks.runtime.capabilities.destination_of`).
     """
 
     name: str
@@ -77,13 +77,6 @@ class SinkHealth:
             row_by_row_batches=int(tallies.get("row_by_row_batches", 0)),
             rows_rejected=int(tallies.get("rows_rejected", 0)),
         )
-
-
-def destination_of(sink: Any) -> str:
-    """Where ``sink`` writes, for the lines that name it: the ``destination`` it declares (the
-    built-in sinks: a database or broker URL, a file path, ``stdout``), else its ``name``."""
-    declared = getattr(sink, "destination", None)
-    return declared if isinstance(declared, str) and declared else str(sink.name)
 
 
 def merge_health(name: str, snaps: Sequence[SinkHealth]) -> SinkHealth:
