@@ -20,6 +20,7 @@ from monitord.core.events import StampedeEvent
 from monitord.daemon.monitor import Monitor, Tracked
 from monitord.daemon.outputs import LocalOutputs
 from sinks.plugins.host import plugin_snapshot
+from sinks.runtime.health import SinkHealth
 
 REFRESH = 0.25  # seconds between two readings of the counters
 _INSTANCE_END = "job_inst.main.end"
@@ -100,10 +101,10 @@ def summary_line(monitor: Monitor[LocalOutputs], counter: ProgressCounter, *, re
     if out_of_order:
         noun = "state" if out_of_order == 1 else "states"
         parts.append(f"{out_of_order} job {noun} out of DAGMan's order")
-    stats = _sink_stats(monitor.outputs)
+    stats = _sink_health(monitor.outputs)
     if stats:
-        left = sum(int(s.get("left_behind") or s.get("spooled") or 0) for s in stats)
-        whole = sum(1 for s in stats if not s.get("failed") and not s.get("left_behind"))
+        left = sum(s.left_behind or (0 if s.spooled_by_sink else s.spooled) for s in stats)
+        whole = sum(1 for s in stats if not s.disabled and not s.left_behind)
         noun = "destination" if len(stats) == 1 else "destinations"
         parts.append(f"stored in {whole} of {len(stats)} {noun}")
         if left:
@@ -127,9 +128,9 @@ def _plugin_part(p: dict[str, Any]) -> str:
     return f"plugin {p['name']} ({state}): " + ", ".join(counts) + tail
 
 
-def _sink_stats(outputs: LocalOutputs) -> list[dict[str, Any]]:
+def _sink_health(outputs: LocalOutputs) -> list[SinkHealth]:
     try:
-        return outputs.stats()
+        return outputs.health()
     except Exception:  # the summary never fails a run that succeeded
         return []
 

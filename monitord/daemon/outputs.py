@@ -19,6 +19,7 @@ from sinks.registry import build_dashboard_sink, build_sink
 from sinks.runtime.base import Sink
 from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.executor import Executor
+from sinks.runtime.health import SinkHealth
 from sinks.runtime.process_worker import ProcessSinkWorker
 from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SpoolSettings
@@ -124,9 +125,9 @@ class LocalOutputs:
             ):
                 cast(MarkKeeper, worker.sink).forget_marks(root_uuid)
 
-    def stats(self) -> list[dict[str, Any]]:
-        """Per sink: :meth:`SinkSet.stats` (none before the set is built)."""
-        return self.set.stats() if self.set is not None else []
+    def health(self) -> list[SinkHealth]:
+        """Per sink: :meth:`SinkSet.health` (none before the set is built)."""
+        return self.set.health() if self.set is not None else []
 
 
 def check_outputs(outputs: LocalOutputs, destinations: Destinations) -> None:

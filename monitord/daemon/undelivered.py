@@ -43,23 +43,22 @@ def undelivered(workers: Iterable[Executor], spool_settings: SpoolSettings | Non
         sink = worker.sink
         if capabilities_of(sink).dashboard:
             continue
-        stats = worker.stats()
         try:
             health = worker.health()
         except Exception:  # noqa: BLE001 - the name and reason are niceties, the count matters
-            health = SinkHealth(sink.name, destination=sink.name)
+            health = SinkHealth(sink.name, destination=sink.name, spooled=worker.spooled)
         dest = health.destination or destination_of(sink)  # an executor that relays none
-        left = int(stats.get("left_behind") or stats.get("spooled") or 0)
-        own_spool = int(getattr(sink, "left_in_spool", 0) or 0)  # AMQP: its own spool
+        own_spool = health.spooled if health.spooled_by_sink else 0  # AMQP: its own spool
+        left = health.left_behind or (health.spooled - own_spool)
         if worker.failed:
-            written = int(stats.get("events_written") or 0)
+            written = health.events_written
             why = _reason(health.last_error, dest)
             problems.append(
                 f"{dest} failed{why} after {written} events, the rest were not written; "
                 "rerun the replay once it works"
             )
         elif left or own_spool:
-            spool = getattr(sink, "spool_path", None)
+            spool = health.spool_path
             if spool is None and spool_settings is not None:
                 spool = spool_settings.path_for(sink)
             where = f" in the spool {spool}" if spool else " in memory, lost"

@@ -30,6 +30,9 @@ class SinkHealth:
     events on disk not yet in the sink (``spooled_bytes`` of them), ``oldest``: age in
     seconds of the oldest of them; ``queued``: batches waiting in memory.  ``destination``:
     where the sink writes, as people name it (:func:`~sinks.runtime.capabilities.destination_of`).
+    ``spool_path``: the durable spool its backlog waits in, the runtime's or, when
+    ``spooled_by_sink``, the sink's own (AMQP: the next daemon sends it first); ``left_behind``:
+    events the runtime did not deliver when it finished (left in its spool, or lost from memory).
     """
 
     name: str
@@ -53,6 +56,9 @@ class SinkHealth:
     workflows: int = 1  # merged: deliveries to the destination
     workflows_not_up: tuple[str, ...] = ()
     destination: str = ""
+    spool_path: str | None = None
+    spooled_by_sink: bool = False
+    left_behind: int = 0
 
     def __post_init__(self) -> None:
         if self.last_error is not None:
@@ -64,6 +70,11 @@ class SinkHealth:
     def failures(self) -> int:
         """Failed sink calls (retryable or not)."""
         return self.retries + self.permanent_failures
+
+    @property
+    def disabled(self) -> bool:
+        """Disabled for good (a permanent error, a dead sink process): takes no more events."""
+        return self.state == DISABLED
 
     @property
     def healthy(self) -> bool:
