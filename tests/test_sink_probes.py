@@ -13,13 +13,21 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from structlog.testing import capture_logs
 
+from monitord.cli.progress import _plugin_part
 from monitord.core.events import StampedeEvent, make_event
+from monitord.daemon.outputs import log_plugins
 from monitord.daemon.undelivered import undelivered
+from sinks.plugins.config import PluginSettings
+from sinks.plugins.host import PluginHost, SinksAndPlugins, Skipped, plugin_snapshot
+from sinks.plugins.sink import PluginSink
+from sinks.plugins.worker import PluginWorker
 from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import Capabilities
 from sinks.runtime.health import SinkHealth
 from sinks.runtime.runner import SinkWorker
+from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SpoolSettings
 
 pytestmark = pytest.mark.quick
@@ -110,3 +118,47 @@ def test_the_end_of_run_report_reads_the_health_record_only(tmp_path: Path) -> N
     assert "next run" in lines[1] and "next run" not in lines[0]  # whose spool it is
     assert _outside(down) == [] and _outside(own) == []
     assert {attr for attr, _ in down.probes} <= {"capabilities", "destination", "display_url"}
+
+
+def test_the_plugins_exit_line_and_summary_say_what_they_said_as_dicts() -> None:
+    """Each plugin is a typed record now (``PluginState``, its delivery a ``SinkHealth``); the
+    daemon's "event plugins at exit" line and the summary's plugin parts are unchanged: a
+    plugin that ran shows its delivery and counters, a skipped one its state and why."""
+
+    class Raiser:
+        def handle_event(self, event: str, kw: dict[str, object]) -> None:
+            if kw.get("ts") == 1.0:
+                raise ValueError("once")
+
+    worker = PluginWorker(PluginSettings(name="t", overflow_policy="drop-newest"), Raiser())
+    assert worker.start({}, restart=False)
+    host = PluginHost([(worker, SinkWorker(PluginSink(worker)))], [Skipped("ghost", "gone")])
+    sinks = SinksAndPlugins(SinkSet([]), host)
+    sinks.start()
+    sinks.publish(_events(4))
+    sinks.flush()
+    sinks.close()
+    with capture_logs() as logs:
+        log_plugins(sinks)
+    [line] = [e for e in logs if e["event"] == "event plugins at exit"]
+    error = "handle_event() raised ValueError('once')"
+    assert line["log_level"] == "warning"
+    assert line["plugins"] == {
+        "t": {
+            "state": "stopped",
+            "delivery": "up",
+            "delivered": 4,
+            "dropped": 0,
+            "spooled": 0,
+            "errors": 1,
+            "last_error": error,
+        },
+        "ghost": {"state": "skipped", "last_error": "gone"},
+    }
+    assert list(line["plugins"]["t"]) == [  # the order the line shows them in
+        *("state", "delivery", "delivered", "dropped", "spooled", "errors", "last_error")
+    ]
+    assert [_plugin_part(p) for p in plugin_snapshot(sinks)] == [
+        f"plugin t (stopped): 4 delivered, 1 errors, last error: {error}",
+        "plugin ghost (skipped): 0 delivered, last error: gone",
+    ]

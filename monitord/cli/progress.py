@@ -20,6 +20,7 @@ from monitord.core.events import StampedeEvent
 from monitord.daemon.monitor import Monitor, Tracked
 from monitord.daemon.outputs import LocalOutputs
 from sinks.plugins.host import plugin_snapshot
+from sinks.plugins.state import PluginState
 from sinks.runtime.health import SinkHealth
 
 REFRESH = 0.25  # seconds between two readings of the counters
@@ -116,16 +117,21 @@ def summary_line(monitor: Monitor[LocalOutputs], counter: ProgressCounter, *, re
     return f"monitord: {verb} {count} {noun} in {seconds:.1f} s: " + ", ".join(parts)
 
 
-def _plugin_part(p: dict[str, Any]) -> str:
+def _plugin_part(p: PluginState) -> str:
     """``plugin raiser (stopped): 6 delivered, 4 errors, last error: ...``."""
-    counts = [f"{int(p.get('delivered', 0) or 0)} delivered"]
-    for key in ("dropped", "spooled", "errors", "restarts"):
-        if p.get(key):
-            counts.append(f"{int(p[key])} {key}")
-    delivery = p.get("delivery")
-    state = p.get("state", "?") + (f", delivery {delivery}" if delivery not in (None, "up") else "")
-    tail = f", last error: {p['last_error']}" if p.get("last_error") else ""
-    return f"plugin {p['name']} ({state}): " + ", ".join(counts) + tail
+    counts = [f"{p.delivered} delivered"]
+    for key, value in (
+        ("dropped", p.dropped),
+        ("spooled", p.spooled),
+        ("errors", p.errors),
+        ("restarts", p.restarts),
+    ):
+        if value:
+            counts.append(f"{value} {key}")
+    delivery = p.delivery_state
+    state = p.state + (f", delivery {delivery}" if delivery not in (None, "up") else "")
+    tail = f", last error: {p.last_error}" if p.last_error else ""
+    return f"plugin {p.name} ({state}): " + ", ".join(counts) + tail
 
 
 def _sink_health(outputs: LocalOutputs) -> list[SinkHealth]:
