@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from structlog.testing import capture_logs
@@ -26,8 +27,9 @@ from sinks.plugins.worker import PluginWorker
 from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import Capabilities
 from sinks.runtime.health import SinkHealth
+from sinks.runtime.lanes import LaneHandle, SinkLane
 from sinks.runtime.runner import SinkWorker
-from sinks.runtime.sinkset import SinkSet
+from sinks.runtime.sinkset import SharedSinkSet, SinkSet
 from sinks.runtime.spool import SpoolSettings
 
 pytestmark = pytest.mark.quick
@@ -162,3 +164,28 @@ def test_the_plugins_exit_line_and_summary_say_what_they_said_as_dicts() -> None
         f"plugin t (stopped): 4 delivered, 1 errors, last error: {error}",
         "plugin ghost (skipped): 0 delivered, last error: gone",
     ]
+
+
+def test_the_service_lanes_read_the_health_record_only(tmp_path: Path) -> None:
+    """A down sink of one workflow on a service lane: the destination's "down" line counts the
+    workflow, the workflow's undelivered events come from the record, and the sink is never
+    probed."""
+    spool = SpoolSettings(root=str(tmp_path / "spool"), first_backoff=0.05, max_backoff=0.1)
+    down = Probed("down")
+    lane = SinkLane("down")
+    handle = LaneHandle(down, lane, "wf-9", spool, destination="down")
+    handle.start()
+    pool = SimpleNamespace(closing=False)
+    shared = SharedSinkSet([handle], pool=pool)
+    try:
+        for _ in range(3):
+            shared.publish(_events(4))
+        shared.flush()
+        assert shared.undelivered == 12 and [h.spooled for h in shared.health()] == [12]
+        assert lane.reporters["down"].workflows == {"wf-9"}
+        pool.closing = True  # a service stop: what is spooled stays there
+        shared.close()
+    finally:
+        lane.stop()
+    assert _outside(down) == []
+    assert handle.health().left_behind == 12

@@ -173,9 +173,6 @@ class SinksAndPlugins:
     def __bool__(self) -> bool:
         return bool(self.sinks) or bool(self.plugins)
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.sinks, name)  # what a service's sink set has beyond the basics
-
     def start(self) -> None:
         self.sinks.start()
         self.plugins.start()
@@ -216,7 +213,6 @@ def with_plugins(
     return sinks if host is None else SinksAndPlugins(sinks, host)
 
 
-def plugin_snapshot(sinks: Any) -> list[PluginState]:
+def plugin_snapshot(sinks: object) -> list[PluginState]:
     """Per-plugin state of a daemon's sink set, for /healthz, /status.json and /metrics."""
-    host = getattr(sinks, "plugins", None)
-    return host.snapshot() if isinstance(host, PluginHost) else []
+    return sinks.plugins.snapshot() if isinstance(sinks, SinksAndPlugins) else []
