@@ -26,6 +26,7 @@ from importlib.metadata import entry_points
 import structlog
 
 from sinks.runtime.base import Sink, SinkError
+from sinks.runtime.capabilities import declare
 from sinks.runtime.factory import (
     PATH,
     SinkFactory,
@@ -118,8 +119,7 @@ class Registry:
         """Check, build, and stamp the factory's capabilities on the sink."""
         factory.check(request)
         sink = factory.build(request)
-        if getattr(sink, "capabilities", None) != factory.capabilities:
-            sink.capabilities = factory.capabilities  # type: ignore[attr-defined]
+        declare(sink, factory.capabilities)
         return sink
 
 

@@ -254,7 +254,7 @@ def test_drop_policies_never_block_and_count(policy: str) -> None:
     assert ids == (
         ["j0", "j1", "j2", "j3"] if policy == "drop-newest" else ["j0", "j7", "j8", "j9"]
     )
-    assert worker.snapshot()["dropped"] == 6 and plugin.stopped == 1
+    assert worker.snapshot().dropped == 6 and plugin.stopped == 1
 
 
 def test_tick_runs_while_no_events_come_and_never_after_the_drain() -> None:
@@ -285,7 +285,7 @@ def test_raising_hooks_are_contained_and_counted() -> None:
     time.sleep(0.2)
     worker.stop()
     snap = worker.snapshot()
-    assert snap["delivered"] == 5 and snap["errors"] >= 6 and "stop" in snap["last_error"]
+    assert snap.delivered == 5 and snap.errors >= 6 and "stop" in str(snap.last_error)
 
 
 def test_start_and_stop_are_bounded() -> None:
@@ -335,7 +335,7 @@ def test_spool_policy_through_the_runtime_loses_nothing_and_never_blocks(tmp_pat
     assert runner.spooled > 0 and runner.down
     host = PluginHost([(worker, runner)], [])
     (state,) = host.snapshot()
-    assert state["spooled"] == runner.spooled and state["delivery"] == "down"
+    assert state.spooled == runner.spooled and state.delivery_state == "down"
     plugin.gate.set()
     deadline = time.monotonic() + 20
     while (runner.spooled or worker.pending) and time.monotonic() < deadline:
@@ -359,8 +359,8 @@ def test_host_snapshot_reports_each_plugin(tmp_path: Path) -> None:
     time.sleep(0.1)
     both.close()
     (state,) = plugin_snapshot(both)
-    assert state["name"] == "t" and state["delivered"] == 4 and state["dropped"] == 0
-    assert state["spooled"] == 0 and state["state"] == "stopped" and state["delivery"] == "up"
+    assert state.name == "t" and state.delivered == 4 and state.dropped == 0
+    assert state.spooled == 0 and state.state == "stopped" and state.delivery_state == "up"
 
 
 def test_enabled_but_missing_or_misconfigured_plugins_are_skipped() -> None:

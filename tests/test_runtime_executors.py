@@ -124,7 +124,7 @@ def test_every_executor_delivers_in_order_and_reports_the_same_record(
     assert (health.name, health.state, health.spooled, health.failures) == ("recorder", "up", 0, 0)
     assert health.destination == f"recorder://u:***@{tmp_path}"  # declared, password masked
     executor.stop()
-    assert not executor.failed and executor.stats()["events_written"] == 15
+    assert not executor.failed and executor.health().events_written == 15
 
 
 def test_every_executor_spools_a_down_sink_and_says_so_without_the_password(

@@ -22,9 +22,9 @@ from monitord.daemon.outputs import LocalOutputs
 from monitord.daemon.undelivered import closed_by_reader
 from monitord.system.secrets import mask_url_passwords as masked
 from sinks.plugins.host import plugin_snapshot
+from sinks.plugins.state import PluginState
 from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.executor import Executor
-from sinks.runtime.health import destination_of
 
 REFRESH = 0.25  # seconds between two readings of the counters
 _INSTANCE_END = "job_inst.main.end"
@@ -116,16 +116,21 @@ def summary_line(monitor: Monitor[LocalOutputs], counter: ProgressCounter, *, re
     return f"monitord: {verb} {count} {noun} in {seconds:.1f} s: " + ", ".join(parts)
 
 
-def _plugin_part(p: dict[str, Any]) -> str:
+def _plugin_part(p: PluginState) -> str:
     """``plugin raiser (stopped): 6 delivered, 4 errors, last error: ...``."""
-    counts = [f"{int(p.get('delivered', 0) or 0)} delivered"]
-    for key in ("dropped", "spooled", "errors", "restarts"):
-        if p.get(key):
-            counts.append(f"{int(p[key])} {key}")
-    delivery = p.get("delivery")
-    state = p.get("state", "?") + (f", delivery {delivery}" if delivery not in (None, "up") else "")
-    tail = f", last error: {p['last_error']}" if p.get("last_error") else ""
-    return f"plugin {p['name']} ({state}): " + ", ".join(counts) + tail
+    counts = [f"{p.delivered} delivered"]
+    for key, value in (
+        ("dropped", p.dropped),
+        ("spooled", p.spooled),
+        ("errors", p.errors),
+        ("restarts", p.restarts),
+    ):
+        if value:
+            counts.append(f"{value} {key}")
+    delivery = p.delivery_state
+    state = p.state + (f", delivery {delivery}" if delivery not in (None, "up") else "")
+    tail = f", last error: {p.last_error}" if p.last_error else ""
+    return f"plugin {p.name} ({state}): " + ", ".join(counts) + tail
 
 
 def _stored_parts(workers: Sequence[Executor]) -> list[str]:
@@ -140,19 +145,19 @@ def _stored_parts(workers: Sequence[Executor]) -> list[str]:
     dashboard_failed = False
     for worker in workers:
         try:
-            stats = worker.stats()
-            dest = masked(destination_of(worker.sink))
+            health = worker.health()
+            dest = masked(health.destination or health.name)
         except Exception:  # noqa: BLE001 - the summary never fails a run that succeeded
             continue
         if capabilities_of(worker.sink).dashboard:
-            dashboard_failed = bool(stats.get("failed"))
+            dashboard_failed = health.disabled
             continue
-        spooled = int(stats.get("left_behind") or stats.get("spooled") or 0)
+        spooled = health.left_behind or (0 if health.spooled_by_sink else health.spooled)
         left += spooled
         unread = closed_by_reader([worker])
         if unread:
             dest += f": its reader closed it, {unread[0][1]} events not written"
-        (short if stats.get("failed") or spooled or unread else whole).append(dest)
+        (short if health.disabled or spooled or unread else whole).append(dest)
     parts = []
     total = len(whole) + len(short)
     if total:

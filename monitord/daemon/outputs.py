@@ -15,10 +15,12 @@ from monitord.daemon.config import MonitorConfig
 from monitord.daemon.errors import MonitordError
 from monitord.daemon.parts import MarkKeeper
 from sinks.plugins.host import plugin_snapshot
+from sinks.plugins.state import PluginState
 from sinks.registry import build_dashboard_sink, build_sink
 from sinks.runtime.base import Sink
 from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.executor import Executor
+from sinks.runtime.health import SinkHealth
 from sinks.runtime.process_worker import ProcessSinkWorker
 from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SpoolSettings
@@ -124,9 +126,9 @@ class LocalOutputs:
             ):
                 cast(MarkKeeper, worker.sink).forget_marks(root_uuid)
 
-    def stats(self) -> list[dict[str, Any]]:
-        """Per sink: :meth:`SinkSet.stats` (none before the set is built)."""
-        return self.set.stats() if self.set is not None else []
+    def health(self) -> list[SinkHealth]:
+        """Per sink: :meth:`SinkSet.health` (none before the set is built)."""
+        return self.set.health() if self.set is not None else []
 
 
 def check_outputs(outputs: LocalOutputs, destinations: Destinations) -> None:
@@ -148,19 +150,30 @@ def log_plugins(sinks: Any) -> None:
     plugins = plugin_snapshot(sinks)
     if not plugins:
         return
-    keys = ("state", "delivery", "delivered", "dropped", "spooled", "errors", "restarts")
-    summary = {
-        p["name"]: {
-            **{k: p[k] for k in keys if p.get(k) is not None},
-            **({"last_error": p["last_error"]} if p.get("last_error") else {}),
-        }
-        for p in plugins
-    }
+    summary = {p.name: _plugin_fields(p) for p in plugins}
     troubled = any(
-        p.get("state") in ("skipped", "stuck")
-        or p.get("errors")
-        or p.get("dropped")
-        or p.get("delivery") not in (None, "up")
+        p.state in ("skipped", "stuck")
+        or p.errors
+        or p.dropped
+        or p.delivery_state not in (None, "up")
         for p in plugins
     )
     (log.warning if troubled else log.info)("event plugins at exit", plugins=summary)
+
+
+def _plugin_fields(p: PluginState) -> dict[str, object]:
+    """What the exit line shows of a plugin: a skipped one only its state (and why)."""
+    fields: dict[str, object] = {"state": p.state}
+    if p.delivery is not None:  # it ran
+        fields.update(
+            delivery=p.delivery.state,
+            delivered=p.delivered,
+            dropped=p.dropped,
+            spooled=p.delivery.spooled,
+            errors=p.errors,
+        )
+        if p.restarts is not None:  # process-isolated
+            fields["restarts"] = p.restarts
+    if p.last_error:
+        fields["last_error"] = p.last_error
+    return fields

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 from monitord.daemon.errors import MonitordError
 from monitord.system.secrets import mask_url_passwords as masked
-from sinks.runtime.capabilities import capabilities_of
+from sinks.runtime.capabilities import capabilities_of, destination_of, unread_of
 from sinks.runtime.executor import Executor
-from sinks.runtime.health import SinkHealth, destination_of
+from sinks.runtime.health import SinkHealth
 from sinks.runtime.spool import SpoolSettings
 
 if TYPE_CHECKING:
@@ -43,23 +43,22 @@ def undelivered(workers: Iterable[Executor], spool_settings: SpoolSettings | Non
         sink = worker.sink
         if capabilities_of(sink).dashboard:
             continue
-        stats = worker.stats()
         try:
             health = worker.health()
         except Exception:  # noqa: BLE001 - the name and reason are niceties, the count matters
-            health = SinkHealth(sink.name, destination=sink.name)
+            health = SinkHealth(sink.name, destination=sink.name, spooled=worker.spooled)
         dest = health.destination or destination_of(sink)  # an executor that relays none
-        left = int(stats.get("left_behind") or stats.get("spooled") or 0)
-        own_spool = int(getattr(sink, "left_in_spool", 0) or 0)  # AMQP: its own spool
+        own_spool = health.spooled if health.spooled_by_sink else 0  # AMQP: its own spool
+        left = health.left_behind or (health.spooled - own_spool)
         if worker.failed:
-            written = int(stats.get("events_written") or 0)
+            written = health.events_written
             why = _reason(health.last_error, dest)
             problems.append(
                 f"{dest} failed{why} after {written} events, the rest were not written; "
                 "rerun the replay once it works"
             )
         elif left or own_spool:
-            spool = getattr(sink, "spool_path", None)
+            spool = health.spool_path
             if spool is None and spool_settings is not None:
                 spool = spool_settings.path_for(sink)
             where = f" in the spool {spool}" if spool else " in memory, lost"
@@ -95,8 +94,5 @@ def check_delivered(monitor: Monitor[LocalOutputs], *, strict: bool) -> None:
 def closed_by_reader(workers: Iterable[Executor]) -> list[tuple[str, int]]:
     """(destination, events not written) of each output whose reader closed it (``-d - |
     head``): not a fault, but not every event is there; the command line ends with 141."""
-    return [
-        (destination_of(w.sink), int(getattr(w.sink, "unread", 0) or 0))
-        for w in workers
-        if getattr(w.sink, "reader_gone", False)
-    ]
+    closed = ((w, unread_of(w.sink)) for w in workers)
+    return [(destination_of(w.sink), unread) for w, unread in closed if unread is not None]

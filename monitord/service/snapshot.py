@@ -97,8 +97,7 @@ def _notification_counts(followed: Mapping[str, Followed]) -> tuple[int, int]:
 
 def undelivered_events(item: Followed) -> int:
     """Events of the workflow its sinks have not taken yet (spooled or queued)."""
-    sinks = getattr(item.monitor, "sinks", None)
-    return int(getattr(sinks, "undelivered", 0) or 0)
+    return item.monitor.outputs.undelivered if item.monitor is not None else 0
 
 
 def _state(wf: Any, ended: bool, stopping: bool) -> str:

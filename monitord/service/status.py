@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from sinks.plugins.state import PluginState
 from sinks.runtime.health import SinkHealth
 
 # The job count columns of pegasus-status, in its order (%DONE is derived, see jobcounts).
@@ -67,20 +68,19 @@ class PluginStatus:
         )
 
 
-def plugin_status(workflow: str, snap: dict[str, Any]) -> PluginStatus:
+def plugin_status(workflow: str, plugin: PluginState) -> PluginStatus:
     """One entry of ``plugin_snapshot`` as a :class:`PluginStatus`."""
-    error = snap.get("last_error")
     return PluginStatus(
-        name=str(snap["name"]),
+        name=plugin.name,
         workflow=workflow,
-        state=str(snap.get("state", "new")),
-        delivery=snap.get("delivery"),
-        delivered=int(snap.get("delivered", 0)),
-        dropped=int(snap.get("dropped", 0)),
-        spooled=int(snap.get("spooled", 0)),
-        errors=int(snap.get("errors", 0)),
-        restarts=int(snap.get("restarts", 0)),
-        last_error=str(error) if error is not None else None,
+        state=plugin.state,
+        delivery=plugin.delivery_state,
+        delivered=plugin.delivered,
+        dropped=plugin.dropped,
+        spooled=plugin.spooled,
+        errors=plugin.errors,
+        restarts=plugin.restarts or 0,
+        last_error=plugin.last_error,
     )
 
 
@@ -176,7 +176,7 @@ def from_json(data: bytes | str) -> ServiceSnapshot:
             sinks=[_sink(s) for s in _list(doc, "sinks")],
             notifications_running=int(doc.get("notifications_running", 0)),
             notifications_queued=int(doc.get("notifications_queued", 0)),
-            plugins=[plugin_status(str(p["workflow"]), p) for p in _list(doc, "plugins")],
+            plugins=[_plugin(p) for p in _list(doc, "plugins")],
             finished=[_finished(f) for f in _list(doc, "finished")],
         )
     except KeyError as exc:
@@ -212,6 +212,22 @@ def _sink(s: dict[str, Any]) -> SinkHealth:
         last_error=str(error) if error is not None else None,
         row_by_row_batches=int(s.get("row_by_row_batches", 0)),
         rows_rejected=int(s.get("rows_rejected", 0)),
+    )
+
+
+def _plugin(p: dict[str, Any]) -> PluginStatus:
+    error = p.get("last_error")
+    return PluginStatus(
+        name=str(p["name"]),
+        workflow=str(p["workflow"]),
+        state=str(p.get("state", "new")),
+        delivery=p.get("delivery"),
+        delivered=int(p.get("delivered", 0)),
+        dropped=int(p.get("dropped", 0)),
+        spooled=int(p.get("spooled", 0)),
+        errors=int(p.get("errors", 0)),
+        restarts=int(p.get("restarts", 0)),
+        last_error=str(error) if error is not None else None,
     )
 
 

@@ -65,6 +65,11 @@ class LaneOutputs:
     def helper_pids(self) -> list[int]:
         return []  # the lanes are threads of the service
 
+    @property
+    def undelivered(self) -> int:
+        """Events of the workflow its sinks have not taken yet (spooled or queued)."""
+        return self.set.undelivered if self.set is not None else 0
+
     def forget_marks(self, root_uuid: str) -> None:
         for handle in self.set.handles if self.set is not None else []:
             if (
@@ -122,9 +127,10 @@ class ServiceMonitor:
         self.rate = EventRate()
         self.events_total = 0
         self.following_over = asyncio.Event()  # follow_all returned (or never ran)
+        self.outputs = LaneOutputs(pool, key, wf_uuid)
         self.monitor = Monitor(
             config,
-            LaneOutputs(pool, key, wf_uuid),
+            self.outputs,
             waiter=WatcherWaiter(watcher),
             resume=CrashResume(resume),
             observers=[self],

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import structlog
@@ -29,6 +29,7 @@ from sinks.plugins.config import (
 )
 from sinks.plugins.contract import Installed, installed_plugins
 from sinks.plugins.sink import PluginSink
+from sinks.plugins.state import PluginState
 from sinks.plugins.worker import PluginWorker
 from sinks.runtime.health import SinkHealth
 from sinks.runtime.runner import SinkWorker
@@ -44,8 +45,8 @@ class Skipped:
     name: str
     reason: str
 
-    def snapshot(self) -> dict[str, Any]:
-        return {"name": self.name, "state": "skipped", "last_error": self.reason}
+    def snapshot(self) -> PluginState:
+        return PluginState(name=self.name, state="skipped", last_error=self.reason)
 
 
 class PluginHost:
@@ -83,23 +84,11 @@ class PluginHost:
         self.request_stop()
         self.join()
 
-    def snapshot(self) -> list[dict[str, Any]]:
-        """Per plugin: state, delivered, queued, dropped, spooled, errors, last error.
-
-        ``delivery`` is the runtime's view (``up``; ``down`` while the plugin has no room
-        and its events wait in the spool; ``draining`` while it catches up).
-        """
-        out = []
-        for worker, runner in self.plugins:
-            state = worker.snapshot()
-            health = runner.health()
-            state.update(
-                spooled=health.spooled,
-                spooled_bytes=health.spooled_bytes,
-                oldest_undelivered_age=health.oldest,
-                delivery=health.state,
-            )
-            out.append(state)
+    def snapshot(self) -> list[PluginState]:
+        """Per plugin: state, delivered, queued, dropped, errors, last error, and its delivery's
+        health (``up``; ``down`` while the plugin has no room and its events wait in the
+        spool; ``draining`` while it catches up)."""
+        out = [replace(w.snapshot(), delivery=runner.health()) for w, runner in self.plugins]
         return out + [s.snapshot() for s in self.skipped]
 
 
@@ -184,9 +173,6 @@ class SinksAndPlugins:
     def __bool__(self) -> bool:
         return bool(self.sinks) or bool(self.plugins)
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.sinks, name)  # what a service's sink set has beyond the basics
-
     def start(self) -> None:
         self.sinks.start()
         self.plugins.start()
@@ -227,7 +213,6 @@ def with_plugins(
     return sinks if host is None else SinksAndPlugins(sinks, host)
 
 
-def plugin_snapshot(sinks: Any) -> list[dict[str, Any]]:
+def plugin_snapshot(sinks: object) -> list[PluginState]:
     """Per-plugin state of a daemon's sink set, for /healthz, /status.json and /metrics."""
-    host = getattr(sinks, "plugins", None)
-    return host.snapshot() if isinstance(host, PluginHost) else []
+    return sinks.plugins.snapshot() if isinstance(sinks, SinksAndPlugins) else []

@@ -29,6 +29,7 @@ import structlog
 
 from monitord.core.events import StampedeEvent
 from sinks.plugins.config import THREAD, PluginSettings
+from sinks.plugins.state import PluginState
 from sinks.plugins.worker import PluginCounters, PluginWorker
 from sinks.runtime.base import SinkError
 from sinks.runtime.codec import decode_batch, encode_batch
@@ -312,6 +313,6 @@ class ProcessPluginWorker(PluginCounters):
         with self._cond:
             return list(self._unacked)
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> PluginState:
         pid = self._proc.pid if self._proc is not None else None
-        return {**self._counters(len(self._unacked)), "restarts": self.restarts, "pid": pid}
+        return replace(self._counters(len(self._unacked)), restarts=self.restarts, pid=pid)

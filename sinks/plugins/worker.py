@@ -20,6 +20,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import structlog
@@ -28,6 +29,7 @@ from monitord.core.events import StampedeEvent
 from sinks.plugins.config import DROP_OLDEST, PluginSettings
 from sinks.plugins.contract import call_start, event_filter, payload
 from sinks.plugins.properties import PluginProperties
+from sinks.plugins.state import PluginState
 
 log = structlog.get_logger(__name__)
 
@@ -85,18 +87,18 @@ class PluginCounters:
             **more,
         )
 
-    def _counters(self, queued: int) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "state": self.state,
-            "isolation": self.settings.isolation,
-            "overflow_policy": self.settings.overflow_policy,
-            "delivered": self.delivered,
-            "queued": queued,
-            "dropped": self.dropped,
-            "errors": self.errors,
-            "last_error": self.last_error,
-        }
+    def _counters(self, queued: int) -> PluginState:
+        return PluginState(
+            name=self.name,
+            state=self.state,
+            isolation=self.settings.isolation,
+            overflow_policy=self.settings.overflow_policy,
+            delivered=self.delivered,
+            queued=queued,
+            dropped=self.dropped,
+            errors=self.errors,
+            last_error=self.last_error,
+        )
 
 
 class PluginWorker(PluginCounters):
@@ -329,5 +331,5 @@ class PluginWorker(PluginCounters):
                 exc_info=exc if self.errors == 1 else None,
             )
 
-    def snapshot(self) -> dict[str, Any]:
-        return {**self._counters(len(self._items) + self._in_hand()), "ticks": self.ticks}
+    def snapshot(self) -> PluginState:
+        return replace(self._counters(len(self._items) + self._in_hand()), ticks=self.ticks)

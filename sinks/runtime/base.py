@@ -57,6 +57,8 @@ class MarkingSink(Sink, Protocol):
 class SelfSpoolingSink(Sink, Protocol):
     """A sink with its own durable spool (``Capabilities.spools_itself``: AMQP)."""
 
+    spool_path: str  # where that spool is (SinkHealth.spool_path)
+
     def health(self) -> SinkHealth:
         """Its own backlog (``spooled``, ``spooled_bytes``, ``oldest``) and, when it is not
         ``up``, the state of its link to its server (``state``, ``since``, ``last_error``)."""

@@ -1,8 +1,10 @@
 """What a sink is, as data: the runtime and the service read these flags, never probe the sink.
 
-A sink's factory (sinks/registry.py) declares them; the registry stamps them on every sink it
-builds, and the built-in sink classes carry their own so a sink made directly (tests, tools)
-behaves the same.
+A sink's factory (sinks/registry.py) declares them; :func:`declare` stamps them on every sink
+the registry builds, and the built-in sink classes carry their own so a sink made directly
+(tests, tools) behaves the same.  This module is the one place that reads (or sets) what a
+sink declares about itself beyond the :class:`~sinks.runtime.base.Sink` protocol: its
+capabilities, its ``destination`` and its ``display_url``.
 """
 
 from __future__ import annotations
@@ -72,3 +74,31 @@ def capabilities_of(sink: Any) -> Capabilities:
     """The capabilities a sink carries (none declared: a plain thread-driven sink)."""
     caps = getattr(sink, "capabilities", None)
     return caps if isinstance(caps, Capabilities) else NONE
+
+
+def declare(sink: Any, caps: Capabilities) -> None:
+    """Stamp its factory's capabilities on ``sink`` (the registry, for a sink class that does
+    not carry them): they travel with the sink, into a loader process too."""
+    if capabilities_of(sink) != caps:
+        sink.capabilities = caps
+
+
+def destination_of(sink: Any) -> str:
+    """Where ``sink`` writes, for the lines that name it: the ``destination`` it declares (the
+    built-in sinks: a database or broker URL, a file path, ``stdout``), else its ``name``."""
+    declared = getattr(sink, "destination", None)
+    return declared if isinstance(declared, str) and declared else str(sink.name)
+
+
+def display_url_of(sink: Any) -> str | None:
+    """The password-free URL a sink declares as ``display_url`` (SQL), else None."""
+    display = getattr(sink, "display_url", None)
+    return display if isinstance(display, str) else None
+
+
+def unread_of(sink: Any) -> int | None:
+    """Events a sink could not write because its reader went away (``-d - | head``: the
+    file sink's ``reader_gone``/``unread``); None when its reader did not go."""
+    if not getattr(sink, "reader_gone", False):
+        return None
+    return int(getattr(sink, "unread", 0) or 0)

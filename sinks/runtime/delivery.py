@@ -13,15 +13,15 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, cast
+from typing import cast
 
 import structlog
 
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import MarkingSink, SelfSpoolingSink, Sink, TallyingSink
-from sinks.runtime.capabilities import capabilities_of
+from sinks.runtime.capabilities import capabilities_of, destination_of
 from sinks.runtime.codec import decode_marked
-from sinks.runtime.health import SinkHealth, destination_of
+from sinks.runtime.health import SinkHealth
 from sinks.runtime.items import EXIT, Batch, Step, Wait, _Flush, _Item
 from sinks.runtime.marks import HeldMarks, MarkedBatch, Marks, marks_of
 from sinks.runtime.outage import OutageReporter
@@ -75,6 +75,11 @@ class Delivery:
         self.best_effort = caps.dashboard  # not a destination: a failure is a warning
         # a sink that spools itself (AMQP) gets no second spool
         self.held = HeldSpool(None if self.self_spooling else spool, sink)
+        self.spool_path = (
+            cast(SelfSpoolingSink, sink).spool_path
+            if self.self_spooling
+            else (spool.path_for(sink) if spool is not None else None)
+        )
         self.already_held = 0  # events skipped because the sink held them (a resumed daemon)
         # per marks stream: what the sink holds
         marking = cast(MarkingSink, sink)
@@ -125,39 +130,35 @@ class Delivery:
         """Events in the spool (not yet in the sink)."""
         return self.held.events
 
-    def stats(self) -> dict[str, Any]:
-        return {
-            "events_written": self.events_written,
-            "queued": self.queued,
-            "spooled": self.spooled,
-            "failures": self.failures,
-            "failed": self.failed,
-            "outages": self.policy.outages,
-            "outage_seconds": self.policy.outage_seconds,
-            "drained_events": self.drained_events,
-            "already_held": self.already_held,
-            "left_behind": self.left_behind,
-        }
-
     def health(self) -> SinkHealth:
         """State, counters and backlog of this sink: the one record health checks, status
-        pages and metrics read (:mod:`sinks.runtime.health`)."""
+        pages, metrics and the end-of-run report read (:mod:`sinks.runtime.health`)."""
         snap = self.policy.health(self.sink.name)
-        fields: dict[str, Any] = {"queued": self.queued, "events_written": self.events_written}
-        fields["destination"] = self.destination
         if self.self_spooling and self._opened and not self.failed:
             own = cast(SelfSpoolingSink, self.sink).health()  # it knows its own backlog
-            fields.update(spooled=own.spooled, spooled_bytes=own.spooled_bytes, oldest=own.oldest)
+            backlog = own.spooled, own.spooled_bytes, own.oldest
             if own.state != UP:  # (its link to the server: the AMQP broker)
-                fields.update(
+                snap = replace(
+                    snap,
                     state=own.state,
                     since=own.since,
                     last_error=own.last_error,
                     down_seconds=own.down_seconds,
                 )
         else:
-            fields["spooled"], fields["spooled_bytes"], fields["oldest"] = self.held.figures()
-        snap = replace(snap, **fields)
+            backlog = self.held.figures()
+        snap = replace(
+            snap,
+            queued=self.queued,
+            events_written=self.events_written,
+            destination=self.destination,
+            spooled=backlog[0],
+            spooled_bytes=backlog[1],
+            oldest=backlog[2],
+            spool_path=self.spool_path,
+            spooled_by_sink=self.self_spooling,
+            left_behind=self.left_behind,
+        )
         if self.tallies:  # a sink's own tallies (SQL: sink.py)
             return snap.with_tallies(cast(TallyingSink, self.sink).counters)
         return snap

@@ -19,7 +19,7 @@ beside them, :class:`sinks.plugins.host.SinksAndPlugins`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import Sink
@@ -73,10 +73,8 @@ class Executor(Protocol):
 
     def stop(self) -> None: ...
 
-    def health(self) -> SinkHealth: ...
-
-    def stats(self) -> dict[str, Any]:
-        """Counters for the end-of-run report (``events_written``, ``left_behind``...)."""
+    def health(self) -> SinkHealth:
+        """Its delivery's one health record (the end-of-run report reads it too)."""
         ...
 
 

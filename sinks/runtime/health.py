@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from monitord.system.secrets import mask_url_passwords
+from sinks.runtime.capabilities import destination_of as destination_of  # its former home
 
 UP, DOWN, DRAINING, DISABLED = "up", "down", "draining", "disabled"
 
@@ -29,7 +29,10 @@ class SinkHealth:
     ``since``: epoch seconds it entered that state (None: never changed).  ``spooled``:
     events on disk not yet in the sink (``spooled_bytes`` of them), ``oldest``: age in
     seconds of the oldest of them; ``queued``: batches waiting in memory.  ``destination``:
-    where the sink writes, as people name it (:func:`destination_of`).
+    where the sink writes, as people name it (:func:`~sinks.runtime.capabilities.destination_of`).
+    ``spool_path``: the durable spool its backlog waits in, the runtime's or, when
+    ``spooled_by_sink``, the sink's own (AMQP: the next daemon sends it first); ``left_behind``:
+    events the runtime did not deliver when it finished (left in its spool, or lost from memory).
     """
 
     name: str
@@ -53,6 +56,9 @@ class SinkHealth:
     workflows: int = 1  # merged: deliveries to the destination
     workflows_not_up: tuple[str, ...] = ()
     destination: str = ""
+    spool_path: str | None = None
+    spooled_by_sink: bool = False
+    left_behind: int = 0
 
     def __post_init__(self) -> None:
         if self.last_error is not None:
@@ -66,6 +72,11 @@ class SinkHealth:
         return self.retries + self.permanent_failures
 
     @property
+    def disabled(self) -> bool:
+        """Disabled for good (a permanent error, a dead sink process): takes no more events."""
+        return self.state == DISABLED
+
+    @property
     def healthy(self) -> bool:
         """Taking events: up, or back and delivering its backlog."""
         return self.state in (UP, DRAINING)
@@ -77,13 +88,6 @@ class SinkHealth:
             row_by_row_batches=int(tallies.get("row_by_row_batches", 0)),
             rows_rejected=int(tallies.get("rows_rejected", 0)),
         )
-
-
-def destination_of(sink: Any) -> str:
-    """Where ``sink`` writes, for the lines that name it: the ``destination`` it declares (the
-    built-in sinks: a database or broker URL, a file path, ``stdout``), else its ``name``."""
-    declared = getattr(sink, "destination", None)
-    return declared if isinstance(declared, str) and declared else str(sink.name)
 
 
 def merge_health(name: str, snaps: Sequence[SinkHealth]) -> SinkHealth:

@@ -122,7 +122,7 @@ class DestinationReporter(OutageReporter):
                 retry_in=round(retry_in, 2),
             )
         self.down.add(id(delivery))
-        self.workflows.add(str(getattr(delivery, "wf_uuid", "")))
+        self.workflows.add(str(delivery.wf_uuid) if isinstance(delivery, LaneHandle) else "")
 
     def came_back(
         self, delivery: Delivery, *, outage: float, drained: int, drain_seconds: float

@@ -108,16 +108,16 @@ def _child_main(
     ).start()
     worker = SinkWorker(sink, spool=spool)
     worker.start()
-    reported: list[Any] = [None, None]
+    reported: list[SinkHealth | None] = [None]
     last = time.monotonic()
 
     def report(kind: str = "stats") -> None:
-        """The child's counters and its health record (the runtime's, relayed as is)."""
+        """The child's health record (the runtime's, relayed as is)."""
         nonlocal last
-        stats, health = worker.stats(), worker.health()
-        if kind != "stats" or [stats, health] != reported:
-            reported[:] = [stats, health]
-            outbox.put((kind, stats, health))
+        health = worker.health()
+        if kind != "stats" or health != reported[0]:
+            reported[0] = health
+            outbox.put((kind, health))
         last = time.monotonic()
 
     while True:
@@ -135,7 +135,7 @@ def _child_main(
         count, data = item
         worker.put_batch(Batch(count, data=data))
         if (
-            worker.failed and not (reported[0] or {}).get("failed")
+            worker.failed and not (reported[0] is not None and reported[0].disabled)
         ) or time.monotonic() - last > STATS_INTERVAL:
             report()
     worker.stop()
@@ -162,7 +162,6 @@ class ProcessSinkWorker:
         self.sink = sink
         self.failed = False
         self.events_written = 0
-        self.child_stats: dict[str, Any] = {}
         # as the child last reported it
         self.child_health = SinkHealth(sink.name, destination=destination_of(sink))
         self._failed_at: float | None = None
@@ -215,14 +214,6 @@ class ProcessSinkWorker:
             )
         return snap
 
-    def stats(self) -> dict[str, Any]:
-        return {
-            **self.child_stats,
-            "events_written": self.events_written,
-            "queued": self.queued,
-            "failed": self.failed,
-        }
-
     def start(self) -> None:
         self._proc.start()
         self._reader.start()
@@ -230,12 +221,12 @@ class ProcessSinkWorker:
     def _read(self) -> None:
         while True:
             try:
-                kind, stats, health = self._outbox.get()
+                kind, health = self._outbox.get()
             except (EOFError, OSError):
                 break
-            self.child_stats, self.child_health = stats, health
-            self.events_written = stats["events_written"]
-            if stats["failed"]:
+            self.child_health = health
+            self.events_written = health.events_written
+            if health.disabled:
                 self.failed = True
             if kind == "flushed":
                 self._flushed.set()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import Sink
@@ -69,10 +69,6 @@ class SinkSet:
             w.request_stop()
         for w in self.workers:
             w.join()
-
-    def stats(self) -> list[dict[str, Any]]:
-        """Per sink: name, queued batches, spooled events, failures, events written."""
-        return [{"name": w.sink.name, **w.stats()} for w in self.workers]
 
     def health(self) -> list[SinkHealth]:
         """Per sink: :meth:`Delivery.health`."""

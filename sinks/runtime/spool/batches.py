@@ -35,6 +35,7 @@ from typing import Any
 
 import structlog
 
+from sinks.runtime.capabilities import display_url_of
 from sinks.runtime.spool.segments import Record, Spool, SpoolError
 
 log = structlog.get_logger(__name__)
@@ -112,8 +113,8 @@ def _seconds(props: Mapping[str, str], key: str, default: float) -> float:
 
 def sink_identity(sink: Any) -> str:
     """What names a sink's output without its password: its safe URL, else its name."""
-    display = getattr(sink, "display_url", None)
-    return f"{type(sink).__name__}:{display if isinstance(display, str) else sink.name}"
+    display = display_url_of(sink)
+    return f"{type(sink).__name__}:{display if display is not None else sink.name}"
 
 
 def sink_key(sink: Any) -> str:
