@@ -56,6 +56,7 @@ from monitord.daemon.statefiles import (
     write_started,
 )
 from monitord.daemon.tracked import Tracked
+from monitord.daemon.zonewarning import warn_if_zone_differs
 from sinks.plugins.host import with_plugins
 from sinks.runtime.base import Sink
 from sinks.runtime.sinkset import SinkSet
@@ -142,6 +143,7 @@ class Monitor(Generic[OutputsT]):
             raise MonitordError(f"{run_dir} is not a Pegasus submit directory: {exc}") from None
         if not bd.wf_uuid or not bd.dag:
             raise MonitordError(f"{run_dir}: braindump has no wf_uuid or dag")
+        warn_if_zone_differs(bd, run_dir, adjust=self.cfg.adjust)  # once per root workflow
         self.pid_path = os.path.join(run_dir, "monitord.pid")
         if not self.cfg.force and other_instance_running(self.pid_path):
             raise MonitordError(
