@@ -16,6 +16,7 @@ from monitord.daemon.config import MonitorConfig
 
 def serve_main(argv: Sequence[str]) -> int:
     from monitord.service.config import ConfigError, configured_path, load_config
+    from monitord.service.discovery import watch_root_warnings
     from monitord.service.logs import configure_service_logging
     from monitord.service.service import ServiceError, serve
 
@@ -38,6 +39,9 @@ def serve_main(argv: Sequence[str]) -> int:
         print(f"monitord serve: error: {exc}", file=sys.stderr)
         return 1
     if args.check:
+        # a missing root is no error: the service waits for it (the start-up log says so too)
+        for line in watch_root_warnings(cfg):
+            print(f"monitord serve: warning: {line}", file=sys.stderr)
         print(f"{path}: OK")
         return 0
     configure_service_logging(cfg.log_format, cfg.log_level)
