@@ -33,6 +33,7 @@ from monitord.core.readers.braindump import BraindumpError, read_braindump
 from monitord.core.readers.dagfile import parse_dag
 from monitord.core.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
 from monitord.daemon.config import MonitorConfig
+from monitord.daemon.debuglog import DebugLog
 from monitord.daemon.errors import MonitordError
 from monitord.daemon.following import FollowLoop
 from monitord.daemon.jobfiles import read_text
@@ -92,7 +93,7 @@ class Monitor(Generic[OutputsT]):
         self.outputs = outputs
         self.waiter: ChangeWaiter = waiter or WatchWaiter(polling=True if config.polling else None)
         self.resume = resume or CrashResume()
-        self.observers = tuple(observers)
+        self.observers = (*observers, DebugLog())  # DebugLog: what -v/-vv show of the files
         self.notifications = Notifications(config, scripts_as_owner=scripts_as_owner)
         self.registry = Registry()
         self.options = WorkflowOptions(
@@ -356,6 +357,8 @@ class Monitor(Generic[OutputsT]):
         while pending:
             tracked = pending.popleft()
             await self._replay_one(tracked)
+            for observer in self.observers:
+                observer.ended(tracked)
             await asyncio.to_thread(self.end_workflow, tracked)
             self.registry.done.append(tracked)
 
