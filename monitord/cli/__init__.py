@@ -416,7 +416,7 @@ def run_daemon(
     if not args.replay and (attach is not None or args.condor_daemon):
         from monitord.cli.service import handover
 
-        handed = handover(config, attach)
+        handed = handover(config, attach, quiet=getattr(args, "quiet", False))
         if handed is not None:
             return handed
     # --- end service hand-over
