@@ -96,7 +96,7 @@ def _run(command: str, tz: str, tmp_path: Path, sample: str = "process_wf_succes
 def test_a_run_in_another_zone_warns_once_naming_the_fix(command: str, tmp_path: Path) -> None:
     require_corpus()
     [line] = _run(command, "UTC", tmp_path)
-    assert "[warning" in line and "rerun with TZ=America/Los_Angeles" in line, line
+    assert "[warning" in line and "run it with TZ=America/Los_Angeles" in line, line
     assert "UTC-08:00" in line and "UTC+00:00" in line and "8 h early" in line, line
     assert _run(command, CORPUS_TZ, tmp_path) == []
 

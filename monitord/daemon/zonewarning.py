@@ -28,7 +28,7 @@ def warn_if_zone_differs(bd: Braindump, run_dir: str, *, adjust: float = 0.0) ->
         f"local time zone ({format_offset(mismatch.local)}) differs from the planner's "
         f"({format_offset(mismatch.recorded)}, braindump timestamp {bd.wf_timestamp}): every "
         f"dagman.out time is stored {abs(hours):g} h "
-        f"{'late' if hours > 0 else 'early'}; rerun with {mismatch.fix}",
+        f"{'late' if hours > 0 else 'early'}; run it with {mismatch.fix}",
         run_dir=run_dir,
     )
     return True
