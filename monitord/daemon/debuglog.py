@@ -1,7 +1,7 @@
 """What ``-v`` (DEBUG) and ``-vv`` (TRACE) show of a workflow's files: a Monitor observer.
 
-DEBUG: one line per chunk of dagman.out handed to the parser (file, first line, lines, bytes,
-read position, job files read before it) and one when a dagman.out is done (lines, bytes, job
+DEBUG: in a replay one line per chunk of dagman.out handed to the parser (file, first line,
+lines, bytes, read position, job files read before it; live, the follow loop logs its chunks) and one when a dagman.out is done (lines, bytes, job
 files, seconds).  TRACE adds the kinds of the chunk's lines and of the events it made.  Never
 one line per dagman.out line; at INFO each hook costs one integer comparison.
 """
@@ -28,7 +28,8 @@ log = structlog.get_logger("monitord.progress")
 class DebugLog:
     """A :class:`~monitord.daemon.parts.MonitorObserver` that logs progress at DEBUG/TRACE."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, chunks: bool = True) -> None:
+        self.chunks = chunks  # a line per chunk (live, the follow loop logs its own)
         self._bytes: dict[int, int] = {}  # id(tracked) -> bytes of dagman.out fed so far
         self._began: dict[int, float] = {}
         self._files_at_start: dict[int, int] = {}
@@ -48,15 +49,16 @@ class DebugLog:
             self._files_at_start[key] = jobfiles.files_read()
         self._bytes[key] = before + size
         wf = tracked.wf
-        log.debug(
-            "dagman.out chunk",
-            file=os.path.basename(tracked.dagman_out),
-            first_line=(wf.line_no if wf is not None else 0) + 1,
-            lines=len(lines),
-            bytes=size,
-            position=before + size,
-            job_files_read_before=jobfiles.files_read() - self._files_at_start[key],
-        )
+        if self.chunks:
+            log.debug(
+                "dagman.out chunk",
+                file=os.path.basename(tracked.dagman_out),
+                first_line=(wf.line_no if wf is not None else 0) + 1,
+                lines=len(lines),
+                bytes=size,
+                position=before + size,
+                job_files_read_before=jobfiles.files_read() - self._files_at_start[key],
+            )
         if level <= loglevel.TRACE:
             kinds = Counter(_kind(line) for line in lines)
             log.trace("dagman.out line kinds", file=os.path.basename(tracked.dagman_out), **kinds)

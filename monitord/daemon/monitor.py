@@ -93,7 +93,7 @@ class Monitor(Generic[OutputsT]):
         self.outputs = outputs
         self.waiter: ChangeWaiter = waiter or WatchWaiter(polling=True if config.polling else None)
         self.resume = resume or CrashResume()
-        self.observers = (*observers, DebugLog())  # DebugLog: what -v/-vv show of the files
+        self.observers = (*observers, DebugLog(chunks=config.replay))  # what -v/-vv show
         self.notifications = Notifications(config, scripts_as_owner=scripts_as_owner)
         self.registry = Registry()
         self.options = WorkflowOptions(
