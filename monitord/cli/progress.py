@@ -224,20 +224,26 @@ def working(description: str, stream: TextIO, *, show: bool) -> Iterator[None]:
         return
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.text import Text
 
-    from monitord.cli.terminal import terminal_file
+    from monitord.cli.terminal import stderr_lines, terminal_file
 
     terminal = terminal_file(stream)
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=Console(file=terminal),
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,  # caught below, at the descriptor: printed above the spinner
+    )
+
+    def above(line: str) -> None:
+        progress.console.print(Text.from_ansi(line), soft_wrap=True)
+
     try:
-        with Progress(
-            SpinnerColumn(),
-            TextColumn("{task.description}"),
-            TimeElapsedColumn(),
-            console=Console(file=terminal),
-            transient=True,
-            redirect_stdout=False,
-            redirect_stderr=False,
-        ) as progress:
+        with progress, stderr_lines(above):
             progress.add_task(description, total=None)
             yield
     finally:
