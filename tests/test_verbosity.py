@@ -10,8 +10,6 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import CORPUS, CORPUS_TZ, copy_submit_dir, require_corpus
 
 SAMPLE = "process_wf_success"
@@ -52,7 +50,9 @@ def test_each_v_shows_more_and_debug_names_batches_and_files(tmp_path: Path) -> 
     levels = [Counter(level for level, _, _ in lines) for lines in (default, debug, trace)]
     assert not levels[0]["debug"] and not levels[0]["trace"], default
     assert levels[1]["debug"] and not levels[1]["trace"], debug
-    assert levels[2]["trace"] and levels[2]["debug"] == levels[1]["debug"], trace
+    assert levels[2]["trace"], trace
+    debug_kinds = [{m for level, m, _ in lines if level == "debug"} for lines in (debug, trace)]
+    assert debug_kinds[0] == debug_kinds[1]  # -vv keeps what -v shows
     assert len(default) < len(debug) < len(trace)
 
     dagman_out = next((CORPUS / SAMPLE / "input").glob("*.dag.dagman.out"))
@@ -76,20 +76,19 @@ def test_each_v_shows_more_and_debug_names_batches_and_files(tmp_path: Path) -> 
     kinds = [f for level, m, f in trace if m == "dagman.out line kinds"]
     assert sum(int(v) for f in kinds for k, v in f.items() if k != "file") == total_lines
     assert sum(int(f["events"]) for _, m, f in trace if m == "events to the sinks") == events
-    assert len(debug) < 2 * len(default) + 20  # no line per dagman.out line
+    assert len(trace) < total_lines // 10  # never a line per dagman.out line
 
 
-@pytest.mark.parametrize("verbose", ["-v"])
-def test_debug_shows_a_sinks_decisions(tmp_path: Path, verbose: str) -> None:
+def test_debug_shows_a_sinks_decisions(tmp_path: Path) -> None:
     """A destination that refuses: each failed call and what the runtime decided."""
     require_corpus()
     url = f"postgresql://u:{SECRET}@127.0.0.1:1/stampede"  # nothing listens there
     lines, stderr = replay(
-        tmp_path, "down", "-Dpegasus.monitord.spool.drain_timeout=1", verbose, "-d", url
+        tmp_path, "down", "-Dpegasus.monitord.spool.drain_timeout=1", "-v", "-d", url
     )
     assert SECRET not in stderr
     decisions = [f for level, m, f in lines if m == "sink call failed: decision"]
     assert decisions and all(level == "debug" for level, m, _ in lines if m.startswith("sink call"))
     assert {f["decision"] for f in decisions} <= {"spool and retry", "retry", "disable"}
     assert decisions[0]["call"] == "open" and decisions[0]["attempt"] == "1", decisions[0]
-    assert any(m == "sink down: its queue goes to the spool" for _, m, _ in lines), stderr[-3000:]
+    assert decisions[0]["decision"] == "spool and retry", decisions[0]  # a replay has a spool
