@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import filecmp
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+import pytest
 
 from monitord.tools.player import (
     Action,
@@ -221,3 +224,22 @@ def test_command_line_play(tmp_path: Path) -> None:
         text=True,
     )
     assert bad.returncode == 1 and "error" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_command_line_play_shows_progress_on_a_terminal(tmp_path: Path, quiet: bool) -> None:
+    """A play at the default pace takes minutes: a bar of the lines written, unless -q."""
+    from tests.test_cli_commands import MONITORD, run_in_pty
+
+    gen = generate(tmp_path / "src", 6, retry_fraction=0.0, seed=4, name="cl")
+    cmd = [*MONITORD, "play", "--lines-per-second", "400", str(gen.submit_dir), "dest"]
+    status, out = run_in_pty([*cmd, "-q"] if quiet else cmd, tmp_path, tmp_path)
+    assert status == 0 and "Traceback" not in out, out[-2000:]
+    assert "played" in out
+    lines = len(gen.dagman_out.read_text().splitlines())
+    shown = re.search(rf"playing .*\d+/{lines} lines", out) is not None
+    assert shown is not quiet, out[-2000:]
+    plain = subprocess.run(
+        [*cmd[:-1], "dest2"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert plain.returncode == 0 and plain.stderr == "", plain.stderr  # not a terminal

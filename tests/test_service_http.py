@@ -226,7 +226,7 @@ SINKS_JSON = (
     b'"since":null,"spooled_bytes":0,"oldest_age":0.0,"retries":0,"permanent_failures":0,'
     b'"workflows":1,"workflows_not_up":[],"last_error":null,"row_by_row_batches":0,'
     b'"rows_rejected":0}],"notifications_running":0,"notifications_queued":0,"plugins":[],'
-    b'"finished":[]}'
+    b'"finished":[],"roots":[]}'
 )
 
 

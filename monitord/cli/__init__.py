@@ -314,7 +314,10 @@ def _plugins(argv: list[str]) -> int:
 def _demo(argv: list[str]) -> int:
     from monitord.cli.demo import demo
 
-    return demo(argv, main)
+    def replay(args: list[str], progress: bool) -> int:
+        return run_daemon(args, prog="monitord demo", mode=REPLAY, progress=progress)
+
+    return demo(argv, replay)
 
 
 COMMANDS: dict[str, Command] = {
@@ -387,8 +390,18 @@ def pegasus_main(argv: Sequence[str] | None = None) -> int:
     return run_daemon(args, prog="pegasus-monitord", mode=REFERENCE)
 
 
-def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None = None) -> int:
-    """Parse the daemon's options, then replay or follow the workflow (or hand it over)."""
+def run_daemon(
+    argv: Sequence[str],
+    *,
+    prog: str,
+    mode: str,
+    attach: Any | None = None,
+    progress: bool = False,
+) -> int:
+    """Parse the daemon's options, then replay or follow the workflow (or hand it over).
+
+    ``progress``: the progress display on a terminal even with ``-q`` (``monitord demo``).
+    """
     cli_props, rest = split_properties(argv)
     parser = build_parser(prog, mode)
     args = parser.parse_args(rest)
@@ -444,13 +457,16 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
     if not args.replay and (attach is not None or args.condor_daemon):
         from monitord.cli.service import handover
 
-        handed = handover(config, attach)
+        handed = handover(config, attach, quiet=getattr(args, "quiet", False))
         if handed is not None:
             return handed
     # --- end service hand-over
     try:
         return _run(
-            config, quiet=mode == REFERENCE or args.quiet, judged=mode in (REPLAY, FOLLOW, ATTACH)
+            config,
+            quiet=mode == REFERENCE or args.quiet,
+            judged=mode in (REPLAY, FOLLOW, ATTACH),
+            progress=progress,
         )
     except MonitordError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
@@ -463,7 +479,7 @@ def run_daemon(argv: Sequence[str], *, prog: str, mode: str, attach: Any | None 
         return unexpected(prog, exc, args.verbose)
 
 
-def _run(config: MonitorConfig, *, quiet: bool, judged: bool) -> int:
+def _run(config: MonitorConfig, *, quiet: bool, judged: bool, progress: bool = False) -> int:
     """Replay or follow; unless ``quiet``, with progress on a terminal and a summary line.
 
     ``judged`` (``monitord replay``, ``follow``, ``attach``): a replay fails when no DAGMan
@@ -486,7 +502,7 @@ def _run(config: MonitorConfig, *, quiet: bool, judged: bool) -> int:
     counter = ProgressCounter()
     monitor = daemon_monitor(config, observers=[counter])
     run = run_replay(config, monitor) if config.replay else run_follow(config, monitor)
-    if not quiet and sys.stderr.isatty():
+    if (progress or not quiet) and sys.stderr.isatty():
         status = asyncio.run(
             run_with_progress(run, counter, replay=config.replay, stream=sys.stderr)
         )

@@ -20,13 +20,16 @@ MAX_JOBS = 100_000
 _positive = whole_number(1, MAX_JOBS, " (an example)")
 
 
-def demo(argv: Sequence[str], main: Callable[[list[str]], int]) -> int:
+def demo(argv: Sequence[str], replay: Callable[[list[str], bool], int]) -> int:
     """Generate an example workflow, replay it into SQLite, print what was recorded.
 
-    ``main``: ``monitord``'s own entry point, which runs the replay (passed in: no cycle).
+    ``replay(argv, progress)``: ``monitord replay`` (passed in: no cycle); with ``progress``,
+    its bar on a terminal but no log lines nor summary.  Each step shows on a terminal unless
+    ``-q``: a big example takes minutes.
     """
     import sqlite3
 
+    from monitord.cli.progress import working
     from monitord.tools.synthetic import generate_example
 
     p = argparse.ArgumentParser(prog="monitord demo", description=DESCRIPTION)
@@ -37,16 +40,21 @@ def demo(argv: Sequence[str], main: Callable[[list[str]], int]) -> int:
         help=f"jobs in the example (default 50, at most {MAX_JOBS:,})",
     )
     p.add_argument("--dir", help="where to create the example (default: a new temporary directory)")
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress display (shown on a terminal)"
+    )
     args = p.parse_args(list(argv))
     configure_logging(0)
+    show = not args.quiet and sys.stderr.isatty()
     dest = args.dir or tempfile.mkdtemp(prefix="monitord-demo-")
     try:
-        dagman_out = generate_example(__import__("pathlib").Path(dest), jobs=args.jobs)
+        with working(f"generating an example of {args.jobs:,} jobs", sys.stderr, show=show):
+            dagman_out = generate_example(__import__("pathlib").Path(dest), jobs=args.jobs)
     except OSError as exc:
         print(f"monitord demo: error: cannot create the example in {dest}: {exc}", file=sys.stderr)
         return 1
     t0 = time.perf_counter()
-    status = main(["replay", "-q", "--no-dashboard", str(dagman_out)])
+    status = replay(["-q", "--no-dashboard", str(dagman_out)], show)
     elapsed = time.perf_counter() - t0
     if status != 0:
         return status

@@ -4,7 +4,8 @@ Command-line layer.  :class:`ProgressCounter` observes the daemon's Monitor and 
 and lines fed, events, job instances ended); :func:`run_with_progress` draws them with rich
 while the daemon runs (lines/s, jobs done, percent of the dagman.out files and an ETA from
 their sizes) when stderr is a terminal; :func:`summary_line` is the one line printed at the
-end.  The counters are written by the daemon's worker threads and only read here, so they
+end; :func:`working` is a spinner for a step without figures (``monitord demo``'s generator).
+The counters are written by the daemon's worker threads and only read here, so they
 are approximate while running and exact at the end.
 """
 
@@ -13,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, TextIO
 
 from monitord.core.events import StampedeEvent
@@ -258,5 +260,40 @@ async def run_with_progress(
             finally:
                 refresher.cancel()
                 refresh()
+    finally:
+        terminal.close()
+
+
+@contextmanager
+def working(description: str, stream: TextIO, *, show: bool) -> Iterator[None]:
+    """While inside, a spinner with ``description`` and the time elapsed on ``stream`` (a
+    terminal), for a step that reports no figures of its own; nothing when ``show`` is false."""
+    if not show:
+        yield
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.text import Text
+
+    from monitord.cli.terminal import stderr_lines, terminal_file
+
+    terminal = terminal_file(stream)
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=Console(file=terminal),
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,  # caught below, at the descriptor: printed above the spinner
+    )
+
+    def above(line: str) -> None:
+        progress.console.print(Text.from_ansi(line), soft_wrap=True)
+
+    try:
+        with progress, stderr_lines(above):
+            progress.add_task(description, total=None)
+            yield
     finally:
         terminal.close()

@@ -16,6 +16,7 @@ from monitord.daemon.config import MonitorConfig
 
 def serve_main(argv: Sequence[str]) -> int:
     from monitord.service.config import ConfigError, configured_path, load_config
+    from monitord.service.discovery import watch_root_warnings
     from monitord.service.logs import configure_service_logging
     from monitord.service.service import ServiceError, serve
 
@@ -38,6 +39,9 @@ def serve_main(argv: Sequence[str]) -> int:
         print(f"monitord serve: error: {exc}", file=sys.stderr)
         return 1
     if args.check:
+        # a missing root is no error: the service waits for it (the start-up log says so too)
+        for line in watch_root_warnings(cfg):
+            print(f"monitord serve: warning: {line}", file=sys.stderr)
         print(f"{path}: OK")
         return 0
     configure_service_logging(cfg.log_format, cfg.log_level)
@@ -99,11 +103,14 @@ def _attach_socket(config_path: str | None) -> tuple[str, str]:
     return sock, ""
 
 
-def handover(config: MonitorConfig, attach: AttachOptions | None) -> int | None:
+def handover(
+    config: MonitorConfig, attach: AttachOptions | None, *, quiet: bool = False
+) -> int | None:
     """Give the workflow to the service; the exit code, or None to run the daemon here.
 
     ``attach`` None means the ``-N`` drop-in: used only when a service is configured and
-    answers, and waits for the workflow's end.  ``monitord attach`` insists on a service.
+    answers, and waits for the workflow's end.  ``monitord attach`` insists on a service;
+    with ``--wait`` on a terminal (unless ``quiet``) a spinner shows while it waits.
     """
     from monitord.service.client import attach as attach_to
     from monitord.service.client import service_answers, service_socket
@@ -131,7 +138,12 @@ def handover(config: MonitorConfig, attach: AttachOptions | None) -> int | None:
         )
     wait = True if attach is None else attach.wait
     source = "dropin" if attach is None else "attach"
+    from monitord.cli.progress import working
+
+    show = attach is not None and wait and not quiet and sys.stderr.isatty()
+    what = f"the service follows {os.path.basename(config.dagman_out)}; waiting for its end"
     try:
-        return asyncio.run(attach_to(sock, config, wait=wait, source=source))
+        with working(what, sys.stderr, show=show):
+            return asyncio.run(attach_to(sock, config, wait=wait, source=source))
     except KeyboardInterrupt:
         return 1

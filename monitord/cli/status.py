@@ -145,6 +145,9 @@ def format_table(snapshot: ServiceSnapshot, *, long: bool = False) -> str:
     if snapshot.finished:
         out.append("")
         out.extend(_finished_table(snapshot, long=long))
+    if snapshot.roots:
+        out.append("")
+        out.extend(_roots_table(snapshot))
     if snapshot.sinks:
         out.append("")
         out.append(
@@ -165,6 +168,24 @@ def format_table(snapshot: ServiceSnapshot, *, long: bool = False) -> str:
 
 def _utc(seconds: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
+
+
+def _roots_table(snapshot: ServiceSnapshot) -> list[str]:
+    """The ``[[watch]]`` roots: does each exist, how many workflows below it are followed."""
+    headings = ["ROOT", "EXISTS", "WORKFLOWS"]
+    rows = [
+        [
+            _printable(r.root),
+            "yes" if r.exists else f"no ({_printable(r.problem or 'missing')}, waiting for it)",
+            str(r.workflows),
+        ]
+        for r in snapshot.roots
+    ]
+    widths = [max(len(r[i]) for r in [headings, *rows]) for i in range(len(headings))]
+    out = [f"watched roots ({len(rows)}):"]
+    for r in [headings, *rows]:
+        out.append(" ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)).rstrip())
+    return out
 
 
 def _finished_table(snapshot: ServiceSnapshot, *, long: bool) -> list[str]:

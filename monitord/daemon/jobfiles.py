@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import os
 
+_read = [0]  # job files opened by read_text, for -v (monitord/daemon/debuglog.py)
+
+
+def files_read() -> int:
+    """Job files read so far by this process (approximate while several threads read)."""
+    return _read[0]
+
 
 def read_text(path: str) -> str | None:
     """A job file's text, or None when it cannot be read (raw fd I/O: tens of thousands per replay)."""
+    _read[0] += 1
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:

@@ -33,6 +33,7 @@ from monitord.core.readers.braindump import BraindumpError, read_braindump
 from monitord.core.readers.dagfile import parse_dag
 from monitord.core.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
 from monitord.daemon.config import MonitorConfig
+from monitord.daemon.debuglog import DebugLog
 from monitord.daemon.errors import MonitordError
 from monitord.daemon.following import FollowLoop
 from monitord.daemon.jobfiles import read_text
@@ -56,6 +57,7 @@ from monitord.daemon.statefiles import (
     write_started,
 )
 from monitord.daemon.tracked import Tracked
+from monitord.daemon.zonewarning import warn_if_zone_differs
 from sinks.plugins.host import with_plugins
 from sinks.runtime.base import Sink
 from sinks.runtime.sinkset import SinkSet
@@ -91,7 +93,7 @@ class Monitor(Generic[OutputsT]):
         self.outputs = outputs
         self.waiter: ChangeWaiter = waiter or WatchWaiter(polling=True if config.polling else None)
         self.resume = resume or CrashResume()
-        self.observers = tuple(observers)
+        self.observers = (*observers, DebugLog(chunks=config.replay))  # what -v/-vv show
         self.notifications = Notifications(config, scripts_as_owner=scripts_as_owner)
         self.registry = Registry()
         self.options = WorkflowOptions(
@@ -142,6 +144,7 @@ class Monitor(Generic[OutputsT]):
             raise MonitordError(f"{run_dir} is not a Pegasus submit directory: {exc}") from None
         if not bd.wf_uuid or not bd.dag:
             raise MonitordError(f"{run_dir}: braindump has no wf_uuid or dag")
+        warn_if_zone_differs(bd, run_dir, adjust=self.cfg.adjust)  # once per root workflow
         self.pid_path = os.path.join(run_dir, "monitord.pid")
         if not self.cfg.force and other_instance_running(self.pid_path):
             raise MonitordError(
@@ -354,6 +357,8 @@ class Monitor(Generic[OutputsT]):
         while pending:
             tracked = pending.popleft()
             await self._replay_one(tracked)
+            for observer in self.observers:
+                observer.ended(tracked)
             await asyncio.to_thread(self.end_workflow, tracked)
             self.registry.done.append(tracked)
 

@@ -100,6 +100,14 @@ class CrashResume:
             self.stream = (
                 point.stream if point is not None else _new_stream(restart, info, root_uuid)
             )
+        log.debug(
+            "start-up: "
+            + ("resume from a snapshot" if point else "outputs start over" if restart else "go on"),
+            crashed=crashed,
+            replay=replay,
+            why=why or None,
+            snapshots=self.store is not None,
+        )
         return point, restart, sinks
 
     def restore(

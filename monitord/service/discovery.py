@@ -9,6 +9,22 @@ from monitord.core.readers.workflow_properties import load_properties
 from monitord.daemon.config import MonitorConfig, Options, monitor_config
 from monitord.daemon.statefiles import other_instance_running
 from monitord.service.config import ServiceConfig
+from monitord.service.scan import root_problem
+
+
+def root_warning(root: str, problem: str, cfg: ServiceConfig) -> str:
+    """The one line for a watched root the service cannot list: which, why, what it does."""
+    every = cfg.limits.scan_interval_seconds
+    return (
+        f"[[watch]] root {root} {problem}: the service looks for it again every {every:g} s "
+        "and follows the workflows below it once it can list it"
+    )
+
+
+def watch_root_warnings(cfg: ServiceConfig) -> list[str]:
+    """One line per ``[[watch]] root`` that does not exist or cannot be listed now."""
+    found = ((w.root, root_problem(w.root)) for w in cfg.watch)
+    return [root_warning(root, problem, cfg) for root, problem in found if problem is not None]
 
 
 def found_config(dagman_out: str, cfg: ServiceConfig) -> MonitorConfig | None:

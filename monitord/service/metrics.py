@@ -58,6 +58,18 @@ class SnapshotCollector:
             [((), snap.started_at)],
         )
         yield _gauge("monitord_workflows", "Workflows followed.", (), [((), len(wfs))])
+        yield _gauge(
+            "monitord_watch_root_exists",
+            "1 when a [[watch]] root could be listed at its last scan, 0 when it is missing.",
+            ("root",),
+            [((r.root,), 1.0 if r.exists else 0.0) for r in snap.roots],
+        )
+        yield _gauge(
+            "monitord_watch_root_workflows",
+            "Root workflows followed below a [[watch]] root.",
+            ("root",),
+            [((r.root,), r.workflows) for r in snap.roots],
+        )
         outcomes = Counter(f.outcome for f in snap.finished)
         yield _gauge(
             "monitord_workflows_finished",

@@ -3,7 +3,9 @@
 A periodic walk, made cheap by remembering each directory's listing with its
 mtime: an unchanged directory is not listed again (one ``stat``), and the walk
 never descends into a submit directory (its sub-workflows belong to the root
-workflow's follower).  A submit directory is a directory with a braindump.
+workflow's follower).  A submit directory is a directory with a braindump.  A root that does
+not exist (yet) is looked for again at every scan: :func:`root_problem` says what is wrong with
+it, and each scan records the answer for the status (``RootScanner.problem``).
 """
 
 from __future__ import annotations
@@ -33,9 +35,15 @@ class RootScanner:
     max_depth: int = 6
     _cache: dict[str, _Listing] = field(default_factory=dict)
     directories_listed: int = 0
+    problem: str | None = None  # what was wrong with the root at the last scan (None: fine)
+    scanned: bool = False  # a scan has run (until then ``problem`` says nothing)
+    resolved: str = ""  # the root with symbolic links resolved, as of the last scan
 
     def scan(self) -> Iterator[str]:
         """Every matching dagman.out at the top of a submit directory below the root."""
+        self.problem = root_problem(self.root)
+        self.resolved = os.path.realpath(self.root)
+        self.scanned = True
         seen: set[str] = set()
         yield from self._walk(self.root, 0, seen)
         for stale in set(self._cache) - seen:
@@ -90,3 +98,15 @@ class RootScanner:
         else:
             self._cache.pop(directory, None)
         return listing
+
+
+def root_problem(root: str) -> str | None:
+    """Why ``root`` cannot be watched now (``does not exist``, ...), None when it can."""
+    try:
+        if not os.path.isdir(root):
+            return "is not a directory" if os.path.lexists(root) else "does not exist"
+        with os.scandir(root):
+            pass
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    return None

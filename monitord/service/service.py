@@ -31,7 +31,7 @@ from monitord.daemon.config import MonitorConfig
 from monitord.daemon.resume import ResumeStore
 from monitord.service.attached import stream_until_end
 from monitord.service.config import ServiceConfig
-from monitord.service.discovery import file_stamp, found_config
+from monitord.service.discovery import file_stamp, found_config, root_warning
 from monitord.service.finished import FinishedWorkflows, ended_item
 from monitord.service.peer import NotAllowed, check_attach, dashboard_allowed, peer_credentials
 from monitord.service.protocol import (
@@ -80,6 +80,7 @@ class Service:
         self.stopping = False
         self.scanners = [RootScanner(w.root, w.pattern, w.max_depth) for w in cfg.watch]
         self._judged: dict[str, tuple[int, int]] = {}  # scanner: dagman.out -> (size, mtime)
+        self._root_problems: dict[str, str | None] = {}  # watched root -> last problem logged
         self._stop: asyncio.Event | None = None
         self._server: asyncio.AbstractServer | None = None
         self._http: asyncio.AbstractServer | None = None
@@ -436,6 +437,7 @@ class Service:
             except Exception as exc:
                 log.error("scan of the watched roots failed", error=repr(exc))
                 found = []
+            self._report_roots()
             for dagman_out, config in found:
                 if self.stopping:
                     break
@@ -445,6 +447,25 @@ class Service:
                 except Refused as exc:
                     log.warning("workflow not followed", dagman_out=dagman_out, error=str(exc))
             await asyncio.sleep(self.cfg.limits.scan_interval_seconds)
+
+    def _report_roots(self) -> None:
+        """A warning when a watched root cannot be listed (at start-up too), a line when it can
+        again: one line per change, not one per scan."""
+        for scanner in self.scanners:
+            if not scanner.scanned:
+                continue
+            previous = self._root_problems.get(scanner.root, "")  # "": not scanned before
+            now = scanner.problem
+            if now == previous:
+                continue
+            self._root_problems[scanner.root] = now
+            if now is not None:
+                log.warning(root_warning(scanner.root, now, self.cfg), root=scanner.root)
+            elif previous:
+                log.info(
+                    "watched root can be listed, following the workflows below it",
+                    root=scanner.root,
+                )
 
     def _scan_once(self) -> list[tuple[str, MonitorConfig]]:
         """(runs in a thread) dagman.outs below the watched roots that nobody follows yet."""
@@ -465,7 +486,7 @@ class Service:
 
     # ------------------------------------------------------------------ status
     def snapshot(self) -> Any:
-        snap = service_snapshot(self.followed, self.pool, self.started_at)
+        snap = service_snapshot(self.followed, self.pool, self.started_at, self.scanners)
         if self.finished.expire():
             self._dirty = True
         snap.finished = self.finished.statuses()

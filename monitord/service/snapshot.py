@@ -4,17 +4,29 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from monitord.service.jobcounts import job_counts, percent_done
-from monitord.service.status import ServiceSnapshot, WorkflowStatus, plugin_status
+from monitord.service.scan import RootScanner
+from monitord.service.status import (
+    ServiceSnapshot,
+    WatchedRootStatus,
+    WorkflowStatus,
+    plugin_status,
+)
 from monitord.service.workflows import Followed
 from sinks.plugins.host import plugin_snapshot
 
 
-def service_snapshot(followed: Mapping[str, Followed], pool: Any, started_at: float) -> Any:
-    """The status page's and ``monitord status``'s view of every followed workflow and sink."""
+def service_snapshot(
+    followed: Mapping[str, Followed],
+    pool: Any,
+    started_at: float,
+    scanners: Sequence[RootScanner] = (),
+) -> Any:
+    """The status page's and ``monitord status``'s view of every followed workflow and sink,
+    and of the watched roots (as their last scan found them: no file system access here)."""
     now = time.time()
     workflows = []
     for item in followed.values():
@@ -81,6 +93,17 @@ def service_snapshot(followed: Mapping[str, Followed], pool: Any, started_at: fl
         notifications_running=running,
         notifications_queued=queued,
         plugins=plugins,
+        roots=[root_status(s, followed) for s in scanners],
+    )
+
+
+def root_status(scanner: RootScanner, followed: Mapping[str, Followed]) -> WatchedRootStatus:
+    """A watched root: listed at its last scan?  How many followed root workflows below it?"""
+    below = (scanner.resolved or scanner.root).rstrip(os.sep) + os.sep
+    count = sum(1 for key in followed if key.startswith(below))  # keys: real paths
+    problem = scanner.problem if scanner.scanned else "not scanned yet"
+    return WatchedRootStatus(
+        root=scanner.root, exists=problem is None, workflows=count, problem=problem
     )
 
 

@@ -107,6 +107,17 @@ class FinishedStatus:
 
 
 @dataclass(slots=True)
+class WatchedRootStatus:
+    """A ``[[watch]] root``: can it be listed (as of the last scan), and the root workflows
+    followed below it (however they came: watched, attached, resumed)."""
+
+    root: str
+    exists: bool
+    workflows: int = 0
+    problem: str | None = None  # e.g. "does not exist" (None when it exists and can be listed)
+
+
+@dataclass(slots=True)
 class ServiceSnapshot:
     started_at: float  # epoch seconds of the service process start
     workflows: list[WorkflowStatus] = field(default_factory=list)
@@ -115,6 +126,7 @@ class ServiceSnapshot:
     notifications_queued: int = 0
     plugins: list[PluginStatus] = field(default_factory=list)
     finished: list[FinishedStatus] = field(default_factory=list)  # most recent first
+    roots: list[WatchedRootStatus] = field(default_factory=list)  # the [[watch]] roots
 
 
 # What /status.json shows of a destination's SinkHealth, in this order; ``oldest`` is called
@@ -178,6 +190,7 @@ def from_json(data: bytes | str) -> ServiceSnapshot:
             notifications_queued=int(doc.get("notifications_queued", 0)),
             plugins=[_plugin(p) for p in _list(doc, "plugins")],
             finished=[_finished(f) for f in _list(doc, "finished")],
+            roots=[_root(r) for r in _list(doc, "roots")],
         )
     except KeyError as exc:
         raise StatusFormatError(f"missing key {exc.args[0]!r}") from None
@@ -228,6 +241,16 @@ def _plugin(p: dict[str, Any]) -> PluginStatus:
         errors=int(p.get("errors", 0)),
         restarts=int(p.get("restarts", 0)),
         last_error=str(error) if error is not None else None,
+    )
+
+
+def _root(r: dict[str, Any]) -> WatchedRootStatus:
+    problem = r.get("problem")
+    return WatchedRootStatus(
+        root=str(r["root"]),
+        exists=bool(r["exists"]),
+        workflows=int(r.get("workflows", 0)),
+        problem=str(problem) if problem is not None else None,
     )
 
 

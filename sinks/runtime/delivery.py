@@ -265,6 +265,12 @@ class Delivery:
         """The sink is down: move the queue into the spool, in order, freeing the producer."""
         if not self.held.ensure():
             return
+        if self._items:
+            log.debug(
+                "sink down: its queue goes to the spool",
+                sink=self.sink.name,
+                batches=sum(1 for i in self._items if isinstance(i, Batch)),
+            )
         while self._items:
             item = self._items[0]
             if isinstance(item, Batch):
@@ -362,6 +368,7 @@ class Delivery:
                 pass
             raise
         self._opened = True
+        log.debug("sink opened", sink=self.sink.name)
 
     def _deliver(self) -> None:
         spool = self.spool
@@ -372,9 +379,17 @@ class Delivery:
                 spool.forget_damaged()
             return
         count, data = head
+        began = time.perf_counter()
         self._write(*decode_marked(data))
         self.sink.flush()  # durable in the sink before the spool forgets it
         spool.commit()
+        log.debug(
+            "spooled batch delivered",
+            sink=self.sink.name,
+            events=count,
+            seconds=round(time.perf_counter() - began, 4),
+            spooled=spool.events,
+        )
         with self._cond:
             self.events_written += count
             self.drained_events += count
@@ -386,11 +401,23 @@ class Delivery:
         item = self._items[0]
         assert isinstance(item, Batch)
         self._unflushed = True
+        began = time.perf_counter()
         self._write(item.decoded(), item.marks)
+        seconds = time.perf_counter() - began
         with self._cond:
             self._items.popleft()
             self.events_written += item.count
+            queued = len(self._items)
             self._notify()
+        # one line per batch (at most 5,000 events), never per event
+        log.debug(
+            "batch written",
+            sink=self.sink.name,
+            events=item.count,
+            seconds=round(seconds, 4),
+            queued_batches=queued,
+            written=self.events_written,
+        )
 
     def _write(self, events: Sequence[StampedeEvent], marks: Marks | None) -> None:
         """Write a batch; a sink that keeps marks gets only the events it does not hold yet."""
@@ -437,6 +464,17 @@ class Delivery:
         opening = action == self._open
         with self._cond:
             verdict = self.policy.failed(exc, can_wait=self._can_wait())
+            log.debug(
+                "sink call failed: decision",
+                sink=self.sink.name,
+                call=getattr(action, "__name__", "?").lstrip("_"),
+                decision="disable"
+                if verdict.disable
+                else ("spool and retry" if self._can_wait() and self.settings else "retry"),
+                attempt=verdict.attempt,
+                retry_in=None if verdict.disable else round(verdict.delay or 0.0, 3),
+                error=str(exc),
+            )
             if verdict.disable:
                 what = "cannot create events output" if opening else "sink failed"
                 if self.best_effort:

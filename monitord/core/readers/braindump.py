@@ -148,6 +148,12 @@ class Braindump:
         stamp = self.wf_timestamp
         return planner_iso_epoch(stamp) if isinstance(stamp, str) else None
 
+    @property
+    def utc_offset(self) -> int | None:
+        """The planner's UTC offset in seconds east (``-0800`` → -28800), None when unknown."""
+        stamp = self.wf_timestamp
+        return planner_iso_offset(stamp) if isinstance(stamp, str) else None
+
 
 _FIELD_NAMES = frozenset(f.name for f in fields(Braindump) if f.name != "extra")
 
@@ -171,11 +177,20 @@ def planner_iso_epoch(text: str) -> int | None:
     y, mo, d, h, mi, s = (int(m.group(i)) for i in range(1, 7))
     if not (1 <= mo <= 12 and 1 <= d <= 31 and h < 24 and mi < 60 and s < 61):
         return None
-    epoch = calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0))
-    if m.group(7) is None:
-        offset = int(m.group(9)) * 3600 + int(m.group(10)) * 60
-        epoch += -offset if m.group(8) == "+" else offset
-    return epoch
+    return calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0)) - _offset(m)
+
+
+def planner_iso_offset(text: str) -> int | None:
+    """The UTC offset (seconds east) of a planner ISO stamp, else None."""
+    m = _PLANNER_ISO.fullmatch(text)
+    return None if m is None or planner_iso_epoch(text) is None else _offset(m)
+
+
+def _offset(m: re.Match[str]) -> int:
+    if m.group(7) is not None:
+        return 0
+    offset = int(m.group(9)) * 3600 + int(m.group(10)) * 60
+    return offset if m.group(8) == "+" else -offset
 
 
 # ---------------------------------------------------------------- YAML

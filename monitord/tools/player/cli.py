@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from collections.abc import Sequence
 
-from monitord.tools.player.play import Player
+from monitord.tools.player.actions import Append
+from monitord.tools.player.play import Player, PlayStats
 from monitord.tools.player.source import PlayerError
+
+REFRESH = 0.25  # seconds between two updates of the bar
 
 
 def main(argv: Sequence[str]) -> int:
@@ -33,6 +37,9 @@ def main(argv: Sequence[str]) -> int:
     p.add_argument(
         "--pause", type=float, default=0.0, help="seconds between two DAGMan runs (rescue DAGs)"
     )
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress display (shown on a terminal)"
+    )
     args = p.parse_args(list(argv))
     if args.lines_per_second <= 0:
         p.error("--lines-per-second must be positive")
@@ -47,7 +54,10 @@ def main(argv: Sequence[str]) -> int:
             pause=args.pause,
             seed=args.seed,
         )
-        stats = player.run()
+        if args.quiet or not sys.stderr.isatty():
+            stats = player.run()
+        else:
+            stats = _run_with_progress(player)
     except (PlayerError, OSError) as exc:
         print(f"monitord play: error: {exc}", file=sys.stderr)
         return 1
@@ -55,3 +65,43 @@ def main(argv: Sequence[str]) -> int:
         return 1
     print(f"played {stats.lines} lines and {stats.files} job files in {stats.seconds:.1f} s")
     return 0
+
+
+def _run_with_progress(player: Player) -> PlayStats:
+    """Play in a thread while a bar on the terminal shows the lines written (a play of a big
+    workflow at the default pace takes minutes)."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    total = sum(1 for action in player.actions if isinstance(action, Append))
+    progress = Progress(
+        TextColumn("playing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("lines"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=Console(file=sys.stderr),
+        transient=True,
+    )
+    with progress:
+        task = progress.add_task("playing", total=total or None)
+        player.start()
+        try:
+            while player.is_alive():
+                progress.update(task, completed=player.stats.lines)
+                time.sleep(REFRESH)
+        except KeyboardInterrupt:
+            player.stop.set()
+            player.join(5)
+            raise
+        progress.update(task, completed=player.stats.lines)
+    return player.join()
