@@ -1,7 +1,7 @@
-"""One executor interface: a thread, a child process and a service lane run the same
-delivery, and report the same typed health record (``sinks.runtime.executor``).
+"""One executor interface: a thread and a service lane run the same delivery, and report the
+same typed health record (``sinks.runtime.executor``).
 
-Each test runs against all three executors: events reach the sink in order, a down sink's
+Each test runs against both executors: events reach the sink in order, a down sink's
 batches wait in the spool and arrive once it is back, and the health record says so the
 same way (state, spooled, masked last error).
 """
@@ -22,7 +22,6 @@ from sinks.runtime.executor import Executor
 from sinks.runtime.executor import SinkSet as AnySinkSet
 from sinks.runtime.health import SinkHealth
 from sinks.runtime.lanes import LaneHandle, SinkLane
-from sinks.runtime.process_worker import ProcessSinkWorker
 from sinks.runtime.runner import SinkWorker
 from sinks.runtime.sinkset import SharedSinkSet, SinkSet
 from sinks.runtime.spool import SpoolSettings
@@ -31,8 +30,8 @@ SECRET = "s3cr3t-pw"
 
 
 class FileSink:
-    """Appends each event's stamp to a file (picklable: a child process can run it); down,
-    with an error naming a URL with a password, while the flag file exists."""
+    """Appends each event's stamp to a file; down, with an error naming a URL with a
+    password, while the flag file exists."""
 
     def __init__(self, directory: str) -> None:
         self.name = "recorder"
@@ -90,12 +89,11 @@ def _lane(lanes: list[SinkLane]) -> Make:
     return make
 
 
-@pytest.fixture(params=["thread", "process", "lane"])
+@pytest.fixture(params=["thread", "lane"])
 def make(request: pytest.FixtureRequest) -> Iterator[Make]:
     lanes: list[SinkLane] = []
     makers: dict[str, Make] = {
         "thread": lambda sink, spool: SinkWorker(sink, spool=spool),
-        "process": lambda sink, spool: ProcessSinkWorker(sink, spool=spool),
         "lane": _lane(lanes),
     }
     yield makers[request.param]
@@ -162,9 +160,9 @@ def test_the_three_sink_sets_share_one_interface(tmp_path: Path) -> None:
     handle.start()  # (the service's pool starts the handles it makes)
     try:
         sets: list[AnySinkSet] = [
-            SinkSet([sinks[0]], processes=False),
+            SinkSet([sinks[0]]),
             SharedSinkSet([handle]),
-            SinksAndPlugins(SinkSet([sinks[2]], processes=False), PluginHost([], [])),
+            SinksAndPlugins(SinkSet([sinks[2]]), PluginHost([], [])),
         ]
         for sink_set in sets:
             assert isinstance(sink_set, AnySinkSet)

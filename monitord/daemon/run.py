@@ -9,7 +9,7 @@ import structlog
 
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.monitor import Monitor
-from monitord.daemon.outputs import LocalOutputs, check_outputs, loader_in_process
+from monitord.daemon.outputs import LocalOutputs, check_outputs
 from monitord.daemon.parts import MonitorObserver
 from monitord.daemon.statedir import daemon_resume_store
 
@@ -32,7 +32,7 @@ def daemon_monitor(
     config: MonitorConfig, observers: Sequence[MonitorObserver] = ()
 ) -> Monitor[LocalOutputs]:
     """The per-workflow daemon's Monitor: its own sink executors and file watches."""
-    return Monitor(config, LocalOutputs(loader_in_process(config)), observers=observers)
+    return Monitor(config, LocalOutputs(), observers=observers)
 
 
 async def run_follow(config: MonitorConfig, monitor: Monitor[LocalOutputs] | None = None) -> int:

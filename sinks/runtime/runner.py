@@ -10,11 +10,10 @@ Everything else is here, written once:
   thread: an *executor* asks it :meth:`Delivery.decide` (with ``cond`` held) for
   the next step and runs that step with :meth:`Delivery.run`.
 * Executors only say where the work runs: :class:`SinkWorker` (a dedicated
-  thread: the per-workflow daemon), :class:`sinks.runtime.process_worker.ProcessSinkWorker`
-  (a child process running a ``SinkWorker``: CPU-bound sinks), and the service's
-  lanes (:class:`sinks.runtime.lanes.SinkLane`: many deliveries on a few
-  threads, one step each per turn).
-  All three offer one interface (:class:`sinks.runtime.executor.Executor`) and
+  thread: the per-workflow daemon) and the service's lanes
+  (:class:`sinks.runtime.lanes.SinkLane`: many deliveries on a few threads, one step
+  each per turn).
+  Both offer one interface (:class:`sinks.runtime.executor.Executor`) and
   report one record (:class:`sinks.runtime.health.SinkHealth`).
 * :class:`~sinks.runtime.sinkset.SinkSet` -- the per-workflow daemon's sinks, one executor each.
 
@@ -82,7 +81,7 @@ __all__ = [
 
 
 class SinkWorker(Delivery):
-    """A delivery on a dedicated thread (the per-workflow daemon; a sink process's child)."""
+    """A delivery on a dedicated thread (the per-workflow daemon, each plugin)."""
 
     def __init__(
         self,
