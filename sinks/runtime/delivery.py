@@ -477,8 +477,11 @@ class Delivery:
             self._notify()
 
     def finish(self) -> None:
-        """Close the sink; say what is left in the spool for the next daemon."""
+        """Close the sink; say what is left in the spool for the next daemon.  Once: a lane
+        may give an ending delivery one more turn (woken while it finished)."""
         with self._cond:
+            if self.finished.is_set():
+                return
             self._stopping = True
             if self._items and (self.down or self._abort):
                 self._spill()
