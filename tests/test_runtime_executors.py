@@ -9,11 +9,13 @@ same way (state, spooled, masked last error).
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from structlog.testing import capture_logs
 
 from monitord.core.events import StampedeEvent, make_event
 from sinks.plugins.host import PluginHost, SinksAndPlugins
@@ -174,3 +176,46 @@ def test_the_three_sink_sets_share_one_interface(tmp_path: Path) -> None:
     finally:
         lane.stop()
     assert [written(s) for s in sinks] == [[0.0, 1.0]] * 3
+
+
+class GatedSink(FileSink):
+    """Its first write waits for ``gate`` (a batch in hand when the interrupt comes)."""
+
+    def __init__(self, directory: str) -> None:
+        super().__init__(directory)
+        self.writing = threading.Event()
+        self.gate = threading.Event()
+
+    def write_batch(self, events: Sequence[StampedeEvent]) -> None:
+        self.writing.set()
+        assert self.gate.wait(30)
+        super().write_batch(events)
+
+
+def test_an_interrupt_ends_after_the_batch_in_hand_dropping_the_queue(
+    make: Make, tmp_path: Path
+) -> None:
+    """An interrupted replay (issue 29): the batch being written completes, the queued ones
+    are dropped (not spooled: the rerun rewrites everything), a producer waiting on the full
+    queue is let go at once, and nothing is logged as lost."""
+    sink = GatedSink(str(tmp_path))
+    executor = make(sink, spool_of(tmp_path))
+    executor.start()
+    executor.put([ev(0), ev(1)])
+    assert sink.writing.wait(30)
+    for n in range(1, 4):  # with the batch in hand, the queue is full (4)
+        executor.put([ev(n * 2), ev(n * 2 + 1)])
+    blocked = threading.Thread(target=executor.put, args=([ev(10)],))
+    blocked.start()
+    time.sleep(0.05)
+    assert blocked.is_alive()  # back-pressure
+    with capture_logs() as logs:
+        executor.interrupt()
+        blocked.join(5)
+        assert not blocked.is_alive()
+        executor.put([ev(11)])  # returns at once too
+        sink.gate.set()
+        executor.join()
+    assert written(sink) == [0.0, 1.0]
+    assert executor.health().spooled == 0 and executor.stats()["left_behind"] == 6
+    assert not [e for e in logs if e["log_level"] in ("error", "warning")], logs

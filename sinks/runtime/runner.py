@@ -27,6 +27,8 @@ API for a host of sinks (e.g. plugins)::
                                 #  spooled_bytes, oldest, retries, last_error, ...)
     worker.stop()               # drains; a down sink gets ``drain_timeout`` s, the rest
                                 # stays spooled and the next start delivers it first
+    worker.interrupt()          # ends after the batch in hand, drops the queued ones
+                                # (an interrupted replay: its rerun rewrites everything)
 
 Behaviour.  A sink that fails *retryably* (connection refused, server
 restarting, locked database, deadlock storm), whether at open, write or flush,
