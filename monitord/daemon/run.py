@@ -76,15 +76,24 @@ async def run_replay(config: MonitorConfig, monitor: Monitor[LocalOutputs] | Non
 
     Fails (:class:`MonitordError`) when no requested destination holds every event (the
     ``monitord replay`` command is stricter: :func:`~monitord.daemon.undelivered.check_delivered`).
+    SIGINT/SIGTERM end it at once (:mod:`monitord.daemon.interrupt`): :class:`ReplayInterrupted`.
     """
+    from monitord.daemon.interrupt import ReplayStop
     from monitord.daemon.undelivered import check_delivered
 
     monitor = monitor or daemon_monitor(config)
+    stop = ReplayStop(monitor)
+    stop.install()
     try:
         await asyncio.to_thread(monitor.start)
-        await monitor.replay_all()
+        if stop.event.is_set():
+            stop.interrupt_sinks()  # the signal came while they were being built
+        await monitor.replay_all(stop.event)
     finally:
-        await monitor.close()
+        await monitor.close(stop.event if stop.signum else None)
+        stop.remove()
+    if stop.signum is not None:
+        raise stop.error()
     check_outputs(monitor.outputs, monitor.destinations)
     check_delivered(monitor, strict=False)
     return 0
