@@ -2,9 +2,9 @@
 daemon: one executor each) and :class:`SharedSinkSet` (a workflow of the service: one
 delivery each on the service's lanes, :mod:`sinks.runtime.lanes`).
 
-Every sink gets a thread (:class:`~sinks.runtime.runner.SinkWorker`).  The SQL loader once
-had a process of its own for large replays; on the 2-core machine measured it gave no speed
-(bench/README.md, "SQL loader: thread or process") and hung on Ctrl-C, so it was removed.
+Every sink gets a thread (:class:`~sinks.runtime.runner.SinkWorker`), the SQL loader too: on
+the 2-core machine measured, a process of its own was slower and cost more CPU
+(bench/README.md, "SQL loader: thread or process").
 """
 
 from __future__ import annotations
