@@ -8,8 +8,6 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
-import pytest
-
 from monitord.core.events import StampedeEvent, make_event
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.monitor import Monitor
@@ -124,21 +122,3 @@ def test_queued_work_wakes_a_running_follow_loop() -> None:
     registry.wake = lambda: woken.append(1)
     registry.queue(Tracked(None, "/r", "/r/x.dag.dagman.out", None, 0.0, {}))
     assert woken == [1] and len(registry.pending) == 2
-
-
-def test_a_large_replay_loads_in_a_process_the_rest_in_a_thread(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from monitord.daemon import outputs
-
-    small, large = tmp_path / "small.dag.dagman.out", tmp_path / "large.dag.dagman.out"
-    small.write_bytes(b"x" * 1000)
-    large.write_bytes(b"x" * outputs.LOADER_PROCESS_BYTES)
-    monkeypatch.setattr(outputs.os, "cpu_count", lambda: 2)
-    assert outputs.loader_in_process(MonitorConfig(str(large), replay=True))
-    assert not outputs.loader_in_process(MonitorConfig(str(small), replay=True))
-    assert not outputs.loader_in_process(MonitorConfig(str(large), replay=False))  # live
-    assert not outputs.loader_in_process(MonitorConfig(str(tmp_path / "gone"), replay=True))
-    monkeypatch.setattr(outputs.os, "cpu_count", lambda: 1)
-    assert not outputs.loader_in_process(MonitorConfig(str(large), replay=True))
-    assert outputs.LocalOutputs(True).processes and not outputs.LocalOutputs().processes

@@ -33,7 +33,7 @@ def test_builtin_sinks_come_from_entry_points() -> None:
     assert reg.factory_for("relative.bp").name == "file"
     assert reg.factory_for("-").name == "file"
     assert reg.by_name["sql"].capabilities == Capabilities(
-        cpu_bound=True, shares_engine=True, keeps_marks=True, tallies=True, resumes=True
+        shares_engine=True, keeps_marks=True, tallies=True, resumes=True
     )
     assert reg.by_name["amqp"].capabilities == Capabilities(
         shares_hub=True, spools_itself=True, resumes=True
@@ -108,7 +108,7 @@ def test_every_field_of_a_request_reaches_the_sink_it_asks_for(tmp_path: Path) -
 
 def test_built_sinks_carry_their_factorys_capabilities(tmp_path: Path) -> None:
     sql = registry.build_sink(f"sqlite:///{tmp_path}/a.db", run_dir=str(tmp_path), restart=False)
-    assert capabilities_of(sql).cpu_bound and capabilities_of(sql).shares_engine
+    assert capabilities_of(sql).shares_engine and capabilities_of(sql).keeps_marks
     dash = registry.build_dashboard_sink(
         f"sqlite:///{tmp_path}/w.db",
         root_wf_uuid="u",

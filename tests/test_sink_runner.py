@@ -64,7 +64,7 @@ def ev(i: int) -> StampedeEvent:
 
 def test_a_broken_sink_does_not_stop_the_others() -> None:
     good, bad = Recorder(), Broken()
-    sinks = SinkSet([good, bad], processes=False)
+    sinks = SinkSet([good, bad])
     sinks.start()
     for i in range(5):
         sinks.publish([ev(i), ev(i + 100)])
@@ -107,7 +107,7 @@ def test_batch_encoding_round_trip_keeps_types_and_order() -> None:
     assert [list(e.attrs) for e in back] == [list(e.attrs) for e in batch]
 
 
-def test_sql_sink_in_its_own_process(tmp_path: Path) -> None:
+def test_sql_sink_writes_its_database(tmp_path: Path) -> None:
     db = tmp_path / "w.db"
     sinks = SinkSet([SQLSink(f"sqlite:///{db}")])
     sinks.start()
@@ -124,56 +124,10 @@ def test_sql_sink_in_its_own_process(tmp_path: Path) -> None:
     assert con.execute("select count(*) from workflowstate").fetchone()[0] == 1
 
 
-def test_process_sink_that_cannot_open_is_disabled(tmp_path: Path) -> None:
+def test_sql_sink_that_cannot_open_is_disabled(tmp_path: Path) -> None:
     sinks = SinkSet([SQLSink(f"sqlite:///{tmp_path}/missing-dir/w.db")])
     sinks.start()
     sinks.publish([ev(1)])
     sinks.flush()
     sinks.close()
     assert sinks.workers[0].failed
-
-
-_ORPHAN_SCRIPT = r"""
-import sys, time
-from sinks.file_sink import FileSink
-from sinks.runtime.process_worker import ProcessSinkWorker
-
-if __name__ == "__main__":
-    worker = ProcessSinkWorker(FileSink(sys.argv[1], encoding="bp", overwrite=True))
-    worker.start()
-    print(worker._proc.pid, flush=True)
-    time.sleep(600)
-"""
-
-
-def test_sink_process_ends_when_the_daemon_is_killed(tmp_path: Path) -> None:
-    """A SIGKILLed daemon must not leave its sink process running forever."""
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    from sinks.runtime.process_worker import _pid_alive
-
-    script = tmp_path / "daemon.py"
-    script.write_text(_ORPHAN_SCRIPT)
-    proc = subprocess.Popen(
-        [sys.executable, str(script), str(tmp_path / "out.bp")],
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=Path(__file__).resolve().parent.parent,
-    )
-    assert proc.stdout is not None
-    child = int(proc.stdout.readline())
-    assert _pid_alive(child)
-    with open(f"/proc/{child}/stat") as fh:
-        forkserver = int(fh.read().rsplit(")", 1)[1].split()[1])
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    deadline = time.monotonic() + 15
-    while _pid_alive(child) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not _pid_alive(child), "sink process outlived the daemon"
-    while _pid_alive(forkserver) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not _pid_alive(forkserver), "forkserver outlived the daemon"

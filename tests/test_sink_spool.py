@@ -176,7 +176,7 @@ def test_outage_spools_without_blocking_and_drains_in_order(tmp_path: Path) -> N
     down = threading.Event()
     down.set()
     flaky, other = FakeSink("flaky", down), FakeSink("other")
-    sinks = SinkSet([flaky, other], processes=False, spool=settings(tmp_path))
+    sinks = SinkSet([flaky, other], spool=settings(tmp_path))
     sinks.start()
     worker = sinks.workers[0]
     assert isinstance(worker, SinkWorker)
@@ -230,7 +230,7 @@ def test_open_failing_at_start_then_recovering(tmp_path: Path) -> None:
 
 def test_permanent_error_disables_only_that_sink(tmp_path: Path) -> None:
     broken, other = FakeSink("broken", permanent=True), FakeSink("other")
-    sinks = SinkSet([broken, other], processes=False, spool=settings(tmp_path))
+    sinks = SinkSet([broken, other], spool=settings(tmp_path))
     with capture_logs() as logs:
         sinks.start()
         publish_all(sinks, range(20))
@@ -304,66 +304,6 @@ def test_recovery_start_discards_the_stale_spool(tmp_path: Path) -> None:
     assert stamps(sink.events) == [float(i) for i in range(15, 24)]
     dropped = [e for e in logs if e["event"].startswith("outputs start over")]
     assert len(dropped) == 1 and dropped[0]["events"] == 15
-
-
-# --------------------------------------------------------------------------- a sink process
-
-
-class FlagSink:
-    """A sink for the child process: down while ``<dir>/down`` exists; writes stamps to a file."""
-
-    cpu_bound = True  # the runner drives it from its own process
-
-    def __init__(self, directory: str) -> None:
-        self.dir = directory
-        self.name = "flagged"
-        self.display_url = f"flag://{directory}"
-
-    def _down(self) -> bool:
-        return os.path.exists(os.path.join(self.dir, "down"))
-
-    def open(self) -> None:
-        if self._down():
-            raise SinkError("connection refused", retryable=True)
-
-    def write_batch(self, events: Sequence[StampedeEvent]) -> None:
-        if self._down():
-            raise SinkError("connection reset", retryable=True)
-        with open(os.path.join(self.dir, "out"), "a", encoding="ascii") as fh:
-            fh.write("".join(f"{e.attrs['ts']}\n" for e in events))
-
-    def flush(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def test_process_worker_spools_while_down_and_drains(tmp_path: Path) -> None:
-    flag = tmp_path / "down"
-    flag.touch()  # down from the start: open fails too
-    other = FakeSink("other")
-    sinks = SinkSet([FlagSink(str(tmp_path)), other], processes=True, spool=settings(tmp_path))
-    sinks.start()
-    worker = sinks.workers[0]
-    publish_all(sinks, range(1))
-    wait_for(lambda: worker.spooled == 3)  # the child is up, found the sink down, reported
-    durations = publish_all(sinks, range(1, 40))
-    sinks.flush()
-    wait_for(lambda: worker.spooled == 120)
-    assert len(other.events) == 120 and not (tmp_path / "out").exists()
-    wait_for(lambda: worker.health().spooled_bytes > 0)  # the child's health, reported
-    health = {h.name: h for h in sinks.health()}
-    assert health["flagged"].state == "down" and health["flagged"].since
-    assert health["flagged"].retries >= 1 and health["flagged"].last_error
-    assert health["other"].state == "up" and health["other"].spooled == 0
-    flag.unlink()
-    wait_for(lambda: worker.health().state == "up")
-    sinks.close()
-    assert not worker.failed and worker.failures >= 1
-    lines = (tmp_path / "out").read_text().split()
-    assert [float(x) for x in lines] == [float(i) for i in range(120)]
-    print(f"\nsink process down: slowest publish {max(durations) * 1000:.1f} ms")
 
 
 # --------------------------------------------------------------------------- real PostgreSQL

@@ -35,6 +35,7 @@ from monitord.daemon.config import ConfigError, MonitorConfig, Options, monitor_
 from monitord.daemon.config import destinations as config_destinations
 from monitord.daemon.config import notification_settings as config_notifications
 from monitord.daemon.errors import MonitordError
+from monitord.daemon.interrupt import ReplayInterrupted
 from monitord.daemon.run import run_follow, run_replay
 from monitord.system import loglevel
 from monitord.system.logs import configure_logging
@@ -370,14 +371,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         top_parser().parse_args(args[:1])  # prints, then exits 0
     command = COMMANDS.get(args[0])
     if command is not None:
-        return command.run(args[1:])
+        status = command.run(args[1:])
+        return _ended(status) if argv is None and command.name == "replay" else status
     from monitord.cli.checks import not_a_command
 
     unknown = not_a_command(args[0], list(COMMANDS))
     if unknown is not None:
         print(unknown, file=sys.stderr)
         return 2
-    return run_daemon(args, prog="monitord", mode=LEGACY)
+    status = run_daemon(args, prog="monitord", mode=LEGACY)
+    return _ended(status) if argv is None else status
 
 
 def pegasus_main(argv: Sequence[str] | None = None) -> int:
@@ -387,7 +390,18 @@ def pegasus_main(argv: Sequence[str] | None = None) -> int:
 
         hide_secrets_in_title(sys.argv)
     args = list(sys.argv[1:] if argv is None else argv)
-    return run_daemon(args, prog="pegasus-monitord", mode=REFERENCE)
+    status = run_daemon(args, prog="pegasus-monitord", mode=REFERENCE)
+    return _ended(status) if argv is None else status
+
+
+def _ended(status: int) -> int:
+    """The daemon's status, as the program's: after an interrupted replay the process exits at
+    once (:func:`~monitord.daemon.interrupt.exit_at_once`)."""
+    from monitord.daemon.interrupt import STATUSES, exit_at_once
+
+    if status in STATUSES:
+        exit_at_once(status)
+    return status
 
 
 def run_daemon(
@@ -468,11 +482,20 @@ def run_daemon(
             judged=mode in (REPLAY, FOLLOW, ATTACH),
             progress=progress,
         )
+    except ReplayInterrupted as exc:  # not an error: the one line, the signal's status
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return exc.exit_code
     except MonitordError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
-        return 1
+    except KeyboardInterrupt:  # outside the replay's own handler (monitord/daemon/interrupt.py)
+        if not args.replay:
+            return 1
+        print(
+            f"{prog}: replay interrupted; run the same command again to replay from the start",
+            file=sys.stderr,
+        )
+        return 130
     except Exception as exc:  # noqa: BLE001 - one line, never a traceback (-vv shows it)
         from monitord.cli.checks import unexpected
 

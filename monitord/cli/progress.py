@@ -194,8 +194,8 @@ async def run_with_progress(
 ) -> int:
     """Await ``run`` while a progress bar on ``stream`` (a terminal) shows ``counter``'s figures.
 
-    Whatever is written to stderr meanwhile (log lines of this process and of the sink
-    processes) is printed above the bar (:mod:`monitord.cli.terminal`).
+    Whatever is written to stderr meanwhile (log lines of this process and of its
+    children) is printed above the bar (:mod:`monitord.cli.terminal`).
     """
     from rich.console import Console
     from rich.progress import (

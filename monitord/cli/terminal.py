@@ -1,8 +1,8 @@
 """Keep a terminal readable while a progress bar is drawn: everything written to stderr
-(this process's log lines, a sink process's, a library's) is caught at the file-descriptor
+(this process's log lines, a process-isolated plugin's, a library's) is caught at the file-descriptor
 level and printed above the bar instead of into its line.
 
-Command-line layer.  The sink processes inherit file descriptor 2, so redirecting
+Command-line layer.  Child processes inherit file descriptor 2, so redirecting
 ``sys.stderr`` alone would not reach them; :func:`stderr_lines` points descriptor 2 at a pipe
 for the duration and hands each complete line to a callback on a reader thread.  The bar itself
 is drawn on a duplicate of the original terminal descriptor (:func:`terminal_file`).

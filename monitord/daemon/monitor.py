@@ -352,23 +352,28 @@ class Monitor(Generic[OutputsT]):
             tracked.jobstate.flush()
 
     # ------------------------------------------------------------------ replay
-    async def replay_all(self) -> None:
+    async def replay_all(self, stop: asyncio.Event | None = None) -> None:
+        """Replay every tracked workflow; ``stop`` set (an interrupt): no further chunk is
+        read and no workflow ends (its outputs are left incomplete, for a rerun)."""
+        stop = stop or asyncio.Event()
         pending = self.registry.pending
-        while pending:
+        while pending and not stop.is_set():
             tracked = pending.popleft()
-            await self._replay_one(tracked)
+            await self._replay_one(tracked, stop)
+            if stop.is_set():
+                return
             for observer in self.observers:
                 observer.ended(tracked)
             await asyncio.to_thread(self.end_workflow, tracked)
             self.registry.done.append(tracked)
 
-    async def _replay_one(self, tracked: Tracked) -> None:
+    async def _replay_one(self, tracked: Tracked, stop: asyncio.Event) -> None:
         if not os.path.exists(tracked.dagman_out):
             log.warning("workflow not started: dagman.out missing", path=tracked.dagman_out)
             return
         tail = b""
         async with aiofiles.open(tracked.dagman_out, "rb") as fh:
-            while True:
+            while not stop.is_set():
                 chunk = await fh.read(CHUNK)
                 if not chunk:
                     break
@@ -380,7 +385,7 @@ class Monitor(Generic[OutputsT]):
                 tail = data[cut + 1 :]
                 lines = data[:cut].decode("utf-8", errors="replace").split("\n")
                 await asyncio.to_thread(self._feed, tracked, lines)
-        if tail:
+        if tail and not stop.is_set():
             await asyncio.to_thread(self._feed, tracked, [tail.decode("utf-8", errors="replace")])
 
     # ------------------------------------------------------------------ live (FollowHost)

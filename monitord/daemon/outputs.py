@@ -4,7 +4,6 @@ on the event plugins."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -21,7 +20,6 @@ from sinks.runtime.base import Sink
 from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.executor import Executor
 from sinks.runtime.health import SinkHealth
-from sinks.runtime.process_worker import ProcessSinkWorker
 from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SpoolSettings
 
@@ -75,35 +73,16 @@ def build_outputs(cfg: MonitorConfig, run_dir: str, bd: Any, *, restart: bool) -
     return out
 
 
-#: a replay of a dagman.out this large (a few hundred jobs) loads its database in a process
-#: of its own: on an idle 2-core machine the second core then gives more than the process
-#: start and the encoding of every batch cost (bench/README.md, "SQL loader: thread or process")
-LOADER_PROCESS_BYTES = 2 << 20
-
-
-def loader_in_process(config: MonitorConfig) -> bool:
-    """Whether the per-workflow daemon runs its CPU-bound sinks (SQL) in a process: only for a
-    large replay on a machine with a second core; a small replay or a live follow (paced by
-    DAGMan) spends less CPU and starts sooner with a thread."""
-    if not config.replay or (os.cpu_count() or 1) < 2:
-        return False
-    try:
-        return os.path.getsize(config.dagman_out) >= LOADER_PROCESS_BYTES
-    except OSError:
-        return False
-
-
 class LocalOutputs:
-    """The per-workflow daemon's sink set: an executor each (a thread; with ``processes`` a
-    process for a CPU-bound sink), spooling while a sink is down; :meth:`SinkSet.close` waits
-    in a thread."""
+    """The per-workflow daemon's sink set: a thread per sink (the one path of a line, in a
+    replay as when following), spooling while a sink is down; :meth:`SinkSet.close` waits in
+    a thread."""
 
-    def __init__(self, processes: bool = False) -> None:
+    def __init__(self) -> None:
         self.set: SinkSet | None = None
-        self.processes = processes
 
     def sink_set(self, sinks: list[Sink], spool: SpoolSettings | None) -> SinkSet:
-        self.set = SinkSet(sinks, spool=spool, processes=self.processes)
+        self.set = SinkSet(sinks, spool=spool)
         return self.set
 
     @property
@@ -114,7 +93,8 @@ class LocalOutputs:
         """Nothing: the set's ``close`` waits for the deliveries."""
 
     def helper_pids(self) -> list[int]:
-        return [w.pid for w in self.workers if isinstance(w, ProcessSinkWorker) and w.pid]
+        """None: every sink runs in a thread of the daemon."""
+        return []
 
     def forget_marks(self, root_uuid: str) -> None:
         for worker in self.workers:

@@ -10,7 +10,7 @@ import structlog
 
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.monitor import Monitor
-from monitord.daemon.outputs import LocalOutputs, check_outputs, loader_in_process
+from monitord.daemon.outputs import LocalOutputs, check_outputs
 from monitord.daemon.parts import MonitorObserver
 from monitord.daemon.statedir import daemon_resume_store
 
@@ -33,7 +33,7 @@ def daemon_monitor(
     config: MonitorConfig, observers: Sequence[MonitorObserver] = ()
 ) -> Monitor[LocalOutputs]:
     """The per-workflow daemon's Monitor: its own sink executors and file watches."""
-    return Monitor(config, LocalOutputs(loader_in_process(config)), observers=observers)
+    return Monitor(config, LocalOutputs(), observers=observers)
 
 
 #: signals that stop a live daemon cleanly: its successor goes on where it stopped
@@ -129,15 +129,24 @@ async def run_replay(config: MonitorConfig, monitor: Monitor[LocalOutputs] | Non
 
     Fails (:class:`MonitordError`) when no requested destination holds every event (the
     ``monitord replay`` command is stricter: :func:`~monitord.daemon.undelivered.check_delivered`).
+    SIGINT/SIGTERM end it at once (:mod:`monitord.daemon.interrupt`): :class:`ReplayInterrupted`.
     """
+    from monitord.daemon.interrupt import ReplayStop
     from monitord.daemon.undelivered import check_delivered
 
     monitor = monitor or daemon_monitor(config)
+    stop = ReplayStop(monitor)
+    stop.install()
     try:
         await asyncio.to_thread(monitor.start)
-        await monitor.replay_all()
+        if stop.event.is_set():
+            stop.interrupt_sinks()  # the signal came while they were being built
+        await monitor.replay_all(stop.event)
     finally:
-        await monitor.close()
+        await monitor.close(stop.event if stop.signum else None)
+        stop.remove()
+    if stop.signum is not None:
+        raise stop.error()
     check_outputs(monitor.outputs, monitor.destinations)
     check_delivered(monitor, strict=False)
     return 0

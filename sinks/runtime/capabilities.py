@@ -15,9 +15,6 @@ from typing import Any, Protocol, runtime_checkable
 
 @dataclass(frozen=True)
 class Capabilities:
-    cpu_bound: bool = False
-    """Per-event Python work: a sink set made with ``processes=True`` drives it from its own
-    process (the daemon's default is a thread: sinks/runtime/sinkset.py)."""
     shares_engine: bool = False
     """Takes the service's shared SQL engine pool (:class:`SharingSink`.``use_shared``)."""
     shares_hub: bool = False

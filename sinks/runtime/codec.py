@@ -1,4 +1,4 @@
-"""A batch of events as bytes: for the sink process's pipe and the on-disk spool.
+"""A batch of events as bytes: for the on-disk spool and a process-isolated plugin's pipe.
 
 JSON (orjson) when the attributes allow it, pickle otherwise; the first byte says which.  A
 batch with delivery marks (:mod:`sinks.runtime.marks`) is prefixed by them: ``m``, their

@@ -97,6 +97,7 @@ class Delivery:
         self._unflushed = False  # batches written since the sink's last flush
         self._stopping = False
         self._abort = False
+        self._discard = False  # interrupted: queued batches are dropped, not written
         self._drain_own = False
         self._stop_deadline = 0.0
         self.finished = threading.Event()  # ``finish`` ran: sink closed, spool released
@@ -176,7 +177,7 @@ class Delivery:
     def put_batch(self, batch: Batch) -> None:
         """Queue a batch; blocks only while a working sink's queue is full (back-pressure)."""
         with self._cond:
-            while not self.failed:
+            while not self.failed and not self._discard:
                 if self._spool_takes_new():
                     if self._append(batch):
                         self._notify()
@@ -240,6 +241,13 @@ class Delivery:
                 self._stop_deadline = deadline
             self._stopping = True
             self._notify()
+
+    def interrupt(self) -> None:
+        """Stop after the step in hand (a batch being written commits), dropping the batches
+        queued and any put later: an interrupted replay, whose rerun rewrites every output."""
+        with self._cond:
+            self._discard = True
+            self.request_stop(abort=True)
 
     # ------------------------------------------------------------------ state (cond held)
     def _spool_takes_new(self) -> bool:
@@ -523,15 +531,18 @@ class Delivery:
             self._notify()
 
     def finish(self) -> None:
-        """Close the sink; say what is left in the spool for the next daemon."""
+        """Close the sink; say what is left in the spool for the next daemon.  Once: a lane
+        may give an ending delivery one more turn (woken while it finished)."""
         with self._cond:
+            if self.finished.is_set():
+                return
             self._stopping = True
-            if self._items and (self.down or self._abort):
+            if self._items and (self.down or self._abort) and not self._discard:
                 self._spill()
             lost = sum(item.count for item in self._items if isinstance(item, Batch))
             self._release_waiters()
             self.held.sync()
-        if lost and not self.failed:
+        if lost and not self.failed and not self._discard:
             log.error("sink down at exit: events lost", sink=self.sink.name, events=lost)
         if self._opened:
             try:

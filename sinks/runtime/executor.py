@@ -2,12 +2,10 @@
 
 An executor only says *where* a sink's delivery steps run; *what* runs is always the
 runtime's :class:`~sinks.runtime.delivery.Delivery` (queue, spool, retry policy), and what it
-reports is always a :class:`~sinks.runtime.health.SinkHealth`.  Three executors:
+reports is always a :class:`~sinks.runtime.health.SinkHealth`.  Two executors:
 
 * :class:`sinks.runtime.runner.SinkWorker` -- a dedicated thread (the per-workflow daemon,
   each plugin);
-* :class:`sinks.runtime.process_worker.ProcessSinkWorker` -- a child process running a
-  ``SinkWorker`` (CPU-bound sinks: SQL); its health is the child's, relayed;
 * :class:`sinks.runtime.lanes.LaneHandle` -- one of many deliveries on a shared thread
   (the service).
 
@@ -67,6 +65,10 @@ class Executor(Protocol):
 
     def request_stop(self) -> None:
         """Stop once delivered (a down sink: after its drain timeout, the rest spooled)."""
+        ...
+
+    def interrupt(self) -> None:
+        """Stop after the step in hand, dropping what is queued (an interrupted replay)."""
         ...
 
     def join(self) -> None: ...

@@ -2,8 +2,7 @@
 ``/status.json`` and ``monitord status`` show.
 
 Written once, by the runtime (:meth:`sinks.runtime.delivery.Delivery.health`, from its
-:class:`~sinks.runtime.policy.DeliveryState` and its spool); an executor in another process
-relays it as is (:mod:`sinks.runtime.process_worker`); :func:`merge_health` folds the
+:class:`~sinks.runtime.policy.DeliveryState` and its spool); :func:`merge_health` folds the
 deliveries of many workflows to one destination (the service).  ``last_error`` is masked
 when the record is made, so no reader can show a password.
 """

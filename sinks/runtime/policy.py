@@ -1,8 +1,8 @@
 """What a sink's delivery does after each call: the retry/state policy, written once, no I/O.
 
-Every way of running a sink (its own thread, its own process, a shared lane of the
-service: :mod:`sinks.runtime.runner`, :mod:`sinks.runtime.process_worker`,
-:mod:`sinks.runtime.lanes`) asks a :class:`DeliveryState` what a failure
+Every way of running a sink (its own thread, a shared lane of the service:
+:mod:`sinks.runtime.runner`, :mod:`sinks.runtime.lanes`; a process-isolated plugin's
+restarts) asks a :class:`DeliveryState` what a failure
 means, and tells it when a call worked.  It holds nothing but numbers and a clock,
 so every rule below is tested without a sink, a thread or a disk
 (tests/test_delivery_policy.py):

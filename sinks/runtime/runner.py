@@ -10,11 +10,10 @@ Everything else is here, written once:
   thread: an *executor* asks it :meth:`Delivery.decide` (with ``cond`` held) for
   the next step and runs that step with :meth:`Delivery.run`.
 * Executors only say where the work runs: :class:`SinkWorker` (a dedicated
-  thread: the per-workflow daemon), :class:`sinks.runtime.process_worker.ProcessSinkWorker`
-  (a child process running a ``SinkWorker``: CPU-bound sinks), and the service's
-  lanes (:class:`sinks.runtime.lanes.SinkLane`: many deliveries on a few
-  threads, one step each per turn).
-  All three offer one interface (:class:`sinks.runtime.executor.Executor`) and
+  thread: the per-workflow daemon) and the service's lanes
+  (:class:`sinks.runtime.lanes.SinkLane`: many deliveries on a few threads, one step
+  each per turn).
+  Both offer one interface (:class:`sinks.runtime.executor.Executor`) and
   report one record (:class:`sinks.runtime.health.SinkHealth`).
 * :class:`~sinks.runtime.sinkset.SinkSet` -- the per-workflow daemon's sinks, one executor each.
 
@@ -28,6 +27,8 @@ API for a host of sinks (e.g. plugins)::
                                 #  spooled_bytes, oldest, retries, last_error, ...)
     worker.stop()               # drains; a down sink gets ``drain_timeout`` s, the rest
                                 # stays spooled and the next start delivers it first
+    worker.interrupt()          # ends after the batch in hand, drops the queued ones
+                                # (an interrupted replay: its rerun rewrites everything)
 
 Behaviour.  A sink that fails *retryably* (connection refused, server
 restarting, locked database, deadlock storm), whether at open, write or flush,
@@ -82,7 +83,7 @@ __all__ = [
 
 
 class SinkWorker(Delivery):
-    """A delivery on a dedicated thread (the per-workflow daemon; a sink process's child)."""
+    """A delivery on a dedicated thread (the per-workflow daemon, each plugin)."""
 
     def __init__(
         self,

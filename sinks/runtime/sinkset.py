@@ -2,12 +2,9 @@
 daemon: one executor each) and :class:`SharedSinkSet` (a workflow of the service: one
 delivery each on the service's lanes, :mod:`sinks.runtime.lanes`).
 
-Every sink gets a thread (:class:`~sinks.runtime.runner.SinkWorker`); with ``processes=True``
-a sink whose capabilities say it is CPU-bound (``cpu_bound``: SQL) gets its own process
-(:class:`~sinks.runtime.process_worker.ProcessSinkWorker`) instead.  Threads are the default:
-on the 2-core machine measured (bench/README.md, "SQL loader: thread or process") a replay
-with the loader in a thread took less wall and CPU time at 10, 2,000 and 20,000 jobs (a
-second interpreter and an encode/decode of every batch cost more than the second core gave).
+Every sink gets a thread (:class:`~sinks.runtime.runner.SinkWorker`), the SQL loader too: on
+the 2-core machine measured, a process of its own was slower and cost more CPU
+(bench/README.md, "SQL loader: thread or process").
 """
 
 from __future__ import annotations
@@ -18,11 +15,9 @@ from typing import Protocol
 
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import Sink
-from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.executor import Executor
 from sinks.runtime.health import SinkHealth
 from sinks.runtime.lanes import LaneHandle
-from sinks.runtime.process_worker import ProcessSinkWorker
 from sinks.runtime.runner import SinkWorker
 from sinks.runtime.spool import SpoolSettings
 
@@ -37,15 +32,9 @@ class SinkSet:
         self,
         sinks: Sequence[Sink],
         *,
-        processes: bool = False,
         spool: SpoolSettings | None = None,
     ) -> None:
-        self.workers: list[Executor] = [
-            ProcessSinkWorker(s, spool=spool)
-            if processes and capabilities_of(s).cpu_bound
-            else SinkWorker(s, spool=spool)
-            for s in sinks
-        ]
+        self.workers: list[Executor] = [SinkWorker(s, spool=spool) for s in sinks]
 
     def __bool__(self) -> bool:
         return bool(self.workers)

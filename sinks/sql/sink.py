@@ -48,9 +48,7 @@ from .rotate import rotate_sqlite_file
 
 log = structlog.get_logger(__name__)
 
-SQL_CAPABILITIES = Capabilities(
-    cpu_bound=True, shares_engine=True, keeps_marks=True, tallies=True, resumes=True
-)
+SQL_CAPABILITIES = Capabilities(shares_engine=True, keeps_marks=True, tallies=True, resumes=True)
 
 
 def sqlite_file(url: URL) -> str | None:
@@ -70,7 +68,6 @@ class SQLSink:
     """
 
     name = "sql"
-    # Per-event Python work (cpu_bound): a process of its own when a sink set asks for one.
     capabilities = SQL_CAPABILITIES
 
     def __init__(

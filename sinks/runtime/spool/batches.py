@@ -11,7 +11,7 @@ outputs start over (replay, recovery).
 Storage is the segment log of :mod:`sinks.runtime.spool.segments` (CRC-checked frames,
 durable cursor, flock, torn-tail repair), the same one the AMQP sink keeps its
 messages in: one frame per batch, its key holding the batch's event count and
-when it was appended, its body the batch as :func:`sinks.runtime.process_worker.encode_batch`
+when it was appended, its body the batch as :func:`sinks.runtime.codec.encode_batch`
 makes it.
 
 Layout: ``<run dir>/monitord.spool/<sink key>/`` (``<outdir>/<wf_uuid>-monitord.spool/…``
