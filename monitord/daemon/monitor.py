@@ -2,13 +2,13 @@
 
 Pipeline::
 
-    dagman.out --(aiofiles, chunks)--> lines --(worker thread)--> Workflow.feed
+    dagman.out --(parser thread: chunks)--> lines --> Workflow.feed
         --> events --> sink set (an executor per sink)      jobstate lines --> jobstate.log
 
-The event loop only reads chunks and waits; all parsing, state-machine work
-and job-file reading of a chunk runs in one worker thread (``to_thread``),
-and every sink writes from its own thread or process.  Memory stays flat: dagman.out is
-streamed in fixed-size chunks and events leave per chunk.
+In a replay one worker thread (``to_thread``) reads dagman.out in chunks and does all the
+parsing, state-machine work and job-file reading; live, the event loop waits for and reads the
+new lines and hands each chunk to a worker thread.  Every sink writes from its own thread.
+Memory stays flat: dagman.out is streamed in fixed-size chunks and events leave per chunk.
 
 One :class:`Monitor` class serves the per-workflow daemon, the service and the command line;
 what differs between them is handed to it (:mod:`monitord.daemon.parts`): its outputs, its
@@ -25,7 +25,6 @@ import time
 from collections.abc import Sequence
 from typing import Any, Generic, TypeVar
 
-import aiofiles
 import structlog
 
 from monitord.core.events import StampedeEvent
@@ -371,10 +370,16 @@ class Monitor(Generic[OutputsT]):
         if not os.path.exists(tracked.dagman_out):
             log.warning("workflow not started: dagman.out missing", path=tracked.dagman_out)
             return
+        await asyncio.to_thread(self._replay_file, tracked, stop)
+
+    def _replay_file(self, tracked: Tracked, stop: asyncio.Event) -> None:
+        """Parser thread: read dagman.out in chunks and feed each; a replay hands a line over
+        once here and once to the sinks' queues (docs/architecture.md).  ``stop`` (set by the
+        event loop's signal handler) is looked at between two chunks."""
         tail = b""
-        async with aiofiles.open(tracked.dagman_out, "rb") as fh:
+        with open(tracked.dagman_out, "rb") as fh:
             while not stop.is_set():
-                chunk = await fh.read(CHUNK)
+                chunk = fh.read(CHUNK)
                 if not chunk:
                     break
                 data = tail + chunk
@@ -383,10 +388,9 @@ class Monitor(Generic[OutputsT]):
                     tail = data
                     continue
                 tail = data[cut + 1 :]
-                lines = data[:cut].decode("utf-8", errors="replace").split("\n")
-                await asyncio.to_thread(self._feed, tracked, lines)
+                self._feed(tracked, data[:cut].decode("utf-8", errors="replace").split("\n"))
         if tail and not stop.is_set():
-            await asyncio.to_thread(self._feed, tracked, [tail.decode("utf-8", errors="replace")])
+            self._feed(tracked, [tail.decode("utf-8", errors="replace")])
 
     # ------------------------------------------------------------------ live (FollowHost)
     async def follow_all(self, stop: asyncio.Event) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import structlog
 
@@ -135,6 +136,11 @@ async def run_replay(config: MonitorConfig, monitor: Monitor[LocalOutputs] | Non
     from monitord.daemon.undelivered import check_delivered
 
     monitor = monitor or daemon_monitor(config)
+    # One parser thread does the replay's work off the loop, in order (docs/architecture.md);
+    # a pool could start a second thread for the next hand-off while the first turns idle.
+    asyncio.get_running_loop().set_default_executor(
+        ThreadPoolExecutor(max_workers=1, thread_name_prefix="parser")
+    )
     stop = ReplayStop(monitor)
     stop.install()
     try:

@@ -1,0 +1,122 @@
+"""docs/architecture.md's path of a line is what runs (issue 27).
+
+A probe runs a real replay of a generated workflow (large enough for many chunks and batches)
+in a process of its own and records, at every stage a line passes, the thread it runs on and
+every thread and child process that exist at that moment: dagman.out is read and fed on one
+parser thread (step 1-5 of the page), each sink writes on its own thread (6-7), so a line is
+handed on twice; no other thread or process exists during the replay.  The page states the
+same sets, which this test reads from it, so neither can change without the other.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from monitord.tools.synthetic import generate
+from tests.conftest import PROJECT
+
+PAGE = PROJECT / "docs" / "architecture.md"
+
+PROBE = r"""
+import asyncio, json, os, sys, threading
+
+from monitord.daemon.config import MonitorConfig
+from monitord.daemon.monitor import Monitor
+from monitord.daemon.run import daemon_monitor, run_replay
+from sinks.sql.dashboard import DashboardSink
+from sinks.sql.sink import SQLSink
+
+seen = {"threads": set(), "processes": set(), "stages": {}}
+
+
+def sample(stage):
+    seen["stages"].setdefault(stage, set()).add(threading.current_thread().name)
+    seen["threads"].update(t.name for t in threading.enumerate())
+    me = str(os.getpid())
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[1] == me:
+                seen["processes"].add(pid)
+
+
+def wrap(cls, name, stage):
+    original = getattr(cls, name)
+
+    def probed(self, *args, **kwargs):
+        sample(stage)
+        return original(self, *args, **kwargs)
+
+    setattr(cls, name, probed)
+
+
+class Probe:
+    def added(self, tracked, *, opened, ended=False): pass
+    def fed(self, tracked, lines): sample("feed")
+    def published(self, events): sample("publish")
+    def ended(self, tracked): pass
+
+
+if hasattr(Monitor, "_replay_file"):
+    wrap(Monitor, "_replay_file", "read")
+wrap(SQLSink, "write_batch", "write sql")
+wrap(DashboardSink, "write_batch", "write dashboard")
+config = MonitorConfig(sys.argv[1], replay=True)
+monitor = daemon_monitor(config, observers=[Probe()])
+asyncio.run(run_replay(config, monitor))
+print(json.dumps({k: sorted(v) if isinstance(v, set) else {s: sorted(t) for s, t in v.items()}
+                  for k, v in seen.items()}))
+"""
+
+
+def _documented(heading: str) -> set[str]:
+    """The thread names listed in backquotes on the page's line that starts with ``heading``."""
+    line = next(x for x in PAGE.read_text().splitlines() if x.startswith(heading))
+    return set(re.findall(r"`([^`]+)`", line.split(":", 1)[1]))
+
+
+def test_a_replay_runs_the_threads_and_crossings_the_page_names(tmp_path: Path) -> None:
+    gen = generate(tmp_path / "run", 400, retry_fraction=0.05, seed=27, name="arch")
+    assert gen.dagman_out.stat().st_size > 2 * 256 * 1024  # several chunks
+    env = {**os.environ, "HOME": str(tmp_path), "TZ": "UTC"}
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, str(gen.dagman_out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    stages = {stage: set(threads) for stage, threads in seen["stages"].items()}
+    # steps 1-5: one parser thread reads, feeds and publishes (the first hand-over)
+    assert stages.get("read") == stages["feed"] == stages["publish"] == {"parser_0"}, stages
+    # steps 6-7: each sink writes on its own thread (the second hand-over)
+    assert stages["write sql"] == {"sink-sql"}
+    assert stages["write dashboard"] == {"sink-dashboard"}
+    assert set(seen["threads"]) == _documented("Threads of a replay:"), seen["threads"]
+    assert seen["processes"] == [], "a replay starts no process"
+    assert _documented("Processes of a replay:") == {"none"}
+
+
+@pytest.mark.quick
+def test_the_page_names_each_hand_over_with_its_file_and_function() -> None:
+    text = PAGE.read_text()
+    rows = [x.split("|") for x in text.splitlines() if x.startswith("| ")]
+    crossings = ["|".join(r) for r in rows if len(r) > 3 and r[2].strip().startswith("→")]
+    assert len(crossings) == 2, crossings  # "handed on twice"
+    assert "handed on twice" in text
+    for row in crossings:
+        files = re.findall(r"`((?:monitord|sinks)/[\w/]+\.py)`", row)
+        assert files and all((PROJECT / f).is_file() for f in files), row
