@@ -16,26 +16,22 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-import hashlib
 import http.client
-import json
 import os
 import ssl
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
 from urllib.parse import urlsplit
 
 import structlog
 
-from monitord.core.events import StampedeEvent, make_event
-from monitord.system.atomic import replace_file
-from monitord.system.ownership import chown_new
+from monitord.core.events import StampedeEvent
 from sinks.otlp.capabilities import OTLP_CAPABILITIES
 from sinks.otlp.config import OTLPConfig
 from sinks.otlp.encode import encode_request, rejected_spans
 from sinks.otlp.model import TraceModel
-from sinks.otlp.spans import Span, canonical, from_canonical
+from sinks.otlp.spans import Span
+from sinks.otlp.state import Kept, read_kept, state_file_name, write_kept
 from sinks.runtime.base import SinkError
 
 log = structlog.get_logger(__name__)
@@ -118,15 +114,7 @@ class OTLPSink:
                 os.unlink(path)
             return
         try:
-            with open(path, "rb") as fh:
-                state = json.loads(fh.read())
-            self.model = TraceModel.from_state(state["model"])
-            if state.get("outbox"):  # a batch whose export failed, spooled by the runtime
-                batch, spans = state["outbox"]
-                self._outbox = (
-                    [make_event(name, attrs) for name, attrs in batch],
-                    [from_canonical(span) for span in spans],
-                )
+            kept = read_kept(path)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             log.warning(
                 "OTLP: cannot read the open spans of the last stop; they start anew",
@@ -134,6 +122,7 @@ class OTLPSink:
                 error=str(exc),
             )
             return
+        self.model, self._outbox = kept.model, kept.outbox
         log.info("OTLP: open spans taken up", path=path, open=self.model.open_spans)
 
     # ------------------------------------------------------------------ writing
@@ -216,12 +205,7 @@ class OTLPSink:
         if self.state_path is None:
             return
         try:
-            state: dict[str, Any] = {"model": self.model.to_state(), "outbox": None}
-            if self._outbox is not None:
-                batch, spans = self._outbox
-                state["outbox"] = [[e.name, e.attrs] for e in batch], [canonical(s) for s in spans]
-            replace_file(self.state_path, json.dumps(state).encode("utf-8"))
-            chown_new(self.state_path)  # the service as root: the workflow's owner's
+            write_kept(self.state_path, Kept(self.model, self._outbox))
         except OSError as exc:
             log.warning("OTLP: cannot keep the open spans", path=self.state_path, error=str(exc))
             return
@@ -231,8 +215,3 @@ class OTLPSink:
                 sink=self.name,
                 open=self.model.open_spans,
             )
-
-
-def state_file_name(url: str) -> str:
-    """``monitord.otlp.<key>.json``: one per endpoint, beside the workflow's monitord.* files."""
-    return f"monitord.otlp.{hashlib.sha256(url.encode('utf-8')).hexdigest()[:12]}.json"
