@@ -3,8 +3,9 @@ listens (tests/test_follow_played.py's player and supervisor).  The sink keeps d
 with its state file (sinks/otlp/sink.py), so a daemon that resumes from its crash snapshot
 sends every span exactly once:
 
-- ``kill -9`` at a seeded line (once the daemon has written a snapshot): the successor resumes
-  from it; the receiver got every span of the replay's golden trace, none twice;
+- ``kill -9`` at a seeded line (once the daemon has written a snapshot, in the middle of its
+  next export): the successor resumes from it; the receiver got every span of the replay's
+  golden trace, none twice;
 - a clean stop (SIGINT, exit 130) in the middle and a new daemon: the same.
 """
 
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import random
 import signal
+import threading
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -28,39 +31,61 @@ RESUMED = "resuming from a snapshot"
 
 
 def _with_traces(following: Following, receiver: Receiver) -> Following:
-    """The daemons export to ``receiver`` (a named endpoint; ``-D`` options go first) and the
-    workflow's database, not to an events file (which cannot resume from a snapshot)."""
-    at = next(i for i, arg in enumerate(following.cmd) if arg.startswith("-D"))
-    following.cmd.insert(at, f"-Dpegasus.catalog.workflow.traces.url={receiver.url}")
-    at = following.cmd.index("-d")
-    del following.cmd[at : at + 2]
+    """The daemons export to ``receiver`` (a named endpoint) and the workflow's own database
+    (the default), not to an events file, which cannot resume from a snapshot."""
+    cmd = following.cmd
+    at = next(i for i, arg in enumerate(cmd) if arg.startswith("-Dpegasus.catalog.workflow."))
+    cmd[at] = f"-Dpegasus.catalog.workflow.traces.url={receiver.url}"
+    at = cmd.index("-d")
+    del cmd[at : at + 2]
     return following
 
 
 class _Stopped(Following):
     """Stops the daemon at ``kill_at`` lines, once it has written a crash snapshot (before
-    its first one a successor recovers from line 1 instead: not the case under test):
-    SIGKILL, or with ``interrupt`` SIGINT (a clean stop, exit status 130)."""
+    its first one a successor recovers from line 1 instead: not the case under test).
 
-    def __init__(self, *args: Any, interrupt: bool = False, **kwargs: Any) -> None:
+    SIGINT (``interrupt``: a clean stop, exit status 130) at once; SIGKILL at the daemon's
+    next export, held by the receiver before it stores anything (``gate``): every export
+    before the kill was answered and recorded by the sink.  A kill between an export's answer
+    and that record re-sends the export's spans (docs/traces.md: the one at-least-once window,
+    tests/test_otlp_sink.py) -- a window a busy machine's fsync makes wide enough to hit.
+    """
+
+    def __init__(self, *args: Any, gate: Path, interrupt: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.interrupt = interrupt
+        self.gate, self.held = gate, gate.with_name(gate.name.replace(".gate", ".held"))
         self.snapshots = self.logs / ".local" / "state" / "monitord" / "resume"
         self.exit_codes: list[int] = []
 
     def _on_flush(self, lines: list[tuple[str, str]], _t: float) -> None:
         self.written += sum(1 for path, _ in lines if path == self.root_out)
-        due = self.kill_at is not None and self.written >= self.kill_at
-        if not due or not any(self.snapshots.glob("*.pickle")):
+        if self.kill_at is not None and self.written >= self.kill_at:
+            self.kill_at = None  # the player goes on meanwhile
+            threading.Thread(target=self._stop_after_snapshot, daemon=True).start()
+
+    def _stop_after_snapshot(self) -> None:
+        deadline = time.monotonic() + 120
+        while not any(self.snapshots.glob("*.pickle")) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        if self.interrupt:
+            self._stop(signal.SIGINT)
             return
-        self.kill_at = None
+        self.gate.touch()  # the daemon's next export is held
+        while not self.held.exists() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        self._stop(signal.SIGKILL)
+        self.gate.unlink()
+
+    def _stop(self, sig: signal.Signals) -> None:
         with self.lock:
             assert self.daemon is not None
             if self.daemon.poll() is None:
-                if self.interrupt:
-                    self.daemon.send_signal(signal.SIGINT)
-                else:
+                if sig == signal.SIGKILL:
                     _kill_group(self.daemon)
+                else:
+                    self.daemon.send_signal(sig)
                 self.kills += 1
                 self.killed = True
 
@@ -86,9 +111,11 @@ def _follow(tmp_path: Path, seed: int, *, interrupt: bool) -> tuple[_Stopped, li
     receiver.start()
     try:
         probe = Following(SRC, tmp_path / "probe")
-        kill_at = random.Random(2800 + seed).randint(20, len(probe.root_lines) - 20)
-        following = _Stopped(SRC, tmp_path, rate=600, seed=seed, kill_at=kill_at)
-        following.interrupt = interrupt
+        kill_at = random.Random(2800 + seed).randint(20, len(probe.root_lines) - 40)
+        gate = tmp_path / "received.jsonl.gate"
+        following = _Stopped(
+            SRC, tmp_path, rate=600, seed=seed, kill_at=kill_at, gate=gate, interrupt=interrupt
+        )
         _with_traces(following, receiver).run()
     finally:
         receiver.stop()
