@@ -6,10 +6,15 @@ POST /v1/traces bodies are decoded with the official ``opentelemetry-proto`` def
 (``ExportTraceServiceRequest``); every span received is appended to STORE as one JSON line
 (its canonical form, :func:`sinks.otlp.spans.canonical`, with the request's resource), so a
 span received twice is there twice.  It prints ``ready`` once it listens; SIGTERM stops it.
+
+While the file ``STORE.gate`` exists, a request is held before its spans are stored: the
+receiver creates ``STORE.held`` and, once the gate is gone, answers 503 and stores nothing
+(a test kills the exporting daemon in the middle of an export, never after one).
 """
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
 import sys
@@ -22,7 +27,14 @@ from sinks.otlp.spans import canonical
 
 
 def make_app(store: Path) -> web.Application:
+    gate = store.with_name(store.name + ".gate")
+
     async def traces(request: web.Request) -> web.Response:
+        if gate.exists():
+            store.with_name(store.name + ".held").touch()
+            while gate.exists():
+                await asyncio.sleep(0.01)
+            return web.Response(status=503, text="held at the gate")
         if request.content_type != "application/x-protobuf":
             return web.Response(status=415, text="protobuf only")
         body = await request.read()

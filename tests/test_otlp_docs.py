@@ -7,7 +7,7 @@ import re
 
 from sinks import registry
 from sinks.otlp.model import LIFECYCLE, SEMCONV_VERSION
-from sinks.otlp.sink import state_file_name
+from sinks.otlp.state import state_file_name
 from tests.conftest import PROJECT
 from tests.otlp_fixtures import GOLDEN
 

@@ -6,6 +6,7 @@ The HTTP tests run a small receiver in a thread of the test that answers what ea
 from __future__ import annotations
 
 import http.server
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,10 +20,12 @@ from sinks.otlp.encode import decode_request, encode_request, response_body
 from sinks.otlp.model import TraceModel
 from sinks.otlp.sink import OTLPSink
 from sinks.otlp.spans import canonical_trace
+from sinks.otlp.state import read_kept
 from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import Capabilities
 from sinks.runtime.delivery import Delivery
 from sinks.runtime.factory import SinkRequest
+from sinks.runtime.marks import HeldMarks, MarkedBatch, Marks, count_batch
 from tests.test_otlp_model import end, one_job, start
 
 TOKEN = "s3cr3t-t0ken-xyz"
@@ -98,7 +101,7 @@ def test_factory_is_registered_and_names_the_missing_package(
     reg = registry.Registry.discover()
     assert reg.factory_for("otlp+http://h:4318").name == "otlp"
     assert reg.factory_for("otlp+https://h").name == "otlp"
-    assert reg.by_name["otlp"].capabilities == Capabilities()  # resumes=False: see sink.py
+    assert reg.by_name["otlp"].capabilities == Capabilities(keeps_marks=True, resumes=True)
     request = SinkRequest("otlp+http://h:4318", run_dir=".", restart=False)
     monkeypatch.setattr(otlp_factory, "find_spec", lambda name: None)
     with pytest.raises(SinkError, match=r"pip install 'monitord\[otlp\]'"):
@@ -277,6 +280,111 @@ def test_a_failed_batch_kept_at_stop_is_sent_once_by_the_next_start(
     second.open()
     second.write_batch(decode_batch(encode_batch(stream[10:])))  # as the spool gives it back
     assert _received(server) == canonical_trace(TraceModel().feed(stream))
+
+
+# --- a crash and a resumed daemon (delivery marks) --------------------------------------------
+STREAM = "s" * 32
+
+
+def _numbered(events: list, size: int) -> list[MarkedBatch]:
+    """``events`` in batches of ``size``, numbered as a daemon with crash resume numbers them."""
+    totals: dict[str, int] = {}
+    return [
+        MarkedBatch(events[i : i + size], Marks(STREAM, count_batch(events[i : i + size], totals)))
+        for i in range(0, len(events), size)
+    ]
+
+
+def _deliver(sink: OTLPSink, batches: list[MarkedBatch]) -> None:
+    """What the runtime does with each batch (sinks/runtime/delivery.py ``_write``)."""
+    held = HeldMarks(sink.read_marks)
+    for batch in batches:
+        assert batch.marks is not None
+        fresh = held.fresh(batch, batch.marks)
+        if fresh:
+            sink.write_marked(fresh, batch.marks)
+        held.advance(batch.marks)
+
+
+def _ids(srv: _Server) -> list[str]:
+    return [s["span_id"] for s in _received(srv)]
+
+
+@pytest.mark.parametrize(("snapshot", "kill"), [(2, 7), (4, 5), (5, 5), (3, 10)])
+def test_a_resumed_sink_sends_no_span_twice(
+    server: _Server, tmp_path: Path, snapshot: int, kill: int
+) -> None:
+    """A snapshot after batch ``snapshot`` (the daemon flushes its sinks first), a kill after
+    batch ``kill`` (no close); the resumed daemon re-feeds every batch after the snapshot:
+    the events the sink took in are skipped, the spans still open at the kill completed."""
+    stream = _stream()
+    batches = _numbered(stream, 3)
+    first = _sink(server, run_dir=str(tmp_path), restart=False)
+    first.open()
+    _deliver(first, batches[:snapshot])
+    first.flush()
+    _deliver(first, batches[snapshot:kill])  # then kill -9: no flush, no close
+    second = _sink(server, run_dir=str(tmp_path), restart=False)
+    second.open()
+    _deliver(second, batches[snapshot:])
+    ids = _ids(server)
+    assert len(ids) == len(set(ids)), "a span was sent twice"
+    assert _received(server) == canonical_trace(TraceModel().feed(stream))
+
+
+def test_a_batch_whose_export_failed_before_the_kill_is_sent_once(
+    server: _Server, tmp_path: Path
+) -> None:
+    """The receiver refused batch 4 (503) and the daemon was killed; the resumed one hands
+    batch 4 again (spooled, or re-fed): its spans go once, none before it again."""
+    stream = _stream()
+    batches = _numbered(stream, 3)
+    first = _sink(server, run_dir=str(tmp_path), restart=False)
+    first.open()
+    _deliver(first, batches[:2])
+    first.flush()  # a snapshot after batch 2
+    _deliver(first, batches[2:3])
+    server.answers = [503]
+    with pytest.raises(SinkError):
+        _deliver(first, batches[3:4])
+    second = _sink(server, run_dir=str(tmp_path), restart=False)
+    second.open()
+    _deliver(second, batches[2:])  # the snapshot was one batch before the failed one
+    assert _received(server) == canonical_trace(TraceModel().feed(stream))
+
+
+def test_the_state_is_written_at_each_export_and_at_flush(server: _Server, tmp_path: Path) -> None:
+    """Spans sent: the marks are on disk at once; none sent: by the flush (before a snapshot)."""
+    batches = _numbered(_stream(), 3)
+    sink = _sink(server, run_dir=str(tmp_path), restart=False)
+    sink.open()
+    assert sink.state_path is not None
+    _deliver(sink, batches[:1])  # the workflow starts: no span ends
+    assert not os.path.exists(sink.state_path)
+    sink.flush()
+    assert read_kept(sink.state_path).exported == batches[0].marks.counts  # type: ignore[union-attr]
+    for sent in batches[1:]:  # up to the first batch that ends a span
+        _deliver(sink, [sent])
+        if server.seen:
+            break
+    assert read_kept(sink.state_path).exported == sent.marks.counts  # type: ignore[union-attr]
+    sink.forget_marks("w")  # the workflow ended in order
+    assert read_kept(sink.state_path).stream is None
+
+
+def test_a_restart_from_line_1_sends_everything_again(server: _Server, tmp_path: Path) -> None:
+    """No snapshot to resume from (the outputs start over): the state is dropped, and every
+    span goes again, with the same ids (the only case the receiver sees a span twice)."""
+    stream = _stream()
+    batches = _numbered(stream, 3)
+    first = _sink(server, run_dir=str(tmp_path), restart=False)
+    first.open()
+    _deliver(first, batches[:5])
+    again = _sink(server, run_dir=str(tmp_path), restart=True)
+    again.open()
+    _deliver(again, batches)
+    before = canonical_trace(TraceModel().feed([e for b in batches[:5] for e in b]))
+    assert len(_ids(server)) == len(before) + len(canonical_trace(TraceModel().feed(stream)))
 
 
 # --- TLS ----------------------------------------------------------------------------------------

@@ -4,6 +4,6 @@ from __future__ import annotations
 
 from sinks.runtime.capabilities import Capabilities
 
-#: a thread of its own; its open spans live in memory, so it cannot resume from a daemon's
-#: snapshot: after a crash the daemon recovers from line 1 and the same ids are sent again
-OTLP_CAPABILITIES = Capabilities()
+#: a thread of its own; it keeps delivery marks with its state file, so a daemon resumed from
+#: a crash snapshot sends each span once (sinks/otlp/sink.py)
+OTLP_CAPABILITIES = Capabilities(keeps_marks=True, resumes=True)

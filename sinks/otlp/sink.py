@@ -4,39 +4,38 @@ It runs in its sink thread like every sink (http.client, blocking), on the one d
 runtime: the runtime retries a batch whose export failed with a retryable error (no
 connection, 429, 502, 503, 504), spools the batches behind it while the receiver is down and
 reports the same ``SinkHealth``.  A retried batch must not advance the trace model twice: the
-spans a failed batch completed are kept with the batch (the *outbox*) and sent again, as they
-are, when that same batch comes back.
+spans a failed batch completed stay *pending* and are sent, as they are, before any new one.
 
-The sink cannot resume from a daemon's snapshot (``resumes=False``: its open job instances are
-in memory), so after a crash the daemon recovers from line 1; span ids are deterministic, so
-what is sent again is the very same spans (docs/traces.md, "Crash and restart").
+It resumes from a daemon's crash snapshot exactly once (``keeps_marks``, ``resumes``): after
+every export it writes its model, its pending spans and the delivery marks of the events it
+has taken in to its state file (sinks/otlp/state.py); a resumed daemon's re-fed events up to
+those marks are skipped, by the runtime (exported) or by the sink (taken in, not yet
+exported).  A crash between a POST and that write sends the same spans (same ids) again
+(docs/traces.md, "Crash and restart").
 """
 
 from __future__ import annotations
 
 import contextlib
 import gzip
-import hashlib
 import http.client
-import json
 import os
 import ssl
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
 from urllib.parse import urlsplit
 
 import structlog
 
-from monitord.core.events import StampedeEvent, make_event
-from monitord.system.atomic import replace_file
-from monitord.system.ownership import chown_new
+from monitord.core.events import StampedeEvent
 from sinks.otlp.capabilities import OTLP_CAPABILITIES
 from sinks.otlp.config import OTLPConfig
 from sinks.otlp.encode import encode_request, rejected_spans
 from sinks.otlp.model import TraceModel
-from sinks.otlp.spans import Span, canonical, from_canonical
+from sinks.otlp.spans import Span
+from sinks.otlp.state import Kept, read_kept, state_file_name, write_kept
 from sinks.runtime.base import SinkError
+from sinks.runtime.marks import Marks, advance, numbers, workflow_of
 
 log = structlog.get_logger(__name__)
 
@@ -62,16 +61,16 @@ class OTLPSink:
     ) -> None:
         self.config = config
         self.restart = restart
-        # where a clean stop keeps the open spans for the next start (None: nowhere)
+        # where the state is kept for the next start (None: nowhere)
         self.state_path = (
             os.path.join(run_dir, state_file_name(config.safe_url)) if run_dir else None
         )
         self.name = f"otlp:{config.safe_url}"
-        self.model = TraceModel()
+        self._kept = Kept()  # model, pending spans, delivery marks
+        self._dirty = False  # the state changed since it was last written
         self.spans_exported = 0
         self.requests = 0
         self._conn: http.client.HTTPConnection | None = None
-        self._outbox: tuple[list[StampedeEvent], list[Span]] | None = None
         self._scope_version = _scope_version()
         parts = urlsplit(config.url)
         self._https = parts.scheme == "https"
@@ -106,8 +105,12 @@ class OTLPSink:
         if conn is not None:
             conn.close()
 
+    @property
+    def model(self) -> TraceModel:
+        return self._kept.model
+
     def open(self) -> None:
-        """Take up the open spans a clean stop left (not on a restart: the events come again
+        """Take up the state the last daemon left (not on a restart: the events come again
         from line 1); the first export connects (a receiver down is retried then)."""
         log.info("OTLP trace export", endpoint=self.config.safe_url)
         path = self.state_path
@@ -118,35 +121,90 @@ class OTLPSink:
                 os.unlink(path)
             return
         try:
-            with open(path, "rb") as fh:
-                state = json.loads(fh.read())
-            self.model = TraceModel.from_state(state["model"])
-            if state.get("outbox"):  # a batch whose export failed, spooled by the runtime
-                batch, spans = state["outbox"]
-                self._outbox = (
-                    [make_event(name, attrs) for name, attrs in batch],
-                    [from_canonical(span) for span in spans],
-                )
+            self._kept = read_kept(path)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             log.warning(
-                "OTLP: cannot read the open spans of the last stop; they start anew",
+                "OTLP: cannot read the state the last daemon left; its open spans start anew",
                 path=path,
                 error=str(exc),
             )
             return
-        log.info("OTLP: open spans taken up", path=path, open=self.model.open_spans)
+        log.info(
+            "OTLP: state of the last daemon taken up",
+            path=path,
+            open=self.model.open_spans,
+            pending=len(self._kept.pending),
+        )
 
     # ------------------------------------------------------------------ writing
     def write_batch(self, events: Sequence[StampedeEvent]) -> None:
+        """An unmarked batch (a replay, a daemon without crash resume)."""
+        kept = self._kept
         batch = list(events)
-        if self._outbox is not None and self._outbox[0] == batch:
-            spans = self._outbox[1]  # the same batch again, after a failed export
-        else:
-            spans = (self._outbox[1] if self._outbox else []) + self.model.feed(batch)
-        self._outbox = (batch, spans)
-        if spans:
-            self._export(spans)
-        self._outbox = None
+        if kept.pending_batch is None or kept.pending_batch != batch:
+            kept.pending_batch = batch  # not fed again when it is retried
+            kept.pending += self.model.feed(batch)
+            self._dirty = True
+        self._send()
+        kept.pending_batch = None
+
+    def write_marked(self, events: Sequence[StampedeEvent], marks: Marks) -> None:
+        """A numbered batch: the events the model has not taken in yet are fed; once the
+        spans are exported the state, with its marks, is written at once."""
+        kept = self._kept
+        if marks.stream != kept.stream:  # a new count (a start after an orderly end)
+            kept.stream, kept.exported, kept.consumed = marks.stream, {}, {}
+        new = [
+            event
+            for event, number in zip(events, numbers(events, marks), strict=True)
+            if number > kept.consumed.get(workflow_of(event), 0)
+        ]
+        if new:
+            kept.pending += self.model.feed(new)
+            advance(kept.consumed, marks)
+            self._dirty = True
+        try:
+            sent = self._send()
+        except SinkError:
+            # the state covers what the model took in before the runtime spools the batch
+            self._keep("OTLP: cannot write the trace state")
+            raise
+        kept.exported = dict(kept.consumed)
+        if sent:  # at once: a resumed daemon must not send these spans again
+            self._save()  # (no span sent: the next flush writes it, before any snapshot)
+
+    def read_marks(self, stream: str) -> dict[str, int]:
+        """Per workflow, the events of ``stream`` whose spans the receiver has."""
+        kept = self._kept
+        return dict(kept.exported) if stream == kept.stream else {}
+
+    def forget_marks(self, root_uuid: str) -> None:
+        """The workflow ended in order: no resumed daemon re-feeds its events any more.  The
+        model stays (a rescue DAG's next run goes on with it)."""
+        kept = self._kept
+        kept.stream, kept.exported, kept.consumed = None, {}, {}
+        self._keep("cannot write the trace state")
+
+    def _send(self) -> bool:
+        """Export the pending spans (SinkError when the receiver did not take them)."""
+        kept = self._kept
+        if not kept.pending:
+            return False
+        self._export(kept.pending)
+        kept.pending = []
+        return True
+
+    def _save(self) -> None:
+        """Write the state file now (a retryable SinkError when it cannot: the runtime
+        retries, and its health shows it)."""
+        if self.state_path is None:
+            self._dirty = False
+            return
+        try:
+            write_kept(self.state_path, self._kept)
+        except OSError as exc:
+            raise SinkError(f"OTLP: cannot write the trace state: {exc}", retryable=True) from None
+        self._dirty = False
 
     def _export(self, spans: list[Span]) -> None:
         body = encode_request(spans, self.config.resource, self._scope_version)
@@ -208,22 +266,21 @@ class OTLPSink:
         return self.config.mask(text)
 
     def flush(self) -> None:
-        """Each batch was exported when written: nothing is buffered here."""
+        """Pending spans exported, and the state written with the marks of every event the
+        sink was given: a crash snapshot the daemon writes next covers no more than that."""
+        kept = self._kept
+        if kept.stream is None:
+            return  # unmarked: nothing resumes from the state but a start after close
+        if self._dirty:
+            self._save()
+        if self._send():  # spans a failed export left, when no batch came since
+            kept.exported = dict(kept.consumed)
+            self._save()
 
     def close(self) -> None:
-        """Keep the open spans for the next start (a daemon that goes on where it stopped)."""
+        """Keep the state for the next start (a daemon that goes on where this one stopped)."""
         self._drop_connection()
-        if self.state_path is None:
-            return
-        try:
-            state: dict[str, Any] = {"model": self.model.to_state(), "outbox": None}
-            if self._outbox is not None:
-                batch, spans = self._outbox
-                state["outbox"] = [[e.name, e.attrs] for e in batch], [canonical(s) for s in spans]
-            replace_file(self.state_path, json.dumps(state).encode("utf-8"))
-            chown_new(self.state_path)  # the service as root: the workflow's owner's
-        except OSError as exc:
-            log.warning("OTLP: cannot keep the open spans", path=self.state_path, error=str(exc))
+        if not self._keep("OTLP: cannot keep the open spans"):
             return
         if self.model.open_spans:
             log.info(
@@ -232,7 +289,13 @@ class OTLPSink:
                 open=self.model.open_spans,
             )
 
-
-def state_file_name(url: str) -> str:
-    """``monitord.otlp.<key>.json``: one per endpoint, beside the workflow's monitord.* files."""
-    return f"monitord.otlp.{hashlib.sha256(url.encode('utf-8')).hexdigest()[:12]}.json"
+    def _keep(self, failure: str) -> bool:
+        """Write the state, or say in one line why not (close, forget_marks)."""
+        if self.state_path is None:
+            return False
+        try:
+            self._save()
+        except SinkError as exc:
+            log.warning(failure, sink=self.name, error=str(exc))
+            return False
+        return True
