@@ -14,10 +14,13 @@ import os
 import signal
 import socket
 import sqlite3
+import struct
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from collections.abc import Iterator
@@ -161,6 +164,119 @@ class Broker:
             asyncio.run(self._delete())
         except Exception:  # best effort cleanup
             pass
+
+
+FORCED = "CONNECTION_FORCED - broker forced connection closure with reason 'shutdown'"
+
+
+def connection_close_frame(code: int = 320, text: str = FORCED) -> bytes:
+    """The AMQP 0-9-1 ``Connection.Close`` frame a broker sends every client when it stops
+    (class 10, method 50, on channel 0)."""
+    reason = text.encode()
+    payload = struct.pack(">HHH", 10, 50, code) + bytes([len(reason)]) + reason
+    payload += struct.pack(">HH", 0, 0)
+    return struct.pack(">BHI", 1, 0, len(payload)) + payload + b"\xce"
+
+
+class ClosingProxy:
+    """A TCP proxy to the broker that can do to its clients what a broker restart does,
+    without restarting the shared broker: :meth:`force_close` sends each client the broker's
+    ``Connection.Close`` (320 ``CONNECTION_FORCED``) then drops it; :meth:`cut` drops them
+    with no word (a broker killed).  The broker-to-client direction is forwarded whole frames
+    at a time, so the close never lands inside another frame."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.target = (host, port)
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.server.getsockname()[1])
+        self.accepted = 0
+        self._links: list[tuple[socket.socket, socket.socket, threading.Lock]] = []
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def url(self, base: str) -> str:
+        """``base`` (an amqp URL of the broker) through this proxy."""
+        parts = urllib.parse.urlsplit(base)
+        netloc = parts.netloc.rsplit("@", 1)
+        host = f"127.0.0.1:{self.port}"
+        netloc[-1] = host
+        return parts._replace(netloc="@".join(netloc)).geturl()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target)
+            send = threading.Lock()
+            with self._lock:
+                self._links.append((client, upstream, send))
+                self.accepted += 1
+            threading.Thread(target=self._up, args=(client, upstream), daemon=True).start()
+            threading.Thread(target=self._down, args=(upstream, client, send), daemon=True).start()
+
+    @staticmethod
+    def _close(*sockets: socket.socket) -> None:
+        for sock in sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+
+    def _up(self, client: socket.socket, upstream: socket.socket) -> None:
+        try:
+            while data := client.recv(65536):
+                upstream.sendall(data)
+        except OSError:
+            pass
+        self._close(client, upstream)
+
+    def _down(self, upstream: socket.socket, client: socket.socket, send: threading.Lock) -> None:
+        buffer = b""
+        try:
+            while data := upstream.recv(65536):
+                buffer += data
+                whole = 0
+                while len(buffer) - whole >= 7:
+                    size = struct.unpack_from(">I", buffer, whole + 3)[0]
+                    if len(buffer) - whole < size + 8:
+                        break
+                    whole += size + 8
+                with send:
+                    client.sendall(buffer[:whole])
+                buffer = buffer[whole:]
+        except OSError:
+            pass
+        self._close(client, upstream)
+
+    def force_close(self) -> int:
+        """Every client gets ``Connection.Close`` (CONNECTION_FORCED) and is dropped; returns
+        how many."""
+        with self._lock:
+            links, self._links = self._links, []
+        for client, upstream, send in links:
+            with send:
+                try:
+                    client.sendall(connection_close_frame())
+                except OSError:
+                    pass
+                time.sleep(0.2)  # (the broker waits for the CloseOk a moment, too)
+                self._close(client, upstream)
+        return len(links)
+
+    def cut(self) -> int:
+        """Every connection dropped without a word; returns how many."""
+        with self._lock:
+            links, self._links = self._links, []
+        for client, upstream, _ in links:
+            self._close(client, upstream)
+        return len(links)
+
+    def close(self) -> None:
+        self.server.close()
+        self.cut()
 
 
 class IngestProcess:

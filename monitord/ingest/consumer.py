@@ -32,12 +32,22 @@ from monitord.ingest.batch import Item, Plan, classify, plan, stream_key
 from monitord.ingest.config import IngestConfig
 from monitord.ingest.metrics import IngestStats
 from monitord.ingest.store import MarkMoved, MarkUpdate, Store
-from sinks.amqp.broker import Backoff, connect, in_thread
+from sinks.amqp.broker import Backoff, connect, in_thread, quiet_client_library
 from sinks.amqp.topology import DEAD_DETAIL, DEAD_REASON, Names, declare
 from sinks.runtime.base import SinkError
 
 log = structlog.get_logger(__name__)
 STOP_WAIT = 30.0  # seconds a stop waits for the batches in flight (less than TimeoutStopSec)
+
+
+def closed_because(why: list[BaseException]) -> str:
+    """What ended a connection: the broker's reply text (``CONNECTION_FORCED - broker forced
+    connection closure ...`` on a restart), or the socket's error."""
+    for exc in why:
+        text = exc.args[-1] if exc.args and isinstance(exc.args[-1], str) else str(exc)
+        if text:
+            return f"the broker closed the connection: {text}"
+    return "the broker closed the connection"
 
 
 class Lane:
@@ -110,6 +120,7 @@ class Ingest:
         self.names = Names(cfg.broker.exchange, cfg.prefix, cfg.partitions)
         self._dead_channel: AbstractChannel | None = None
         self._logged: set[str] = set()
+        self._was_connected = False  # the session failing now had connected
 
     # ------------------------------------------------------------------ connection
     async def _connect(self) -> AbstractConnection:
@@ -117,6 +128,7 @@ class Ingest:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Consume until ``stop`` is set, reconnecting after any broker failure."""
+        quiet_client_library()  # (its traceback per lost connection: the outage is logged here)
         backoff = Backoff()
         while not stop.is_set():
             try:
@@ -124,19 +136,38 @@ class Ingest:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                self.stats.broker_up = False
-                error = self.cfg.broker.scrub(str(exc) or type(exc).__name__)
+                first = backoff.failures == 0
                 delay = backoff.next()
-                if error != self.stats.broker_error:
-                    log.warning("ingest: broker unavailable", error=error, retry_in=round(delay, 1))
-                self.stats.broker_error = error
+                self._broker_down(exc, first, delay)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), delay)
 
+    def _broker_down(self, exc: BaseException, first: bool, delay: float) -> None:
+        """One warning and one count per outage (``first``: the first failure since the last
+        connection, or since the start); a later failure of the same outage is an info line
+        when its error changes (a broker restarting: the close, then refused connections)."""
+        self.stats.broker_up = False
+        error = self.cfg.broker.scrub(str(exc) or type(exc).__name__)
+        if first:
+            self.stats.broker_outages += 1
+            what = "connection lost, reconnecting" if self._was_connected else "unavailable"
+            log.warning(f"ingest: broker {what}", error=error, retry_in=round(delay, 1))
+        elif error != self.stats.broker_error:
+            log.info("ingest: broker still unavailable", error=error, retry_in=round(delay, 1))
+        self.stats.broker_error = error
+
     async def _session(self, stop: asyncio.Event, backoff: Backoff) -> None:
+        self._was_connected = False
         conn = await self._connect()
         lost = asyncio.Event()
-        conn.close_callbacks.add(lambda *_: lost.set())
+        why: list[BaseException] = []
+
+        def closed(_: object, exc: BaseException | None = None) -> None:
+            if exc is not None:
+                why.append(exc)
+            lost.set()
+
+        conn.close_callbacks.add(closed)
         tasks: list[asyncio.Task[None]] = []
         lanes: list[Lane] = []
         failures: list[BaseException] = []
@@ -152,6 +183,7 @@ class Ingest:
             await setup.close()
             self._dead_channel = await conn.channel(publisher_confirms=True)
             self.stats.broker_up, self.stats.broker_error = True, None
+            self._was_connected = True
             backoff.reset()
             log.info("ingest: connected", broker=self.cfg.broker.safe_url, member=self.cfg.member)
             order = sorted(range(self.cfg.partitions), key=lambda i: not self.cfg.preferred(i))
@@ -165,7 +197,7 @@ class Ingest:
             if failures:
                 raise failures[0]
             if lost.is_set() and not stop.is_set():
-                raise ConnectionError("the broker closed the connection")
+                raise ConnectionError(closed_because(why))
             await self._drain(lanes, tasks)
         finally:
             self.stats.broker_up = False

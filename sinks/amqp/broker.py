@@ -36,9 +36,10 @@ HubKey = tuple[str, str, int, str, str, str, bool, str | None]
 Exchanges = dict[str, "asyncio.Future[tuple[AbstractChannel, AbstractExchange]]"]
 
 
-def _quiet_client_library() -> None:
-    """The hub reports every broker failure itself (one line, password scrubbed); the client
-    library's own lines would add a traceback per lost connection and one per connect retry."""
+def quiet_client_library() -> None:
+    """The hub and the ingest report every broker failure themselves (one line, password
+    scrubbed); the client library's own lines would add a traceback per lost connection and
+    one per connect retry."""
     for name in ("aiormq", "aio_pika"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
 

@@ -53,10 +53,10 @@ from sinks.amqp.broker import (
     Exchanges,
     _lost,
     _message,
-    _quiet_client_library,
     broker_url,
     connect,
     in_thread,
+    quiet_client_library,
 )
 from sinks.amqp.config import AMQPConfig, scrub
 from sinks.amqp.hub_client import HubClient
@@ -76,7 +76,7 @@ class Hub:
     """One broker connection on its own thread, serving many spools."""
 
     def __init__(self, config: AMQPConfig, *, release: Callable[[Hub], bool] | None = None):
-        _quiet_client_library()
+        quiet_client_library()
         self.config = config  # connection settings: those of the first client
         self.broker = broker_url(config)
         self.connected = False
