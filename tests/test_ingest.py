@@ -219,6 +219,8 @@ def test_a_database_outage_pauses_consumption_and_loses_nothing(
         for p in procs:
             p.stop()
         proxy.close()
+    log = ingest.log.read_text()
+    assert log.count("ingest: database unavailable") == 1 and "Traceback" not in log, log[-3000:]
 
 
 def test_a_broker_dropping_the_connection_is_one_warning_and_loses_nothing(

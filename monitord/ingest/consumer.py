@@ -32,12 +32,20 @@ from monitord.ingest.batch import Item, Plan, classify, plan, stream_key
 from monitord.ingest.config import IngestConfig
 from monitord.ingest.metrics import IngestStats
 from monitord.ingest.store import MarkMoved, MarkUpdate, Store
-from sinks.amqp.broker import Backoff, connect, in_thread, quiet_client_library
+from sinks.amqp.broker import connect, in_thread, quiet_client_library
 from sinks.amqp.topology import DEAD_DETAIL, DEAD_REASON, Names, declare
 from sinks.runtime.base import SinkError
+from sinks.runtime.policy import RECONNECT, DeliveryState, Verdict
 
 log = structlog.get_logger(__name__)
 STOP_WAIT = 30.0  # seconds a stop waits for the batches in flight (less than TimeoutStopSec)
+
+
+def retry(state: DeliveryState, error: str) -> Verdict:
+    """A failure of the broker or the database, which the ingest waits out for ever (nothing
+    is acknowledged meanwhile): the runtime's policy says when to try again and whether this
+    failure starts an outage."""
+    return state.failed(SinkError(error, retryable=True), can_wait=True)
 
 
 def closed_because(why: list[BaseException]) -> str:
@@ -121,6 +129,9 @@ class Ingest:
         self._dead_channel: AbstractChannel | None = None
         self._logged: set[str] = set()
         self._was_connected = False  # the session failing now had connected
+        # the broker connection's and the database's outages: the runtime's one retry policy
+        self.link = DeliveryState(RECONNECT)
+        self.database = DeliveryState(RECONNECT)
 
     # ------------------------------------------------------------------ connection
     async def _connect(self) -> AbstractConnection:
@@ -129,34 +140,35 @@ class Ingest:
     async def run(self, stop: asyncio.Event) -> None:
         """Consume until ``stop`` is set, reconnecting after any broker failure."""
         quiet_client_library()  # (its traceback per lost connection: the outage is logged here)
-        backoff = Backoff()
         while not stop.is_set():
             try:
-                await self._session(stop, backoff)
+                await self._session(stop)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                first = backoff.failures == 0
-                delay = backoff.next()
-                self._broker_down(exc, first, delay)
+                delay = self._broker_down(exc)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), delay)
 
-    def _broker_down(self, exc: BaseException, first: bool, delay: float) -> None:
-        """One warning and one count per outage (``first``: the first failure since the last
-        connection, or since the start); a later failure of the same outage is an info line
-        when its error changes (a broker restarting: the close, then refused connections)."""
+    def _broker_down(self, exc: BaseException) -> float:
+        """One warning and one count per outage (its first failure since the last connection,
+        or since the start); a later failure of the same outage is an info line when its
+        error changes (a broker restarting: the close, then refused connections).  Returns
+        the pause before the next attempt."""
         self.stats.broker_up = False
         error = self.cfg.broker.scrub(str(exc) or type(exc).__name__)
-        if first:
-            self.stats.broker_outages += 1
+        verdict = retry(self.link, error)
+        delay = round(verdict.delay, 1)
+        if verdict.first:
+            self.stats.broker_outages = self.link.outages
             what = "connection lost, reconnecting" if self._was_connected else "unavailable"
-            log.warning(f"ingest: broker {what}", error=error, retry_in=round(delay, 1))
+            log.warning(f"ingest: broker {what}", error=error, retry_in=delay)
         elif error != self.stats.broker_error:
-            log.info("ingest: broker still unavailable", error=error, retry_in=round(delay, 1))
+            log.info("ingest: broker still unavailable", error=error, retry_in=delay)
         self.stats.broker_error = error
+        return verdict.delay
 
-    async def _session(self, stop: asyncio.Event, backoff: Backoff) -> None:
+    async def _session(self, stop: asyncio.Event) -> None:
         self._was_connected = False
         conn = await self._connect()
         lost = asyncio.Event()
@@ -184,7 +196,7 @@ class Ingest:
             self._dead_channel = await conn.channel(publisher_confirms=True)
             self.stats.broker_up, self.stats.broker_error = True, None
             self._was_connected = True
-            backoff.reset()
+            self.link.succeeded(backlog=False)
             log.info("ingest: connected", broker=self.cfg.broker.safe_url, member=self.cfg.member)
             order = sorted(range(self.cfg.partitions), key=lambda i: not self.cfg.preferred(i))
             self._spawn(tasks, watch, self._subscribe(conn, order, tasks, watch, lanes))
@@ -271,7 +283,6 @@ class Ingest:
 
     async def _apply(self, items: list[Item], published: set[int], w: Writer) -> None:
         """Dead-letter and commit ``items``; returns once committed (retries through outages)."""
-        backoff = Backoff()
         single = False
         while True:
             try:
@@ -280,7 +291,7 @@ class Ingest:
                         await self._apply_one(item, published, w)
                 else:
                     await self._commit(items, published, w)
-                if self.stats.db_down_since is not None:
+                if self.database.succeeded(backlog=False) is not None:
                     log.info("ingest: database back", db=self.store.display_url)
                 self.stats.db_down_since, self.stats.db_error = None, None
                 return
@@ -293,14 +304,17 @@ class Ingest:
                     single = True  # find the message the database refuses
                     continue
                 w.store.forget_caches()
-                self._db_down(str(exc), backoff)
-                await asyncio.sleep(backoff.next())
+                await asyncio.sleep(self._db_down(str(exc)))
 
-    def _db_down(self, error: str, backoff: Backoff) -> None:
-        if self.stats.db_down_since is None:
+    def _db_down(self, error: str) -> float:
+        """One warning per outage (all writers share it); returns the pause before the batch
+        is tried again."""
+        verdict = retry(self.database, error)
+        if verdict.first:
             self.stats.db_down_since = time.time()
             log.warning("ingest: database unavailable, consumption paused", error=error)
         self.stats.db_error = error
+        return verdict.delay
 
     async def _plan(self, items: list[Item], w: Writer) -> Plan:
         producers = {i.producer for i in items if i.producer is not None}

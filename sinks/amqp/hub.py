@@ -62,7 +62,7 @@ from sinks.amqp.config import AMQPConfig, scrub
 from sinks.amqp.hub_client import HubClient
 from sinks.amqp.topology import prepare_for_ingest
 from sinks.runtime.base import SinkError
-from sinks.runtime.policy import DeliveryState, RetryPolicy
+from sinks.runtime.policy import RECONNECT, DeliveryState
 from sinks.runtime.spool.segments import Record, Spool
 
 __all__ = ["Hub", "HubClient"]
@@ -82,7 +82,7 @@ class Hub:
         self.connected = False
         self.connections = 0
         # the connection's state, retries and backoff: the runtime's policy and health record
-        self.link = DeliveryState(RetryPolicy(first=0.5, cap=15.0))
+        self.link = DeliveryState(RECONNECT)
         self.clients: list[HubClient] = []
         self._release = release
         self._lock = threading.Lock()
