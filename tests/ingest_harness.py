@@ -178,19 +178,31 @@ def connection_close_frame(code: int = 320, text: str = FORCED) -> bytes:
     return struct.pack(">BHI", 1, 0, len(payload)) + payload + b"\xce"
 
 
+@dataclass
+class _Link:
+    """One client's connection through a :class:`ClosingProxy`."""
+
+    client: socket.socket
+    upstream: socket.socket
+    send: threading.Lock = field(default_factory=threading.Lock)  # whole frames to the client
+    closing: bool = False  # the broker said Connection.Close: the client's frames are dropped
+    gone: threading.Event = field(default_factory=threading.Event)  # the client hung up
+
+
 class ClosingProxy:
     """A TCP proxy to the broker that can do to its clients what a broker restart does,
     without restarting the shared broker: :meth:`force_close` sends each client the broker's
-    ``Connection.Close`` (320 ``CONNECTION_FORCED``) then drops it; :meth:`cut` drops them
-    with no word (a broker killed).  The broker-to-client direction is forwarded whole frames
-    at a time, so the close never lands inside another frame."""
+    ``Connection.Close`` (320 ``CONNECTION_FORCED``), drops what the client sends then (its
+    ``CloseOk``) and hangs up once the client did or after 2 s, as RabbitMQ does; :meth:`cut`
+    drops the connections with no word (a broker killed).  The broker-to-client direction is
+    forwarded whole frames at a time, so the close never lands inside another frame."""
 
     def __init__(self, host: str, port: int) -> None:
         self.target = (host, port)
         self.server = socket.create_server(("127.0.0.1", 0))
         self.port = int(self.server.getsockname()[1])
         self.accepted = 0
-        self._links: list[tuple[socket.socket, socket.socket, threading.Lock]] = []
+        self._links: list[_Link] = []
         self._lock = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -198,8 +210,7 @@ class ClosingProxy:
         """``base`` (an amqp URL of the broker) through this proxy."""
         parts = urllib.parse.urlsplit(base)
         netloc = parts.netloc.rsplit("@", 1)
-        host = f"127.0.0.1:{self.port}"
-        netloc[-1] = host
+        netloc[-1] = f"127.0.0.1:{self.port}"
         return parts._replace(netloc="@".join(netloc)).geturl()
 
     def _accept(self) -> None:
@@ -208,13 +219,12 @@ class ClosingProxy:
                 client, _ = self.server.accept()
             except OSError:
                 return
-            upstream = socket.create_connection(self.target)
-            send = threading.Lock()
+            link = _Link(client, socket.create_connection(self.target))
             with self._lock:
-                self._links.append((client, upstream, send))
+                self._links.append(link)
                 self.accepted += 1
-            threading.Thread(target=self._up, args=(client, upstream), daemon=True).start()
-            threading.Thread(target=self._down, args=(upstream, client, send), daemon=True).start()
+            threading.Thread(target=self._up, args=(link,), daemon=True).start()
+            threading.Thread(target=self._down, args=(link,), daemon=True).start()
 
     @staticmethod
     def _close(*sockets: socket.socket) -> None:
@@ -225,18 +235,20 @@ class ClosingProxy:
                 pass
             sock.close()
 
-    def _up(self, client: socket.socket, upstream: socket.socket) -> None:
+    def _up(self, link: _Link) -> None:
         try:
-            while data := client.recv(65536):
-                upstream.sendall(data)
+            while data := link.client.recv(65536):
+                if not link.closing:
+                    link.upstream.sendall(data)
         except OSError:
             pass
-        self._close(client, upstream)
+        link.gone.set()
+        self._close(link.client, link.upstream)
 
-    def _down(self, upstream: socket.socket, client: socket.socket, send: threading.Lock) -> None:
+    def _down(self, link: _Link) -> None:
         buffer = b""
         try:
-            while data := upstream.recv(65536):
+            while data := link.upstream.recv(65536):
                 buffer += data
                 whole = 0
                 while len(buffer) - whole >= 7:
@@ -244,34 +256,40 @@ class ClosingProxy:
                     if len(buffer) - whole < size + 8:
                         break
                     whole += size + 8
-                with send:
-                    client.sendall(buffer[:whole])
+                with link.send:
+                    if link.closing:
+                        return
+                    link.client.sendall(buffer[:whole])
                 buffer = buffer[whole:]
         except OSError:
             pass
-        self._close(client, upstream)
+        if not link.closing:
+            self._close(link.client, link.upstream)
 
     def force_close(self) -> int:
         """Every client gets ``Connection.Close`` (CONNECTION_FORCED) and is dropped; returns
         how many."""
         with self._lock:
             links, self._links = self._links, []
-        for client, upstream, send in links:
-            with send:
+        for link in links:
+            with link.send:
+                link.closing = True
                 try:
-                    client.sendall(connection_close_frame())
+                    link.client.sendall(connection_close_frame())
                 except OSError:
                     pass
-                time.sleep(0.2)  # (the broker waits for the CloseOk a moment, too)
-                self._close(client, upstream)
+            self._close(link.upstream)
+        for link in links:
+            link.gone.wait(2.0)
+            self._close(link.client)
         return len(links)
 
     def cut(self) -> int:
         """Every connection dropped without a word; returns how many."""
         with self._lock:
             links, self._links = self._links, []
-        for client, upstream, _ in links:
-            self._close(client, upstream)
+        for link in links:
+            self._close(link.client, link.upstream)
         return len(links)
 
     def close(self) -> None:

@@ -264,3 +264,5 @@ def test_a_broker_dropping_the_connection_is_one_warning_and_loses_nothing(
     warnings = [line for line in log.splitlines() if "[warning" in line or "[error" in line]
     assert len(warnings) == len(drops), "\n".join(warnings)
     assert all("ingest: broker connection lost, reconnecting" in w for w in warnings), warnings
+    for drop, line in zip(drops, warnings, strict=True):  # a restart's reason is said
+        assert ("error=\"CONNECTION_FORCED" in line) == (drop == proxy.force_close), line

@@ -39,6 +39,7 @@ from sinks.runtime.policy import RECONNECT, DeliveryState, Verdict
 
 log = structlog.get_logger(__name__)
 STOP_WAIT = 30.0  # seconds a stop waits for the batches in flight (less than TimeoutStopSec)
+CLOSE_WAIT_STEPS = 20  # 50 ms steps a failed lane waits for its connection's close to be told
 
 
 def retry(state: DeliveryState, error: str) -> Verdict:
@@ -50,11 +51,12 @@ def retry(state: DeliveryState, error: str) -> Verdict:
 
 def closed_because(why: list[BaseException]) -> str:
     """What ended a connection: the broker's reply text (``CONNECTION_FORCED - broker forced
-    connection closure ...`` on a restart), or the socket's error."""
+    connection closure ...`` on a restart), or the socket's error (``Server connection
+    reset ...``)."""
     for exc in why:
         text = exc.args[-1] if exc.args and isinstance(exc.args[-1], str) else str(exc)
         if text:
-            return f"the broker closed the connection: {text}"
+            return text
     return "the broker closed the connection"
 
 
@@ -156,7 +158,8 @@ class Ingest:
         error changes (a broker restarting: the close, then refused connections).  Returns
         the pause before the next attempt."""
         self.stats.broker_up = False
-        error = self.cfg.broker.scrub(str(exc) or type(exc).__name__)
+        # (a bare Exception: what the client library fails a call with on a closed connection)
+        error = self.cfg.broker.scrub(str(exc) or "the broker closed the connection")
         verdict = retry(self.link, error)
         delay = round(verdict.delay, 1)
         if verdict.first:
@@ -171,12 +174,14 @@ class Ingest:
     async def _session(self, stop: asyncio.Event) -> None:
         self._was_connected = False
         conn = await self._connect()
-        lost = asyncio.Event()
+        lost = asyncio.Event()  # the connection closed, or a lane failed
+        gone = asyncio.Event()  # the connection closed
         why: list[BaseException] = []
 
         def closed(_: object, exc: BaseException | None = None) -> None:
             if exc is not None:
                 why.append(exc)
+            gone.set()
             lost.set()
 
         conn.close_callbacks.add(closed)
@@ -206,10 +211,14 @@ class Ingest:
             finally:
                 for w in waits:
                     w.cancel()
+            for _ in range(CLOSE_WAIT_STEPS if failures else 0):
+                if gone.is_set():  # (a lane failed on a connection going down: say why it went)
+                    break
+                await asyncio.sleep(0.05)
+            if gone.is_set() and not stop.is_set():
+                raise ConnectionError(closed_because(why))
             if failures:
                 raise failures[0]
-            if lost.is_set() and not stop.is_set():
-                raise ConnectionError(closed_because(why))
             await self._drain(lanes, tasks)
         finally:
             self.stats.broker_up = False
