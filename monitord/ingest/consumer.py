@@ -8,10 +8,12 @@ commits the rest with the producers' marks in one transaction, then acknowledges
 A crash anywhere before the acknowledgement redelivers the batch, and the marks skip what
 was committed: exactly once for monitord producers.
 
-Database outage: the batch is retried with the runtime's backoff, forever; nothing is
+Both outages are :class:`DeliveryState` s of the runtime's ``RECONNECT`` policy: waited out
+for ever, one warning line each.  Database outage: the batch is retried; nothing is
 acknowledged, the broker stops delivering once ``prefetch`` is reached, ``/healthz`` says
-``database down``.  Broker outage: every lane stops (unacknowledged messages go back to their
-queue), the connection is made again with backoff and the lanes start over.
+``database down``.  Broker outage (a restart's ``CONNECTION_FORCED``, a cut): every lane stops
+(unacknowledged messages go back to their queue), the connection is made again and the lanes
+start over; the client library's own lines (a traceback per lost connection) are silenced.
 """
 
 from __future__ import annotations
