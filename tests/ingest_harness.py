@@ -166,6 +166,7 @@ class Broker:
             pass
 
 
+CLOSE_OK_WAIT = 60.0  # seconds a forced close waits for the client to hang up
 FORCED = "CONNECTION_FORCED - broker forced connection closure with reason 'shutdown'"
 
 
@@ -193,7 +194,8 @@ class ClosingProxy:
     """A TCP proxy to the broker that can do to its clients what a broker restart does,
     without restarting the shared broker: :meth:`force_close` sends each client the broker's
     ``Connection.Close`` (320 ``CONNECTION_FORCED``), drops what the client sends then (its
-    ``CloseOk``) and hangs up once the client did or after 2 s, as RabbitMQ does; :meth:`cut`
+    ``CloseOk``) and hangs up once the client did (or after ``CLOSE_OK_WAIT``), as RabbitMQ
+    does; :meth:`cut`
     drops the connections with no word (a broker killed).  The broker-to-client direction is
     forwarded whole frames at a time, so the close never lands inside another frame."""
 
@@ -238,8 +240,13 @@ class ClosingProxy:
     def _up(self, link: _Link) -> None:
         try:
             while data := link.client.recv(65536):
-                if not link.closing:
+                if link.closing:
+                    continue
+                try:
                     link.upstream.sendall(data)
+                except OSError:
+                    if not link.closing:  # (closing: the upstream went under the send)
+                        raise
         except OSError:
             pass
         link.gone.set()
@@ -280,7 +287,9 @@ class ClosingProxy:
                     pass
             self._close(link.upstream)
         for link in links:
-            link.gone.wait(2.0)
+            # (closed before the client read the Close, the socket would be reset and the
+            # Close lost with what it had not read: a busy client takes its time)
+            link.gone.wait(CLOSE_OK_WAIT)
             self._close(link.client)
         return len(links)
 

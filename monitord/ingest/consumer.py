@@ -59,7 +59,7 @@ def closed_because(why: list[BaseException]) -> str:
         text = exc.args[-1] if exc.args and isinstance(exc.args[-1], str) else str(exc)
         if text:
             return text
-    return "the broker closed the connection"
+    return "the connection to the broker closed"
 
 
 class Lane:
@@ -161,7 +161,7 @@ class Ingest:
         the pause before the next attempt."""
         self.stats.broker_up = False
         # (a bare Exception: what the client library fails a call with on a closed connection)
-        error = self.cfg.broker.scrub(str(exc) or "the broker closed the connection")
+        error = self.cfg.broker.scrub(str(exc) or "the connection to the broker closed")
         verdict = retry(self.link, error)
         delay = round(verdict.delay, 1)
         if verdict.first:
