@@ -9,6 +9,7 @@ copy of every message, to publish streams again.  Nothing here stops a shared se
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import socket
 import threading
@@ -21,6 +22,7 @@ import pytest
 
 from tests.ingest_harness import (
     Broker,
+    ClosingProxy,
     TapMessage,
     acked,
     assert_rows_match,
@@ -217,3 +219,50 @@ def test_a_database_outage_pauses_consumption_and_loses_nothing(
         for p in procs:
             p.stop()
         proxy.close()
+    log = ingest.log.read_text()
+    assert log.count("ingest: database unavailable") == 1 and "Traceback" not in log, log[-3000:]
+
+
+def test_a_broker_dropping_the_connection_is_one_warning_and_loses_nothing(
+    workflows: list[Generated], broker: Broker, central: str, tmp_path: Path
+) -> None:
+    """What a broker restart does to the ingest's connection (``Connection.Close`` 320
+    CONNECTION_FORCED, then the socket dropped) and what a killed broker does (the socket
+    dropped), twice each while the producers publish, through a proxy (the shared broker keeps
+    running): one warning line per drop, no traceback, every row once."""
+    parts = urlsplit(broker.base)
+    proxy = ClosingProxy(parts.hostname or "127.0.0.1", parts.port or 5672)
+    via_proxy = dataclasses.replace(broker, base=proxy.url(broker.base))
+    procs = start_ingests(via_proxy, central, tmp_path, 1, batch=50)
+    ingest = procs[0]
+    drops = [proxy.force_close, proxy.cut, proxy.force_close, proxy.cut]
+    try:
+        producers = start_producers(workflows, broker, tmp_path)
+        for n, drop in enumerate(drops):
+            deadline = time.monotonic() + 120
+            while acked(procs) < 150 * (n + 1) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            before = proxy.accepted
+            assert drop() >= 1
+            while time.monotonic() < deadline and not (
+                proxy.accepted > before and ingest.get("/healthz")[0] == 200
+            ):
+                time.sleep(0.1)
+            assert proxy.accepted > before, "the ingest never reconnected"
+        finish(producers)
+        sent = broker.drain(broker.tap)
+        wait_marks(central, sent)
+        wait_quiet(broker, procs)
+        assert_rows_match(central, workflows, tmp_path)
+        assert ingest.metric("monitord_ingest_broker_outages_total") == len(drops)
+    finally:
+        for p in procs:
+            p.stop()
+        proxy.close()
+    log = ingest.log.read_text()
+    assert "Traceback" not in log and "exited abnormally" not in log, log[-4000:]
+    warnings = [line for line in log.splitlines() if "[warning" in line or "[error" in line]
+    assert len(warnings) == len(drops), "\n".join(warnings)
+    assert all("ingest: broker connection lost, reconnecting" in w for w in warnings), warnings
+    for drop, line in zip(drops, warnings, strict=True):  # a restart's reason is said
+        assert ('error="CONNECTION_FORCED' in line) == (drop == proxy.force_close), line

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from sinks.runtime.policy import RECONNECT
 from tests.ingest_harness import (
     Broker,
     IngestProcess,
@@ -26,7 +27,7 @@ from tests.test_sql_servers import Generated
 pytestmark = pytest.mark.serial
 pytest_plugins = ("tests.ingest_harness",)  # the fixtures broker and central
 
-BACKOFF_CAP = 15.0  # sinks.amqp.broker.Backoff's cap: the outage outlasts every backoff
+BACKOFF_CAP = RECONNECT.cap  # the ingest's retry policy: the outage outlasts every backoff
 
 
 @pytest.fixture(scope="module")

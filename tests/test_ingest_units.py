@@ -3,15 +3,19 @@ the ``ingest`` endpoint property and the configuration's errors."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import cast
 
 import pytest
+from structlog.testing import capture_logs
 
 from monitord.core.events import StampedeEvent, make_event
 from monitord.ingest.batch import classify, plan
 from monitord.ingest.config import ConfigError, load_config
+from monitord.ingest.consumer import Ingest
 from monitord.ingest.decode import DecodeError, decode
-from monitord.ingest.store import Mark
+from monitord.ingest.store import Mark, Store
 from sinks.amqp.broker import _message
 from sinks.amqp.config import parse_amqp_url
 from sinks.amqp.encoder import encode_selected
@@ -32,6 +36,7 @@ from sinks.amqp.stream import (
 from sinks.encoding import encode_json
 from sinks.runtime.base import SinkError
 from sinks.runtime.marks import MarkedBatch, Marks, line_one_stream
+from sinks.runtime.policy import DeliveryState, RetryPolicy
 from sinks.runtime.spool.segments import Position, Record
 
 # ---------------------------------------------------------------- decode
@@ -253,3 +258,56 @@ def test_the_example_configuration_is_valid() -> None:
     cfg = load_config(str(Path(__file__).resolve().parents[1] / "conf" / "monitord-ingest.toml"))
     assert cfg.partitions == 8 and cfg.broker.tls and cfg.broker.tls_verify
     assert "secret" not in cfg.master_db_url
+
+
+# ---------------------------------------------------------------- outages
+
+
+FORCED = "CONNECTION_FORCED - broker forced connection closure with reason 'shutdown'"
+
+
+def test_one_warning_per_outage_of_the_broker(tmp_path: Path) -> None:
+    """A broker restarting (the close, then refused connects), then a cut after it came back:
+    two outages, two warnings (the first with the broker's reason), an info line when the
+    error changes within an outage, never the password."""
+    conf = tmp_path / "ingest.toml"
+    conf.write_text(
+        '[ingest]\ndatabase = "sqlite:///x.db"\n[amqp]\nurl = "amqp://u:s3cret@h/v/x"\n'
+    )
+    ingest = Ingest(load_config(str(conf)), [cast(Store, None)])
+    ingest.link = DeliveryState(RetryPolicy(first=0.001, cap=0.001))  # (no waiting)
+    refused = ConnectionRefusedError("amqp://u:s3cret@h:5672/v refused")
+    steps: list[object] = [
+        "up",
+        ConnectionError(FORCED),
+        refused,
+        refused,
+        "up",
+        OSError("Server connection reset"),
+        "up",
+        "stop",
+    ]
+
+    async def session(stop: asyncio.Event) -> None:
+        """What a session does, by the script: connects ("up"), then fails or stops."""
+        ingest._was_connected = False
+        while (step := steps.pop(0)) == "up":
+            ingest._was_connected = True
+            ingest.link.succeeded(backlog=False)
+        if step == "stop":
+            stop.set()
+            return
+        assert isinstance(step, Exception)
+        raise step
+
+    ingest._session = session  # type: ignore[method-assign]
+    with capture_logs() as logs:
+        asyncio.run(asyncio.wait_for(ingest.run(asyncio.Event()), 30))
+    lost = "ingest: broker connection lost, reconnecting"
+    assert [(e["log_level"], e["event"]) for e in logs] == [
+        ("warning", lost),
+        ("info", "ingest: broker still unavailable"),
+        ("warning", lost),
+    ]
+    assert FORCED in logs[0]["error"] and "s3cret" not in str(logs)
+    assert ingest.stats.broker_outages == 2 and not steps

@@ -12,7 +12,8 @@ Pure bookkeeping (no I/O), so the rules are unit tested on their own:
   (``user-mismatch``): a user cannot move, or block, another user's stream;
 * an event of a workflow whose ``wf.plan`` the database never got (``unknown-workflow``),
   and anything :func:`monitord.ingest.decode.decode` refuses, is dead-lettered;
-* a stock pegasus-monitord message (no headers) is loaded as it comes: at least once.
+* a stock pegasus-monitord message (no headers) is loaded as it comes: at least once (one
+  applied again adds no row: the schema's keys refuse them, docs/ingest.md).
 """
 
 from __future__ import annotations

@@ -8,10 +8,12 @@ commits the rest with the producers' marks in one transaction, then acknowledges
 A crash anywhere before the acknowledgement redelivers the batch, and the marks skip what
 was committed: exactly once for monitord producers.
 
-Database outage: the batch is retried with the runtime's backoff, forever; nothing is
+Both outages are :class:`DeliveryState` s of the runtime's ``RECONNECT`` policy: waited out
+for ever, one warning line each.  Database outage: the batch is retried; nothing is
 acknowledged, the broker stops delivering once ``prefetch`` is reached, ``/healthz`` says
-``database down``.  Broker outage: every lane stops (unacknowledged messages go back to their
-queue), the connection is made again with backoff and the lanes start over.
+``database down``.  Broker outage (a restart's ``CONNECTION_FORCED``, a cut): every lane stops
+(unacknowledged messages go back to their queue), the connection is made again and the lanes
+start over; the client library's own lines (a traceback per lost connection) are silenced.
 """
 
 from __future__ import annotations
@@ -32,12 +34,32 @@ from monitord.ingest.batch import Item, Plan, classify, plan, stream_key
 from monitord.ingest.config import IngestConfig
 from monitord.ingest.metrics import IngestStats
 from monitord.ingest.store import MarkMoved, MarkUpdate, Store
-from sinks.amqp.broker import Backoff, connect, in_thread
+from sinks.amqp.broker import connect, in_thread, quiet_client_library
 from sinks.amqp.topology import DEAD_DETAIL, DEAD_REASON, Names, declare
 from sinks.runtime.base import SinkError
+from sinks.runtime.policy import RECONNECT, DeliveryState, Verdict
 
 log = structlog.get_logger(__name__)
 STOP_WAIT = 30.0  # seconds a stop waits for the batches in flight (less than TimeoutStopSec)
+CLOSE_WAIT_STEPS = 20  # 50 ms steps a failed lane waits for its connection's close to be told
+
+
+def retry(state: DeliveryState, error: str) -> Verdict:
+    """A failure of the broker or the database, which the ingest waits out for ever (nothing
+    is acknowledged meanwhile): the runtime's policy says when to try again and whether this
+    failure starts an outage."""
+    return state.failed(SinkError(error, retryable=True), can_wait=True)
+
+
+def closed_because(why: list[BaseException]) -> str:
+    """What ended a connection: the broker's reply text (``CONNECTION_FORCED - broker forced
+    connection closure ...`` on a restart), or the socket's error (``Server connection
+    reset ...``)."""
+    for exc in why:
+        text = exc.args[-1] if exc.args and isinstance(exc.args[-1], str) else str(exc)
+        if text:
+            return text
+    return "the connection to the broker closed"
 
 
 class Lane:
@@ -110,6 +132,10 @@ class Ingest:
         self.names = Names(cfg.broker.exchange, cfg.prefix, cfg.partitions)
         self._dead_channel: AbstractChannel | None = None
         self._logged: set[str] = set()
+        self._was_connected = False  # the session failing now had connected
+        # the broker connection's and the database's outages: the runtime's one retry policy
+        self.link = DeliveryState(RECONNECT)
+        self.database = DeliveryState(RECONNECT)
 
     # ------------------------------------------------------------------ connection
     async def _connect(self) -> AbstractConnection:
@@ -117,26 +143,50 @@ class Ingest:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Consume until ``stop`` is set, reconnecting after any broker failure."""
-        backoff = Backoff()
+        quiet_client_library()  # (its traceback per lost connection: the outage is logged here)
         while not stop.is_set():
             try:
-                await self._session(stop, backoff)
+                await self._session(stop)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                self.stats.broker_up = False
-                error = self.cfg.broker.scrub(str(exc) or type(exc).__name__)
-                delay = backoff.next()
-                if error != self.stats.broker_error:
-                    log.warning("ingest: broker unavailable", error=error, retry_in=round(delay, 1))
-                self.stats.broker_error = error
+                delay = self._broker_down(exc)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), delay)
 
-    async def _session(self, stop: asyncio.Event, backoff: Backoff) -> None:
+    def _broker_down(self, exc: BaseException) -> float:
+        """One warning and one count per outage (its first failure since the last connection,
+        or since the start); a later failure of the same outage is an info line when its
+        error changes (a broker restarting: the close, then refused connections).  Returns
+        the pause before the next attempt."""
+        self.stats.broker_up = False
+        # (a bare Exception: what the client library fails a call with on a closed connection)
+        error = self.cfg.broker.scrub(str(exc) or "the connection to the broker closed")
+        verdict = retry(self.link, error)
+        delay = round(verdict.delay, 1)
+        if verdict.first:
+            self.stats.broker_outages = self.link.outages
+            what = "connection lost, reconnecting" if self._was_connected else "unavailable"
+            log.warning(f"ingest: broker {what}", error=error, retry_in=delay)
+        elif error != self.stats.broker_error:
+            log.info("ingest: broker still unavailable", error=error, retry_in=delay)
+        self.stats.broker_error = error
+        return verdict.delay
+
+    async def _session(self, stop: asyncio.Event) -> None:
+        self._was_connected = False
         conn = await self._connect()
-        lost = asyncio.Event()
-        conn.close_callbacks.add(lambda *_: lost.set())
+        lost = asyncio.Event()  # the connection closed, or a lane failed
+        gone = asyncio.Event()  # the connection closed
+        why: list[BaseException] = []
+
+        def closed(_: object, exc: BaseException | None = None) -> None:
+            if exc is not None:
+                why.append(exc)
+            gone.set()
+            lost.set()
+
+        conn.close_callbacks.add(closed)
         tasks: list[asyncio.Task[None]] = []
         lanes: list[Lane] = []
         failures: list[BaseException] = []
@@ -152,7 +202,8 @@ class Ingest:
             await setup.close()
             self._dead_channel = await conn.channel(publisher_confirms=True)
             self.stats.broker_up, self.stats.broker_error = True, None
-            backoff.reset()
+            self._was_connected = True
+            self.link.succeeded(backlog=False)
             log.info("ingest: connected", broker=self.cfg.broker.safe_url, member=self.cfg.member)
             order = sorted(range(self.cfg.partitions), key=lambda i: not self.cfg.preferred(i))
             self._spawn(tasks, watch, self._subscribe(conn, order, tasks, watch, lanes))
@@ -162,10 +213,14 @@ class Ingest:
             finally:
                 for w in waits:
                     w.cancel()
+            for _ in range(CLOSE_WAIT_STEPS if failures else 0):
+                if gone.is_set():  # (a lane failed on a connection going down: say why it went)
+                    break
+                await asyncio.sleep(0.05)
+            if gone.is_set() and not stop.is_set():
+                raise ConnectionError(closed_because(why))
             if failures:
                 raise failures[0]
-            if lost.is_set() and not stop.is_set():
-                raise ConnectionError("the broker closed the connection")
             await self._drain(lanes, tasks)
         finally:
             self.stats.broker_up = False
@@ -239,7 +294,6 @@ class Ingest:
 
     async def _apply(self, items: list[Item], published: set[int], w: Writer) -> None:
         """Dead-letter and commit ``items``; returns once committed (retries through outages)."""
-        backoff = Backoff()
         single = False
         while True:
             try:
@@ -248,7 +302,7 @@ class Ingest:
                         await self._apply_one(item, published, w)
                 else:
                     await self._commit(items, published, w)
-                if self.stats.db_down_since is not None:
+                if self.database.succeeded(backlog=False) is not None:
                     log.info("ingest: database back", db=self.store.display_url)
                 self.stats.db_down_since, self.stats.db_error = None, None
                 return
@@ -261,14 +315,17 @@ class Ingest:
                     single = True  # find the message the database refuses
                     continue
                 w.store.forget_caches()
-                self._db_down(str(exc), backoff)
-                await asyncio.sleep(backoff.next())
+                await asyncio.sleep(self._db_down(str(exc)))
 
-    def _db_down(self, error: str, backoff: Backoff) -> None:
-        if self.stats.db_down_since is None:
+    def _db_down(self, error: str) -> float:
+        """One warning per outage (all writers share it); returns the pause before the batch
+        is tried again."""
+        verdict = retry(self.database, error)
+        if verdict.first:
             self.stats.db_down_since = time.time()
             log.warning("ingest: database unavailable, consumption paused", error=error)
         self.stats.db_error = error
+        return verdict.delay
 
     async def _plan(self, items: list[Item], w: Writer) -> Plan:
         producers = {i.producer for i in items if i.producer is not None}

@@ -23,6 +23,7 @@ class IngestStats:
     dead: dict[str, int] = field(default_factory=dict)  # by reason
     broker_up: bool = False
     broker_error: str | None = None
+    broker_outages: int = 0  # connections lost, or first connects failed
     partitions: int = 0  # partition queues subscribed to (active or standby)
     db_down_since: float | None = None
     db_error: str | None = None
@@ -67,6 +68,11 @@ class StatsCollector:
         yield dead
         yield CounterMetricFamily(
             "monitord_ingest_batches", "Transactions committed", value=s.batches
+        )
+        yield CounterMetricFamily(
+            "monitord_ingest_broker_outages",
+            "Broker outages: connections lost (a restart, a network cut) or refused at start",
+            value=s.broker_outages,
         )
         yield GaugeMetricFamily(
             "monitord_ingest_broker_up", "Connected to the broker", value=int(s.broker_up)

@@ -18,7 +18,7 @@ from aio_pika.connection import make_url
 from sinks.amqp.config import AMQPConfig
 from sinks.amqp.encoder import CONTENT_TYPE
 from sinks.amqp.stream import split_key, stream_headers
-from sinks.runtime.policy import RetryPolicy
+from sinks.runtime.policy import RECONNECT, RetryPolicy
 from sinks.runtime.spool.segments import Record
 
 T = TypeVar("T")
@@ -36,9 +36,10 @@ HubKey = tuple[str, str, int, str, str, str, bool, str | None]
 Exchanges = dict[str, "asyncio.Future[tuple[AbstractChannel, AbstractExchange]]"]
 
 
-def _quiet_client_library() -> None:
-    """The hub reports every broker failure itself (one line, password scrubbed); the client
-    library's own lines would add a traceback per lost connection and one per connect retry."""
+def quiet_client_library() -> None:
+    """The hub and the ingest report every broker failure themselves (one line, password
+    scrubbed); the client library's own lines would add a traceback per lost connection and
+    one per connect retry."""
     for name in ("aiormq", "aio_pika"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
@@ -63,11 +64,11 @@ def broker_url(config: AMQPConfig) -> str:
 
 
 class Backoff:
-    """The delivery runtime's retry policy (:class:`sinks.runtime.policy.RetryPolicy`: ``first * 2**n``
-    seconds, capped, +-20 % jitter), counting a connection's or a client's failures."""
+    """The delivery runtime's retry policy (``RECONNECT`` of :mod:`sinks.runtime.policy`:
+    ``first * 2**n`` seconds, capped, +-20 % jitter), counting a client's failures."""
 
-    def __init__(self, first: float = 0.5, cap: float = 15.0) -> None:
-        self.policy = RetryPolicy(first=first, cap=cap)
+    def __init__(self, policy: RetryPolicy = RECONNECT) -> None:
+        self.policy = policy
         self.failures = 0
 
     def reset(self) -> None:

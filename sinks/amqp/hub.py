@@ -53,16 +53,16 @@ from sinks.amqp.broker import (
     Exchanges,
     _lost,
     _message,
-    _quiet_client_library,
     broker_url,
     connect,
     in_thread,
+    quiet_client_library,
 )
 from sinks.amqp.config import AMQPConfig, scrub
 from sinks.amqp.hub_client import HubClient
 from sinks.amqp.topology import prepare_for_ingest
 from sinks.runtime.base import SinkError
-from sinks.runtime.policy import DeliveryState, RetryPolicy
+from sinks.runtime.policy import RECONNECT, DeliveryState
 from sinks.runtime.spool.segments import Record, Spool
 
 __all__ = ["Hub", "HubClient"]
@@ -76,13 +76,13 @@ class Hub:
     """One broker connection on its own thread, serving many spools."""
 
     def __init__(self, config: AMQPConfig, *, release: Callable[[Hub], bool] | None = None):
-        _quiet_client_library()
+        quiet_client_library()
         self.config = config  # connection settings: those of the first client
         self.broker = broker_url(config)
         self.connected = False
         self.connections = 0
         # the connection's state, retries and backoff: the runtime's policy and health record
-        self.link = DeliveryState(RetryPolicy(first=0.5, cap=15.0))
+        self.link = DeliveryState(RECONNECT)
         self.clients: list[HubClient] = []
         self._release = release
         self._lock = threading.Lock()

@@ -40,6 +40,7 @@ __all__ = [
     "DOWN",
     "DRAINING",
     "UP",
+    "RECONNECT",
     "DeliveryState",
     "Recovery",
     "RetryPolicy",
@@ -70,6 +71,12 @@ class RetryPolicy:
         """The pause after the ``failures``-th consecutive failure (1-based); ``rand`` in [0,1)."""
         base = min(self.cap, self.first * (2.0 ** min(64, max(0, failures - 1))))
         return max(0.0, base * (1.0 + self.jitter * (2.0 * rand - 1.0)))
+
+
+#: Reconnecting to a server the process cannot work without (the AMQP hub's broker, the
+#: ingest's broker and database): retried for ever; the cap bounds how late the end of an
+#: outage is noticed.  Configured here only.
+RECONNECT = RetryPolicy(first=0.5, cap=15.0)
 
 
 @dataclass(frozen=True)
