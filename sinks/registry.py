@@ -153,8 +153,10 @@ def build_sink(
     root_wf_uuid: str | None = None,
     pegasus_version: str | None = None,
     properties: Mapping[str, str] | None = None,
+    replay: bool = False,
 ) -> Sink:
-    """Resolve one destination to an unopened sink (``properties``: the endpoint settings)."""
+    """Resolve one destination to an unopened sink (``properties``: the endpoint settings;
+    ``replay``: see :attr:`SinkRequest.replay`)."""
     registry = installed()
     request = SinkRequest(
         dest,
@@ -164,6 +166,7 @@ def build_sink(
         root_wf_uuid=root_wf_uuid,
         pegasus_version=pegasus_version,
         properties=properties or {},
+        replay=replay,
     )
     return registry.build(registry.factory_for(dest), request)
 

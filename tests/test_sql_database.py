@@ -228,3 +228,29 @@ def test_purge_removes_workflow_family_and_its_files(tmp_path: Path) -> None:
         assert conn.execute("select count(*) from rc_meta").fetchone() == (1,)
         assert conn.execute("select count(*) from task").fetchone() == (1,)
         assert conn.execute("select count(*) from workflowstate").fetchone() == (1,)
+
+
+@pytest.mark.parametrize(("replay", "synchronous"), [(True, 0), (False, 2)])
+def test_a_replay_skips_fsync_a_live_daemon_keeps_it(
+    tmp_path: Path, replay: bool, synchronous: int
+) -> None:
+    """The daemon's outputs (monitord/daemon/outputs.py) ask a replay's SQLite file for no
+    fsync at commit (OFF = 0: a rerun rotates a damaged file aside and writes it anew); a
+    live daemon's keeps SQLite's FULL (2)."""
+    from types import SimpleNamespace
+
+    from monitord.daemon.config import MonitorConfig
+    from monitord.daemon.outputs import build_outputs
+
+    db = f"sqlite:///{tmp_path / 'wf.db'}"
+    cfg = MonitorConfig(str(tmp_path / "wf.dagman.out"), replay=replay, dests=[db], dashboard=False)
+    bd = SimpleNamespace(wf_uuid="u-1", planner_version="5.0.5")
+    (sink,) = build_outputs(cfg, str(tmp_path), bd, restart=True).sinks
+    assert isinstance(sink, SQLSink)
+    sink.open()
+    try:
+        assert sink._engine is not None
+        with sink._engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == synchronous
+    finally:
+        sink.close()

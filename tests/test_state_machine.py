@@ -344,3 +344,40 @@ def test_no_events_still_writes_jobstate():
     feed(wf, START + RUN_A)
     assert wf.events == []
     assert len(wf.jobstate_lines) == 8
+
+
+def test_finished_instances_share_their_texts():
+    """A finished instance is kept to the end: the texts every instance holds (state, site,
+    user, work dir, submit dir, the node's name) are one copy each, not one per line."""
+    import sys
+
+    wf = make(
+        {
+            f"{RUN}/00/00/a.out.000": ks(512),
+            f"{RUN}/00/00/a.err.000": "",
+            f"{RUN}/00/00/b.out": ks(0),
+            f"{RUN}/00/00/b.err": "",
+        }
+    )
+    feed(
+        wf,
+        START
+        + RUN_A
+        + """\
+01/01/23 00:00:08 Submitting HTCondor Node b job(s)...
+01/01/23 00:00:09 Event: ULOG_SUBMIT for HTCondor Node b (6.0.0) {01/01/23 00:00:09}
+01/01/23 00:00:10 Event: ULOG_EXECUTE for HTCondor Node b (6.0.0) {01/01/23 00:00:10}
+01/01/23 00:00:11 Event: ULOG_JOB_TERMINATED for HTCondor Node b (6.0.0) {01/01/23 00:00:11}
+01/01/23 00:00:11 Node b job proc (6.0.0) completed successfully.
+""",
+    )
+    a, b = (wf.jobs[(name, wf.latest[name])] for name in ("a", "b"))
+    assert (a.state, b.state) == ("POST_SCRIPT_FAILURE", "JOB_SUCCESS")
+    assert (a.site, a.user, a.work_dir) == ("condorpool", "u", "/scratch")
+    for text in ("site", "user", "work_dir", "submit_dir"):
+        assert getattr(a, text) is getattr(b, text), text
+    for inst in (a, b):
+        assert inst.name is wf.dag.nodes[inst.name].name
+        for text in ("state", "prev_state", "known_state"):
+            value = getattr(inst, text)
+            assert value is sys.intern(value), (inst.name, text)

@@ -18,7 +18,7 @@ from typing import Any
 
 import structlog
 
-from monitord.core.jobinstance import JobInstance
+from monitord.core.jobinstance import JobInstance, shared
 from monitord.core.jobout import parse_job_output, read_pre_script_log
 from monitord.core.jobout_events import JobFiles, composite_extras
 
@@ -49,10 +49,12 @@ class JobActions:
         seq = self.job_seq
         self.job_seq += 1
         node = self.dag.nodes.get(name) if self.dag else None
+        if node is not None:
+            name = node.name  # the DAG's copy, not the line's: kept per job to the end
         if self.dag is not None and self.dag.is_pmc:
             submit_dir = self.run_dir
         elif node is not None and node.submit_file:
-            submit_dir = os.path.dirname(os.path.join(self.run_dir, node.submit_file))
+            submit_dir = shared(os.path.dirname(os.path.join(self.run_dir, node.submit_file)))
         else:
             if node is None or not node.is_subdag:
                 log.error("job not found in the .dag file", job=name, workflow=self.uuid)
@@ -88,7 +90,7 @@ class JobActions:
         sub = parse_submit_file(text, job_name=inst.name, orig_submit_dir=self.orig_submit_dir)
         inst.sub = sub
         if sub.site:
-            inst.site = sub.site
+            inst.site = shared(sub.site)
         if sub.time_requirement_seconds is not None:
             inst.time_req = sub.time_requirement_seconds
 

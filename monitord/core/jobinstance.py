@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any
+
+
+def shared(value: Any) -> Any:
+    """One copy of a text that many job instances hold (a state, a site, a user, a directory):
+    a finished instance is kept to the end, so each copy costs memory per job."""
+    return sys.intern(value) if type(value) is str else value
 
 
 def raw_exitcode(status: int) -> int:

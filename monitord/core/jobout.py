@@ -17,7 +17,7 @@ from typing import Any
 
 import structlog
 
-from monitord.core.jobinstance import JobInstance
+from monitord.core.jobinstance import JobInstance, shared
 from monitord.core.jobout_events import (
     CPU_KEYS,
     MACHINE_KEYS,
@@ -141,11 +141,11 @@ def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput
     if invocations:
         first = invocations[0].data
         if first.get("resource"):
-            inst.site = first["resource"]
+            inst.site = shared(first["resource"])
         if first.get("user") is not None:
-            inst.user = first["user"]
+            inst.user = shared(first["user"])
         if first.get("cwd") is not None:
-            inst.work_dir = first["cwd"]
+            inst.work_dir = shared(first["cwd"])
         if invocations[0].fmt == "xml":
             # Legacy records: CPU attributes of the last record, no uname/ram (reference).
             last = invocations[-1].data

@@ -24,7 +24,7 @@ import structlog
 from monitord.core import dagman as D
 from monitord.core.events import StampedeEvent, make_event
 from monitord.core.jobactions import JobActions
-from monitord.core.jobinstance import JobInstance
+from monitord.core.jobinstance import JobInstance, shared
 from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES, TRANSPARENT, in_order
 from monitord.core.timeparse import dagman_timestamp
 
@@ -406,6 +406,7 @@ class Workflow(JobActions):
         reason: str | None = None,
     ) -> None:
         self.state_ts = ts
+        state = shared(state)  # the instance keeps it (state, prev_state, known_state)
         row = JOB_STATES.get(state, TRANSPARENT)
         if row.instance == "pre":
             inst = self._reuse_or_new(name, lambda i: i.state in REUSABLE_STATES)

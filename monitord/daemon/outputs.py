@@ -50,6 +50,7 @@ def build_outputs(cfg: MonitorConfig, run_dir: str, bd: Any, *, restart: bool) -
                     root_wf_uuid=bd.wf_uuid,
                     pegasus_version=bd.planner_version,
                     properties=cfg.properties,
+                    replay=cfg.replay,
                 )
             )
         except Exception as exc:  # a bad destination disables only itself

@@ -28,6 +28,8 @@ class SinkRequest:
     pegasus_version: str | None = None
     properties: Mapping[str, str] = field(default_factory=dict)
     db_url: str | None = None  # the dashboard's: the workflow's own events destination
+    #: a replay: its outputs may trade crash safety that rerunning the replay gives back
+    replay: bool = False
 
 
 @runtime_checkable

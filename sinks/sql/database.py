@@ -107,13 +107,20 @@ def is_sqlite(url: URL) -> bool:
     return url.get_backend_name() == "sqlite"
 
 
-def make_engine(url: URL, *, sqlite_begin: str = "DEFERRED", **engine_kw: Any) -> Engine:
+def make_engine(
+    url: URL,
+    *,
+    sqlite_begin: str = "DEFERRED",
+    sqlite_synchronous: str | None = None,
+    **engine_kw: Any,
+) -> Engine:
     """An engine with the per-backend settings the loader relies on.
 
     SQLite: foreign keys ON (cascades and SET NULL depend on it), and explicit
     ``BEGIN`` so that SAVEPOINTs used for row-by-row retries work under pysqlite
     (``sqlite_begin="IMMEDIATE"``: every transaction takes the write lock at once, see
-    :data:`SQLITE_BEGIN`).  MySQL: utf8mb4 connection charset.
+    :data:`SQLITE_BEGIN`); ``sqlite_synchronous``: its ``PRAGMA synchronous`` (default: SQLite's,
+    FULL).  MySQL: utf8mb4 connection charset.
     """
     kwargs: dict[str, Any] = {}
     backend = url.get_backend_name()
@@ -127,16 +134,24 @@ def make_engine(url: URL, *, sqlite_begin: str = "DEFERRED", **engine_kw: Any) -
     kwargs.update(engine_kw)
     engine = create_engine(url, **kwargs)
     if backend == "sqlite":
-        _sqlite_pragmas(engine, sqlite_begin)
+        _sqlite_pragmas(engine, sqlite_begin, sqlite_synchronous)
     return engine
 
 
-def _sqlite_pragmas(engine: Engine, begin: str) -> None:
+_SYNCHRONOUS = frozenset({"OFF", "NORMAL", "FULL", "EXTRA"})
+
+
+def _sqlite_pragmas(engine: Engine, begin: str, synchronous: str | None) -> None:
+    if synchronous is not None and synchronous not in _SYNCHRONOUS:
+        raise ValueError(f"PRAGMA synchronous={synchronous!r}")
+
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
         dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
         cur = dbapi_conn.cursor()
         cur.execute("PRAGMA foreign_keys=ON")
+        if synchronous is not None:
+            cur.execute(f"PRAGMA synchronous={synchronous}")
         cur.close()
 
     @event.listens_for(engine, "begin")

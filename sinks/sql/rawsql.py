@@ -103,6 +103,17 @@ class RawSQL:
         except self._dialect.loaded_dbapi.Error as exc:
             raise self._wrap(exc, prep.sql, params) from exc
 
+    def scalar(self, prep: Prepared, row: Row) -> Any:
+        """The first column of the first row ``prep`` selects, or None."""
+        params = prep.params(row)
+        cur = self._cursor
+        try:
+            cur.execute(prep.sql, params)
+            found = cur.fetchone()
+        except self._dialect.loaded_dbapi.Error as exc:
+            raise self._wrap(exc, prep.sql, params) from exc
+        return None if found is None else found[0]
+
     def insert_many(self, table: Table, rows: list[Row]) -> None:
         """``executemany`` INSERT; every row carries the keys of the first one."""
         self.execute_many(self._insert(table, tuple(rows[0]), False), rows)

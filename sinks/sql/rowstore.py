@@ -166,8 +166,9 @@ class RowStore:
                     self.conn.execute(delete_stmt, key)
                 self._try(m.insert(), row, "rc_meta")
         else:
-            self.conn.execute(delete_stmt, keys)
-            self.conn.execute(m.insert(), rows)
+            raw = self._raw
+            raw.execute_many(raw.prepare("rc_meta_delete", delete_stmt), keys)
+            raw.insert_many(m, rows)
 
     def _upsert_rc_meta(self, rows: list[Row]) -> None:
         """Merge on the shared connection: one upsert, keys in a fixed order (no deadlocks)."""
@@ -309,8 +310,13 @@ class RowStore:
             t = s.rc_lfn
             if self.shared is not None:
                 lfn_id = self._shared_lfn_id(lfn)
-            else:
+            elif self._slow:
                 lfn_id = self.conn.execute(select(t.c.lfn_id).where(t.c.lfn == lfn)).scalar()
+                if lfn_id is None:
+                    lfn_id = self._insert_id(t, {"lfn": lfn})
+            else:
+                raw = self._raw
+                lfn_id = raw.scalar(raw.prepare("lfn_id", _LFN_FIND), {"lfn": lfn})
                 if lfn_id is None:
                     lfn_id = self._insert_id(t, {"lfn": lfn})
             if lfn_id is not None:
@@ -363,6 +369,8 @@ class RowStore:
 _TASK_JOB_UPDATE = (
     update(s.task).where(s.task.c.task_id == bindparam("_task")).values(job_id=bindparam("job_id"))
 )
+
+_LFN_FIND = select(s.rc_lfn.c.lfn_id).where(s.rc_lfn.c.lfn == bindparam("lfn"))
 
 #: First host per job instance wins, even across sessions.
 _HOST_LINK = (

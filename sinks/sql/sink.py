@@ -78,6 +78,7 @@ class SQLSink:
         purge_wf_uuid: str | None = None,
         pegasus_version: str | None = None,
         engine_kw: dict[str, Any] | None = None,
+        durable: bool = True,
     ) -> None:
         try:
             self._url = parse_url(url)
@@ -88,6 +89,11 @@ class SQLSink:
         self._purge_uuid = purge_wf_uuid
         self._pegasus_version = pegasus_version
         self._engine_kw = engine_kw or {}
+        if not durable and is_sqlite(self._url):
+            # A replay's own SQLite file: no fsync at commit. A killed replay loses nothing
+            # (the OS has every write); an OS crash may leave the file damaged, and the
+            # replay run again rotates it aside and writes it anew. A live daemon stays durable.
+            self._engine_kw["sqlite_synchronous"] = "OFF"
         self._engine: Engine | None = None
         # servers: autocommit pool for the shared tables (see _shared)
         self._side_engine: Engine | None = None
@@ -111,6 +117,7 @@ class SQLSink:
             purge_wf_uuid=request.root_wf_uuid,
             pegasus_version=request.pegasus_version,
             engine_kw=connect_timeout_args(request.dest, timeout) if timeout else None,
+            durable=not request.replay,
         )
 
     @property

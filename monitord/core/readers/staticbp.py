@@ -61,17 +61,14 @@ def parse_static_bp(
 ) -> Iterator[tuple[str, dict[str, Any]]]:
     """Yield ``(event name without prefix, attrs)`` per line; raise StaticBPError on a bad one."""
     for lineno, line in enumerate(lines, 1):
-        fields = tokenize(line.rstrip("\r\n"))
-        name = fields.pop("event", None)
-        if "ts" not in fields or name is None:
+        attrs: dict[str, Any] = tokenize(line.rstrip("\r\n"))
+        name = attrs.pop("event", None)
+        ts = attrs.get("ts")
+        if ts is None or name is None:
             raise StaticBPError(path, lineno, "record without ts or event")
-        attrs: dict[str, Any] = {}
-        for key, value in fields.items():
-            if key == "ts":
-                epoch = planner_iso_epoch(value)
-                attrs["ts"] = value if epoch is None else epoch
-            else:
-                attrs[key] = value
+        epoch = planner_iso_epoch(ts)
+        if epoch is not None:
+            attrs["ts"] = epoch  # in place: the keys keep the order they were written in
         if name.startswith(PREFIX):
             name = name[len(PREFIX) :]
         yield name, attrs
