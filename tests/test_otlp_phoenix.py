@@ -35,13 +35,17 @@ SCREENSHOT = PROJECT / "docs" / "img" / "trace-waterfall.png"
 PNG = b"\x89PNG\r\n\x1a\n"
 #: under load Phoenix stores a batch it has answered 200 to some seconds later
 INGEST_TIMEOUT = 120.0
-#: each row of the trace tree: its span's name and its bar's place, in % of the trace's time
+#: each row of the trace tree, in its order: its span's name, its depth in the tree, and its
+#: bar's place in % of the trace's time
 ROWS_JS = """
-[...document.querySelectorAll('.span-node__heading')].map(h => {
-  let row = h;
-  while (row && !row.querySelector('.timeline-bar__bar')) row = row.parentElement;
+[...document.querySelectorAll('.span-node-wrap')].map(row => {
   const bar = row.querySelector('.timeline-bar__bar');
-  return [h.textContent, +bar.dataset.startPercentage, +bar.dataset.endPercentage];
+  return [
+    row.querySelector('.span-node__heading').textContent,
+    +row.style.getPropertyValue('--trace-tree-nesting-level'),
+    +bar.dataset.startPercentage,
+    +bar.dataset.endPercentage,
+  ];
 })
 """
 
@@ -88,15 +92,36 @@ def test_spans_read_back_from_phoenix_are_the_golden_trace(phoenix: tuple[Phoeni
         assert g == w, f"span {w['name']} {w['span_id']} differs in Phoenix"
 
 
-def _bars_of(trace: list[dict[str, Any]]) -> list[tuple[str, float, float]]:
-    """Each span's name and where its bar should be, in % of the trace's time (Phoenix's
-    waterfall spans the root span)."""
+Bar = tuple[str, str | None, float, float]
+
+
+def _bars_of(trace: list[dict[str, Any]]) -> list[Bar]:
+    """Each span's name, its parent's name, and where its bar should be, in % of the trace's
+    time (Phoenix's waterfall spans the root span)."""
     start = min(s["start_ns"] for s in trace)
     length = max(s["end_ns"] for s in trace) - start
+    name_of = {s["span_id"]: s["name"] for s in trace}
     return sorted(
-        (s["name"], 100 * (s["start_ns"] - start) / length, 100 * (s["end_ns"] - start) / length)
+        (
+            s["name"],
+            name_of.get(s["parent_span_id"] or ""),
+            100 * (s["start_ns"] - start) / length,
+            100 * (s["end_ns"] - start) / length,
+        )
         for s in trace
     )
+
+
+def _bars_shown(rows: list[tuple[str, int, float, float]]) -> list[Bar]:
+    """The rows of the tree as ``_bars_of`` gives spans: a row's parent is the row above it
+    one level up."""
+    above: list[str] = []
+    out = []
+    for name, level, start, end in rows:
+        del above[level:]
+        out.append((name, above[-1] if above else None, start, end))
+        above.append(name)
+    return sorted(out)
 
 
 async def _frame_the_tree(page: Page) -> dict[str, float]:
@@ -141,13 +166,13 @@ async def test_phoenix_ui_draws_the_trace_waterfall(
         await page.call("Page.navigate", url=f"{server.url}/redirects/traces/{trace_id}")
         bars = f"document.querySelectorAll('.timeline-bar__bar').length >= {len(want)}"
         await page.wait_for(bars, timeout=120)
-        rows = sorted((name, start, end) for name, start, end in await page.js(ROWS_JS))
+        rows = _bars_shown([tuple(row) for row in await page.js(ROWS_JS)])
         region = await _frame_the_tree(page)
         tree_width, unseen = region.pop("tree_width"), region.pop("unseen")
         png = await page.screenshot(**region)
     expected = _bars_of(want)
-    assert [name for name, _, _ in rows] == [name for name, _, _ in expected]
-    for (name, start, end), (_, w_start, w_end) in zip(rows, expected, strict=True):
+    assert [row[:2] for row in rows] == [span[:2] for span in expected]  # names, parents
+    for (name, _, start, end), (_, _, w_start, w_end) in zip(rows, expected, strict=True):
         assert abs(start - w_start) < 0.5 and abs(end - w_end) < 0.5, (name, start, end)
     assert tree_width > 500, f"the tree is {tree_width} px wide: Phoenix hides its bars"
     assert png.startswith(PNG)
