@@ -29,7 +29,7 @@ if ! ready; then
     exit 1
   fi
   rm -rf "$VENV"
-  "$PY" -m venv "$VENV"
+  "$PY" -m venv "$VENV" || { echo "phoenix-venv: $PY -m venv $VENV failed" >&2; exit 1; }
   log=$(mktemp)
   if ! "$VENV/bin/python" -m pip install -q "$PHOENIX" >"$log" 2>&1; then
     cat "$log" >&2; rm -f "$log"; exit 1
