@@ -43,9 +43,15 @@ else
   echo "test.sh: test servers not started (MONITORD_SERVICES=${MONITORD_SERVICES:-1}, uid $(id -u))" >&2
 fi
 
-# the oracle venv before the workers start (they would all wait for the first to make it)
+# the side venvs before the workers start (they would all wait for the first to make it), the
+# two pip installs side by side: the oracle's, and Arize Phoenix, the tracing backend of
+# tests/test_otlp_phoenix.py (outside the clone)
+bash scripts/phoenix-venv.sh >/dev/null &
+phoenix_venv=$!
 bash scripts/oracle-venv.sh >/dev/null \
   || echo "test.sh: no oracle venv; the tests needing it will say why" >&2
+wait "$phoenix_venv" \
+  || echo "test.sh: no phoenix venv; tests/test_otlp_phoenix.py will say why" >&2
 
 workers=${MONITORD_TEST_WORKERS:-4}
 codes=()

@@ -176,6 +176,7 @@ LONGEST_FIRST = (
     "test_sink_spool",
     "test_amqp_broker",
     "test_endpoints",
+    "test_otlp_phoenix",
     "test_otlp_golden",
     "test_otlp_follow",
 )
