@@ -435,7 +435,7 @@ def test_a_kept_alive_connection_the_receiver_dropped_is_reopened_at_once(
     """Receivers close idle keep-alive connections; the next export must not fail for it."""
     sink = _sink(server)
     sink.write_batch([start(), *one_job("a", 1)])
-    assert sink._conn is not None  # kept for the next batch (HTTP/1.1 keep-alive)
+    assert sink.exporter.connected  # kept for the next batch (HTTP/1.1 keep-alive)
     server.drop_idle = True  # the server closes it after this answer, without saying so
     sink.write_batch([*one_job("b", 2)])
     sink.write_batch([*one_job("c", 3)])  # on a connection the receiver has closed
