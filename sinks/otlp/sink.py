@@ -30,11 +30,13 @@ from monitord.core.events import StampedeEvent
 from sinks.otlp.capabilities import OTLP_CAPABILITIES
 from sinks.otlp.config import OTLPConfig
 from sinks.otlp.encode import encode_request, rejected_spans
-from sinks.otlp.exporter import Exporter
+from sinks.otlp.exporter import Exporter, exporter_key
 from sinks.otlp.model import TraceModel
 from sinks.otlp.spans import Span
 from sinks.otlp.state import Kept, read_kept, state_file_name, write_kept
 from sinks.runtime.base import SinkError
+from sinks.runtime.capabilities import SharedResources
+from sinks.runtime.clients import SharedClients
 from sinks.runtime.marks import Marks, advance, numbers, workflow_of
 
 log = structlog.get_logger(__name__)
@@ -71,11 +73,26 @@ class OTLPSink:
         self.spans_exported = 0
         self.requests = 0  # answered
         self.exporter = Exporter(config)  # the HTTP connection (sinks/otlp/exporter.py)
+        self._clients: SharedClients | None = None  # the service's, once ``use_shared``
         self._scope_version = _scope_version()
 
     @property
     def destination(self) -> str:
         return self.config.safe_url
+
+    @property
+    def lane_key(self) -> str:
+        """The endpoint many workflows share (``Capabilities.shared``): one lane for all."""
+        return self.name
+
+    def use_shared(self, shared: SharedResources) -> None:
+        """The service's exporter for this endpoint, one for every workflow
+        (``shares_connection``); the last sink to close it closes the connection."""
+        if shared.clients is None:
+            return
+        config = self.config
+        self._clients = shared.clients
+        self.exporter = shared.clients.acquire(exporter_key(config), lambda: Exporter(config))
 
     @property
     def model(self) -> TraceModel:
@@ -229,7 +246,11 @@ class OTLPSink:
 
     def close(self) -> None:
         """Keep the state for the next start (a daemon that goes on where this one stopped)."""
-        self.exporter.close()
+        clients, self._clients = self._clients, None
+        if clients is not None:
+            clients.release(exporter_key(self.config))
+        else:
+            self.exporter.close()
         if not self._keep("OTLP: cannot keep the open spans"):
             return
         if self.model.open_spans:
