@@ -179,6 +179,8 @@ LONGEST_FIRST = (
     "test_otlp_phoenix",
     "test_otlp_golden",
     "test_otlp_follow",
+    "test_otlp_outage",  # ~75 s, most of it the receiver's outage (MONITORD_OTLP_OUTAGE)
+    "test_otlp_service",
 )
 
 

@@ -77,6 +77,11 @@ class Receiver:
             return []
         return [json.loads(line) for line in self.store.read_text().splitlines() if line]
 
+    def connections(self) -> int:
+        """Connections requests came on, since the store was made (every start)."""
+        conns = self.store.with_name(self.store.name + ".conns")
+        return len(conns.read_text().splitlines()) if conns.exists() else 0
+
     def spans(self) -> list[dict[str, Any]]:
         """The received spans in the golden traces' order."""
         return sorted(

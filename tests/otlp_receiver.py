@@ -10,6 +10,10 @@ span received twice is there twice.  It prints ``ready`` once it listens; SIGTER
 While the file ``STORE.gate`` exists, a request is held before its spans are stored: the
 receiver creates ``STORE.held`` and, once the gate is gone, answers 503 and stores nothing
 (a test kills the exporting daemon in the middle of an export, never after one).
+
+Each connection a request comes on is appended to ``STORE.conns`` (its peer address, one line
+per connection), so a test counts the connections its exporters opened.  Idle connections are
+kept for an hour (aiohttp's default closes them after 75 s, which would count a reconnect).
 """
 
 from __future__ import annotations
@@ -28,8 +32,15 @@ from sinks.otlp.spans import canonical
 
 def make_app(store: Path) -> web.Application:
     gate = store.with_name(store.name + ".gate")
+    conns = store.with_name(store.name + ".conns")
+    peers: set[object] = set()
 
     async def traces(request: web.Request) -> web.Response:
+        peer = request.transport.get_extra_info("peername") if request.transport else None
+        if peer is not None and tuple(peer) not in peers:
+            peers.add(tuple(peer))
+            with conns.open("a", encoding="utf-8") as fh:
+                fh.write(f"{peer[0]}:{peer[1]}\n")
         if gate.exists():
             store.with_name(store.name + ".held").touch()
             while gate.exists():
@@ -65,7 +76,14 @@ def main() -> None:
 
     app = make_app(store)
     app.on_startup.append(ready)
-    web.run_app(app, host="127.0.0.1", port=port, print=None, handle_signals=True)
+    web.run_app(
+        app,
+        host="127.0.0.1",
+        port=port,
+        print=None,
+        handle_signals=True,
+        keepalive_timeout=3600.0,
+    )
 
 
 if __name__ == "__main__":

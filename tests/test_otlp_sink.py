@@ -22,7 +22,8 @@ from sinks.otlp.sink import OTLPSink
 from sinks.otlp.spans import canonical_trace
 from sinks.otlp.state import read_kept
 from sinks.runtime.base import SinkError
-from sinks.runtime.capabilities import Capabilities
+from sinks.runtime.capabilities import Capabilities, SharedResources, capabilities_of
+from sinks.runtime.clients import SharedClients
 from sinks.runtime.delivery import Delivery
 from sinks.runtime.factory import SinkRequest
 from sinks.runtime.marks import HeldMarks, MarkedBatch, Marks, count_batch
@@ -101,7 +102,9 @@ def test_factory_is_registered_and_names_the_missing_package(
     reg = registry.Registry.discover()
     assert reg.factory_for("otlp+http://h:4318").name == "otlp"
     assert reg.factory_for("otlp+https://h").name == "otlp"
-    assert reg.by_name["otlp"].capabilities == Capabilities(keeps_marks=True, resumes=True)
+    assert reg.by_name["otlp"].capabilities == Capabilities(
+        shares_connection=True, keeps_marks=True, resumes=True
+    )
     request = SinkRequest("otlp+http://h:4318", run_dir=".", restart=False)
     monkeypatch.setattr(otlp_factory, "find_spec", lambda name: None)
     with pytest.raises(SinkError, match=r"pip install 'monitord\[otlp\]'"):
@@ -127,6 +130,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         srv = self.server
         status = srv.answers.pop(0) if srv.answers else 200
         srv.seen.append((status, dict(self.headers), body))
+        srv.peers.add(self.client_address)  # one per connection
         payload = response_body() if status == 200 else f"no, {TOKEN}".encode()
         self.send_response(status)
         self.send_header("Content-Length", str(len(payload)))
@@ -143,12 +147,13 @@ class _Server(http.server.ThreadingHTTPServer):
     drop_idle = False
     answers: list[int]
     seen: list[tuple[int, dict[str, str], bytes]]
+    peers: set[tuple[str, int]]
 
 
 @pytest.fixture
 def server() -> Iterator[_Server]:
     srv = _Server(("127.0.0.1", 0), _Handler)
-    srv.answers, srv.seen = [], []
+    srv.answers, srv.seen, srv.peers = [], [], set()
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
     yield srv
@@ -409,7 +414,7 @@ def tls_server(tmp_path: Path) -> Iterator[tuple[_Server, Path]]:
     ctx.load_cert_chain(cert, key)
     srv = _Server(("127.0.0.1", 0), _Handler)
     srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
-    srv.answers, srv.seen = [], []
+    srv.answers, srv.seen, srv.peers = [], [], set()
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
     yield srv, cert
@@ -435,9 +440,29 @@ def test_a_kept_alive_connection_the_receiver_dropped_is_reopened_at_once(
     """Receivers close idle keep-alive connections; the next export must not fail for it."""
     sink = _sink(server)
     sink.write_batch([start(), *one_job("a", 1)])
-    assert sink._conn is not None  # kept for the next batch (HTTP/1.1 keep-alive)
+    assert sink.exporter.connected  # kept for the next batch (HTTP/1.1 keep-alive)
     server.drop_idle = True  # the server closes it after this answer, without saying so
     sink.write_batch([*one_job("b", 2)])
     sink.write_batch([*one_job("c", 3)])  # on a connection the receiver has closed
     assert sink.requests == 3
     assert len(_received(server)) == 6
+
+
+def test_sinks_of_one_endpoint_share_the_services_connection(server: _Server) -> None:
+    """In the service (``shares_connection``) every workflow's sink to one endpoint takes the
+    one exporter of its key: one connection, each sink its own trace model and requests; the last sink to close closes it."""
+    shared = SharedResources(clients=SharedClients())
+    sinks = [_sink(server), _sink(server)]
+    for sink in sinks:
+        assert capabilities_of(sink).shares_connection
+        sink.use_shared(shared)
+    assert sinks[0].lane_key == sinks[1].lane_key == sinks[0].name
+    sinks[0].write_batch([start(), *one_job("a", 1)])
+    sinks[1].write_batch([start(), *one_job("b", 1)])
+    sinks[0].write_batch([*one_job("c", 2)])
+    assert len(server.seen) == 3 and len(server.peers) == 1
+    assert shared.clients.made == 1
+    sinks[0].close()
+    assert sinks[1].exporter.connected  # still the other's
+    sinks[1].close()
+    assert shared.clients.count() == 0 and not sinks[1].exporter.connected

@@ -166,6 +166,12 @@ class SnapshotCollector:
             [((s.name,), s.retries) for s in sinks],
         )
         yield _counter(
+            "monitord_sink_events_written_total",
+            "Events the sink took (written, published, exported), over every workflow.",
+            sink,
+            [((s.name,), s.events_written) for s in sinks],
+        )
+        yield _counter(
             "monitord_sink_permanent_failures_total",
             "Permanent errors that disabled a workflow's delivery to the sink.",
             sink,

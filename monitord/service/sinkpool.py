@@ -13,6 +13,10 @@ runtime (:mod:`sinks.runtime.lanes`); a workflow's sinks on them are a
 * AMQP sinks of one broker share its lane and one connection (one
   :class:`~sinks.amqp.hub.Hub` per broker, from the pool's registry); each
   workflow keeps its own spool and cursor.
+* OTLP sinks of one endpoint share its lane and one HTTP connection (a sink that declares
+  ``shares_connection`` takes its client from the pool's
+  :class:`~sinks.runtime.clients.SharedClients`); each workflow keeps its own trace model
+  and state file.
 * Each sink of each workflow is a :class:`~sinks.runtime.delivery.Delivery` -- the same
   runtime as the per-workflow daemon's: while its server is down, that
   delivery sleeps between jittered retries (never giving up on a retryable
@@ -35,6 +39,7 @@ from typing import Any, cast
 from sinks.amqp.hubs import HubRegistry
 from sinks.runtime.base import Sink
 from sinks.runtime.capabilities import SharedResources, SharingSink, capabilities_of
+from sinks.runtime.clients import SharedClients
 from sinks.runtime.health import SinkHealth, merge_health
 from sinks.runtime.lanes import (
     DestinationReporter,
@@ -100,6 +105,7 @@ class SinkPool:
         self.shared: dict[str, SinkLane] = {}
         self.engines = EngineCache()
         self.hubs = HubRegistry()
+        self.clients = SharedClients()
         self.closing = False
         self._lock = threading.Lock()
 
@@ -121,13 +127,12 @@ class SinkPool:
         the factory's ``spool`` (the Monitor's spool settings) is where its sinks spool.
         """
 
-        shared = SharedResources(engines=self.engines, hubs=self.hubs)
+        shared = SharedResources(engines=self.engines, hubs=self.hubs, clients=self.clients)
 
         def make(sinks: list[Sink], spool: SpoolSettings | None = None) -> SharedSinkSet:
             handles = []
             for sink in sinks:
-                caps = capabilities_of(sink)
-                if caps.shares_engine or caps.shares_hub:
+                if capabilities_of(sink).takes_shared:
                     cast(SharingSink, sink).use_shared(shared)
                 lane = self.lane_for(sink, key)
                 destination = destination_name(sink) if share_key(sink) else None
@@ -195,6 +200,7 @@ class SinkPool:
             lane.stop()
         self.engines.dispose()
         self.hubs.close()
+        self.clients.close()
 
 
 def destination_name(sink: Sink) -> str:

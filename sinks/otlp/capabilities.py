@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sinks.runtime.capabilities import Capabilities
 
-#: a thread of its own; it keeps delivery marks with its state file, so a daemon resumed from
-#: a crash snapshot sends each span once (sinks/otlp/sink.py)
-OTLP_CAPABILITIES = Capabilities(keeps_marks=True, resumes=True)
+#: in the service, one lane and one HTTP connection per endpoint for every workflow
+#: (``shares_connection``); it keeps delivery marks with its state file, so a daemon resumed
+#: from a crash snapshot sends each span once (sinks/otlp/sink.py)
+OTLP_CAPABILITIES = Capabilities(shares_connection=True, keeps_marks=True, resumes=True)

@@ -1,6 +1,6 @@
 """The OTLP/HTTP trace sink: each batch's finished spans POSTed to ``/v1/traces``.
 
-It runs in its sink thread like every sink (http.client, blocking), on the one delivery
+It runs in its sink thread like every sink (its exporter: http.client, blocking), on the one delivery
 runtime: the runtime retries a batch whose export failed with a retryable error (no
 connection, 429, 502, 503, 504), spools the batches behind it while the receiver is down and
 reports the same ``SinkHealth``.  A retried batch must not advance the trace model twice: the
@@ -23,7 +23,6 @@ import os
 import ssl
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
-from urllib.parse import urlsplit
 
 import structlog
 
@@ -31,10 +30,13 @@ from monitord.core.events import StampedeEvent
 from sinks.otlp.capabilities import OTLP_CAPABILITIES
 from sinks.otlp.config import OTLPConfig
 from sinks.otlp.encode import encode_request, rejected_spans
+from sinks.otlp.exporter import Exporter, exporter_key
 from sinks.otlp.model import TraceModel
 from sinks.otlp.spans import Span
 from sinks.otlp.state import Kept, read_kept, state_file_name, write_kept
 from sinks.runtime.base import SinkError
+from sinks.runtime.capabilities import SharedResources
+from sinks.runtime.clients import SharedClients
 from sinks.runtime.marks import Marks, advance, numbers, workflow_of
 
 log = structlog.get_logger(__name__)
@@ -69,41 +71,28 @@ class OTLPSink:
         self._kept = Kept()  # model, pending spans, delivery marks
         self._dirty = False  # the state changed since it was last written
         self.spans_exported = 0
-        self.requests = 0
-        self._conn: http.client.HTTPConnection | None = None
+        self.requests = 0  # answered
+        self.exporter = Exporter(config)  # the HTTP connection (sinks/otlp/exporter.py)
+        self._clients: SharedClients | None = None  # the service's, once ``use_shared``
         self._scope_version = _scope_version()
-        parts = urlsplit(config.url)
-        self._https = parts.scheme == "https"
-        self._host = parts.hostname or ""
-        self._port = parts.port or (443 if self._https else 80)
-        self._path = parts.path + (f"?{parts.query}" if parts.query else "")
 
     @property
     def destination(self) -> str:
         return self.config.safe_url
 
-    # ------------------------------------------------------------------ connection
-    def _connect(self) -> http.client.HTTPConnection:
-        if self._conn is not None:
-            return self._conn
-        if self._https:
-            context = ssl.create_default_context(cafile=self.config.tls_ca_file)
-            if not self.config.tls_verify:
-                context.check_hostname = False
-                context.verify_mode = ssl.CERT_NONE
-            self._conn = http.client.HTTPSConnection(
-                self._host, self._port, timeout=self.config.timeout, context=context
-            )
-        else:
-            self._conn = http.client.HTTPConnection(
-                self._host, self._port, timeout=self.config.timeout
-            )
-        return self._conn
+    @property
+    def lane_key(self) -> str:
+        """The endpoint many workflows share (``Capabilities.shared``): one lane for all."""
+        return self.name
 
-    def _drop_connection(self) -> None:
-        conn, self._conn = self._conn, None
-        if conn is not None:
-            conn.close()
+    def use_shared(self, shared: SharedResources) -> None:
+        """The service's exporter for this endpoint, one for every workflow
+        (``shares_connection``); the last sink to close it closes the connection."""
+        if shared.clients is None:
+            return
+        config = self.config
+        self._clients = shared.clients
+        self.exporter = shared.clients.acquire(exporter_key(config), lambda: Exporter(config))
 
     @property
     def model(self) -> TraceModel:
@@ -213,22 +202,18 @@ class OTLPSink:
             body = gzip.compress(body)
             headers["Content-Encoding"] = "gzip"
         try:
-            response, answer = self._post(body, headers)
+            answer = self.exporter.post(body, headers)
         except ssl.SSLCertVerificationError as exc:
-            self._drop_connection()
             raise SinkError(self._masked(f"OTLP receiver's certificate refused: {exc}")) from None
         except (OSError, http.client.HTTPException) as exc:
-            self._drop_connection()
             raise SinkError(
                 self._masked(f"OTLP receiver unreachable: {exc or type(exc).__name__}"),
                 retryable=True,
             ) from None
         self.requests += 1
-        status = response.status
-        if response.getheader("Connection", "").lower() == "close":
-            self._drop_connection()
+        status = answer.status
         if 200 <= status < 300:
-            rejected, why = rejected_spans(answer)
+            rejected, why = rejected_spans(answer.body)
             if rejected:
                 log.warning(
                     "OTLP receiver rejected spans",
@@ -238,29 +223,11 @@ class OTLPSink:
                 )
             self.spans_exported += len(spans) - rejected
             return
-        text = answer[:BODY_SHOWN].decode("utf-8", "replace").strip()
+        text = answer.body[:BODY_SHOWN].decode("utf-8", "replace").strip()
         raise SinkError(
-            self._masked(f"OTLP receiver answered {status} {response.reason}: {text}".rstrip(": ")),
+            self._masked(f"OTLP receiver answered {status} {answer.reason}: {text}".rstrip(": ")),
             retryable=status in RETRYABLE_STATUS,
         )
-
-    def _post(self, body: bytes, headers: dict[str, str]) -> tuple[http.client.HTTPResponse, bytes]:
-        """One POST; a kept-alive connection the receiver closed while idle is opened anew
-        once, at once (that is no outage: no retry, no "sink down" line)."""
-        reused = self._conn is not None
-        try:
-            conn = self._connect()
-            conn.request("POST", self._path, body=body, headers=headers)
-            response = conn.getresponse()
-            return response, response.read()
-        except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
-            if not reused:
-                raise
-            self._drop_connection()
-            conn = self._connect()
-            conn.request("POST", self._path, body=body, headers=headers)
-            response = conn.getresponse()
-            return response, response.read()
 
     def _masked(self, text: str) -> str:
         return self.config.mask(text)
@@ -279,7 +246,11 @@ class OTLPSink:
 
     def close(self) -> None:
         """Keep the state for the next start (a daemon that goes on where this one stopped)."""
-        self._drop_connection()
+        clients, self._clients = self._clients, None
+        if clients is not None:
+            clients.release(exporter_key(self.config))
+        else:
+            self.exporter.close()
         if not self._keep("OTLP: cannot keep the open spans"):
             return
         if self.model.open_spans:

@@ -19,6 +19,9 @@ class Capabilities:
     """Takes the service's shared SQL engine pool (:class:`SharingSink`.``use_shared``)."""
     shares_hub: bool = False
     """Takes the service's shared AMQP connection per broker (``use_shared`` too)."""
+    shares_connection: bool = False
+    """Takes the service's shared client per server (``use_shared``:
+    ``SharedResources.clients``, e.g. the OTLP sink's HTTP connection per endpoint)."""
     spools_itself: bool = False
     """Every batch goes to the sink's own durable spool: the runtime gives it no second one."""
     dashboard: bool = False
@@ -34,10 +37,15 @@ class Capabilities:
     output right: exactly (``keeps_marks``) or at least once (a broker's consumers)."""
 
     @property
+    def takes_shared(self) -> bool:
+        """Takes something of the service's through ``use_shared`` before ``open``."""
+        return self.shares_engine or self.shares_hub or self.shares_connection
+
+    @property
     def shared(self) -> bool:
         """Talks to a server (or master file) many workflows share: the sink is a
         :class:`SharingSink`, whose ``lane_key`` names it (None: per-workflow files)."""
-        return self.shares_engine or self.shares_hub or self.dashboard
+        return self.takes_shared or self.dashboard
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,7 @@ class SharedResources:
 
     engines: Any = None  # SQL engine (connection pool) per server URL: ``engines(url)``
     hubs: Any = None  # AMQP connections per broker (``sinks.amqp.hubs.HubRegistry``)
+    clients: Any = None  # other clients per server (``sinks.runtime.clients.SharedClients``)
 
 
 @runtime_checkable
@@ -60,7 +69,7 @@ class SharingSink(Protocol):
         ...
 
     def use_shared(self, shared: SharedResources) -> None:
-        """Take the service's shared engines / connections (before ``open``)."""
+        """Take the service's shared engines / connections / clients (before ``open``)."""
         ...
 
 
