@@ -160,6 +160,8 @@ SERIAL_MODULES = frozenset({"test_service_outage"})
 # not named here keeps its place after these.
 LONGEST_FIRST = (
     "test_db_contention",
+    "test_replay_interrupt",
+    "test_lifecycle",
     "test_dashboard_live_contention",
     "test_ingest_site",
     "test_ingest",

@@ -275,7 +275,7 @@ class Delivery:
             return
         if self._items:
             log.debug(
-                "sink down: its queue goes to the spool",
+                "the queue goes to the spool (the sink is down)",
                 sink=self.sink.name,
                 batches=sum(1 for i in self._items if isinstance(i, Batch)),
             )
