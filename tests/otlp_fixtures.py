@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from monitord.core.events import StampedeEvent
 from sinks.encoding import decode_json
 from sinks.otlp.model import TraceModel
 from sinks.otlp.spans import canonical_trace
+from tests.processes import terminate
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "data" / "traces"
@@ -62,12 +62,7 @@ class Receiver:
         proc, self.proc = self.proc, None
         if proc is None:
             return
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        terminate(proc, 15)
         if proc.stderr is not None:
             proc.stderr.close()
 

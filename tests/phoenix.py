@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import time
 import urllib.parse
@@ -22,6 +21,7 @@ import pytest
 
 from tests.conftest import PROJECT
 from tests.otlp_fixtures import free_port
+from tests.processes import terminate
 
 PHOENIX_SCRIPT = PROJECT / "scripts" / "phoenix-venv.sh"
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -139,12 +139,7 @@ class Phoenix:
         proc, self.proc = self.proc, None
         if proc is None:
             return
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        terminate(proc, 30)
 
     def get(self, path: str, **query: str | int) -> Any:
         url = f"{self.url}{path}"

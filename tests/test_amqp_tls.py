@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import shutil
 import socket
 import ssl
-import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +13,7 @@ import pytest
 from sinks.amqp.broker import hub_key, tls_context
 from sinks.amqp.config import AMQPConfig, parse_amqp_url
 from sinks.runtime.base import SinkError
+from tests.processes import self_signed_cert
 
 pytestmark = pytest.mark.quick
 
@@ -48,16 +47,7 @@ def test_verify_settings_never_share_a_connection() -> None:
 @pytest.fixture
 def tls_server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
     """A TLS listener on loopback with a self-signed certificate for ``localhost``."""
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed")
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
-        + ["-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"]
-        + ["-keyout", str(key), "-out", str(cert)],
-        check=True,
-        capture_output=True,
-    )
+    cert, key = self_signed_cert(tmp_path)
     server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     server_ctx.load_cert_chain(cert, key)
     listener = socket.create_server(("127.0.0.1", 0))

@@ -27,6 +27,7 @@ from sinks.runtime.clients import SharedClients
 from sinks.runtime.delivery import Delivery
 from sinks.runtime.factory import SinkRequest
 from sinks.runtime.marks import HeldMarks, MarkedBatch, Marks, count_batch
+from tests.processes import self_signed_cert
 from tests.test_otlp_model import end, one_job, start
 
 TOKEN = "s3cr3t-t0ken-xyz"
@@ -396,20 +397,9 @@ def test_a_restart_from_line_1_sends_everything_again(server: _Server, tmp_path:
 @pytest.fixture
 def tls_server(tmp_path: Path) -> Iterator[tuple[_Server, Path]]:
     """The test receiver behind TLS, with a self-signed certificate for ``localhost``."""
-    import shutil
     import ssl
-    import subprocess
 
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed")
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
-        + ["-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"]
-        + ["-keyout", str(key), "-out", str(cert)],
-        check=True,
-        capture_output=True,
-    )
+    cert, key = self_signed_cert(tmp_path)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
     srv = _Server(("127.0.0.1", 0), _Handler)
