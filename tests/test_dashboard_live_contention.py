@@ -31,7 +31,7 @@ def test_live_daemons_share_one_dashboard(tmp_path: Path) -> None:
     started = time.perf_counter()
     for rnd in range(ROUNDS):
         home = tmp_path / f"home{rnd}"
-        # fresh workflows every round: the daemons write the workflow databases beside them
+        # fresh workflows every round
         sources = [
             generate(
                 tmp_path / f"src{rnd}" / f"wf{i}", JOBS, seed=4200 + 100 * rnd + i, name=f"live{i}"
@@ -61,14 +61,9 @@ def test_live_daemons_share_one_dashboard(tmp_path: Path) -> None:
             for thread in threads:
                 thread.join(60)
         assert all(p.error is None for p in players), [p.error for p in players]
-        dbs = [
-            (
-                g.wf_uuid,
-                g.dagman_out.with_name(
-                    g.dagman_out.name.replace(".dag.dagman.out", ".stampede.db")
-                ),
-            )
-            for g in sources
+        dbs = [  # in the played copy the daemon followed (never the source: issue 29)
+            (g.wf_uuid, Path(p.dest) / g.dagman_out.name.replace(".dag.dagman.out", ".stampede.db"))
+            for p, g in zip(players, sources, strict=True)
         ]
         expected = expected_dashboard(dbs)
         got = dashboard_rows(home / ".pegasus" / "workflow.db")
