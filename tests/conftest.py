@@ -183,6 +183,7 @@ LONGEST_FIRST = (
     "test_otlp_follow",
     "test_otlp_outage",  # ~75 s, most of it the receiver's outage (MONITORD_OTLP_OUTAGE)
     "test_otlp_service",
+    "test_otlp_service_restart",
 )
 
 
