@@ -200,14 +200,19 @@ class SQLSink:
         self._write(events, None, then)
 
     def read_marks(self, stream: str) -> dict[str, int]:
+        """Another writer of the file may drop the marks table between its making and the
+        read (its workflow ended in order): made again and read once more, not an outage."""
         engine = self._require_engine()
-        try:
-            self._ensure_marks_table()
-            with engine.connect() as conn:
-                return read_marks(conn, stream)
-        except SQLAlchemyError as exc:
-            self._marks_table = False  # perhaps dropped meanwhile: made again next time
-            raise self._error("cannot read delivery marks", exc) from None
+        for last in (False, True):
+            try:
+                self._ensure_marks_table()
+                with engine.connect() as conn:
+                    return read_marks(conn, stream)
+            except SQLAlchemyError as exc:
+                self._marks_table = False  # perhaps dropped meanwhile: made again next time
+                if last:
+                    raise self._error("cannot read delivery marks", exc) from None
+        raise AssertionError("unreachable")
 
     def forget_marks(self, root_uuid: str) -> None:
         """After the sink is closed, once its workflow ended with every event delivered."""
