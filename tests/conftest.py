@@ -35,6 +35,24 @@ def corpus_samples() -> list[str]:
     return sorted(p.name for p in CORPUS.iterdir() if (p / "input").is_dir())
 
 
+@pytest.fixture(autouse=True)
+def _logging_as_configured():
+    """A command run in-process (``main([...])``) reconfigures logging and may leave the level
+    at ERROR (``-q``): each test starts from the configuration and level it found, and loggers
+    are not cached, so ``capture_logs`` sees every line whatever ran before on the worker."""
+    import structlog
+
+    from monitord.system import loglevel, logs
+
+    logs.CACHE_LOGGERS = False
+    level, config = loglevel.level(), structlog.get_config()
+    try:
+        yield
+    finally:
+        loglevel.set_level(level)
+        structlog.configure(**config)
+
+
 @pytest.fixture
 def corpus_tz():
     """Run the test in the corpus's time zone (dagman.out times are local)."""

@@ -14,6 +14,11 @@ import structlog
 from monitord.system import loglevel
 
 
+# Cached loggers keep the processors of their first use; the test suite turns this off so that
+# ``structlog.testing.capture_logs`` still reaches loggers a command run in-process cached.
+CACHE_LOGGERS = True
+
+
 class _CurrentStderr:
     """Whatever ``sys.stderr`` is when a line is logged (the progress display redirects it)."""
 
@@ -35,5 +40,5 @@ def configure_logging(verbosity: int) -> None:
         ],
         wrapper_class=loglevel.GatedLogger,
         logger_factory=structlog.PrintLoggerFactory(file=cast(TextIO, _CurrentStderr())),
-        cache_logger_on_first_use=True,
+        cache_logger_on_first_use=CACHE_LOGGERS,
     )
