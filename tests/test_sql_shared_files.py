@@ -33,7 +33,6 @@ from sqlalchemy.engine import make_url
 from structlog.testing import capture_logs
 
 from monitord.core.events import StampedeEvent
-from sinks.runtime.base import SinkError
 from sinks.runtime.marks import Marks
 from sinks.sql import SQLSink
 from sinks.sql.database import make_engine, parse_url

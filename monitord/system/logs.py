@@ -13,7 +13,6 @@ import structlog
 
 from monitord.system import loglevel
 
-
 # Cached loggers keep the processors of their first use; the test suite turns this off so that
 # ``structlog.testing.capture_logs`` still reaches loggers a command run in-process cached.
 CACHE_LOGGERS = True
