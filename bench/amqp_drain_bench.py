@@ -1,10 +1,11 @@
-"""How fast the AMQP sink spools events, and how fast a spool drains into RabbitMQ.
+"""How fast the delivery runtime spools AMQP batches, and how fast that spool drains into RabbitMQ.
 
 Phase 1 (broker irrelevant): N events (the reference's events of a corpus sample, cycled)
-are filtered, JSON-encoded and appended to a fresh spool in daemon-sized batches, with an
-fsync per batch as the daemon's flush does.  Phase 2: an ``AMQPSink`` is opened on that
-spool with a real broker up (as the next daemon would be) and timed until the broker has
-confirmed every event; the queue's message count is then checked.
+are appended to the AMQP sink's runtime spool in batches, as a delivery does while the
+broker is down (one frame and one fsync per batch).  Phase 2: the sink is started on the one
+runtime (``SinkWorker``) with a real broker up, as the next daemon would be, and timed until
+the broker has confirmed every event (each batch published with confirms); the queue's
+message count is then checked.
 
     MONITORD_TEST_AMQP_URL=amqp://user:pass@127.0.0.1:5672/vhost \\
         .venv/bin/python bench/amqp_drain_bench.py [--events 100000] [--batch 200]
@@ -30,9 +31,10 @@ import aio_pika  # noqa: E402
 from monitord.core.events import PREFIX, make_event  # noqa: E402
 from monitord.core.readers.bp import parse_bp_line  # noqa: E402
 from sinks.amqp.config import parse_amqp_url  # noqa: E402
-from sinks.amqp.encoder import encode_selected  # noqa: E402
 from sinks.amqp.sink import AMQPSink  # noqa: E402
-from sinks.runtime.spool.segments import Spool  # noqa: E402
+from sinks.runtime.codec import encode_batch  # noqa: E402
+from sinks.runtime.runner import SinkWorker  # noqa: E402
+from sinks.runtime.spool import BatchSpool, SpoolSettings  # noqa: E402
 
 CORPUS_BP = PROJECT.parent / "shared" / "corpus" / "hierarchical_wf_success" / "expected"
 
@@ -83,35 +85,38 @@ def main() -> int:
     exchange = f"monitord.bench.{uuid.uuid4().hex[:8]}"
     queue = exchange + ".q"
     url = f"{args.url.rstrip('/')}/{exchange}"
-    config = parse_amqp_url(url, {"events": "*", "drain_timeout": "600"})
+    config = parse_amqp_url(url, {"events": "*"})
     source = corpus_events()
     events = list(itertools.islice(itertools.cycle(source), args.events))
     run_dir = tempfile.mkdtemp(prefix="amqp-bench-")
-    spool = Spool(config.spool_path(run_dir))
+    settings = SpoolSettings(root=os.path.join(run_dir, "monitord.spool"), drain_timeout=600)
+    sink = AMQPSink(config, run_dir=run_dir)
+    spool = BatchSpool(settings.path_for(sink))
     spool.open()
     t0 = time.perf_counter()
     size = 0
     for i in range(0, len(events), args.batch):
-        records = list(encode_selected(events[i : i + args.batch], config.events))
-        size += sum(len(body) for _, body in records)
-        spool.append(records)
+        batch = events[i : i + args.batch]
+        data = encode_batch(batch)
+        size += len(data)
+        spool.append(len(batch), data)
         spool.sync()
     spooled = time.perf_counter() - t0
     spool.close()
     print(
-        f"spooled {len(events)} events ({size / 1e6:.1f} MB of JSON) in {spooled:.2f} s: "
+        f"spooled {len(events)} events ({size / 1e6:.1f} MB) in {spooled:.2f} s: "
         f"{len(events) / spooled:,.0f} events/s with an fsync every {args.batch}"
     )
     asyncio.run(queue_op(args.url, exchange, queue, "declare"))
     try:
-        sink = AMQPSink(config, run_dir=run_dir)
+        worker = SinkWorker(sink, spool=settings)
         t1 = time.perf_counter()
-        sink.open()
-        assert sink.spool is not None
-        while sink.spool.pending:
+        worker.start()
+        while worker.health().spooled or not worker.health().events_written:
             time.sleep(0.01)
         drained = time.perf_counter() - t1
-        sink.close()
+        worker.request_stop()
+        worker.join()
         count = asyncio.run(queue_op(args.url, exchange, queue, "count"))
         print(
             f"drained {len(events)} spooled events into RabbitMQ (confirmed) in {drained:.2f} s: "

@@ -191,7 +191,7 @@ LONGEST_FIRST = (
     "test_follow_played",
     "test_conformance_cases",
     "test_follow_live",
-    "test_amqp_hub",
+    "test_amqp_connection",
     "test_differential_fuzz",
     "test_sink_spool",
     "test_amqp_broker",

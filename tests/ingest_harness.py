@@ -90,9 +90,12 @@ class Broker:
             "ingest": "true",
             "ingest_prefix": self.prefix,
             "ingest_partitions": str(self.partitions),
-            "drain_timeout": "600",  # a loaded test machine
         }
-        return [f"-Dpegasus.catalog.workflow.{k}={v}" for k, v in props.items()]
+        # a loaded test machine: a broker slow to confirm is retried for up to 600 s at exit
+        return [
+            *(f"-Dpegasus.catalog.workflow.{k}={v}" for k, v in props.items()),
+            "-Dpegasus.monitord.spool.drain_timeout=600",
+        ]
 
     def queues(self) -> list[str]:
         names = [f"{self.prefix}.p{i}" for i in range(self.partitions)]

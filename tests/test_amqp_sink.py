@@ -23,8 +23,11 @@ from sinks.amqp.event_filter import DEFAULT_EVENTS, KNOWN_EVENTS, EventFilter
 from sinks.amqp.sink import AMQPSink
 from sinks.registry import build_sink
 from sinks.runtime.base import SinkError
+from sinks.runtime.codec import decode_marked
 from sinks.runtime.factory import SinkRequest
-from sinks.runtime.spool.segments import Position, Spool, SpoolError, encode_frame
+from sinks.runtime.runner import SinkWorker
+from sinks.runtime.spool import BatchSpool, SpoolSettings
+from sinks.runtime.spool.segments import Spool, SpoolError, encode_frame
 from tests.conftest import CORPUS, CORPUS_TZ, copy_submit_dir, require_corpus
 
 SECRET = "s3cr%2Fet"  # URL-quoted "s3cr/et"
@@ -66,14 +69,14 @@ def test_url_parts_are_unquoted_and_the_safe_url_has_no_password() -> None:
     assert cfg.safe_url == "amqp://us%40er@h:5672/v%2Fh/ex.name"
 
 
-def test_spool_key_depends_on_the_endpoint_not_on_the_password() -> None:
+def test_producer_key_depends_on_the_endpoint_not_on_the_password() -> None:
     a = parse_amqp_url("amqp://u:one@h:5672/v/ex")
     b = parse_amqp_url("amqp://u:two@h:5672/v/ex")
     c = parse_amqp_url("amqp://u:one@h:5672/v/other")
-    assert a.spool_key == b.spool_key != c.spool_key
-    assert a.spool_path("/run") == f"/run/monitord.amqp-spool/{a.spool_key}"
+    assert a.endpoint_key == b.endpoint_key != c.endpoint_key
+    assert a.producer_path("/run") == f"/run/monitord.amqp-producer/{a.endpoint_key}"
     d = parse_amqp_url("amqp://u:p@h/ex", {"spool": "/var/spool/m"})
-    assert d.spool_path("/run") == f"/var/spool/m/{d.spool_key}"
+    assert d.producer_path("/run") == f"/var/spool/m/{d.endpoint_key}"
 
 
 @pytest.mark.parametrize(
@@ -370,40 +373,48 @@ def test_the_writer_and_the_publisher_threads_share_the_spool(tmp_path: Path) ->
 # ---------------------------------------------------------------- the sink, broker unreachable
 
 
-def test_sink_spools_when_the_broker_is_unreachable_and_keeps_it_for_later(
+def test_the_runtime_spools_while_the_broker_is_unreachable_and_keeps_it_for_later(
     tmp_path: Path,
 ) -> None:
+    """The sink on the one delivery runtime: a publish that cannot reach the broker is a
+    retryable error, so the runtime spools the batches (the producer never waits) and leaves
+    them, in order, for the next daemon; no line shows the password."""
     port = closed_port()
     url = f"amqp://user:{SECRET}@127.0.0.1:{port}/vh/ex"
-    props = {
-        "pegasus.catalog.workflow.events": "*",
-        "pegasus.catalog.workflow.drain_timeout": "0.5",
-    }
+    props = {"pegasus.catalog.workflow.events": "*"}
     events = [
         make_event("xwf.start", {"xwf.id": "W", "ts": i, "restart_count": 0}) for i in range(50)
     ]
+    settings = SpoolSettings(root=str(tmp_path / "spool"), drain_timeout=0.5, first_backoff=0.05)
     with structlog.testing.capture_logs() as logs:
         sink = build_sink(url, run_dir=str(tmp_path), restart=True, properties=props)
         assert "s3cr" not in sink.name
-        sink.open()
-        t0 = time.monotonic()
-        sink.write_batch(events[:30])
-        sink.flush()
-        sink.write_batch(events[30:])
-        sink.flush()
-        assert time.monotonic() - t0 < 1.0  # never waits for the broker
-        time.sleep(0.3)
+        with pytest.raises(SinkError, match="AMQP broker unavailable") as refused:
+            sink.write_batch(events[:1])
+        assert refused.value.retryable
         sink.close()
-    assert any(e["event"] == "AMQP broker unavailable, events stay spooled" for e in logs)
-    left = [e for e in logs if e["event"] == "AMQP: events left in the spool for the next daemon"]
-    assert left and left[0]["remaining"] == 50
-    assert "s3cr" not in repr(logs)
-    spool_dir = next((tmp_path / "monitord.amqp-spool").iterdir())
-    reopened = Spool(str(spool_dir))
-    reopened.open()
-    assert reopened.pending == 50
-    assert [json.loads(r.body)["ts"] for r in reopened.read_batch(100)] == list(range(50))
-    reopened.close()
+        worker = SinkWorker(sink, spool=settings)
+        worker.start()
+        t0 = time.monotonic()
+        worker.put(events[:30])
+        worker.put(events[30:])
+        worker.flush()
+        assert time.monotonic() - t0 < 5.0  # spooled, not waiting for the broker
+        worker.request_stop()
+        worker.join()
+    health = worker.health()
+    assert health.left_behind == 50 and health.spool_path == settings.path_for(sink)
+    assert any(e["event"] == "sink down, spooling its events until it is back" for e in logs)
+    assert "s3cr" not in repr(logs) and "s3cr" not in repr(health)
+    left = BatchSpool(settings.path_for(sink))
+    left.open()
+    assert left.events == 50
+    batches = []
+    while (head := left.head()) is not None:
+        batches.append(decode_marked(head[1])[0])
+        left.commit()
+    left.close()
+    assert [e.attrs["ts"] for batch in batches for e in batch] == list(range(50))
 
 
 def test_the_sink_a_request_asks_for_uses_the_named_endpoint_properties(tmp_path: Path) -> None:
@@ -458,9 +469,8 @@ def test_cli_replay_with_an_unreachable_broker_still_fills_the_database(tmp_path
     expected = sum(
         1 for line in open(CORPUS / "process_wf_success" / "expected" / "events.bp") if line.strip()
     )
-    spool_dir = next((run / "monitord.amqp-spool").iterdir())
-    spool = Spool(str(spool_dir))
+    (spool_dir,) = [p for p in (run / "monitord.spool").iterdir() if any(p.iterdir())]
+    spool = BatchSpool(str(spool_dir))
     spool.open()
-    assert spool.pending == expected
+    assert spool.events == expected
     spool.close()
-    assert Position(0, 0) <= spool.cursor

@@ -34,7 +34,7 @@ from tests.ingest_harness import (
     wait_marks,
     wait_quiet,
 )
-from tests.test_amqp_hub import CuttableProxy
+from tests.test_amqp_connection import CuttableProxy
 from tests.test_sql_servers import Generated
 
 pytest_plugins = ("tests.ingest_harness",)  # the fixtures broker, kind and central

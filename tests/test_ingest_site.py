@@ -140,7 +140,7 @@ def _producer_props(tmp: Path, broker: Broker) -> Path:
         f"pegasus.catalog.workflow.amqp.url = {broker.url}\n"
         "pegasus.catalog.workflow.amqp.ingest = true\n"
         # a loaded test machine: give the spool time to reach the broker before exiting
-        "pegasus.catalog.workflow.amqp.drain_timeout = 600\n"
+        "pegasus.monitord.spool.drain_timeout = 600\n"
     )
     return props
 

@@ -20,6 +20,7 @@ from sinks.amqp.broker import _message
 from sinks.amqp.config import parse_amqp_url
 from sinks.amqp.encoder import encode_selected
 from sinks.amqp.event_filter import EventFilter
+from sinks.amqp.producer import BLOCK, Producer
 from sinks.amqp.stream import (
     EVENT,
     PRODUCER,
@@ -28,7 +29,6 @@ from sinks.amqp.stream import (
     SLOTS,
     STREAM,
     Numbering,
-    seq_of,
     slot_of,
     split_key,
     spool_key,
@@ -37,7 +37,6 @@ from sinks.encoding import encode_json
 from sinks.runtime.base import SinkError
 from sinks.runtime.marks import MarkedBatch, Marks, line_one_stream
 from sinks.runtime.policy import DeliveryState, RetryPolicy
-from sinks.runtime.spool.segments import Position, Record
 
 # ---------------------------------------------------------------- decode
 
@@ -149,8 +148,7 @@ def test_the_spool_key_carries_the_stream_and_number() -> None:
     key = spool_key("stampede.xwf.start", "abc", 12)
     assert split_key(key) == ("stampede.xwf.start", {STREAM: "abc", EVENT: 12})
     assert split_key("stampede.xwf.start") == ("stampede.xwf.start", {})  # an older spool
-    record = Record(Position(0, 0), Position(0, 9), key, b"{}", "spool-1")
-    msg, routing = _message(record, "alice")
+    msg, routing = _message(*split_key(key), b"{}", "producer-1", 7, "alice")
     assert routing == "stampede.xwf.start"
     assert msg.headers is not None and msg.headers[STREAM] == "abc" and msg.headers[EVENT] == 12
 
@@ -202,24 +200,33 @@ def test_classify_refuses_bad_headers_and_oversized_bodies() -> None:
 # ---------------------------------------------------------------- producer side
 
 
-def test_stream_headers_come_from_the_spool_position() -> None:
-    first = Record(Position(3, 0), Position(3, 90), "stampede.xwf.start", b"{}", "spool-1")
-    later = Record(Position(3, 90), Position(3, 200), "stampede.xwf.end", b"{}", "spool-1")
-    next_segment = Record(Position(4, 0), Position(4, 50), "stampede.xwf.end", b"{}", "spool-1")
-    seqs = [seq_of(r.start) for r in (first, later, next_segment)]
-    assert seqs == sorted(seqs) and len(set(seqs)) == 3
-    msg, key = _message(later, "alice")
+def test_stream_headers_name_the_producer_and_its_sequence_number() -> None:
+    msg, key = _message("stampede.xwf.end", {}, b"{}", "producer-1", 90, "alice")
     assert key == "stampede.xwf.end"
-    assert msg.headers == {
-        PRODUCER: "spool-1",
-        SEQ: seq_of(Position(3, 90)),
-        SLOT: slot_of("spool-1"),
-    }
+    assert msg.headers == {PRODUCER: "producer-1", SEQ: 90, SLOT: slot_of("producer-1")}
     assert msg.user_id == "alice"
-    assert msg.message_id == later.message_id
-    assert _message(later, "alice")[0].headers == msg.headers  # republished: the same position
+    assert msg.message_id == "producer-1:90"
     slots = {slot_of(f"spool-{i}") for i in range(1000)}
     assert slots == {str(n) for n in range(SLOTS)}
+
+
+def test_a_producer_keeps_its_id_and_never_reuses_a_sequence_number(tmp_path: Path) -> None:
+    """The id survives a restart (the producer keeps its partition); a later daemon, even after
+    a crash that saved nothing, starts past every number the last one may have sent."""
+    first = Producer(str(tmp_path / "p"))
+    first.open()
+    with pytest.raises(SinkError, match="another monitord"):
+        Producer(str(tmp_path / "p")).open()
+    used = [first.reserve(10), first.reserve(5), first.reserve(BLOCK)]
+    assert used == [0, 10, 15]
+    last = 15 + BLOCK - 1  # the highest number handed out
+    ident = first.id
+    first.close()  # (as a kill -9 would: nothing is written at close)
+    second = Producer(str(tmp_path / "p"))
+    second.open()
+    assert second.id == ident and len(ident) <= 64
+    assert second.reserve(1) > last
+    second.close()
 
 
 def test_ingest_property_means_every_event() -> None:

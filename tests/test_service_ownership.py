@@ -218,7 +218,7 @@ def test_service_as_root_leaves_every_file_to_the_submit_dir_owner(tmp_path: Pat
     for name in ("jobstate.log", "jobstate.log.000", "events.bp", "monitord.info"):
         assert name in created, (name, sorted(created))
     assert any(n.endswith(".stampede.db.000") for n in created), sorted(created)
-    assert any((run / "monitord.amqp-spool").rglob("*.seg"))
+    assert any((run / "monitord.amqp-producer").rglob("id"))
     bad = _not_owned(home, nobody)
     assert bad == [], f"not the owner's: {bad}"
     got = diff(

@@ -25,8 +25,6 @@ from sinks.plugins.host import PluginHost, SinksAndPlugins, Skipped, plugin_snap
 from sinks.plugins.sink import PluginSink
 from sinks.plugins.worker import PluginWorker
 from sinks.runtime.base import SinkError
-from sinks.runtime.capabilities import Capabilities
-from sinks.runtime.health import SinkHealth
 from sinks.runtime.lanes import LaneHandle, SinkLane
 from sinks.runtime.runner import SinkWorker
 from sinks.runtime.sinkset import SharedSinkSet, SinkSet
@@ -62,23 +60,6 @@ class Probed:
         raise AttributeError(attr)
 
 
-class OwnSpool(Probed):
-    """Spools every batch itself (as AMQP does) and leaves it there: up, never delivered."""
-
-    capabilities = Capabilities(spools_itself=True)
-
-    def __init__(self, name: str, spool_path: str) -> None:
-        super().__init__(name)
-        self.spool_path = spool_path
-        self.held = 0
-
-    def write_batch(self, events: Sequence[StampedeEvent]) -> None:
-        self.held += len(events)
-
-    def health(self) -> SinkHealth:
-        return SinkHealth(self.name, spooled=self.held)
-
-
 def _events(n: int) -> list[StampedeEvent]:
     return [make_event("stampede.xwf.start", {"xwf.id": "wf", "ts": float(i)}) for i in range(n)]
 
@@ -99,26 +80,20 @@ def _outside(sink: Probed) -> list[tuple[str, str]]:
 
 
 def test_the_end_of_run_report_reads_the_health_record_only(tmp_path: Path) -> None:
-    """A down sink's events left in the runtime's spool, and a sink's own spool (AMQP): the
-    report's counts and spool paths come from ``SinkHealth`` (``left_behind``, ``spooled``,
-    ``spool_path``), not from attributes probed on the sink (it has none to give)."""
+    """A down sink's events left in the runtime's spool: the report's counts and spool paths
+    come from ``SinkHealth`` (``left_behind``, ``spooled``, ``spool_path``), not from
+    attributes probed on the sink (it has none to give)."""
     spool = SpoolSettings(root=str(tmp_path / "spool"), drain_timeout=0.2, first_backoff=0.05)
     down = Probed("down")
-    own = OwnSpool("own", str(tmp_path / "own-spool"))
-    workers = [_run(down, spool), _run(own, spool)]
+    workers = [_run(down, spool)]
 
     health = [w.health() for w in workers]
-    assert [(h.left_behind, h.spooled, h.spooled_by_sink) for h in health] == [
-        (12, 12, False),
-        (0, 12, True),
-    ]
-    assert [h.spool_path for h in health] == [spool.path_for(down), own.spool_path]
+    assert [(h.left_behind, h.spooled) for h in health] == [(12, 12)]
+    assert [h.spool_path for h in health] == [spool.path_for(down)]
     lines = undelivered(workers, spool)
-    assert len(lines) == 2, lines
+    assert len(lines) == 1, lines
     assert lines[0].startswith("12 events") and f"spool {spool.path_for(down)};" in lines[0]
-    assert lines[1].startswith("12 events") and f"spool {own.spool_path};" in lines[1]
-    assert "next run" in lines[1] and "next run" not in lines[0]  # whose spool it is
-    assert _outside(down) == [] and _outside(own) == []
+    assert _outside(down) == []
     assert {attr for attr, _ in down.probes} <= {"capabilities", "destination", "display_url"}
 
 

@@ -35,9 +35,7 @@ def test_builtin_sinks_come_from_entry_points() -> None:
     assert reg.by_name["sql"].capabilities == Capabilities(
         shares_engine=True, keeps_marks=True, tallies=True, resumes=True
     )
-    assert reg.by_name["amqp"].capabilities == Capabilities(
-        shares_hub=True, spools_itself=True, resumes=True
-    )
+    assert reg.by_name["amqp"].capabilities == Capabilities(shares_connection=True, resumes=True)
     assert reg.by_name["dashboard"].capabilities == Capabilities(dashboard=True, resumes=True)
     assert reg.by_name["file"].capabilities == Capabilities()
 
@@ -103,7 +101,7 @@ def test_every_field_of_a_request_reaches_the_sink_it_asks_for(tmp_path: Path) -
     assert isinstance(amqp, AMQPSink)
     assert amqp.numbering.stream == line_one_stream("r")  # a restart of root workflow r
     assert amqp.config.drain_timeout == 2.0
-    assert amqp.spool_path.startswith(os.path.abspath("run") + os.sep)
+    assert amqp.producer.path.startswith(os.path.abspath("run") + os.sep)
 
 
 def test_built_sinks_carry_their_factorys_capabilities(tmp_path: Path) -> None:

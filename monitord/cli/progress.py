@@ -154,7 +154,7 @@ def _stored_parts(workers: Sequence[Executor]) -> list[str]:
         if capabilities_of(worker.sink).dashboard:
             dashboard_failed = health.disabled
             continue
-        spooled = health.left_behind or (0 if health.spooled_by_sink else health.spooled)
+        spooled = health.left_behind or health.spooled
         left += spooled
         unread = closed_by_reader([worker])
         if unread:

@@ -48,8 +48,7 @@ def undelivered(workers: Iterable[Executor], spool_settings: SpoolSettings | Non
         except Exception:  # noqa: BLE001 - the name and reason are niceties, the count matters
             health = SinkHealth(sink.name, destination=sink.name, spooled=worker.spooled)
         dest = health.destination or destination_of(sink)  # an executor that relays none
-        own_spool = health.spooled if health.spooled_by_sink else 0  # AMQP: its own spool
-        left = health.left_behind or (health.spooled - own_spool)
+        left = health.left_behind or health.spooled
         if worker.failed:
             written = health.events_written
             why = _reason(health.last_error, dest)
@@ -57,20 +56,14 @@ def undelivered(workers: Iterable[Executor], spool_settings: SpoolSettings | Non
                 f"{dest} failed{why} after {written} events, the rest were not written; "
                 "rerun the replay once it works"
             )
-        elif left or own_spool:
+        elif left:
             spool = health.spool_path
             if spool is None and spool_settings is not None:
                 spool = spool_settings.path_for(sink)
             where = f" in the spool {spool}" if spool else " in memory, lost"
-            how = (
-                "the next run for this workflow delivers them first"
-                if own_spool and not left
-                else "rerun the replay once it answers (it starts over)"
-            )
+            how = "rerun the replay once it answers (it starts over)"
             why = _reason(health.last_error, dest)
-            problems.append(
-                f"{left + own_spool} events not delivered to {dest}{why}: left{where}; {how}"
-            )
+            problems.append(f"{left} events not delivered to {dest}{why}: left{where}; {how}")
     return problems
 
 

@@ -10,13 +10,11 @@ runtime (:mod:`sinks.runtime.lanes`); a workflow's sinks on them are a
 * Per-workflow SQLite files and event files go to a fixed pool of local lanes;
   their SQLite connections are not pooled, so an idle workflow holds no
   connection, no thread and no process.
-* AMQP sinks of one broker share its lane and one connection (one
-  :class:`~sinks.amqp.hub.Hub` per broker, from the pool's registry); each
-  workflow keeps its own spool and cursor.
-* OTLP sinks of one endpoint share its lane and one HTTP connection (a sink that declares
-  ``shares_connection`` takes its client from the pool's
-  :class:`~sinks.runtime.clients.SharedClients`); each workflow keeps its own trace model
-  and state file.
+* AMQP sinks of one broker share its lane and one connection, OTLP sinks of one endpoint
+  share its lane and one HTTP connection: a sink that declares ``shares_connection`` takes
+  its client from the pool's :class:`~sinks.runtime.clients.SharedClients`
+  (:class:`~sinks.amqp.connection.BrokerLink`, the OTLP exporter); each workflow keeps its
+  own delivery, spool, producer numbers (AMQP) or trace model (OTLP).
 * Each sink of each workflow is a :class:`~sinks.runtime.delivery.Delivery` -- the same
   runtime as the per-workflow daemon's: while its server is down, that
   delivery sleeps between jittered retries (never giving up on a retryable
@@ -36,7 +34,6 @@ import zlib
 from dataclasses import replace
 from typing import Any, cast
 
-from sinks.amqp.hubs import HubRegistry
 from sinks.runtime.base import Sink
 from sinks.runtime.capabilities import SharedResources, SharingSink, capabilities_of
 from sinks.runtime.clients import SharedClients
@@ -104,7 +101,6 @@ class SinkPool:
         self.local = [SinkLane(f"local-{i}", destination_name) for i in range(local_lanes)]
         self.shared: dict[str, SinkLane] = {}
         self.engines = EngineCache()
-        self.hubs = HubRegistry()
         self.clients = SharedClients()
         self.closing = False
         self._lock = threading.Lock()
@@ -127,7 +123,7 @@ class SinkPool:
         the factory's ``spool`` (the Monitor's spool settings) is where its sinks spool.
         """
 
-        shared = SharedResources(engines=self.engines, hubs=self.hubs, clients=self.clients)
+        shared = SharedResources(engines=self.engines, clients=self.clients)
 
         def make(sinks: list[Sink], spool: SpoolSettings | None = None) -> SharedSinkSet:
             handles = []
@@ -199,7 +195,6 @@ class SinkPool:
         for lane in self.lanes():
             lane.stop()
         self.engines.dispose()
-        self.hubs.close()
         self.clients.close()
 
 

@@ -1,8 +1,9 @@
-"""AMQP (RabbitMQ) event sink, behaviour doc §6.5, with a durable on-disk spool.
+"""AMQP (RabbitMQ) event sink, behaviour doc §6.5, on the one delivery runtime.
 
 ``config`` (URL + endpoint properties), ``event_filter`` (which events),
-``encoder`` (routing key + JSON body), ``spool`` (append-only segments + cursor),
-``hub`` (one connection per broker on its own thread: confirms, reconnects,
-fair turns between spools), ``sink`` (the runner-facing ``Sink``), ``factory`` (its
-entry point: light, so a daemon without an AMQP destination never imports aio-pika).
+``encoder`` (routing key + JSON body), ``stream`` (the identity headers), ``producer`` (the
+producer id and sequence numbers), ``connection`` (one broker connection on its own thread,
+publisher confirms), ``sink`` (the runtime-facing ``Sink``: a batch is written once
+confirmed), ``factory`` (its entry point: light, so a daemon without an AMQP destination never
+imports aio-pika).  Retries, the spool and health are the runtime's (sinks/runtime/).
 """

@@ -1,43 +1,34 @@
-"""What a hub needs to talk to one broker: its settings, key, backoff, TLS, messages, and the
-checks and thread hand-offs around aio-pika (used by :mod:`sinks.amqp.hub`)."""
+"""What a connection to one broker needs: its settings, key, TLS, messages, and the checks and
+thread hand-offs around aio-pika (used by :mod:`sinks.amqp.connection` and the ingest)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-import random
 import ssl
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import aio_pika
-from aio_pika.abc import AbstractChannel, AbstractConnection, AbstractExchange
+from aio_pika.abc import AbstractConnection
 from aio_pika.connection import make_url
+from aiormq.abc import FieldValue
 
 from sinks.amqp.config import AMQPConfig
 from sinks.amqp.encoder import CONTENT_TYPE
-from sinks.amqp.stream import split_key, stream_headers
-from sinks.runtime.policy import RECONNECT, RetryPolicy
-from sinks.runtime.spool.segments import Record
+from sinks.amqp.stream import stream_headers
 
 T = TypeVar("T")
 
-BATCH = 500  # records per turn of one client
-CONCURRENT_BATCHES = 4  # turns (of different clients) in flight at once
 DEFAULT_PUBLISH_TIMEOUT = 60.0
 CONNECT_TIMEOUT = 10.0
-IDLE_POLL = 1.0
-WARN_EVERY = 60.0  # seconds between repeated outage warnings
-STOPPING_RETRY = 1.0  # retry pause while a closing sink waits for its drain
-DETACH_WAIT = 10.0  # seconds a detach waits for the client's batch in flight
 
 HubKey = tuple[str, str, int, str, str, str, bool, str | None]
-Exchanges = dict[str, "asyncio.Future[tuple[AbstractChannel, AbstractExchange]]"]
 
 
 def quiet_client_library() -> None:
-    """The hub and the ingest report every broker failure themselves (one line, password
+    """The sink and the ingest report every broker failure themselves (one line, password
     scrubbed); the client library's own lines would add a traceback per lost connection and
     one per connect retry."""
     for name in ("aiormq", "aio_pika"):
@@ -45,7 +36,8 @@ def quiet_client_library() -> None:
 
 
 def hub_key(config: AMQPConfig) -> HubKey:
-    """What makes two endpoints share a connection: everything but the exchange."""
+    """What makes two endpoints share a connection: everything but the exchange (and the
+    :class:`~sinks.runtime.clients.SharedClients` key of the service's one link per broker)."""
     return (
         config.scheme,
         config.host,
@@ -63,22 +55,6 @@ def broker_url(config: AMQPConfig) -> str:
     return config.safe_url.rsplit("/", 1)[0]
 
 
-class Backoff:
-    """The delivery runtime's retry policy (``RECONNECT`` of :mod:`sinks.runtime.policy`:
-    ``first * 2**n`` seconds, capped, +-20 % jitter), counting a client's failures."""
-
-    def __init__(self, policy: RetryPolicy = RECONNECT) -> None:
-        self.policy = policy
-        self.failures = 0
-
-    def reset(self) -> None:
-        self.failures = 0
-
-    def next(self) -> float:
-        self.failures += 1
-        return self.policy.delay(self.failures, random.random())
-
-
 def tls_context(config: AMQPConfig) -> ssl.SSLContext:
     """The broker's certificate and host name verified (system CAs, or ``tls_ca_file``);
     the reference's unverified TLS only when the endpoint says ``tls_verify = false``."""
@@ -89,16 +65,22 @@ def tls_context(config: AMQPConfig) -> ssl.SSLContext:
     return ctx
 
 
-def _message(record: Record, user: str) -> tuple[aio_pika.Message, str]:
+def _message(
+    routing_key: str,
+    identity: dict[str, FieldValue],
+    body: bytes,
+    producer: str,
+    seq: int,
+    user: str,
+) -> tuple[aio_pika.Message, str]:
     """The reference's message plus the stream headers and the (broker-checked) ``user_id``
     of :mod:`sinks.amqp.stream`; and its routing key."""
-    routing_key, identity = split_key(record.routing_key)
     message = aio_pika.Message(
-        record.body,
+        body,
         content_type=CONTENT_TYPE,
         delivery_mode=aio_pika.DeliveryMode.PERSISTENT,
-        message_id=record.message_id,
-        headers=stream_headers(record.spool_id, record.start, identity),
+        message_id=f"{producer}:{seq}",
+        headers=stream_headers(producer, seq, identity),
         user_id=user,
     )
     return message, routing_key

@@ -5,4 +5,7 @@ from __future__ import annotations
 
 from sinks.runtime.capabilities import Capabilities
 
-AMQP_CAPABILITIES = Capabilities(shares_hub=True, spools_itself=True, resumes=True)
+#: in the service, one lane and one broker connection per broker for every workflow
+#: (``shares_connection``); a resumed daemon's events are published again, numbered as before,
+#: so the ingest loads them once (``resumes``: at least once on the wire)
+AMQP_CAPABILITIES = Capabilities(shares_connection=True, resumes=True)

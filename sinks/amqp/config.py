@@ -6,7 +6,7 @@ reference's splitter, credentials and port are parsed properly (no port: 5672,
 or 5671 for ``amqps``; no credentials: the broker default ``guest``).
 
 The password lives only in :class:`AMQPConfig`; everything that may be shown
-(``safe_url``, the sink name, the spool directory name) is derived without it,
+(``safe_url``, the sink name, the producer directory name) is derived without it,
 and :func:`scrub` removes it from any library message before it is logged.
 """
 
@@ -26,7 +26,7 @@ from sinks.runtime.base import SinkError
 WORKFLOW_PREFIX = "pegasus.catalog.workflow."
 ANY_CATALOG_PREFIX = "pegasus.catalog.*."
 
-DEFAULT_DRAIN_TIMEOUT = 15.0  # seconds close() waits for the broker before leaving events spooled
+DEFAULT_DRAIN_TIMEOUT = 15.0  # the old endpoint property; the runtime's spool.drain_timeout rules
 DEFAULT_HEARTBEAT = 30  # seconds; proposed to the broker, which may negotiate it down
 
 
@@ -44,7 +44,7 @@ class AMQPConfig:
     events: EventFilter
     timeout: float | None = None  # connect / blocked-publish timeout (property ``timeout``)
     drain_timeout: float = DEFAULT_DRAIN_TIMEOUT
-    spool_dir: str | None = None  # property ``spool``: where the spool lives (default: run dir)
+    spool_dir: str | None = None  # property ``spool``: where the producer state lives (run dir)
     heartbeat: int = DEFAULT_HEARTBEAT
     # amqps only: verify the broker's certificate and host name (property ``tls_verify``; the
     # reference never verifies, so a site that relied on that must opt out explicitly) against
@@ -70,15 +70,17 @@ class AMQPConfig:
         return f"{self.scheme}://{user}{self.host}:{self.port}/{vhost}{self.exchange}"
 
     @property
-    def spool_key(self) -> str:
-        """A stable directory name for this endpoint's spool (same URL -> same spool)."""
+    def endpoint_key(self) -> str:
+        """A stable directory name for this endpoint (same URL -> same producer)."""
         return hashlib.sha256(self.safe_url.encode("utf-8")).hexdigest()[:16]
 
-    def spool_path(self, run_dir: str) -> str:
-        root = self.spool_dir or os.path.join(run_dir, "monitord.amqp-spool")
+    def producer_path(self, run_dir: str) -> str:
+        """Where the endpoint's producer id and sequence high-water are kept
+        (:mod:`sinks.amqp.producer`)."""
+        root = self.spool_dir or os.path.join(run_dir, "monitord.amqp-producer")
         if not os.path.isabs(root):
             root = os.path.join(run_dir, root)
-        return os.path.join(root, self.spool_key)
+        return os.path.join(root, self.endpoint_key)
 
     def scrub(self, message: str) -> str:
         return scrub(message, self.password)

@@ -12,7 +12,7 @@ from sinks.runtime.factory import SinkRequest
 
 
 class AMQPFactory:
-    """An AMQP (RabbitMQ) exchange, spooled on disk by the sink itself."""
+    """An AMQP (RabbitMQ) exchange, published with confirms."""
 
     name = "amqp"
     schemes = ("amqp", "amqps")

@@ -4,12 +4,12 @@ The wire stays the reference's (routing key ``stampede.<event>``, the JSON body)
 headers are additions a Logstash consumer ignores and ``monitord ingest`` needs for exactly
 once (docs/ingest.md):
 
-* ``monitord-producer``: the spool's identity (``<run dir>/monitord.amqp-spool/<key>/id``),
-  stable across daemon restarts, so a daemon that resumes from its spool is the same producer.
-* ``monitord-seq``: the frame's position in that spool, ``segment << 32 | offset``.  It grows
-  strictly along the spool (an offset never reaches 2**32: segments roll at 8 MiB and a frame
-  is at most 1 GiB) and is written on disk, so a frame published again after a crash or a
-  lost confirm carries the same number; the ingest skips what is at or below its mark.
+* ``monitord-producer``: the endpoint's identity in its run directory
+  (``<run dir>/monitord.amqp-producer/<key>/id``, :mod:`sinks.amqp.producer`), stable across
+  daemon restarts, so the producer keeps its partition.
+* ``monitord-seq``: strictly growing along everything the producer publishes (reserved on
+  disk ahead of use, so a later daemon starts past it); the ingest skips what is at or below
+  its mark.  A batch published again takes new numbers: the event numbers below dedupe it.
 * ``monitord-slot``: ``SLOTS`` buckets of producers, the key the ingest's headers exchange
   binds partition queues on (the routing key is fixed by the wire, and the broker's
   consistent-hash exchange is a plugin a site may not have).
@@ -21,7 +21,8 @@ once (docs/ingest.md):
   ``kill -9`` numbers the events it regenerates as before, and every start from line 1 of a
   root workflow (first start, recovery, replay) counts in the same stream
   (:func:`~sinks.runtime.marks.line_one_stream`).  The ingest keeps its marks per (stream,
-  workflow).  The spool keeps both in the frame's key: ``<routing key> <stream> <number>``.
+  workflow).  Encoded, both travel in the message's key: ``<routing key> <stream> <number>``
+  (:func:`spool_key`, :func:`split_key`).
 
 The message's ``user_id`` property is the connection's user: RabbitMQ refuses a message
 whose ``user_id`` is not the authenticated user, so the ingest can record it per producer.
@@ -37,7 +38,6 @@ from aiormq.abc import FieldValue
 
 from monitord.core.events import StampedeEvent
 from sinks.runtime.marks import line_one_stream, marks_of, numbers, workflow_of
-from sinks.runtime.spool.segments import Position
 
 PRODUCER = "monitord-producer"
 SEQ = "monitord-seq"
@@ -45,10 +45,6 @@ SLOT = "monitord-slot"
 STREAM = "monitord-stream"
 EVENT = "monitord-event"
 SLOTS = 64  # a wire constant: the ingest's partitions are at most this many
-
-
-def seq_of(position: Position) -> int:
-    return position.segment << 32 | position.offset
 
 
 def slot_of(producer: str) -> str:
@@ -74,9 +70,9 @@ def split_key(key: str) -> tuple[str, dict[str, FieldValue]]:
 
 
 def stream_headers(
-    producer: str, position: Position, identity: dict[str, FieldValue] | None = None
+    producer: str, seq: int, identity: dict[str, FieldValue] | None = None
 ) -> dict[str, FieldValue]:
-    return {PRODUCER: producer, SEQ: seq_of(position), SLOT: slot_of(producer), **(identity or {})}
+    return {PRODUCER: producer, SEQ: seq, SLOT: slot_of(producer), **(identity or {})}
 
 
 class Numbering:

@@ -8,13 +8,10 @@ slow or broken sink never stalls the others.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from monitord.core.events import StampedeEvent
 from sinks.runtime.marks import Marks
-
-if TYPE_CHECKING:
-    from sinks.runtime.health import SinkHealth
 
 
 class SinkError(Exception):
@@ -50,18 +47,6 @@ class MarkingSink(Sink, Protocol):
 
     def write_marked(self, events: Sequence[StampedeEvent], marks: Marks) -> None:
         """``write_batch``, storing ``marks`` atomically with the events' data."""
-        ...
-
-
-@runtime_checkable
-class SelfSpoolingSink(Sink, Protocol):
-    """A sink with its own durable spool (``Capabilities.spools_itself``: AMQP)."""
-
-    spool_path: str  # where that spool is (SinkHealth.spool_path)
-
-    def health(self) -> SinkHealth:
-        """Its own backlog (``spooled``, ``spooled_bytes``, ``oldest``) and, when it is not
-        ``up``, the state of its link to its server (``state``, ``since``, ``last_error``)."""
         ...
 
 

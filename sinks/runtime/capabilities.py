@@ -17,13 +17,10 @@ from typing import Any, Protocol, runtime_checkable
 class Capabilities:
     shares_engine: bool = False
     """Takes the service's shared SQL engine pool (:class:`SharingSink`.``use_shared``)."""
-    shares_hub: bool = False
-    """Takes the service's shared AMQP connection per broker (``use_shared`` too)."""
     shares_connection: bool = False
     """Takes the service's shared client per server (``use_shared``:
-    ``SharedResources.clients``, e.g. the OTLP sink's HTTP connection per endpoint)."""
-    spools_itself: bool = False
-    """Every batch goes to the sink's own durable spool: the runtime gives it no second one."""
+    ``SharedResources.clients``: the OTLP sink's HTTP connection per endpoint, the AMQP
+    sink's broker connection)."""
     dashboard: bool = False
     """The user's dashboard master database: one lane per master DB in the service."""
     keeps_marks: bool = False
@@ -39,7 +36,7 @@ class Capabilities:
     @property
     def takes_shared(self) -> bool:
         """Takes something of the service's through ``use_shared`` before ``open``."""
-        return self.shares_engine or self.shares_hub or self.shares_connection
+        return self.shares_engine or self.shares_connection
 
     @property
     def shared(self) -> bool:
@@ -54,7 +51,6 @@ class SharedResources:
     none; a sink then makes its own)."""
 
     engines: Any = None  # SQL engine (connection pool) per server URL: ``engines(url)``
-    hubs: Any = None  # AMQP connections per broker (``sinks.amqp.hubs.HubRegistry``)
     clients: Any = None  # other clients per server (``sinks.runtime.clients.SharedClients``)
 
 

@@ -18,14 +18,14 @@ from typing import cast
 import structlog
 
 from monitord.core.events import StampedeEvent
-from sinks.runtime.base import MarkingSink, SelfSpoolingSink, Sink, TallyingSink
+from sinks.runtime.base import MarkingSink, Sink, TallyingSink
 from sinks.runtime.capabilities import capabilities_of, destination_of
 from sinks.runtime.codec import decode_marked
 from sinks.runtime.health import SinkHealth
 from sinks.runtime.items import EXIT, Batch, Step, Wait, _Flush, _Item
 from sinks.runtime.marks import HeldMarks, MarkedBatch, Marks, marks_of
 from sinks.runtime.outage import OutageReporter
-from sinks.runtime.policy import UP, DeliveryState, RetryPolicy
+from sinks.runtime.policy import DeliveryState, RetryPolicy
 from sinks.runtime.spool import BatchSpool, SpoolSettings
 from sinks.runtime.spool.held import HeldSpool
 
@@ -33,7 +33,6 @@ log = structlog.get_logger(__name__)
 
 MEMORY_FIRST_BACKOFF = 0.5
 MEMORY_MAX_BACKOFF = 30.0
-OWN_BACKLOG_POLL = 0.5  # seconds between looks at a self-spooling sink's backlog at stop
 
 
 class Delivery:
@@ -69,17 +68,11 @@ class Delivery:
         self.events_written = 0
         self.drained_events = 0  # events written from the spool
         caps = capabilities_of(sink)
-        self.self_spooling = caps.spools_itself
         self.keeps_marks = caps.keeps_marks
         self.tallies = caps.tallies
         self.best_effort = caps.dashboard  # not a destination: a failure is a warning
-        # a sink that spools itself (AMQP) gets no second spool
-        self.held = HeldSpool(None if self.self_spooling else spool, sink)
-        self.spool_path = (
-            cast(SelfSpoolingSink, sink).spool_path
-            if self.self_spooling
-            else (spool.path_for(sink) if spool is not None else None)
-        )
+        self.held = HeldSpool(spool, sink)
+        self.spool_path = spool.path_for(sink) if spool is not None else None
         self.already_held = 0  # events skipped because the sink held them (a resumed daemon)
         # per marks stream: what the sink holds
         marking = cast(MarkingSink, sink)
@@ -98,7 +91,6 @@ class Delivery:
         self._stopping = False
         self._abort = False
         self._discard = False  # interrupted: queued batches are dropped, not written
-        self._drain_own = False
         self._stop_deadline = 0.0
         self.finished = threading.Event()  # ``finish`` ran: sink closed, spool released
         self.left_behind = 0  # events not delivered when it finished (spooled or lost)
@@ -135,19 +127,7 @@ class Delivery:
         """State, counters and backlog of this sink: the one record health checks, status
         pages, metrics and the end-of-run report read (:mod:`sinks.runtime.health`)."""
         snap = self.policy.health(self.sink.name)
-        if self.self_spooling and self._opened and not self.failed:
-            own = cast(SelfSpoolingSink, self.sink).health()  # it knows its own backlog
-            backlog = own.spooled, own.spooled_bytes, own.oldest
-            if own.state != UP:  # (its link to the server: the AMQP broker)
-                snap = replace(
-                    snap,
-                    state=own.state,
-                    since=own.since,
-                    last_error=own.last_error,
-                    down_seconds=own.down_seconds,
-                )
-        else:
-            backlog = self.held.figures()
+        backlog = self.held.figures()
         snap = replace(
             snap,
             queued=self.queued,
@@ -157,7 +137,6 @@ class Delivery:
             spooled_bytes=backlog[1],
             oldest=backlog[2],
             spool_path=self.spool_path,
-            spooled_by_sink=self.self_spooling,
             left_behind=self.left_behind,
         )
         if self.tallies:  # a sink's own tallies (SQL: sink.py)
@@ -230,9 +209,6 @@ class Delivery:
         ``abort``: stop after the current step, spooling what is still in memory."""
         with self._cond:
             self._abort = self._abort or abort
-            # an explicit drain (the service: as long as it runs) also waits for a sink's own
-            # spool; the daemon leaves that to the sink's close (AMQP: its drain_timeout)
-            self._drain_own = drain_timeout is not None
             if drain_timeout is None:
                 # memory mode: the retries bound the wait, nothing can be left behind
                 drain_timeout = self.settings.drain_timeout if self.settings else float("inf")
@@ -259,15 +235,9 @@ class Delivery:
     def _append(self, batch: Batch) -> bool:
         return self.held.append(batch.count, batch.encoded())
 
-    def _own_backlog(self) -> bool:
-        """A self-spooling sink still holds undelivered events."""
-        if not self.self_spooling or not self._opened:
-            return False
-        return cast(SelfSpoolingSink, self.sink).health().spooled > 0
-
     def _can_wait(self) -> bool:
-        """Batches of a down sink can wait on disk (its spool, or the sink's own)."""
-        return self.self_spooling or (self.settings is not None and not self.held.broken)
+        """Batches of a down sink can wait on disk (its spool)."""
+        return self.settings is not None and not self.held.broken
 
     def _spill(self) -> None:
         """The sink is down: move the queue into the spool, in order, freeing the producer."""
@@ -311,11 +281,6 @@ class Delivery:
         backlog = self.held.backlog
         pending = backlog or bool(self._items) or self._needs_flush
         if self._stopping and (self._abort or not pending):
-            if not self._abort and self._drain_own and self._own_backlog():
-                # a sink with its own spool (AMQP) is closed once that is delivered too
-                wait = self._stop_deadline - time.monotonic()
-                if wait > 0:
-                    return Wait(min(OWN_BACKLOG_POLL, wait))
             return EXIT
         if not pending and self._opened:
             if self.down:
@@ -431,7 +396,7 @@ class Delivery:
         """Write a batch; a sink that keeps marks gets only the events it does not hold yet."""
         held = self._marks
         if marks is None or held is None:
-            # AMQP numbers its messages by the marks (marks_of); to others it is a plain list
+            # a sink may number its output by the marks (AMQP: marks_of); else a plain list
             self.sink.write_batch(events if marks is None else MarkedBatch(events, marks))
             return
         fresh = held.fresh(events, marks)

@@ -29,8 +29,7 @@ class SinkHealth:
     events on disk not yet in the sink (``spooled_bytes`` of them), ``oldest``: age in
     seconds of the oldest of them; ``queued``: batches waiting in memory.  ``destination``:
     where the sink writes, as people name it (:func:`~sinks.runtime.capabilities.destination_of`).
-    ``spool_path``: the durable spool its backlog waits in, the runtime's or, when
-    ``spooled_by_sink``, the sink's own (AMQP: the next daemon sends it first); ``left_behind``:
+    ``spool_path``: the durable spool its backlog waits in; ``left_behind``:
     events the runtime did not deliver when it finished (left in its spool, or lost from memory).
     """
 
@@ -56,7 +55,6 @@ class SinkHealth:
     workflows_not_up: tuple[str, ...] = ()
     destination: str = ""
     spool_path: str | None = None
-    spooled_by_sink: bool = False
     left_behind: int = 0
 
     def __post_init__(self) -> None:

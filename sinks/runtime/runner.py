@@ -37,8 +37,7 @@ append, so the producer and the other sinks carry on.  It is retried with
 jittered, capped exponential backoff, never giving up; once it takes a call
 again it writes the spool out, oldest first, and only then new batches (strict
 order: while the spool holds anything, new batches join it).  A permanent
-failure disables that sink only, logged once.  A sink that keeps its own
-durable spool (``spools_itself``: AMQP) gets no second one.
+failure disables that sink only, logged once.
 
 Ordering invariant: every batch in the spool is older than every batch in the
 memory queue.  The producer appends to the spool only while the queue is empty,

@@ -1,11 +1,12 @@
-"""The AMQP hub: one connection per broker shared by many spools (sinks/amqp/hub.py).
+"""The AMQP sink's broker connection (sinks/amqp/connection.py), shared by many sinks.
 
-With a real broker (``MONITORD_TEST_AMQP_URL``): twenty sinks of twenty "workflows" open
-exactly one TCP connection (counted from /proc, not from the hub's own counter) and every
-workflow's events arrive complete and in order; a huge backlog of one spool does not hold
-back the others; a channel-level failure of one exchange does not stop the other sinks.
-Without a broker: sinks of one broker share a hub, other credentials get another one, and
-the last sink to close ends the hub's thread.
+With a real broker (``MONITORD_TEST_AMQP_URL``): twenty sinks of twenty "workflows" sharing
+the service's client registry open exactly one TCP connection (counted from /proc, not from
+the link's own counter) and every workflow's events arrive complete and in order; a
+channel-level failure of one exchange fails that sink's batches only; a connection cut under
+two sinks on the delivery runtime is opened again and loses nothing.  Without a broker: sinks
+of one broker share a link, other credentials get another one, and the last sink to close
+ends the link's thread.
 """
 
 from __future__ import annotations
@@ -27,14 +28,18 @@ import pytest
 from monitord.core.events import make_event
 from sinks.amqp.broker import hub_key
 from sinks.amqp.config import parse_amqp_url
-from sinks.amqp.hubs import HubRegistry
+from sinks.amqp.connection import BrokerLink
 from sinks.amqp.sink import AMQPSink
+from sinks.runtime.base import SinkError
+from sinks.runtime.capabilities import SharedResources
+from sinks.runtime.clients import SharedClients
 from sinks.runtime.factory import SinkRequest
-from sinks.runtime.spool.segments import Spool
+from sinks.runtime.runner import SinkWorker
+from sinks.runtime.spool import SpoolSettings
 from tests.servers import require_server
 from tests.test_amqp_broker import Endpoint, _run, new_endpoint
 
-PROPS = {"pegasus.catalog.workflow.events": "*", "pegasus.catalog.workflow.drain_timeout": "60"}
+PROPS = {"pegasus.catalog.workflow.events": "*"}
 
 
 def closed_port() -> int:
@@ -107,14 +112,20 @@ def amqp_sink(url: str, run_dir: Path, props: dict[str, str]) -> AMQPSink:
     )
 
 
-def open_sinks(urls: list[str], root: Path, registry: HubRegistry) -> list[AMQPSink]:
+def open_sinks(urls: list[str], root: Path, clients: SharedClients) -> list[AMQPSink]:
+    """One sink per URL (workflow ``wfNN``), taking its connection from ``clients`` as the
+    service's sinks do (``shares_connection``)."""
     sinks = []
     for i, url in enumerate(urls):
         sink = amqp_sink(url, root / f"wf{i:02d}", PROPS)
-        sink.hub_source = registry
+        sink.use_shared(SharedResources(clients=clients))
         (root / f"wf{i:02d}").mkdir(parents=True, exist_ok=True)
         sinks.append(sink)
     return sinks
+
+
+def link_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("amqp-") and t.is_alive()]
 
 
 def by_workflow(messages: list[tuple[str, str, bytes]]) -> dict[str, list[int]]:
@@ -187,37 +198,37 @@ def test_twenty_workflows_share_one_connection_and_arrive_in_order(
     """20 sinks (two exchanges) written from four threads at once: 1 connection, all in order."""
     port = urlsplit(amqp_base).port or 5672
     exchanges = [new_endpoint(endpoints, amqp_base, f"hub{n}") for n in range(2)]
-    registry = HubRegistry()
-    sinks = open_sinks([exchanges[i % 2].url for i in range(20)], tmp_path, registry)
+    clients = SharedClients()
+    sinks = open_sinks([exchanges[i % 2].url for i in range(20)], tmp_path, clients)
     per_batch, batches = 50, 8
     assert not tcp_connections(os.getpid(), port)
     with ConnectionSampler(port) as sampler:
         for sink in sinks:
             sink.open()
-        hubs = registry.hubs()
+        links = {id(sink.link) for sink in sinks}
 
-        def writer(mine: list[AMQPSink]) -> None:
+        def writer(mine: list[tuple[int, AMQPSink]]) -> None:
             for b in range(batches):
-                for sink in mine:
-                    wf = os.path.basename(os.path.dirname(os.path.dirname(sink.spool_path)))
-                    sink.write_batch(events_of(wf, b * per_batch, per_batch))
-                    sink.flush()
+                for i, sink in mine:
+                    sink.write_batch(events_of(f"wf{i:02d}", b * per_batch, per_batch))
 
-        threads = [threading.Thread(target=writer, args=(sinks[i::4],)) for i in range(4)]
+        numbered = list(enumerate(sinks))
+        threads = [threading.Thread(target=writer, args=(numbered[i::4],)) for i in range(4)]
         t0 = time.monotonic()
         for t in threads:
             t.start()
         for t in threads:
             t.join(120)
+        connections = sinks[0].link.connections if sinks[0].link else -1
         for sink in sinks:
             sink.close()
         elapsed = time.monotonic() - t0
     total = per_batch * batches
-    assert len(hubs) == 1, "one hub per broker"
-    assert hubs[0].connections == 1
+    assert len(links) == 1 and clients.made == 1, "one connection per broker"
+    assert connections == 1
     assert sampler.most == 1, f"{sampler.most} connections at once"
     assert len(sampler.seen) == 1, f"{len(sampler.seen)} connections opened"
-    assert not registry.hubs(), "the last sink to close ends the hub"
+    assert clients.count() == 0 and not link_threads(), "the last sink to close ends the link"
     assert not tcp_connections(os.getpid(), port), "the connection is closed at the end"
     got: dict[str, list[int]] = {}
     for ep in exchanges:
@@ -226,51 +237,18 @@ def test_twenty_workflows_share_one_connection_and_arrive_in_order(
     for wf, seq in got.items():
         assert seq == list(range(total)), f"{wf}: {len(seq)} events, in order: {seq == sorted(seq)}"
     print(
-        f"\n[amqp hub] 20 sinks, 2 exchanges: {sampler.most} TCP connection to the broker "
+        f"\n[amqp link] 20 sinks, 2 exchanges: {sampler.most} TCP connection to the broker "
         f"(distinct seen: {len(sampler.seen)}); {20 * total} events delivered, each "
         f"workflow's {total} complete and in order; {elapsed:.2f} s"
     )
 
 
-def test_a_huge_backlog_does_not_starve_the_others(
+def test_a_broken_exchange_fails_its_own_batches_only(
     tmp_path: Path, amqp_base: str, endpoints: list[Endpoint]
 ) -> None:
-    ep = new_endpoint(endpoints, amqp_base, "fair")
-    registry = HubRegistry()
-    sinks = open_sinks([ep.url] * 5, tmp_path, registry)
-    backlog = 6_000
-    big = Spool(sinks[0].spool_path)
-    big.open()
-    for _ in range(0, backlog, 1000):
-        big.append([("stampede.xwf.start", b'{"xwf_id": "wf00"}')] * 1000)
-    big.sync()
-    big.close()
-    sinks[0].open()
-    big_spool = sinks[0].spool
-    assert big_spool is not None and big_spool.pending == backlog
-    for i, sink in enumerate(sinks[1:], start=1):
-        sink.open()
-        sink.write_batch(events_of(f"wf{i:02d}", 0, 20))
-    small = [s.spool for s in sinks[1:]]
-    deadline = time.monotonic() + 60
-    while any(s is not None and s.pending for s in small) and time.monotonic() < deadline:
-        time.sleep(0.005)
-    left_when_small_done = big_spool.pending
-    assert all(s is not None and s.pending == 0 for s in small)
-    for sink in sinks:
-        sink.close()
-    assert left_when_small_done > backlog // 2, left_when_small_done
-    assert queue_length(ep) == backlog + 80
-    print(
-        f"\n[amqp hub] fairness: 4 small spools drained while the {backlog}-event backlog "
-        f"still had {left_when_small_done} to go"
-    )
-
-
-def test_a_broken_exchange_does_not_stop_the_other_sinks(
-    tmp_path: Path, amqp_base: str, endpoints: list[Endpoint]
-) -> None:
-    """An exchange that exists with another type fails its channel only."""
+    """An exchange that exists with another type fails its channel only: that sink's batch is
+    a retryable error (the runtime keeps it spooled), the other sink on the same connection
+    publishes before and after."""
     good = new_endpoint(endpoints, amqp_base, "good")
     bad = Endpoint(amqp_base, "bad")
 
@@ -282,24 +260,21 @@ def test_a_broken_exchange_does_not_stop_the_other_sinks(
 
     _run(fanout())
     try:
-        registry = HubRegistry()
-        props = {**PROPS, "pegasus.catalog.workflow.drain_timeout": "2"}
-        sinks = []
-        for i, url in enumerate([bad.url, good.url]):
-            sink = amqp_sink(url, tmp_path / f"wf{i}", props)
-            sink.hub_source = registry
-            sinks.append(sink)
-        for i, sink in enumerate(sinks):
+        clients = SharedClients()
+        broken, working = open_sinks([bad.url, good.url], tmp_path, clients)
+        for sink in (broken, working):
             sink.open()
-            sink.write_batch(events_of(f"wf{i}", 0, 100))
-        for sink in reversed(sinks):
+        working.write_batch(events_of("wf1", 0, 50))
+        for attempt in range(2):  # the runtime's retry meets the same refusal
+            with pytest.raises(SinkError) as refused:
+                broken.write_batch(events_of("wf0", 0, 100))
+            assert refused.value.retryable, attempt
+            working.write_batch(events_of("wf1", 50 + 25 * attempt, 25))
+        assert working.link is broken.link and clients.made == 1
+        assert working.link is not None and working.link.connections == 1
+        for sink in (broken, working):
             sink.close()
-        got = by_workflow(consume(good, 100))
-        assert got == {"wf1": list(range(100))}
-        left = Spool(sinks[0].spool_path)
-        left.open()
-        assert left.pending == 100, "the broken exchange's events stay spooled"
-        left.close()
+        assert by_workflow(consume(good, 100)) == {"wf1": list(range(100))}
     finally:
         bad.delete()
 
@@ -361,41 +336,48 @@ class CuttableProxy:
 def test_a_lost_connection_is_noticed_and_nothing_is_lost(
     tmp_path: Path, amqp_base: str, endpoints: list[Endpoint]
 ) -> None:
-    """Connections cut under two sinks mid-stream: one reconnect, both streams complete."""
+    """Connections cut under two sinks on the delivery runtime mid-stream: the runtime retries
+    the batch in hand, the next publish opens one new connection, both streams complete."""
     ep = new_endpoint(endpoints, amqp_base, "cut")
     parts = urlsplit(ep.url)
     proxy = CuttableProxy(parts.hostname or "127.0.0.1", parts.port or 5672)
     via_proxy = ep.url.replace(f"{parts.hostname}:{parts.port}", f"127.0.0.1:{proxy.port}")
-    registry = HubRegistry()
+    clients = SharedClients()
+    settings = SpoolSettings(root=str(tmp_path / "spool"), drain_timeout=60, first_backoff=0.05)
     try:
-        sinks = open_sinks([via_proxy, via_proxy], tmp_path, registry)
-        for sink in sinks:
-            sink.open()
-        hub = registry.hubs()[0]
+        sinks = open_sinks([via_proxy, via_proxy], tmp_path, clients)
+        workers = [SinkWorker(sink, spool=settings) for sink in sinks]
+        for worker in workers:
+            worker.start()
         for n in range(0, 300, 30):
-            for i, sink in enumerate(sinks):
-                sink.write_batch(events_of(f"wf{i:02d}", n, 30))
-            if n == 120:  # cut while the hub is busy: some confirmed, some not yet
+            for i, worker in enumerate(workers):
+                worker.put(events_of(f"wf{i:02d}", n, 30))
+            if n == 120:  # cut while publishing: some confirmed, some not yet
                 deadline = time.monotonic() + 30
-                while not any(c.delivered for c in hub.clients) and time.monotonic() < deadline:
+                while not all(s.events_published for s in sinks) and time.monotonic() < deadline:
                     time.sleep(0.001)
-                pending_at_cut = hub.pending
+                published_at_cut = sum(s.events_published for s in sinks)
                 proxy.cut()
             time.sleep(0.02)
-        for sink in sinks:
-            sink.close()
-        connections = hub.connections
+        for worker in workers:
+            worker.request_stop(60.0)
+        for worker in workers:
+            worker.join()
+        link = sinks[0].link
+        health = [w.health() for w in workers]
     finally:
         proxy.close()
-    assert connections == 2 and proxy.accepted == 2, (connections, proxy.accepted)
+    assert link is None and clients.count() == 0  # closed with the last sink
+    assert proxy.accepted == 2, proxy.accepted  # the cut noticed: one new connection
+    assert [h.left_behind for h in health] == [0, 0]
     messages = consume(ep, 600)
-    unique: dict[str, tuple[str, str, bytes]] = {}
+    unique: dict[bytes, tuple[str, str, bytes]] = {}
     for key, mid, body in messages:
-        unique.setdefault(mid, (key, mid, body))  # at least once: a resend keeps its id
+        unique.setdefault(body, (key, mid, body))  # at least once: each event's body is unique
     got = by_workflow(list(unique.values()))
     assert got == {"wf00": list(range(300)), "wf01": list(range(300))}
     print(
-        f"\n[amqp hub] connection cut with {pending_at_cut} events unconfirmed: reconnected "
+        f"\n[amqp link] connection cut after {published_at_cut} events confirmed: reconnected "
         f"once, {len(unique)} events delivered in order ({len(messages) - len(unique)} resent)"
     )
 
@@ -403,9 +385,9 @@ def test_a_lost_connection_is_noticed_and_nothing_is_lost(
 # ---------------------------------------------------------------- without a broker
 
 
-def test_sinks_of_one_broker_share_a_hub_and_the_last_one_ends_it(tmp_path: Path) -> None:
+def test_sinks_of_one_broker_share_a_link_and_the_last_one_ends_it(tmp_path: Path) -> None:
     port = closed_port()
-    registry = HubRegistry()
+    clients = SharedClients()
     urls = [
         f"amqp://u:p@127.0.0.1:{port}/vh/ex1",
         f"amqp://u:p@127.0.0.1:{port}/vh/ex2",  # another exchange: same connection
@@ -414,33 +396,27 @@ def test_sinks_of_one_broker_share_a_hub_and_the_last_one_ends_it(tmp_path: Path
     ]
     keys = [hub_key(parse_amqp_url(u)) for u in urls]
     assert keys[0] == keys[1] and len({keys[0], keys[2], keys[3]}) == 3
-    props = {**PROPS, "pegasus.catalog.workflow.drain_timeout": "0.2"}
-    threads_before = {t.name for t in threading.enumerate()}
+    assert not link_threads()
     sinks = []
     for i, url in enumerate(urls):
-        sink = amqp_sink(url, tmp_path / f"wf{i}", props)
-        sink.hub_source = registry
+        sink = amqp_sink(url, tmp_path / f"wf{i}", PROPS)
+        sink.use_shared(SharedResources(clients=clients))
         sink.open()
-        sink.write_batch(events_of(f"wf{i}", 0, 3))
+        with pytest.raises(SinkError, match="AMQP broker unavailable") as refused:
+            sink.write_batch(events_of(f"wf{i}", 0, 3))
+        assert refused.value.retryable and "p@" not in str(refused.value)
         sinks.append(sink)
     assert sinks[0].broker_url == sinks[1].broker_url == f"amqp://u@127.0.0.1:{port}/vh"
     assert "p@" not in sinks[0].broker_url
-    hubs = registry.hubs()
-    assert len(hubs) == 3
-    assert sorted(h.client_count() for h in hubs) == [1, 1, 2]
-    new_threads = [t for t in threading.enumerate() if t.name not in threads_before]
-    assert len([t for t in new_threads if t.name.startswith("amqp-")]) == 3
+    assert sinks[0].link is sinks[1].link and isinstance(sinks[0].link, BrokerLink)
+    assert len({id(s.link) for s in sinks}) == 3 and clients.count() == 3
+    assert len(link_threads()) == 3
     sinks[0].close()
-    assert len(registry.hubs()) == 3, "ex2's sink still uses the first hub"
+    assert clients.count() == 3, "ex2's sink still uses the first link"
     for sink in sinks[1:]:
         sink.close()
-    assert not registry.hubs()
-    assert not [t for t in threading.enumerate() if t.name.startswith("amqp-") and t.is_alive()]
-    for i in range(4):
-        spool = Spool(sinks[i].spool_path)
-        spool.open()
-        assert spool.pending == 3
-        spool.close()
+    assert clients.count() == 0
+    assert not link_threads()
 
 
 # ---------------------------------------------------------------- the service
@@ -503,7 +479,7 @@ def test_service_uses_one_connection_for_twenty_workflows(
             for done in results:
                 assert done is not None and done.returncode == 0, done and done.stderr[-2000:]
             wait_until(
-                lambda: all(any((r / "monitord.amqp-spool").glob("*/*.seg")) for r, *_ in runs),
+                lambda: all(any((r / "monitord.amqp-producer").glob("*/id")) for r, *_ in runs),
                 60,
                 "every workflow's AMQP sink to open",
                 log,
@@ -513,7 +489,7 @@ def test_service_uses_one_connection_for_twenty_workflows(
                     fh.write("".join(rest))
             for run, *_ in runs:
                 wait_until(lambda r=run: finished(r), 120, f"{run.name} to end", log)
-            wait_until(lambda: not tcp_connections(service.pid, port), 30, "the hub to close", log)
+            wait_until(lambda: not tcp_connections(service.pid, port), 30, "the link to close", log)
     finally:
         assert stop_service(service) == 0
     text = log.read_text()
@@ -527,7 +503,7 @@ def test_service_uses_one_connection_for_twenty_workflows(
         assert_messages_match(got, expected)
         delivered += len(got)
     print(
-        f"\n[amqp hub] service, {count} live workflows on one broker: {sampler.most} TCP "
+        f"\n[amqp link] service, {count} live workflows on one broker: {sampler.most} TCP "
         f"connection (distinct seen: {len(sampler.seen)}); {delivered} events delivered, "
         f"{len(expected)} per workflow, each complete and in order"
     )

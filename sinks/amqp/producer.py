@@ -1,0 +1,93 @@
+"""The producer identity and sequence numbers of an AMQP endpoint's messages (docs/ingest.md).
+
+``monitord-producer`` names the endpoint of one run directory, kept across daemon restarts
+(``<run dir>/monitord.amqp-producer/<key>/id``), so its messages keep their ingest partition
+(``monitord-slot``).  ``monitord-seq`` grows strictly along everything that producer ever
+publishes: numbers are reserved on disk in blocks before they are used, so a daemon started
+after a crash begins past anything its predecessor may have sent.  A batch the runtime
+publishes again takes new numbers; what makes it exactly once in the ingest is its events'
+numbers (``monitord-stream`` / ``monitord-event``, :mod:`sinks.amqp.stream`), which do not change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import uuid
+
+from sinks.runtime.base import SinkError
+
+BLOCK = 1 << 20  # numbers reserved per write of the high-water file
+DIR_NAME = "monitord.amqp-producer"
+
+
+class Producer:
+    """One endpoint's producer id and its next sequence numbers (one user thread)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.id = ""
+        self._next = 0
+        self._reserved = 0  # numbers below this are reserved on disk
+        self._lock_fd: int | None = None
+
+    def open(self) -> None:
+        """Take the directory (one daemon at a time), its id (made once) and high-water."""
+        try:
+            os.makedirs(self.path, exist_ok=True)
+            fd = os.open(os.path.join(self.path, "lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise SinkError(f"cannot use {self.path}: {exc.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise SinkError(f"{self.path} is used by another monitord") from None
+        self._lock_fd = fd
+        try:
+            self.id = self._read("id") or self._write("id", uuid.uuid4().hex)
+            self._next = self._reserved = int(self._read("seq") or 0)
+        except (OSError, ValueError) as exc:
+            self.close()
+            raise SinkError(f"cannot read the AMQP producer state in {self.path}: {exc}") from None
+
+    def reserve(self, count: int) -> int:
+        """The first of ``count`` fresh sequence numbers (durably past any used before)."""
+        first = self._next
+        if first + count > self._reserved:
+            high = first + max(count, BLOCK)
+            try:
+                self._write("seq", str(high))
+            except OSError as exc:
+                raise SinkError(
+                    f"cannot write the AMQP producer state in {self.path}: {exc.strerror}",
+                    retryable=True,
+                ) from None
+            self._reserved = high
+        self._next = first + count
+        return first
+
+    def close(self) -> None:
+        fd, self._lock_fd = self._lock_fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def _read(self, name: str) -> str:
+        try:
+            with open(os.path.join(self.path, name), encoding="ascii") as fh:
+                return fh.read().strip()
+        except FileNotFoundError:
+            return ""
+
+    def _write(self, name: str, value: str) -> str:
+        """Atomically and durably (temporary file, fsync, rename)."""
+        target = os.path.join(self.path, name)
+        tmp = f"{target}.tmp"
+        with open(tmp, "w", encoding="ascii") as fh:
+            fh.write(value)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+        return value
