@@ -1,8 +1,8 @@
 """The one durable spool of every sink: a segment log (:mod:`.segments`) and batches on it.
 
 :mod:`.segments` is the storage (append-only CRC-checked frames, a durable cursor, flock,
-torn-tail repair); the AMQP sink keeps one message per frame in it, the delivery runtime
-(:mod:`sinks.runtime.runner`) one event batch per frame through :class:`~.batches.BatchSpool`.
+torn-tail repair); the delivery runtime (:mod:`sinks.runtime.runner`) keeps one event batch
+per frame in it through :class:`~.batches.BatchSpool`, for every sink.
 """
 
 from sinks.runtime.spool.batches import (

@@ -9,8 +9,7 @@ for the same run directory delivers it first (resume), or discards it when the
 outputs start over (replay, recovery).
 
 Storage is the segment log of :mod:`sinks.runtime.spool.segments` (CRC-checked frames,
-durable cursor, flock, torn-tail repair), the same one the AMQP sink keeps its
-messages in: one frame per batch, its key holding the batch's event count and
+durable cursor, flock, torn-tail repair): one frame per batch, its key holding the batch's event count and
 when it was appended, its body the batch as :func:`sinks.runtime.codec.encode_batch`
 makes it.
 

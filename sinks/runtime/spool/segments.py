@@ -1,27 +1,25 @@
-"""A durable, append-only log of frames awaiting delivery (AMQP messages, event batches).
+"""A durable, append-only log of frames awaiting delivery (a sink's event batches).
 
 Layout of one spool directory::
 
     lock                       flock()ed by the daemon that owns the spool
-    id                         random spool identity, the prefix of every message id
-    cursor                     "<segment> <offset>": everything before it was confirmed
+    id                         random spool identity (``Record.message_id``'s prefix)
+    cursor                     "<segment> <offset>": everything before it was delivered
     00000000000000000007.seg   segments: frames appended in order
     00000000000000000008.seg
 
 A frame is ``>II`` (payload length, CRC-32 of the payload) then the payload,
-``>H`` routing-key length, the routing key, the body.  The sink's worker thread
-appends whole batches (one ``write``) and ``fsync``\\ s at flush; the publisher
-thread reads frames after the cursor, publishes them, and advances the cursor
-(written atomically: temporary file, fsync, rename) only once the broker has
-confirmed them.  Segments wholly before the cursor are deleted.  In the service
+``>H`` key length, the key, the body.  The writer appends whole batches (one
+``write``) and ``fsync``\\ s at flush; the reader takes frames after the cursor,
+delivers them, and advances the cursor (written atomically: temporary file, fsync,
+rename) only once the sink holds them.  Segments wholly before the cursor are deleted.  In the service
 running as root, every directory and file of the spool is handed to the owner of
 the workflow that opened it (:mod:`monitord.system.ownership`).
 
 Crash safety: a torn last frame (power loss between write and fsync) is cut off
 when the spool is opened; the cursor is only ever moved forward past confirmed
-frames, so nothing is lost, and at worst a frame confirmed just before a crash is
-published again by the next daemon (at-least-once; consumers can deduplicate
-on the message id, which is the frame's position).
+frames, so nothing is lost, and at worst a frame delivered just before a crash is
+delivered again by the next daemon (at least once).
 """
 
 from __future__ import annotations
