@@ -62,6 +62,7 @@ class BrokerLink:
         self._conn: AbstractConnection | None = None
         self._exchanges: dict[str, tuple[AbstractChannel, AbstractExchange]] = {}
         self._connecting: asyncio.Lock | None = None  # made on the loop
+        self._declaring: asyncio.Lock | None = None
 
     @property
     def connected(self) -> bool:
@@ -153,6 +154,15 @@ class BrokerLink:
         known = self._exchanges.get(config.exchange)
         if known is not None and not known[0].is_closed:
             return known[1]
+        if self._declaring is None:
+            self._declaring = asyncio.Lock()
+        async with self._declaring:  # callers of one exchange share its channel
+            known = self._exchanges.get(config.exchange)
+            if known is not None and not known[0].is_closed:
+                return known[1]
+            return await self._declare(conn, config)
+
+    async def _declare(self, conn: AbstractConnection, config: AMQPConfig) -> AbstractExchange:
         channel: AbstractChannel = await conn.channel(publisher_confirms=True)
         try:
             exchange = await channel.declare_exchange(
