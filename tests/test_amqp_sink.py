@@ -12,15 +12,18 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import structlog
 
 from monitord.core.events import make_event
 from sinks.amqp.config import endpoint_properties, parse_amqp_url, scrub
+from sinks.amqp.connection import PublishFailed
 from sinks.amqp.encoder import encode_body, encode_selected, routing_key
 from sinks.amqp.event_filter import DEFAULT_EVENTS, KNOWN_EVENTS, EventFilter
 from sinks.amqp.sink import AMQPSink
+from sinks.amqp.stream import EVENT, SEQ
 from sinks.registry import build_sink
 from sinks.runtime.base import SinkError
 from sinks.runtime.codec import decode_marked
@@ -415,6 +418,50 @@ def test_the_runtime_spools_while_the_broker_is_unreachable_and_keeps_it_for_lat
         left.commit()
     left.close()
     assert [e.attrs["ts"] for batch in batches for e in batch] == list(range(50))
+
+
+class FlakyLink:
+    """A broker connection that confirms the first ``confirms`` messages of the next publish,
+    then fails it (a connection lost mid-batch); later publishes go through."""
+
+    def __init__(self, confirms: int) -> None:
+        self.confirms: int | None = confirms
+        self.sent: list[tuple[Any, str]] = []
+
+    def publish(self, config: object, messages: list[tuple[Any, str]]) -> None:
+        confirms, self.confirms = self.confirms, None
+        self.sent.extend(messages if confirms is None else messages[:confirms])
+        if confirms is not None:
+            raise PublishFailed("AMQP broker unavailable: connection lost", confirms)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_retried_batch_publishes_only_what_the_broker_did_not_confirm(tmp_path: Path) -> None:
+    """The runtime retries a failed batch as it was; the messages the broker confirmed before
+    the failure are not published again, the rest keep their event numbers, and the producer's
+    sequence numbers only grow."""
+    config = parse_amqp_url("amqp://u:p@127.0.0.1:1/vh/ex", {"events": "*"})
+    sink = AMQPSink(config, run_dir=str(tmp_path), restart=True, root_wf_uuid="W")
+    sink.open()
+    assert sink.link is not None
+    sink.link.close()
+    link = FlakyLink(confirms=3)
+    sink.link = link  # type: ignore[assignment]
+    events = [
+        make_event("xwf.start", {"xwf.id": "W", "ts": i, "restart_count": 0}) for i in range(15)
+    ]
+    with pytest.raises(SinkError) as failed:
+        sink.write_batch(events[:10])
+    assert failed.value.retryable
+    sink.write_batch(events[:10])  # the runtime's retry of the same batch
+    sink.write_batch(events[10:])
+    sink.close()
+    assert [m.headers[EVENT] for m, _ in link.sent] == list(range(1, 16))
+    assert [json.loads(m.body)["ts"] for m, _ in link.sent] == list(range(15))
+    seqs = [m.headers[SEQ] for m, _ in link.sent]
+    assert seqs == sorted(set(seqs))
 
 
 def test_the_sink_a_request_asks_for_uses_the_named_endpoint_properties(tmp_path: Path) -> None:

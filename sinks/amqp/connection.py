@@ -44,6 +44,15 @@ Message = tuple[aio_pika.Message, str]  # a message and its routing key
 CLOSE_WAIT = 10.0  # seconds ``close`` waits for the connection to close
 
 
+class PublishFailed(SinkError):
+    """A batch the broker did not confirm whole: ``confirmed`` messages from its start were
+    (they need not be published again)."""
+
+    def __init__(self, message: str, confirmed: int) -> None:
+        super().__init__(message, retryable=True)
+        self.confirmed = confirmed
+
+
 class BrokerLink:
     """One broker connection on a thread of its own; thread-safe :meth:`publish`."""
 
@@ -71,21 +80,23 @@ class BrokerLink:
 
     def publish(self, config: AMQPConfig, messages: Sequence[Message]) -> None:
         """Publish ``messages`` in order to ``config.exchange``; return once the broker
-        confirmed each.  Any failure is a retryable :class:`SinkError`, password masked."""
+        confirmed each.  Any failure is a retryable :class:`PublishFailed` (how many from the
+        start were confirmed), password masked."""
         timeout = config.timeout or DEFAULT_PUBLISH_TIMEOUT
         future = asyncio.run_coroutine_threadsafe(self._publish(config, messages), self._running())
         try:
             future.result(timeout + CONNECT_TIMEOUT)
         except concurrent.futures.TimeoutError:
             future.cancel()
-            raise SinkError(
-                f"AMQP broker unavailable: no confirm within {timeout:g} s", retryable=True
+            raise PublishFailed(
+                f"AMQP broker unavailable: no confirm within {timeout:g} s", 0
             ) from None
-        except SinkError:
-            raise
+        except PublishFailed as exc:
+            error = scrub(str(exc), self.config.password)
+            raise PublishFailed(error, exc.confirmed) from None
         except Exception as exc:  # any broker trouble: the runtime retries the batch
             error = scrub(str(exc) or type(exc).__name__, self.config.password)
-            raise SinkError(f"AMQP broker unavailable: {error}", retryable=True) from None
+            raise PublishFailed(f"AMQP broker unavailable: {error}", 0) from None
 
     def close(self) -> None:
         """Close the connection and end the thread (idempotent)."""
@@ -125,12 +136,13 @@ class BrokerLink:
                 timeout,
             )
         except TimeoutError:
-            raise SinkError(
-                f"AMQP broker unavailable: no confirm within {timeout:g} s", retryable=True
+            raise PublishFailed(
+                f"AMQP broker unavailable: no confirm within {timeout:g} s", 0
             ) from None
-        for result in results:
+        for confirmed, result in enumerate(results):
             if isinstance(result, BaseException):
-                raise result
+                error = str(result) or type(result).__name__
+                raise PublishFailed(f"AMQP broker unavailable: {error}", confirmed)
 
     async def _connection(self) -> AbstractConnection:
         if self._connecting is None:

@@ -26,7 +26,7 @@ from monitord.core.events import StampedeEvent
 from sinks.amqp.broker import _message, broker_url, hub_key
 from sinks.amqp.capabilities import AMQP_CAPABILITIES
 from sinks.amqp.config import AMQPConfig, endpoint_properties, parse_amqp_url
-from sinks.amqp.connection import BrokerLink
+from sinks.amqp.connection import BrokerLink, PublishFailed
 from sinks.amqp.encoder import encode_selected
 from sinks.amqp.producer import Producer
 from sinks.amqp.stream import Numbering, split_key
@@ -59,6 +59,9 @@ class AMQPSink:
         self._clients: SharedClients | None = None  # the service's, once ``use_shared``
         self.events_published = 0
         self._opened = False
+        # messages of the failing batch the broker confirmed: its retry (the runtime's next
+        # write, the same events numbered the same) skips them
+        self._confirmed: set[tuple[str, bytes]] = set()
 
     @classmethod
     def from_request(cls, request: SinkRequest) -> AMQPSink:
@@ -109,7 +112,10 @@ class AMQPSink:
         counted = dict(self.numbering.counts)  # a failed batch comes again: same numbers
         try:
             frames = list(encode_selected(events, self.config.events, self.numbering.of(events)))
+            if self._confirmed:
+                frames = [f for f in frames if f not in self._confirmed]
             if not frames:
+                self._confirmed.clear()
                 return
             first = self.producer.reserve(len(frames))
             user = self.config.user
@@ -118,10 +124,16 @@ class AMQPSink:
                 routing_key, identity = split_key(key)
                 seq = first + i
                 messages.append(_message(routing_key, identity, body, self.producer.id, seq, user))
-            self.link.publish(self.config, messages)
+            try:
+                self.link.publish(self.config, messages)
+            except PublishFailed as exc:
+                self._confirmed.update(frames[: exc.confirmed])
+                self.events_published += exc.confirmed
+                raise
         except BaseException:
             self.numbering.counts = counted
             raise
+        self._confirmed.clear()
         self.events_published += len(frames)
 
     def flush(self) -> None:
