@@ -73,7 +73,7 @@ class RetryPolicy:
         return max(0.0, base * (1.0 + self.jitter * (2.0 * rand - 1.0)))
 
 
-#: Reconnecting to a server the process cannot work without (the AMQP hub's broker, the
+#: Reconnecting to a server the process cannot work without (the
 #: ingest's broker and database): retried for ever; the cap bounds how late the end of an
 #: outage is noticed.  Configured here only.
 RECONNECT = RetryPolicy(first=0.5, cap=15.0)
