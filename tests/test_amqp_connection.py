@@ -26,7 +26,7 @@ import aio_pika
 import pytest
 
 from monitord.core.events import make_event
-from sinks.amqp.broker import hub_key
+from sinks.amqp.broker import link_key
 from sinks.amqp.config import parse_amqp_url
 from sinks.amqp.connection import BrokerLink
 from sinks.amqp.sink import AMQPSink
@@ -394,7 +394,7 @@ def test_sinks_of_one_broker_share_a_link_and_the_last_one_ends_it(tmp_path: Pat
         f"amqp://u:other@127.0.0.1:{port}/vh/ex1",  # other credentials: another one
         f"amqp://u:p@127.0.0.1:{port}/vh2/ex1",  # another vhost: another one
     ]
-    keys = [hub_key(parse_amqp_url(u)) for u in urls]
+    keys = [link_key(parse_amqp_url(u)) for u in urls]
     assert keys[0] == keys[1] and len({keys[0], keys[2], keys[3]}) == 3
     assert not link_threads()
     sinks = []

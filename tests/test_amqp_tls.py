@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from sinks.amqp.broker import hub_key, tls_context
+from sinks.amqp.broker import link_key, tls_context
 from sinks.amqp.config import AMQPConfig, parse_amqp_url
 from sinks.runtime.base import SinkError
 from tests.processes import self_signed_cert
@@ -41,7 +41,7 @@ def test_explicit_opt_out_and_bad_values() -> None:
 
 
 def test_verify_settings_never_share_a_connection() -> None:
-    assert hub_key(parse_amqp_url(URL)) != hub_key(parse_amqp_url(URL, {"tls_verify": "no"}))
+    assert link_key(parse_amqp_url(URL)) != link_key(parse_amqp_url(URL, {"tls_verify": "no"}))
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ T = TypeVar("T")
 DEFAULT_PUBLISH_TIMEOUT = 60.0
 CONNECT_TIMEOUT = 10.0
 
-HubKey = tuple[str, str, int, str, str, str, bool, str | None]
+LinkKey = tuple[str, str, int, str, str, str, bool, str | None]
 
 
 def quiet_client_library() -> None:
@@ -35,7 +35,7 @@ def quiet_client_library() -> None:
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
-def hub_key(config: AMQPConfig) -> HubKey:
+def link_key(config: AMQPConfig) -> LinkKey:
     """What makes two endpoints share a connection: everything but the exchange (and the
     :class:`~sinks.runtime.clients.SharedClients` key of the service's one link per broker)."""
     return (

@@ -9,7 +9,7 @@ spooling and health are the delivery runtime's (:mod:`sinks.runtime.delivery`), 
 sink; a lost connection is opened again by the next publish.
 
 In the service every workflow's sink of one broker takes the same link
-(:class:`~sinks.runtime.clients.SharedClients`, keyed by :func:`~sinks.amqp.broker.hub_key`);
+(:class:`~sinks.runtime.clients.SharedClients`, keyed by :func:`~sinks.amqp.broker.link_key`);
 the per-workflow daemon's sink makes its own.
 """
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import structlog
 
 from monitord.core.events import StampedeEvent
-from sinks.amqp.broker import _message, broker_url, hub_key
+from sinks.amqp.broker import _message, broker_url, link_key
 from sinks.amqp.capabilities import AMQP_CAPABILITIES
 from sinks.amqp.config import AMQPConfig, endpoint_properties, parse_amqp_url
 from sinks.amqp.connection import BrokerLink, PublishFailed
@@ -100,7 +100,7 @@ class AMQPSink:
         self.producer.open()
         config = self.config
         if self._clients is not None:
-            self.link = self._clients.acquire(hub_key(config), lambda: BrokerLink(config))
+            self.link = self._clients.acquire(link_key(config), lambda: BrokerLink(config))
         else:
             self.link = BrokerLink(config)
         self._opened = True
@@ -144,7 +144,7 @@ class AMQPSink:
             return
         link, self.link = self.link, None
         if self._clients is not None:
-            self._clients.release(hub_key(self.config))
+            self._clients.release(link_key(self.config))
         elif link is not None:
             link.close()
         self.producer.close()
