@@ -16,7 +16,7 @@ from monitord.ingest.config import ConfigError, load_config
 from monitord.ingest.consumer import Ingest
 from monitord.ingest.decode import DecodeError, decode
 from monitord.ingest.store import Mark, Store
-from sinks.amqp.broker import _message
+from sinks.amqp.broker import amqp_message
 from sinks.amqp.config import parse_amqp_url
 from sinks.amqp.encoder import encode_selected
 from sinks.amqp.event_filter import EventFilter
@@ -148,7 +148,7 @@ def test_the_spool_key_carries_the_stream_and_number() -> None:
     key = spool_key("stampede.xwf.start", "abc", 12)
     assert split_key(key) == ("stampede.xwf.start", {STREAM: "abc", EVENT: 12})
     assert split_key("stampede.xwf.start") == ("stampede.xwf.start", {})  # an older spool
-    msg, routing = _message(*split_key(key), b"{}", "producer-1", 7, "alice")
+    msg, routing = amqp_message(*split_key(key), b"{}", "producer-1", 7, "alice")
     assert routing == "stampede.xwf.start"
     assert msg.headers is not None and msg.headers[STREAM] == "abc" and msg.headers[EVENT] == 12
 
@@ -201,7 +201,7 @@ def test_classify_refuses_bad_headers_and_oversized_bodies() -> None:
 
 
 def test_stream_headers_name_the_producer_and_its_sequence_number() -> None:
-    msg, key = _message("stampede.xwf.end", {}, b"{}", "producer-1", 90, "alice")
+    msg, key = amqp_message("stampede.xwf.end", {}, b"{}", "producer-1", 90, "alice")
     assert key == "stampede.xwf.end"
     assert msg.headers == {PRODUCER: "producer-1", SEQ: 90, SLOT: slot_of("producer-1")}
     assert msg.user_id == "alice"

@@ -65,7 +65,7 @@ def tls_context(config: AMQPConfig) -> ssl.SSLContext:
     return ctx
 
 
-def _message(
+def amqp_message(
     routing_key: str,
     identity: dict[str, FieldValue],
     body: bytes,
@@ -86,7 +86,7 @@ def _message(
     return message, routing_key
 
 
-def _lost(conn: AbstractConnection) -> bool:
+def is_lost(conn: AbstractConnection) -> bool:
     """Whether the connection is gone.  aio-pika's own ``is_closed`` turns true only once
     ``close()`` was called; a broker that went away shows in the aiormq connection below."""
     if conn.is_closed:

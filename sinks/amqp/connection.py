@@ -29,9 +29,9 @@ from aio_pika.abc import AbstractChannel, AbstractConnection, AbstractExchange
 from sinks.amqp.broker import (
     CONNECT_TIMEOUT,
     DEFAULT_PUBLISH_TIMEOUT,
-    _lost,
     broker_url,
     connect,
+    is_lost,
     quiet_client_library,
 )
 from sinks.amqp.config import AMQPConfig, scrub
@@ -76,7 +76,7 @@ class BrokerLink:
     @property
     def connected(self) -> bool:
         conn = self._conn
-        return conn is not None and not _lost(conn)
+        return conn is not None and not is_lost(conn)
 
     def publish(self, config: AMQPConfig, messages: Sequence[Message]) -> None:
         """Publish ``messages`` in order to ``config.exchange``; return once the broker
@@ -149,7 +149,7 @@ class BrokerLink:
             self._connecting = asyncio.Lock()
         async with self._connecting:
             conn = self._conn
-            if conn is not None and not _lost(conn):
+            if conn is not None and not is_lost(conn):
                 return conn
             await self._disconnect()
             conn = await connect(self.config, "pegasus-monitord")

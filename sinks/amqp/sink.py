@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import structlog
 
 from monitord.core.events import StampedeEvent
-from sinks.amqp.broker import _message, broker_url, link_key
+from sinks.amqp.broker import amqp_message, broker_url, link_key
 from sinks.amqp.capabilities import AMQP_CAPABILITIES
 from sinks.amqp.config import AMQPConfig, endpoint_properties, parse_amqp_url
 from sinks.amqp.connection import BrokerLink, PublishFailed
@@ -123,7 +123,9 @@ class AMQPSink:
             for i, (key, body) in enumerate(frames):
                 routing_key, identity = split_key(key)
                 seq = first + i
-                messages.append(_message(routing_key, identity, body, self.producer.id, seq, user))
+                messages.append(
+                    amqp_message(routing_key, identity, body, self.producer.id, seq, user)
+                )
             try:
                 self.link.publish(self.config, messages)
             except PublishFailed as exc:
