@@ -467,7 +467,6 @@ def test_service_uses_one_connection_for_twenty_workflows(
                     env,
                     f"-Dpegasus.catalog.workflow.amqp.url={ep.url}",
                     "-Dpegasus.catalog.workflow.amqp.events=*",
-                    "-Dpegasus.catalog.workflow.amqp.drain_timeout=30",
                     "--no-dashboard",
                 )
 

@@ -493,7 +493,7 @@ def test_cli_replay_with_an_unreachable_broker_still_fills_the_database(tmp_path
             "monitord.cli",
             f"-Dpegasus.catalog.workflow.amqp.url={url}",
             "-Dpegasus.catalog.workflow.amqp.events=*",
-            "-Dpegasus.catalog.workflow.amqp.drain_timeout=1",
+            "-Dpegasus.monitord.spool.drain_timeout=1",
             "--no-dashboard",
             "-r",
             dagman_out.name,

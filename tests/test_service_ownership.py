@@ -187,7 +187,7 @@ def test_service_as_root_leaves_every_file_to_the_submit_dir_owner(tmp_path: Pat
         f"-Dpegasus.catalog.workflow.bp.url=file://{run}/events.bp",
         f"-Dpegasus.catalog.workflow.amqp.url={amqp}",
         "-Dpegasus.catalog.workflow.amqp.events=*",
-        "-Dpegasus.catalog.workflow.amqp.drain_timeout=1",
+        "-Dpegasus.monitord.spool.drain_timeout=1",
         "--no-dashboard",
     )
     cfg = write_config(tmp_path)
