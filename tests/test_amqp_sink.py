@@ -471,11 +471,21 @@ def test_the_sink_a_request_asks_for_uses_the_named_endpoint_properties(tmp_path
         "pegasus.catalog.workflow.amqp.events": "stampede.xwf.*",
         "pegasus.catalog.workflow.amqp.drain_timeout": "2",
     }
-    sink = AMQPSink.from_request(
-        SinkRequest(url, run_dir=str(tmp_path), restart=False, properties=properties)
-    )
+    with structlog.testing.capture_logs() as logs:
+        sink = AMQPSink.from_request(
+            SinkRequest(url, run_dir=str(tmp_path), restart=False, properties=properties)
+        )
     assert sink.config.events.names == EventFilter.from_property("stampede.xwf.*").names
     assert sink.config.drain_timeout == 2.0
+    # the runtime's drain applies (docs/amqp.md): an endpoint that sets its own is told so
+    ignored = [e for e in logs if "drain_timeout is ignored" in e["event"]]
+    assert len(ignored) == 1 and ignored[0]["log_level"] == "warning"
+    del properties["pegasus.catalog.workflow.amqp.drain_timeout"]
+    with structlog.testing.capture_logs() as logs:
+        AMQPSink.from_request(
+            SinkRequest(url, run_dir=str(tmp_path), restart=False, properties=properties)
+        )
+    assert not [e for e in logs if "drain_timeout" in e["event"]]
 
 
 def test_cli_replay_with_an_unreachable_broker_still_fills_the_database(tmp_path: Path) -> None:

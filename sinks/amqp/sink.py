@@ -69,7 +69,14 @@ class AMQPSink:
         §6.5); ``restart`` and the root workflow pick the stream of unmarked batches
         (:class:`Numbering`)."""
         dest = request.dest
-        config = parse_amqp_url(dest, endpoint_properties(request.properties, dest))
+        props = endpoint_properties(request.properties, dest)
+        config = parse_amqp_url(dest, props)
+        if "drain_timeout" in props:
+            log.warning(
+                "AMQP property drain_timeout is ignored: the spool's "
+                "pegasus.monitord.spool.drain_timeout applies to every sink",
+                sink=f"amqp:{config.safe_url}",
+            )
         return cls(
             config,
             run_dir=os.path.abspath(request.run_dir),
