@@ -33,9 +33,11 @@ from sinks.amqp.sink import AMQPSink
 from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import SharedResources
 from sinks.runtime.clients import SharedClients
+from sinks.runtime.codec import encode_batch
 from sinks.runtime.factory import SinkRequest
+from sinks.runtime.lanes import LaneHandle, SinkLane
 from sinks.runtime.runner import SinkWorker
-from sinks.runtime.spool import SpoolSettings
+from sinks.runtime.spool import BatchSpool, SpoolSettings
 from tests.servers import require_server
 from tests.test_amqp_broker import Endpoint, _run, new_endpoint
 
@@ -240,6 +242,50 @@ def test_twenty_workflows_share_one_connection_and_arrive_in_order(
         f"\n[amqp link] 20 sinks, 2 exchanges: {sampler.most} TCP connection to the broker "
         f"(distinct seen: {len(sampler.seen)}); {20 * total} events delivered, each "
         f"workflow's {total} complete and in order; {elapsed:.2f} s"
+    )
+
+
+def test_a_huge_backlog_does_not_starve_the_others_on_the_broker_lane(
+    tmp_path: Path, amqp_base: str, endpoints: list[Endpoint]
+) -> None:
+    """Five workflows' AMQP deliveries on the service's one lane for the broker, one of them
+    with 10,000 events an earlier daemon left spooled: the lane's round-robin (one batch per
+    delivery per turn, the runtime's, not the sink's) lets the four small ones through
+    long before the backlog is gone."""
+    ep = new_endpoint(endpoints, amqp_base, "fair")
+    clients = SharedClients()
+    sinks = open_sinks([ep.url] * 5, tmp_path, clients)
+    settings = SpoolSettings(root=str(tmp_path / "spool"), drain_timeout=0.0)
+    backlog, batch = 10_000, 500
+    left = BatchSpool(settings.path_for(sinks[0]))
+    left.open()
+    for n in range(0, backlog, batch):
+        left.append(batch, encode_batch(events_of("wf00", n, batch)))
+    left.sync()
+    left.close()
+    lane = SinkLane(f"amqp:{sinks[0].broker_url}")
+    handles = [LaneHandle(sink, lane, f"wf{i:02d}", settings) for i, sink in enumerate(sinks)]
+    for handle in handles:
+        handle.start()
+    for i, handle in enumerate(handles[1:], start=1):
+        handle.put(events_of(f"wf{i:02d}", 0, 20))
+    small = handles[1:]
+    deadline = time.monotonic() + 120
+    while any(h.health().events_written < 20 for h in small) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    left_when_small_done = handles[0].health().spooled
+    assert all(h.health().events_written == 20 for h in small)
+    for handle in handles:
+        handle.request_stop(0.0, abort=True)
+    for handle in handles:
+        handle.join()
+    lane.stop()
+    assert left_when_small_done > backlog // 2, left_when_small_done
+    delivered = backlog - handles[0].health().left_behind
+    assert queue_length(ep) == delivered + 80
+    print(
+        f"\n[amqp lane] fairness: 4 small workflows delivered while the {backlog}-event "
+        f"backlog still had {left_when_small_done} to go"
     )
 
 
