@@ -16,6 +16,7 @@ import fcntl
 import os
 import uuid
 
+from monitord.system.ownership import Owner, chown_new, current, makedirs_owned
 from sinks.runtime.base import SinkError
 
 BLOCK = 1 << 20  # numbers reserved per write of the high-water file
@@ -31,12 +32,17 @@ class Producer:
         self._next = 0
         self._reserved = 0  # numbers below this are reserved on disk
         self._lock_fd: int | None = None
+        self._owner: Owner | None = None  # the service as root: the workflow's owner
 
     def open(self) -> None:
-        """Take the directory (one daemon at a time), its id (made once) and high-water."""
+        """Take the directory (one daemon at a time), its id (made once) and high-water; in
+        the service running as root, what it creates is the workflow owner's."""
+        self._owner = current()
+        lock = os.path.join(self.path, "lock")
         try:
-            os.makedirs(self.path, exist_ok=True)
-            fd = os.open(os.path.join(self.path, "lock"), os.O_RDWR | os.O_CREAT, 0o600)
+            makedirs_owned(self.path, self._owner)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+            chown_new(lock, self._owner)
         except OSError as exc:
             raise SinkError(f"cannot use {self.path}: {exc.strerror}") from None
         try:
@@ -89,5 +95,6 @@ class Producer:
             fh.write(value)
             fh.flush()
             os.fsync(fh.fileno())
+        chown_new(tmp, self._owner)
         os.replace(tmp, target)
         return value
