@@ -16,11 +16,13 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
 from monitord.tools.synthetic import generate
 from tests.conftest import PROJECT
+from tests.servers import require_server
 
 PAGE = PROJECT / "docs" / "architecture.md"
 
@@ -72,7 +74,7 @@ if hasattr(Monitor, "_replay_file"):
     wrap(Monitor, "_replay_file", "read")
 wrap(SQLSink, "write_batch", "write sql")
 wrap(DashboardSink, "write_batch", "write dashboard")
-config = MonitorConfig(sys.argv[1], replay=True)
+config = MonitorConfig(sys.argv[1], replay=True, dests=sys.argv[2:] or None)
 monitor = daemon_monitor(config, observers=[Probe()])
 asyncio.run(run_replay(config, monitor))
 print(json.dumps({k: sorted(v) if isinstance(v, set) else {s: sorted(t) for s, t in v.items()}
@@ -108,6 +110,39 @@ def test_a_replay_runs_the_threads_and_crossings_the_page_names(tmp_path: Path) 
     assert set(seen["threads"]) == _documented("Threads of a replay:"), seen["threads"]
     assert seen["processes"] == [], "a replay starts no process"
     assert _documented("Processes of a replay:") == {"none"}
+
+
+def test_an_amqp_destination_adds_its_sink_thread_and_its_connection_thread_only(
+    tmp_path: Path,
+) -> None:
+    """``-d amqp://...``: the AMQP sink is an ordinary sink (its ``sink-`` thread writes, as
+    every sink's) plus the one thread of its broker connection (``amqp-<hash>``, whose event
+    loop answers heartbeats); no other thread, no process."""
+    base = require_server("amqp")
+    gen = generate(tmp_path / "run", 40, seed=27, name="arch")
+    env = {**os.environ, "HOME": str(tmp_path), "TZ": "UTC"}
+    url = f"{base.rstrip('/')}/monitord.test.architecture"
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, str(gen.dagman_out), url],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    shown = {
+        "sink-amqp:<url>"
+        if name.startswith("sink-amqp:")
+        else "amqp-<hash>"
+        if re.fullmatch(r"amqp-[0-9a-f]{8}", name)
+        else name
+        for name in seen["threads"]
+    }
+    password = urlsplit(base).password
+    assert password and not any(password in name for name in seen["threads"])
+    assert shown == _documented("Threads of a replay into an AMQP exchange"), seen["threads"]
+    assert seen["processes"] == []
 
 
 @pytest.mark.quick
