@@ -54,6 +54,17 @@ class Finished:
 Recorder = Callable[[Finished], Awaitable[None]]
 
 
+@dataclass(frozen=True, slots=True)
+class ScriptLoad:
+    """What the status page shows of a pool: scripts running, firings waiting for a slot."""
+
+    running: int = 0
+    queued: int = 0
+
+    def __add__(self, other: ScriptLoad) -> ScriptLoad:
+        return ScriptLoad(self.running + other.running, self.queued + other.queued)
+
+
 class ScriptPool:
     def __init__(
         self,
@@ -122,6 +133,9 @@ class ScriptPool:
     @property
     def busy(self) -> bool:
         return bool(self.pending or self.running)
+
+    def load(self) -> ScriptLoad:
+        return ScriptLoad(running=len(self.running), queued=len(self.pending))
 
     # ------------------------------------------------------------------ one script
     async def _run(self, firing: Firing) -> None:

@@ -16,6 +16,7 @@ from monitord.service.status import (
     plugin_status,
 )
 from monitord.service.workflows import Followed
+from notifications.pool import ScriptLoad
 from sinks.plugins.host import plugin_snapshot
 
 
@@ -85,13 +86,13 @@ def service_snapshot(
         if item.monitor is not None
         for snap in plugin_snapshot(item.monitor.sinks)
     ]
-    running, queued = _notification_counts(followed)
+    scripts = notification_load(followed)
     return ServiceSnapshot(
         started_at=started_at,
         workflows=workflows,
         sinks=sinks,
-        notifications_running=running,
-        notifications_queued=queued,
+        notifications_running=scripts.running,
+        notifications_queued=scripts.queued,
         plugins=plugins,
         roots=[root_status(s, followed) for s in scanners],
     )
@@ -107,15 +108,14 @@ def root_status(scanner: RootScanner, followed: Mapping[str, Followed]) -> Watch
     )
 
 
-def _notification_counts(followed: Mapping[str, Followed]) -> tuple[int, int]:
-    running = queued = 0
+def notification_load(followed: Mapping[str, Followed]) -> ScriptLoad:
+    """Notification scripts running and waiting, over every followed workflow."""
+    total = ScriptLoad()
     for item in followed.values():
-        notifier = getattr(item.monitor, "notifier", None) if item.monitor else None
-        if notifier is None:
-            continue
-        running += int(getattr(notifier, "running", 0) or 0)
-        queued += int(getattr(notifier, "queued", 0) or 0)
-    return running, queued
+        notifier = item.monitor.notifier if item.monitor is not None else None
+        if notifier is not None:
+            total += notifier.load()
+    return total
 
 
 def undelivered_events(item: Followed) -> int:
