@@ -91,6 +91,13 @@ _SCRIPT = """
     });
     document.getElementById("finished-rows").replaceChildren.apply(
       document.getElementById("finished-rows"), ended);
+    var roots = (s.roots || []).map(function (r) {
+      return row([[r.root, ""],
+                  [r.exists ? "yes" : "no (" + (r.problem || "missing") + ", waiting for it)", ""],
+                  [String(r.workflows), "num"]]);
+    });
+    document.getElementById("root-rows").replaceChildren.apply(
+      document.getElementById("root-rows"), roots);
     document.getElementById("notifications").textContent =
       s.notifications_running + " running, " + s.notifications_queued + " queued";
     document.getElementById("updated").textContent = "updated " + utc(Date.now() / 1000);
@@ -182,6 +189,15 @@ def _sink_rows(snapshot: ServiceSnapshot) -> list[str]:
     ]
 
 
+def _root_rows(snapshot: ServiceSnapshot) -> list[str]:
+    """The ``[[watch]]`` roots as ``monitord status`` shows them: listed, workflows below."""
+    rows = []
+    for r in snapshot.roots:
+        exists = "yes" if r.exists else f"no ({r.problem or 'missing'}, waiting for it)"
+        rows.append(f"<tr>{_td(r.root)}{_td(exists)}{_td(r.workflows, 'num')}</tr>")
+    return rows
+
+
 def render_status_page(snapshot: ServiceSnapshot) -> str:
     """A self-contained HTML page (no external assets) that refreshes itself from status.json."""
     esc = html.escape
@@ -208,6 +224,9 @@ All times are UTC.</p>
 <table id="finished"><thead><tr><th>ENDED</th><th>OUTCOME</th><th class="num">EVENTS</th>
 <th>WORKFLOW</th><th>WF_UUID</th></tr></thead>
 <tbody id="finished-rows">{"".join(_finished_rows(snapshot))}</tbody></table>
+<h2>Watched roots</h2>
+<table id="roots"><thead><tr><th>ROOT</th><th>EXISTS</th><th class="num">WORKFLOWS</th></tr>
+</thead><tbody id="root-rows">{"".join(_root_rows(snapshot))}</tbody></table>
 <h2>Sinks</h2>
 <table id="sinks"><thead><tr><th>SINK</th><th>STATE</th><th class="num">QUEUED</th><th class="num">SPOOLED</th>
 <th class="num">FAILURES</th></tr></thead><tbody id="sink-rows">{"".join(_sink_rows(snapshot))}</tbody></table>
