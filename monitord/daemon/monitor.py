@@ -219,7 +219,7 @@ class Monitor(Generic[OutputsT]):
             )
             self.registry.queue(tracked)
         log.info("resuming from a snapshot, not from line 1", **describe(point))
-        self.resume.record_helpers(point, self.outputs.helper_pids())
+        self.resume.rewrite(point)
 
     def _open_workflow(
         self, run_dir: str, dagman_out: str, bd: Any, *, parent: SubworkflowRequest | None
@@ -406,7 +406,7 @@ class Monitor(Generic[OutputsT]):
 
         def take() -> Snapshot | None:
             with self.feed_lock:
-                return self.resume.take(self.registry, self.outputs.helper_pids, now=True)
+                return self.resume.take(self.registry, now=True)
 
         snapshot = await asyncio.to_thread(take)
         if snapshot is not None:
@@ -416,7 +416,7 @@ class Monitor(Generic[OutputsT]):
         with self.feed_lock:
             self._feed(tracked, lines)
             tracked.offset = offset
-            return self.resume.take(self.registry, self.outputs.helper_pids)
+            return self.resume.take(self.registry)
 
     def end_workflow(self, tracked: Tracked) -> None:
         with self.feed_lock:

@@ -62,9 +62,6 @@ class LaneOutputs:
             await asyncio.sleep(pause)
             pause = min(1.0, pause * 2)
 
-    def helper_pids(self) -> list[int]:
-        return []  # the lanes are threads of the service
-
     @property
     def undelivered(self) -> int:
         """Events of the workflow its sinks have not taken yet (spooled or queued)."""
