@@ -92,7 +92,8 @@ class Monitor(Generic[OutputsT]):
         self.outputs = outputs
         self.waiter: ChangeWaiter = waiter or WatchWaiter(polling=True if config.polling else None)
         self.resume = resume or CrashResume()
-        self.observers = (*observers, DebugLog(chunks=config.replay))  # what -v/-vv show
+        self.debuglog = DebugLog(chunks=config.replay)  # what -v/-vv show
+        self.observers = (*observers, self.debuglog)
         self.notifications = Notifications(config, scripts_as_owner=scripts_as_owner)
         self.registry = Registry()
         self.options = WorkflowOptions(
@@ -334,10 +335,17 @@ class Monitor(Generic[OutputsT]):
         for observer in self.observers:
             observer.fed(tracked, lines)
         feed = wf.feed
+        kinds = self.debuglog.line_kinds()  # -vv: the kinds the machine classified, counted
         try:
-            for line in lines:
-                feed(line)
+            if kinds is None:
+                for line in lines:
+                    feed(line)
+            else:
+                for line in lines:
+                    kinds[feed(line) or "other"] += 1
         finally:
+            if kinds is not None:
+                self.debuglog.classified(tracked, kinds)
             # Also when a line ends the daemon (a sub-workflow that cannot be followed): what
             # the lines fed so far produced reaches jobstate.log and the sinks.
             self._drain_jobstate(tracked)
