@@ -20,7 +20,6 @@ ROOTS = ("monitord", "sinks", "notifications")
 LONG: dict[str, int] = {
     "monitord/cli/__init__.py:build_parser": 134,
     "monitord/cli/__init__.py:run_daemon": 96,
-    "monitord/cli/progress.py:run_with_progress": 77,
     "monitord/core/dagman.py:classify": 105,
     "monitord/core/jobout.py:parse_job_output": 180,
     "monitord/core/jobout_events.py:emit_invocation": 78,
