@@ -37,7 +37,6 @@ LONG: dict[str, int] = {
     "monitord/tools/synthetic/job_outputs.py:kickstart_record": 151,
     "monitord/tools/synthetic/planner_files.py:write_sub": 94,
     "sinks/amqp/hub.py:Hub._session": 69,
-    "sinks/otlp/config.py:parse_otlp": 70,
 }
 
 
