@@ -29,7 +29,6 @@ LONG: dict[str, int] = {
     "monitord/daemon/following.py:FollowLoop._follow_lines": 62,
     "monitord/daemon/monitor.py:Monitor._open_workflow": 67,
     "monitord/daemon/monitor.py:Monitor.start": 63,
-    "monitord/service/workflows.py:run_followed": 67,
     "monitord/tools/player/play.py:Player.run": 65,
     "monitord/tools/synthetic/context.py:make_ctx": 83,
     "monitord/tools/synthetic/dag.py:plan_dag": 78,
