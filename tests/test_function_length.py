@@ -30,7 +30,6 @@ LONG: dict[str, int] = {
     "monitord/daemon/monitor.py:Monitor._open_workflow": 67,
     "monitord/daemon/monitor.py:Monitor.start": 63,
     "monitord/tools/player/play.py:Player.run": 65,
-    "monitord/tools/synthetic/context.py:make_ctx": 83,
     "monitord/tools/synthetic/dag.py:plan_dag": 78,
     "monitord/tools/synthetic/dagman.py:DagmanSim.event_phase": 76,
     "monitord/tools/synthetic/job_outputs.py:kickstart_record": 151,
