@@ -30,7 +30,6 @@ LONG: dict[str, int] = {
     "monitord/tools/synthetic/dag.py:plan_dag": 78,
     "monitord/tools/synthetic/dagman.py:DagmanSim.event_phase": 76,
     "monitord/tools/synthetic/job_outputs.py:kickstart_record": 151,
-    "monitord/tools/synthetic/planner_files.py:write_sub": 94,
     "sinks/amqp/hub.py:Hub._session": 69,
 }
 
