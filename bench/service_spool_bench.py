@@ -70,9 +70,6 @@ class _CaptureOutputs:
 
     async def settle(self) -> None: ...
 
-    def helper_pids(self) -> list[int]:
-        return []
-
     def forget_marks(self, root_uuid: str) -> None: ...
 
 

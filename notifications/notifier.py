@@ -31,7 +31,7 @@ from notifications.matching import (
     wfid,
     workflow_firings,
 )
-from notifications.pool import ScriptPool
+from notifications.pool import ScriptLoad, ScriptPool
 
 log = structlog.get_logger(__name__)
 
@@ -201,6 +201,11 @@ class Notifier:
         self.loop = loop
         while self._early:
             loop.call_soon_threadsafe(self.pool.submit, self._early.popleft())
+
+    def load(self) -> ScriptLoad:
+        """Scripts running, and firings waiting (in the pool, or for the loop to bind)."""
+        load = self.pool.load()
+        return ScriptLoad(load.running, load.queued + len(self._early))
 
     async def aclose(self, stop: asyncio.Event | None = None) -> None:
         """Let queued and running scripts finish (each within its timeout), unless ``stop`` is

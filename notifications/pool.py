@@ -54,6 +54,17 @@ class Finished:
 Recorder = Callable[[Finished], Awaitable[None]]
 
 
+@dataclass(frozen=True, slots=True)
+class ScriptLoad:
+    """What the status page shows of a pool: scripts running, firings waiting for a slot."""
+
+    running: int = 0
+    queued: int = 0
+
+    def __add__(self, other: ScriptLoad) -> ScriptLoad:
+        return ScriptLoad(self.running + other.running, self.queued + other.queued)
+
+
 class ScriptPool:
     def __init__(
         self,
@@ -123,22 +134,41 @@ class ScriptPool:
     def busy(self) -> bool:
         return bool(self.pending or self.running)
 
+    def load(self) -> ScriptLoad:
+        return ScriptLoad(running=len(self.running), queued=len(self.pending))
+
     # ------------------------------------------------------------------ one script
     async def _run(self, firing: Firing) -> None:
-        try:
-            argv = shlex.split(firing.action)
-        except ValueError as exc:
-            self.failed += 1
-            log.warning("cannot parse notification action", **_who(firing), error=str(exc))
-            return
-        if not argv:
-            self.failed += 1
-            log.warning("empty notification action", **_who(firing))
+        argv = self._argv(firing)
+        if argv is None:
             return
         if self.closed:
             _skipped(firing)
             return
         started = time.time()
+        proc = await self._start(argv, firing)
+        if proc is None:
+            return
+        output = await self._wait(proc, firing)
+        if output is not None:
+            await self._finish(firing, proc, *output, started)
+
+    def _argv(self, firing: Firing) -> list[str] | None:
+        """The action split as a shell would (None, logged: it cannot be, or is empty)."""
+        try:
+            argv = shlex.split(firing.action)
+        except ValueError as exc:
+            self.failed += 1
+            log.warning("cannot parse notification action", **_who(firing), error=str(exc))
+            return None
+        if not argv:
+            self.failed += 1
+            log.warning("empty notification action", **_who(firing))
+            return None
+        return argv
+
+    async def _start(self, argv: list[str], firing: Firing) -> asyncio.subprocess.Process | None:
+        """The script, started in a session of its own (None, logged: it cannot be)."""
         try:
             proc = await asyncio.create_subprocess_exec(
                 *argv,
@@ -153,8 +183,15 @@ class ScriptPool:
         except OSError as exc:
             self.failed += 1
             log.warning("cannot start notification executable", **_who(firing), error=exc.strerror)
-            return
+            return None
         self.started += 1
+        return proc
+
+    async def _wait(
+        self, proc: asyncio.subprocess.Process, firing: Firing
+    ) -> tuple[bytes, bytes] | None:
+        """Its stdout and stderr once it exits; None (logged) when it was terminated first
+        (its timeout, or a shutdown)."""
         assert proc.stdout is not None and proc.stderr is not None
         readers = [
             asyncio.ensure_future(_read_capped(proc.stdout)),
@@ -173,7 +210,7 @@ class ScriptPool:
                 self.failed += 1
                 why = "shutdown" if self._aborting.is_set() else f"timeout {self.timeout} s"
                 log.warning("notification terminated", **_who(firing), reason=why, pid=proc.pid)
-                return
+                return None
             # Children left behind may hold the pipes open: do not wait for them forever.
             await asyncio.wait(readers, timeout=PIPE_LINGER)
         except asyncio.CancelledError:
@@ -184,6 +221,17 @@ class ScriptPool:
                 future.cancel()
         out = readers[0].result() if readers[0].done() and not readers[0].cancelled() else b""
         err = readers[1].result() if readers[1].done() and not readers[1].cancelled() else b""
+        return out, err
+
+    async def _finish(
+        self,
+        firing: Firing,
+        proc: asyncio.subprocess.Process,
+        out: bytes,
+        err: bytes,
+        started: float,
+    ) -> None:
+        """Count and log how it ended, and record it in the notifications log."""
         status = proc.returncode if proc.returncode is not None else -1
         self.completed += 1
         if status != 0:
@@ -191,20 +239,21 @@ class ScriptPool:
             log.warning("notification failed", **_who(firing), status=status)
         else:
             log.debug("notification done", **_who(firing))
-        if self.record is not None:
-            try:
-                await self.record(
-                    Finished(
-                        firing,
-                        status,
-                        out.decode("utf-8", errors="replace"),
-                        err.decode("utf-8", errors="replace"),
-                        started,
-                        time.time(),
-                    )
+        if self.record is None:
+            return
+        try:
+            await self.record(
+                Finished(
+                    firing,
+                    status,
+                    out.decode("utf-8", errors="replace"),
+                    err.decode("utf-8", errors="replace"),
+                    started,
+                    time.time(),
                 )
-            except Exception as exc:  # a log failure must not stop the pool
-                log.error("cannot write the notifications log", error=str(exc))
+            )
+        except Exception as exc:  # a log failure must not stop the pool
+            log.error("cannot write the notifications log", error=str(exc))
 
     def _identity(self) -> dict[str, Any]:
         """Drop to ``run_as`` (only root can, and only a non-root identity needs it)."""

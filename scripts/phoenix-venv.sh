@@ -7,37 +7,23 @@
 # Prints the venv path on stdout (everything else goes to stderr).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/tool-venv.sh
+NAME=phoenix-venv
 VENV=${MONITORD_PHOENIX_VENV:-$(cd .. && pwd)/phoenix-venv}
 PY=${PYTHON:-python3}
 VERSION=20.26.1  # the REST API (/v1/projects/{id}/spans) and UI routes the test uses
-PHOENIX=arize-phoenix==$VERSION
+SPEC=arize-phoenix==$VERSION
 
 ready() {
   [ -x "$VENV/bin/phoenix" ] && [ -f "$VENV/.phoenix-ready" ] \
     && [ "$(cat "$VENV/.phoenix-ready")" = "$VERSION" ]
 }
 
-if ! ready; then
-  # One creator at a time: parallel test workers (or clones) may all ask for it at once; the
-  # others wait here and find it ready.
-  command -v flock >/dev/null && exec 9>"${TMPDIR:-/tmp}/monitord-phoenix-venv.lock" && flock 9
-fi
-if ! ready; then
-  # Recreate only what is ours to delete: a half-made venv or an empty directory.
-  if [ -e "$VENV" ] && [ ! -f "$VENV/pyvenv.cfg" ] && [ -n "$(ls -A "$VENV" 2>/dev/null)" ]; then
-    echo "phoenix-venv: $VENV exists and is not a virtualenv; refusing to replace it" >&2
-    exit 1
-  fi
-  rm -rf "$VENV"
-  "$PY" -m venv "$VENV" || { echo "phoenix-venv: $PY -m venv $VENV failed" >&2; exit 1; }
-  log=$(mktemp)
-  if ! "$VENV/bin/python" -m pip install -q "$PHOENIX" >"$log" 2>&1; then
-    cat "$log" >&2; rm -f "$log"; exit 1
-  fi
-  rm -f "$log"
+finish() {
   ver=$("$VENV/bin/python" -c 'from importlib.metadata import version; print(version("arize-phoenix"))')
-  [ "$ver" = "$VERSION" ] || { echo "phoenix-venv: got arize-phoenix $ver, want $VERSION" >&2; exit 1; }
-  [ -x "$VENV/bin/phoenix" ] || { echo "phoenix-venv: no $VENV/bin/phoenix" >&2; exit 1; }
+  [ "$ver" = "$VERSION" ] || { echo "$NAME: got arize-phoenix $ver, want $VERSION" >&2; exit 1; }
+  [ -x "$VENV/bin/phoenix" ] || { echo "$NAME: no $VENV/bin/phoenix" >&2; exit 1; }
   echo "$VERSION" >"$VENV/.phoenix-ready"
-fi
-echo "$VENV"
+}
+
+tool_venv

@@ -134,6 +134,7 @@ QUICK_MODULES = frozenset(
         "test_encoding",
         "test_events",
         "test_file_sink",
+        "test_function_length",
         "test_jobcounts",
         "test_jobstate_log",
         "test_ingest_units",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,28 @@ class CorpusStatusSource:
             notifications_running=1,
             notifications_queued=2,
         )
+
+
+class RootRows(HTMLParser):
+    """The cells of each row of the status page's watched-roots table."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self._in = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "tbody" and dict(attrs).get("id") == "root-rows":
+            self._in = True
+        elif self._in and tag == "tr":
+            self.rows.append([])
+        elif self._in and tag == "td":
+            self.rows[-1].append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "tbody":
+            self._in = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in and self.rows and self.rows[-1]:
+            self.rows[-1][-1] += data

@@ -16,7 +16,9 @@ import pytest
 
 from monitord.cli.status import format_table
 from monitord.service.status import ServiceSnapshot, WatchedRootStatus, from_json, to_json
+from monitord.service.statuspage import render_status_page
 from tests.conftest import CORPUS, require_corpus
+from tests.status_fixtures import RootRows
 from tests.test_service import (
     corpus_source,
     service_env,
@@ -80,6 +82,28 @@ def test_status_lists_the_roots_text_and_json() -> None:
     assert "no (does not exist, waiting for it)" in rows["/data/later"]
     assert rows["/data/later"].split()[-1] == "0"
     assert "watched roots" not in format_table(ServiceSnapshot(started_at=0.0))
+
+
+@pytest.mark.quick
+def test_the_status_page_lists_the_roots_as_the_json_does() -> None:
+    """The HTML /status shows each root, whether it is listed and its workflows (as
+    ``monitord status``); a root's name is text, never markup."""
+    hostile = "/data/<img src=x>"
+    snap = ServiceSnapshot(
+        started_at=0.0,
+        roots=[
+            WatchedRootStatus("/data/runs", True, 2),
+            WatchedRootStatus(hostile, False, 0, "does not exist"),
+        ],
+    )
+    page = render_status_page(from_json(to_json(snap)))
+    reader = RootRows()
+    reader.feed(page)
+    assert reader.rows == [
+        ["/data/runs", "yes", "2"],
+        [hostile, "no (does not exist, waiting for it)", "0"],
+    ]
+    assert "<img" not in page
 
 
 def _free_port() -> int:

@@ -19,11 +19,12 @@ import pytest
 
 from monitord.service.http import start_http
 from monitord.service.jobcounts import job_counts, percent_done
-from monitord.service.status import JOB_COLUMNS, ServiceSnapshot
+from monitord.service.status import JOB_COLUMNS, ServiceSnapshot, WatchedRootStatus
 from sinks.runtime.health import SinkHealth
 from tests.status_fixtures import (
     CorpusStatusSource,
     FedWorkflow,
+    RootRows,
     corpus_dagman_outs,
     fed_workflow,
     need_corpus,
@@ -54,7 +55,13 @@ class ProgressingSource(CorpusStatusSource):
             for f, lines in zip(self.fed, self.rest, strict=True):
                 for line in lines:
                     f.feed(line)
-        return super().snapshot()
+        snap = super().snapshot()
+        # a watched root's count is the number of snapshots taken: the page's script shows its own
+        snap.roots = [
+            WatchedRootStatus(HOSTILE, True, self.calls),
+            WatchedRootStatus("/data/later", False, 0, "does not exist"),
+        ]
+        return snap
 
 
 class RowReader(HTMLParser):
@@ -178,3 +185,9 @@ async def test_status_page_in_headless_chromium(tmp_path, corpus_tz):
     assert "img" not in reader.tags
     assert HOSTILE in reader.texts  # the sink's name, shown as text
     assert reader.titles[fed[0].wf.uuid] == fed[0].wf.run_dir
+    roots = RootRows()
+    roots.feed(dom)
+    assert roots.rows == [
+        [HOSTILE, "yes", str(source.calls)],
+        ["/data/later", "no (does not exist, waiting for it)", "0"],
+    ], roots.rows

@@ -3,6 +3,7 @@ sizes and write times per sink, sink decisions; by level, never one line per dag
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import subprocess
@@ -92,3 +93,39 @@ def test_debug_shows_a_sinks_decisions(tmp_path: Path) -> None:
     assert {f["decision"] for f in decisions} <= {"spool and retry", "retry", "disable"}
     assert decisions[0]["call"] == "open" and decisions[0]["attempt"] == "1", decisions[0]
     assert decisions[0]["decision"] == "spool and retry", decisions[0]  # a replay has a spool
+
+
+def test_trace_classifies_each_dagman_out_line_once(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """-vv counts the kinds the workflow's machine gave the lines, never classifying them a
+    second time: a replay at TRACE calls the classifier as often as one at INFO."""
+    import asyncio
+
+    from monitord.core import dagman
+    from monitord.daemon.config import MonitorConfig
+    from monitord.daemon.run import daemon_monitor, run_replay
+    from monitord.system import loglevel
+    from monitord.system.logs import configure_logging
+    from monitord.tools.synthetic import generate
+
+    original = dagman.classify
+    calls = [0]
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        return original(*args, **kwargs)
+
+    for module in list(sys.modules.values()):  # every `from ... import classify` too
+        if getattr(module, "classify", None) is original:
+            monkeypatch.setattr(module, "classify", counting)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    counted = {}
+    for verbosity, level in ((2, loglevel.TRACE), (0, logging.INFO)):
+        gen = generate(tmp_path / str(level), 30, seed=27, name="once")
+        config = MonitorConfig(str(gen.dagman_out), replay=True, dashboard=False)
+        configure_logging(verbosity)  # conftest restores the logging it found
+        assert loglevel.level() == level
+        calls[0] = 0
+        asyncio.run(run_replay(config, daemon_monitor(config)))
+        counted[level] = calls[0]
+    assert counted[logging.INFO] > 0
+    assert counted[loglevel.TRACE] == counted[logging.INFO], counted

@@ -16,7 +16,7 @@ import os
 import time
 from collections.abc import Coroutine, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from monitord.core.events import StampedeEvent
 from monitord.daemon.monitor import Monitor, Tracked
@@ -27,6 +27,9 @@ from sinks.plugins.host import plugin_snapshot
 from sinks.plugins.state import PluginState
 from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.executor import Executor
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 REFRESH = 0.25  # seconds between two readings of the counters
 _INSTANCE_END = "job_inst.main.end"
@@ -197,34 +200,12 @@ async def run_with_progress(
     Whatever is written to stderr meanwhile (log lines of this process and of its
     children) is printed above the bar (:mod:`monitord.cli.terminal`).
     """
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        Progress,
-        TaskProgressColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
     from rich.text import Text
 
     from monitord.cli.terminal import stderr_lines, terminal_file
 
     terminal = terminal_file(stream)
-    progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TaskProgressColumn(),
-        TextColumn("{task.fields[rate]:>9,.0f} lines/s"),
-        TextColumn("{task.fields[jobs]:>7,} jobs done"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=Console(file=terminal),
-        transient=True,  # the summary line replaces it
-        redirect_stdout=False,  # stdout may be an events output (-d -)
-        redirect_stderr=False,  # caught below, at the descriptor
-    )
+    progress = _progress_bar(terminal)
     first = "replaying" if replay else "catching up"
     task = progress.add_task(first, total=None, rate=0.0, jobs=0)
 
@@ -262,6 +243,34 @@ async def run_with_progress(
                 refresh()
     finally:
         terminal.close()
+
+
+def _progress_bar(terminal: TextIO) -> Progress:
+    """The bar's columns: bytes done, lines per second, jobs done, time elapsed and left."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[rate]:>9,.0f} lines/s"),
+        TextColumn("{task.fields[jobs]:>7,} jobs done"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=Console(file=terminal),
+        transient=True,  # the summary line replaces it
+        redirect_stdout=False,  # stdout may be an events output (-d -)
+        redirect_stderr=False,  # caught below, at the descriptor
+    )
 
 
 @contextmanager

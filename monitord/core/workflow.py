@@ -169,26 +169,28 @@ class Workflow(JobActions):
         self.jobstate_lines.append(f"{int(ts)} INTERNAL *** {text} ***\n")
 
     # ------------------------------------------------------------------ lines
-    def feed(self, line: str) -> None:
-        """Process one dagman.out line (without its newline)."""
+    def feed(self, line: str) -> str | None:
+        """Process one dagman.out line (without its newline); its kind (None: not one DAGMan
+        line this machine acts on, or not looked at: already processed, in recovery)."""
         self.line_no += 1
         if self.line_no <= self.last_processed_line:
             self._note_processed(line)
-            return
+            return None
         line = line.rstrip()
         if self.in_recovery:
             if "...done with RECOVERY mode" in line and dagman_timestamp(line) is not None:
                 self.in_recovery = False
-            return
+            return None
         expect = self.expect_log_entry
         rec = D.classify(line, adjust=self.opts.adjust, expect_log_entry=expect)
         if expect and (rec is None or rec.kind != D.LOG_LIST):
             self.expect_log_entry = False
         if rec is None:
-            return
+            return None
         handler = self._handlers.get(rec.kind)
         if handler is not None:
             handler(self, rec)
+        return rec.kind
 
     def _note_processed(self, line: str) -> None:
         """A line a predecessor already handled: keep only DAGMan's own state, silently.

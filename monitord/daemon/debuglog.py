@@ -16,7 +16,6 @@ from collections.abc import Sequence
 
 import structlog
 
-from monitord.core.dagman import classify
 from monitord.core.events import StampedeEvent
 from monitord.daemon import jobfiles
 from monitord.daemon.tracked import Tracked
@@ -59,9 +58,14 @@ class DebugLog:
                 position=before + size,
                 job_files_read_before=jobfiles.files_read() - self._files_at_start[key],
             )
-        if level <= loglevel.TRACE:
-            kinds = Counter(_kind(line) for line in lines)
-            log.trace("dagman.out line kinds", file=os.path.basename(tracked.dagman_out), **kinds)
+
+    def line_kinds(self) -> Counter[str] | None:
+        """At TRACE, a counter the Monitor fills with the kinds its machine gives a chunk's
+        lines as it feeds them (each line classified once); else None (nothing counted)."""
+        return Counter() if loglevel.level() <= loglevel.TRACE else None
+
+    def classified(self, tracked: Tracked, kinds: Counter[str]) -> None:
+        log.trace("dagman.out line kinds", file=os.path.basename(tracked.dagman_out), **kinds)
 
     def published(self, events: Sequence[StampedeEvent]) -> None:
         if loglevel.level() > loglevel.TRACE:
@@ -82,8 +86,3 @@ class DebugLog:
             job_files_read=jobfiles.files_read() - self._files_at_start.pop(key, 0),
             seconds=round(time.monotonic() - began, 3),
         )
-
-
-def _kind(line: str) -> str:
-    found = classify(line.rstrip())
-    return found.kind if found is not None else "other"

@@ -187,22 +187,9 @@ class FollowLoop:
         assert wf is not None
         path = tracked.dagman_out
         follower = LineFollower(path, offset=tracked.offset)
-        parent = self.followed.get(wf.parent_uuid) if wf.parent_uuid else None
+        if not await self._appeared(follower, tracked, stop):
+            return
         restarting = False  # a DAGMan start line came after the last exit line
-        waits = 0
-        while not follower.exists():
-            if stop.is_set():
-                return
-            if parent is not None and parent.dagman_exit is not None and parent.state == "end":
-                # The parent's DAGMan has exited, so every sub-DAGMan it ran has too: a
-                # dagman.out that is not there now never will be (the sample lacks it).
-                log.warning("sub-workflow dagman.out never made an appearance", path=path)
-                return
-            waits += 1
-            if waits > APPEAR_POLLS:
-                log.warning("dagman.out never made an appearance", path=path)
-                return
-            await self._wait(path, poll_interval(waits), stop)
         idle = 0
         while not stop.is_set():
             # Everything on disk is taken at once: lines that arrived while the previous
@@ -244,6 +231,30 @@ class FollowLoop:
                 log.warning("too long without action; stopping", path=path)
                 return
             await self._wait(path, poll_interval(idle), stop)
+
+    async def _appeared(
+        self, follower: LineFollower, tracked: Tracked, stop: asyncio.Event
+    ) -> bool:
+        """Wait for the dagman.out to exist; False (logged) when it never will, or on stop."""
+        wf = tracked.wf
+        assert wf is not None
+        path = tracked.dagman_out
+        parent = self.followed.get(wf.parent_uuid) if wf.parent_uuid else None
+        waits = 0
+        while not follower.exists():
+            if stop.is_set():
+                return False
+            if parent is not None and parent.dagman_exit is not None and parent.state == "end":
+                # The parent's DAGMan has exited, so every sub-DAGMan it ran has too: a
+                # dagman.out that is not there now never will be (the sample lacks it).
+                log.warning("sub-workflow dagman.out never made an appearance", path=path)
+                return False
+            waits += 1
+            if waits > APPEAR_POLLS:
+                log.warning("dagman.out never made an appearance", path=path)
+                return False
+            await self._wait(path, poll_interval(waits), stop)
+        return True
 
     def _chunk(
         self, tracked: Tracked, lines: list[str], offset: int

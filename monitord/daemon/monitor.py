@@ -92,7 +92,8 @@ class Monitor(Generic[OutputsT]):
         self.outputs = outputs
         self.waiter: ChangeWaiter = waiter or WatchWaiter(polling=True if config.polling else None)
         self.resume = resume or CrashResume()
-        self.observers = (*observers, DebugLog(chunks=config.replay))  # what -v/-vv show
+        self.debuglog = DebugLog(chunks=config.replay)  # what -v/-vv show
+        self.observers = (*observers, self.debuglog)
         self.notifications = Notifications(config, scripts_as_owner=scripts_as_owner)
         self.registry = Registry()
         self.options = WorkflowOptions(
@@ -129,20 +130,7 @@ class Monitor(Generic[OutputsT]):
 
     # ------------------------------------------------------------------ start-up
     def start(self) -> None:
-        dagman_out = os.path.abspath(self.cfg.dagman_out)
-        if not dagman_out.endswith(".dagman.out"):
-            raise MonitordError(f"{self.cfg.dagman_out}: not a DAGMan output file (*.dagman.out)")
-        run_dir = os.path.dirname(dagman_out)
-        if not os.path.isdir(run_dir):
-            raise MonitordError(f"{run_dir}: no such directory")
-        if self.cfg.replay and not os.path.exists(dagman_out):
-            raise MonitordError(f"{dagman_out}: no such file")
-        try:
-            bd = read_braindump(run_dir)
-        except BraindumpError as exc:
-            raise MonitordError(f"{run_dir} is not a Pegasus submit directory: {exc}") from None
-        if not bd.wf_uuid or not bd.dag:
-            raise MonitordError(f"{run_dir}: braindump has no wf_uuid or dag")
+        dagman_out, run_dir, bd = self._root()
         warn_if_zone_differs(bd, run_dir, adjust=self.cfg.adjust)  # once per root workflow
         self.pid_path = os.path.join(run_dir, "monitord.pid")
         if not self.cfg.force and other_instance_running(self.pid_path):
@@ -192,6 +180,25 @@ class Monitor(Generic[OutputsT]):
         if tracked.wf is None:
             raise MonitordError(f"cannot follow the workflow in {run_dir}")
 
+    def _root(self) -> tuple[str, str, Any]:
+        """The root dagman.out (absolute), its submit directory and braindump; MonitordError
+        when they are not a Pegasus workflow's."""
+        dagman_out = os.path.abspath(self.cfg.dagman_out)
+        if not dagman_out.endswith(".dagman.out"):
+            raise MonitordError(f"{self.cfg.dagman_out}: not a DAGMan output file (*.dagman.out)")
+        run_dir = os.path.dirname(dagman_out)
+        if not os.path.isdir(run_dir):
+            raise MonitordError(f"{run_dir}: no such directory")
+        if self.cfg.replay and not os.path.exists(dagman_out):
+            raise MonitordError(f"{dagman_out}: no such file")
+        try:
+            bd = read_braindump(run_dir)
+        except BraindumpError as exc:
+            raise MonitordError(f"{run_dir} is not a Pegasus submit directory: {exc}") from None
+        if not bd.wf_uuid or not bd.dag:
+            raise MonitordError(f"{run_dir}: braindump has no wf_uuid or dag")
+        return dagman_out, run_dir, bd
+
     def _build_outputs(self, run_dir: str, bd: Any, restart: bool) -> list[Sink]:
         """The events outputs asked for (-d, properties, the default DB), not opened yet."""
         if not self.cfg.events:
@@ -219,7 +226,7 @@ class Monitor(Generic[OutputsT]):
             )
             self.registry.queue(tracked)
         log.info("resuming from a snapshot, not from line 1", **describe(point))
-        self.resume.record_helpers(point, self.outputs.helper_pids())
+        self.resume.rewrite(point)
 
     def _open_workflow(
         self, run_dir: str, dagman_out: str, bd: Any, *, parent: SubworkflowRequest | None
@@ -253,25 +260,7 @@ class Monitor(Generic[OutputsT]):
         write_started(files["started"], started_at)
         remove(files["done"])
         wf_ts = bd.epoch if bd.epoch is not None else int(started_at)
-        dag_text = read_text(os.path.join(run_dir, bd.dag))
-        if dag_text is None:
-            log.warning("cannot read the .dag file", path=os.path.join(run_dir, bd.dag))
-        dag = parse_dag(dag_text or "")
-        wf = Workflow(
-            self.ctx,
-            run_dir=run_dir,
-            braindump=bd,
-            dag=dag,
-            root_uuid=self.registry.root_uuid or bd.wf_uuid,
-            parent_uuid=parent.parent.uuid if parent else None,
-            wf_ts=wf_ts,
-        )
-        self.registry.seen_dirs[run_dir] = (bd.wf_uuid, wf.parent_uuid)
-        if info:
-            wf.last_processed_line = info.pop("monitord_dagman_out_sequence", 0)
-            wf.job_seq = info.pop("monitord_job_sequence", 1)
-            wf.restart_count = info.pop("monitord_workflow_restart_count", 0)
-            wf.out_counters.update(info)
+        wf = self._machine(run_dir, bd, parent, wf_ts, info)
         if self.options.events_enabled and wf.last_processed_line == 0:
             try:
                 static = open_static(run_dir, bd)
@@ -288,6 +277,36 @@ class Monitor(Generic[OutputsT]):
         self.registry.queue(tracked)
         self._publish()
         return tracked
+
+    def _machine(
+        self,
+        run_dir: str,
+        bd: Any,
+        parent: SubworkflowRequest | None,
+        wf_ts: int,
+        info: dict[str, Any],
+    ) -> Workflow:
+        """The workflow's state machine, on its .dag, going on where ``info`` (a clean stop's
+        monitord.info) says."""
+        dag_text = read_text(os.path.join(run_dir, bd.dag))
+        if dag_text is None:
+            log.warning("cannot read the .dag file", path=os.path.join(run_dir, bd.dag))
+        wf = Workflow(
+            self.ctx,
+            run_dir=run_dir,
+            braindump=bd,
+            dag=parse_dag(dag_text or ""),
+            root_uuid=self.registry.root_uuid or bd.wf_uuid,
+            parent_uuid=parent.parent.uuid if parent else None,
+            wf_ts=wf_ts,
+        )
+        self.registry.seen_dirs[run_dir] = (bd.wf_uuid, wf.parent_uuid)
+        if info:
+            wf.last_processed_line = info.pop("monitord_dagman_out_sequence", 0)
+            wf.job_seq = info.pop("monitord_job_sequence", 1)
+            wf.restart_count = info.pop("monitord_workflow_restart_count", 0)
+            wf.out_counters.update(info)
+        return wf
 
     def _on_subworkflow(self, req: SubworkflowRequest) -> None:
         base_dir, fname = os.path.split(req.dagman_out)
@@ -334,10 +353,17 @@ class Monitor(Generic[OutputsT]):
         for observer in self.observers:
             observer.fed(tracked, lines)
         feed = wf.feed
+        kinds = self.debuglog.line_kinds()  # -vv: the kinds the machine classified, counted
         try:
-            for line in lines:
-                feed(line)
+            if kinds is None:
+                for line in lines:
+                    feed(line)
+            else:
+                for line in lines:
+                    kinds[feed(line) or "other"] += 1
         finally:
+            if kinds is not None:
+                self.debuglog.classified(tracked, kinds)
             # Also when a line ends the daemon (a sub-workflow that cannot be followed): what
             # the lines fed so far produced reaches jobstate.log and the sinks.
             self._drain_jobstate(tracked)
@@ -406,7 +432,7 @@ class Monitor(Generic[OutputsT]):
 
         def take() -> Snapshot | None:
             with self.feed_lock:
-                return self.resume.take(self.registry, self.outputs.helper_pids, now=True)
+                return self.resume.take(self.registry, now=True)
 
         snapshot = await asyncio.to_thread(take)
         if snapshot is not None:
@@ -416,7 +442,7 @@ class Monitor(Generic[OutputsT]):
         with self.feed_lock:
             self._feed(tracked, lines)
             tracked.offset = offset
-            return self.resume.take(self.registry, self.outputs.helper_pids)
+            return self.resume.take(self.registry)
 
     def end_workflow(self, tracked: Tracked) -> None:
         with self.feed_lock:

@@ -93,10 +93,6 @@ class LocalOutputs:
     async def settle(self) -> None:
         """Nothing: the set's ``close`` waits for the deliveries."""
 
-    def helper_pids(self) -> list[int]:
-        """None: every sink runs in a thread of the daemon."""
-        return []
-
     def forget_marks(self, root_uuid: str) -> None:
         for worker in self.workers:
             if (

@@ -53,9 +53,6 @@ class Outputs(Protocol):
         """Before ``close``: wait, holding no worker thread, until what was published is
         delivered or spooled (a no-op where ``close`` itself waits)."""
 
-    def helper_pids(self) -> list[int]:
-        """Processes the sinks run in (a resumed successor waits for them to be gone)."""
-
     def forget_marks(self, root_uuid: str) -> None:
         """The workflow ended in order: every sink that delivered all its events drops its
         delivery marks (worker thread, after ``close``)."""

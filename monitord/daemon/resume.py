@@ -76,10 +76,6 @@ class ResumePoint:
     seen_dirs: dict[str, tuple[str, str | None]]
     taken_at: float = field(default_factory=time.time)
     version: int = VERSION
-    # The crashed daemon's helper processes (sink workers): (pid, start time) each.  A
-    # resumed daemon reads a sink's delivery marks only once they are gone, or an orphan's
-    # last commit could land after the read (the service has none: its sinks are threads).
-    helpers: tuple[tuple[int, int], ...] = ()
 
     def problem(self) -> str | None:
         """Why the files on disk no longer agree with this snapshot (None: they do)."""
@@ -177,30 +173,6 @@ class SnapshotClock:
     def taken(self, started: float) -> None:
         now = time.monotonic()
         self._next = now + max(MIN_INTERVAL, COST_FACTOR * (now - started))
-
-
-def process_id(pid: int) -> tuple[int, int] | None:
-    """``pid`` and its start time (clock ticks since boot): a process, not a reusable number."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            stat = fh.read()
-    except OSError:
-        return None
-    fields = stat[stat.rfind(b")") + 2 :].split()
-    if fields[0] == b"Z":
-        return None  # killed, not reaped yet: gone
-    return pid, int(fields[19])
-
-
-def wait_gone(helpers: tuple[tuple[int, int], ...], timeout: float = 15.0) -> list[int]:
-    """Wait until the crashed daemon's helpers have exited (they do within about a second of
-    their parent's death); the pids still there after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    left = [h for h in helpers if process_id(h[0]) == h]
-    while left and time.monotonic() < deadline:
-        time.sleep(0.05)
-        left = [h for h in left if process_id(h[0]) == h]
-    return [pid for pid, _ in left]
 
 
 def dumps(point: ResumePoint) -> bytes:

@@ -25,8 +25,6 @@ from monitord.daemon.resume import (
     TrackedPoint,
     dumps,
     new_stream,
-    process_id,
-    wait_gone,
 )
 from monitord.daemon.statefiles import read_info
 from monitord.daemon.tracked import Tracked
@@ -59,7 +57,6 @@ class CrashResume:
         self._clock = SnapshotClock()
         self._failed = False  # the last snapshot failed (logged once)
         self.last_written: float | None = None  # when this daemon last wrote a snapshot
-        self._helpers: tuple[tuple[int, int], ...] | None = None
 
     # ------------------------------------------------------------------ the decision
     def decide(
@@ -92,10 +89,6 @@ class CrashResume:
             sinks = build(restart)
         if crashed and point is None:
             log.warning("monitord.recover found: recovering from line 1", run_dir=run_dir, why=why)
-        if point is not None:
-            left = wait_gone(point.helpers)  # before any sink reads its delivery marks
-            if left:
-                log.warning("the crashed daemon's sink processes are still running", pids=left)
         if self.store is not None:
             self.stream = (
                 point.stream if point is not None else _new_stream(restart, info, root_uuid)
@@ -131,12 +124,12 @@ class CrashResume:
             out.append((tracked, p))
         return out
 
-    def record_helpers(self, point: ResumePoint, pids: list[int]) -> None:
-        """The snapshot resumed from names this daemon's sink processes at once: killed before
-        its own first snapshot, its successor waits for them too (an unchanged snapshot)."""
+    def rewrite(self, point: ResumePoint) -> None:
+        """The snapshot resumed from, written again (unchanged) at once: from its start this
+        daemon has a snapshot of its own (a stop says the next start goes on from it;
+        ``tests/kills.py`` waits for this fresh file before it kills the resumed daemon)."""
         if self.store is None:
             return
-        point.helpers = self._helper_ids(pids)
         try:
             self.store.write(Snapshot(point.root_dagman_out, dumps(point)))
             self.last_written = time.time()
@@ -151,9 +144,7 @@ class CrashResume:
         return MarkedBatch(batch, Marks(self.stream, count_batch(batch, self.counts)))
 
     # ------------------------------------------------------------------ snapshots
-    def take(
-        self, registry: Registry, pids: Callable[[], list[int]], *, now: bool = False
-    ) -> Snapshot | None:
+    def take(self, registry: Registry, *, now: bool = False) -> Snapshot | None:
         """The feed lock held, between two chunks: a snapshot if one is due (``now``: at once),
         to be written once the sinks hold what it covers (:meth:`write`)."""
         if self.store is None or registry.root_uuid is None or not registry.tracked:
@@ -184,7 +175,6 @@ class CrashResume:
             points,
             set(registry.seen_dagman_outs),
             dict(registry.seen_dirs),
-            helpers=self._helper_ids(pids()),
         )
         snapshot = None
         try:
@@ -221,13 +211,6 @@ class CrashResume:
         """The root workflow ended in order: nothing to resume."""
         if self.store is not None:
             self.store.remove(root_dagman_out)
-
-    def _helper_ids(self, pids: list[int]) -> tuple[tuple[int, int], ...]:
-        """This daemon's sink processes (a resumed successor waits for them to be gone)."""
-        if self._helpers is None:
-            ids = (process_id(pid) for pid in pids)
-            self._helpers = tuple(i for i in ids if i is not None)
-        return self._helpers
 
 
 def _new_stream(restart: bool, info: str, root_uuid: str) -> str:

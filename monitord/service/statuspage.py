@@ -91,6 +91,13 @@ _SCRIPT = """
     });
     document.getElementById("finished-rows").replaceChildren.apply(
       document.getElementById("finished-rows"), ended);
+    var roots = (s.roots || []).map(function (r) {
+      return row([[r.root, ""],
+                  [r.exists ? "yes" : "no (" + (r.problem || "missing") + ", waiting for it)", ""],
+                  [String(r.workflows), "num"]]);
+    });
+    document.getElementById("root-rows").replaceChildren.apply(
+      document.getElementById("root-rows"), roots);
     document.getElementById("notifications").textContent =
       s.notifications_running + " running, " + s.notifications_queued + " queued";
     document.getElementById("updated").textContent = "updated " + utc(Date.now() / 1000);
@@ -139,9 +146,9 @@ def utc(seconds: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
 
 
-def render_status_page(snapshot: ServiceSnapshot) -> str:
-    """A self-contained HTML page (no external assets) that refreshes itself from status.json."""
-    esc = html.escape
+def _workflow_rows(snapshot: ServiceSnapshot) -> tuple[list[str], list[str]]:
+    """The workflows table's rows (job counts per state, done, state, name, lag) and its
+    footer (the totals)."""
     rows = []
     total = dict.fromkeys(JOB_COLUMNS, 0)
     for w in snapshot.workflows:
@@ -156,28 +163,51 @@ def render_status_page(snapshot: ServiceSnapshot) -> str:
         cells.append(_td(w.wf_uuid, "uuid"))
         cells.append(_td(f"{w.lag_bytes} B / {w.lag_seconds:.1f} s", "num"))
         rows.append(
-            f'<tr data-wf-uuid="{esc(w.wf_uuid)}" title="{esc(w.run_dir)}">{"".join(cells)}</tr>'
+            f'<tr data-wf-uuid="{html.escape(w.wf_uuid)}" title="{html.escape(w.run_dir)}">'
+            f"{''.join(cells)}</tr>"
         )
     all_nodes = sum(total.values())
     foot = [_td(total[c], "num") for c in JOB_COLUMNS]
     foot.append(_td(f"{100.0 * total['SUCCESS'] / all_nodes if all_nodes else 0.0:.1f}", "num"))
     foot += [_td(""), _td(f"{len(snapshot.workflows)} workflows"), _td(""), _td("")]
-    sinks = [
+    return rows, foot
+
+
+def _finished_rows(snapshot: ServiceSnapshot) -> list[str]:
+    return [
+        f'<tr title="{html.escape(f.run_dir)}">{_td(utc(f.ended_at))}{_td(f.outcome, f.outcome)}'
+        f"{_td(f.events_total, 'num')}{_td(_dag_name(f.dagman_out))}{_td(f.wf_uuid, 'uuid')}</tr>"
+        for f in snapshot.finished
+    ]
+
+
+def _sink_rows(snapshot: ServiceSnapshot) -> list[str]:
+    return [
         f"<tr>{_td(s.name)}{_td(s.state)}{_td(s.queued, 'num')}{_td(s.spooled, 'num')}"
         f"{_td(s.failures, 'num')}</tr>"
         for s in snapshot.sinks
     ]
+
+
+def _root_rows(snapshot: ServiceSnapshot) -> list[str]:
+    """The ``[[watch]]`` roots as ``monitord status`` shows them: listed, workflows below."""
+    rows = []
+    for r in snapshot.roots:
+        exists = "yes" if r.exists else f"no ({r.problem or 'missing'}, waiting for it)"
+        rows.append(f"<tr>{_td(r.root)}{_td(exists)}{_td(r.workflows, 'num')}</tr>")
+    return rows
+
+
+def render_status_page(snapshot: ServiceSnapshot) -> str:
+    """A self-contained HTML page (no external assets) that refreshes itself from status.json."""
+    esc = html.escape
+    rows, foot = _workflow_rows(snapshot)
     headings = "".join(
         f'<th class="num">{esc(h)}</th>'
         if h in JOB_COLUMNS or h == "%DONE"
         else f"<th>{esc(h)}</th>"
         for h in _HEADINGS
     )
-    finished = [
-        f'<tr title="{esc(f.run_dir)}">{_td(utc(f.ended_at))}{_td(f.outcome, f.outcome)}'
-        f"{_td(f.events_total, 'num')}{_td(_dag_name(f.dagman_out))}{_td(f.wf_uuid, 'uuid')}</tr>"
-        for f in snapshot.finished
-    ]
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -193,10 +223,13 @@ All times are UTC.</p>
 <h2>Finished</h2>
 <table id="finished"><thead><tr><th>ENDED</th><th>OUTCOME</th><th class="num">EVENTS</th>
 <th>WORKFLOW</th><th>WF_UUID</th></tr></thead>
-<tbody id="finished-rows">{"".join(finished)}</tbody></table>
+<tbody id="finished-rows">{"".join(_finished_rows(snapshot))}</tbody></table>
+<h2>Watched roots</h2>
+<table id="roots"><thead><tr><th>ROOT</th><th>EXISTS</th><th class="num">WORKFLOWS</th></tr>
+</thead><tbody id="root-rows">{"".join(_root_rows(snapshot))}</tbody></table>
 <h2>Sinks</h2>
 <table id="sinks"><thead><tr><th>SINK</th><th>STATE</th><th class="num">QUEUED</th><th class="num">SPOOLED</th>
-<th class="num">FAILURES</th></tr></thead><tbody id="sink-rows">{"".join(sinks)}</tbody></table>
+<th class="num">FAILURES</th></tr></thead><tbody id="sink-rows">{"".join(_sink_rows(snapshot))}</tbody></table>
 <h2>Notifications</h2>
 <p id="notifications">{snapshot.notifications_running} running, \
 {snapshot.notifications_queued} queued</p>

@@ -62,9 +62,6 @@ class LaneOutputs:
             await asyncio.sleep(pause)
             pause = min(1.0, pause * 2)
 
-    def helper_pids(self) -> list[int]:
-        return []  # the lanes are threads of the service
-
     @property
     def undelivered(self) -> int:
         """Events of the workflow its sinks have not taken yet (spooled or queued)."""
@@ -229,6 +226,15 @@ async def run_followed(
         resume=resume,
     )
     item.monitor = service_monitor
+    code = await _follow(item, service_monitor, shutting_down)
+    return _ended(item, service_monitor, code, shutting_down())
+
+
+async def _follow(
+    item: Followed, service_monitor: ServiceMonitor, shutting_down: Callable[[], bool]
+) -> int:
+    """Start the Monitor, follow until the root workflow ends or is stopped, close it; the
+    exit code (an error is contained, logged with the workflow's id)."""
     monitor = service_monitor.monitor
     code = 0
     try:
@@ -259,9 +265,14 @@ async def run_followed(
             await monitor.close()
         except Exception as exc:
             log.error("closing the workflow's sinks failed", error=repr(exc))
+    return code
+
+
+def _ended(item: Followed, service_monitor: ServiceMonitor, code: int, stopping: bool) -> int:
+    """After following: the workflow's outcome (unless only the service stopped), logged."""
     root = service_monitor.stats[0].tracked.wf if service_monitor.stats else None
     item.dagman_exit = root.dagman_exit if root is not None and root.state == "end" else None
-    if shutting_down() and not (root is not None and root.finished):
+    if stopping and not (root is not None and root.finished):
         # Only the service stopped: the workflow goes on, and the next start resumes it.
         log.info("workflow stopped", reason="service stopping", events=service_monitor.events_total)
         return code

@@ -116,65 +116,88 @@ def read_summary(
     Raises LookupError when the database has no such workflow, and SQLAlchemy's errors
     when it cannot be read.
     """
-    from sqlalchemy import create_engine, text
+    from sqlalchemy import create_engine
 
     engine = create_engine(db_url)
     try:
         with engine.connect() as conn:
-            row = None
-            if wf_uuid:
-                row = conn.execute(
-                    text(
-                        "SELECT wf_id, wf_uuid, dax_label, submit_dir FROM workflow "
-                        "WHERE wf_uuid = :u"
-                    ),
-                    {"u": wf_uuid},
-                ).first()
-            if row is None and submit_dir:
-                row = conn.execute(
-                    text(
-                        "SELECT wf_id, wf_uuid, dax_label, submit_dir FROM workflow "
-                        "WHERE submit_dir = :d ORDER BY wf_id DESC"
-                    ),
-                    {"d": os.path.normpath(submit_dir)},
-                ).first()
-            if row is None:
-                raise LookupError(
-                    f"no workflow {wf_uuid or ''} {submit_dir or ''} in the database".strip()
-                )
-            wf_id, uuid, label, sdir = row
-            last = conn.execute(
-                text(
-                    "SELECT state, status FROM workflowstate WHERE wf_id = :w "
-                    "ORDER BY timestamp DESC, restart_count DESC, state DESC LIMIT 1"
-                ),
-                {"w": wf_id},
-            ).first()
-            jobs = conn.execute(
-                text(
-                    "SELECT j.job_id, j.exec_job_id, ji.job_instance_id, ji.exitcode, "
-                    "ji.stderr_file, ji.job_submit_seq "
-                    "FROM job j LEFT JOIN job_instance ji ON ji.job_id = j.job_id "
-                    "WHERE j.wf_id = :w ORDER BY j.job_id, ji.job_submit_seq"
-                ),
-                {"w": wf_id},
-            ).all()
-            states: dict[Any, str] = dict(
-                conn.execute(
-                    text(
-                        "SELECT js.job_instance_id, js.state FROM jobstate js "
-                        "JOIN job_instance ji ON ji.job_instance_id = js.job_instance_id "
-                        "JOIN job j ON j.job_id = ji.job_id WHERE j.wf_id = :w "
-                        "ORDER BY js.job_instance_id, js.jobstate_submit_seq"
-                    ),
-                    {"w": wf_id},
-                ).all()
-            )  # later rows win: the last state of each instance
-            subs = conn.execute(
-                text("SELECT COUNT(*) FROM workflow WHERE parent_wf_id = :w"), {"w": wf_id}
-            ).scalar_one()
+            wf_id, uuid, label, sdir = _find_workflow(conn, wf_uuid, submit_dir)
+            last, jobs, states, subs = _read_workflow(conn, wf_id)
     finally:
         engine.dispose()
+    counts, failed = _tally(jobs, states)
+    if last is None or last[0] == "WORKFLOW_STARTED":
+        state, status = "Running", None
+    else:
+        status = last[1]
+        state = "Success" if status == 0 else "Failure"
+    return Summary(uuid, label, sdir, state, status, counts, failed, int(subs or 0))
+
+
+def _find_workflow(conn: Any, wf_uuid: str | None, submit_dir: str | None) -> Any:
+    """The workflow's row (wf_id, wf_uuid, dax_label, submit_dir): by uuid, else the latest
+    of the submit directory; LookupError when there is none."""
+    from sqlalchemy import text
+
+    row = None
+    if wf_uuid:
+        row = conn.execute(
+            text("SELECT wf_id, wf_uuid, dax_label, submit_dir FROM workflow WHERE wf_uuid = :u"),
+            {"u": wf_uuid},
+        ).first()
+    if row is None and submit_dir:
+        row = conn.execute(
+            text(
+                "SELECT wf_id, wf_uuid, dax_label, submit_dir FROM workflow "
+                "WHERE submit_dir = :d ORDER BY wf_id DESC"
+            ),
+            {"d": os.path.normpath(submit_dir)},
+        ).first()
+    if row is None:
+        raise LookupError(f"no workflow {wf_uuid or ''} {submit_dir or ''} in the database".strip())
+    return row
+
+
+def _read_workflow(conn: Any, wf_id: Any) -> tuple[Any, list[Any], dict[Any, str], Any]:
+    """The workflow's last state, its jobs with their instances, each instance's last state,
+    and how many sub-workflows it has."""
+    from sqlalchemy import text
+
+    last = conn.execute(
+        text(
+            "SELECT state, status FROM workflowstate WHERE wf_id = :w "
+            "ORDER BY timestamp DESC, restart_count DESC, state DESC LIMIT 1"
+        ),
+        {"w": wf_id},
+    ).first()
+    jobs = conn.execute(
+        text(
+            "SELECT j.job_id, j.exec_job_id, ji.job_instance_id, ji.exitcode, "
+            "ji.stderr_file, ji.job_submit_seq "
+            "FROM job j LEFT JOIN job_instance ji ON ji.job_id = j.job_id "
+            "WHERE j.wf_id = :w ORDER BY j.job_id, ji.job_submit_seq"
+        ),
+        {"w": wf_id},
+    ).all()
+    states: dict[Any, str] = dict(
+        conn.execute(
+            text(
+                "SELECT js.job_instance_id, js.state FROM jobstate js "
+                "JOIN job_instance ji ON ji.job_instance_id = js.job_instance_id "
+                "JOIN job j ON j.job_id = ji.job_id WHERE j.wf_id = :w "
+                "ORDER BY js.job_instance_id, js.jobstate_submit_seq"
+            ),
+            {"w": wf_id},
+        ).all()
+    )  # later rows win: the last state of each instance
+    subs = conn.execute(
+        text("SELECT COUNT(*) FROM workflow WHERE parent_wf_id = :w"), {"w": wf_id}
+    ).scalar_one()
+    return last, jobs, states, subs
+
+
+def _tally(jobs: list[Any], states: dict[Any, str]) -> tuple[dict[str, int], list[FailedJob]]:
+    """Jobs per category (by their latest instance), and the failed ones."""
     latest: dict[int, tuple[str, Any, Any, Any, int]] = {}
     attempts: dict[int, int] = {}
     for job_id, name, inst_id, exitcode, stderr_file, _seq in jobs:
@@ -189,9 +212,4 @@ def read_summary(
         if category == "FAILURE":
             plain = None if exitcode is None else plain_exitcode(int(exitcode))
             failed.append(FailedJob(name, plain, tries, stderr_file))
-    if last is None or last[0] == "WORKFLOW_STARTED":
-        state, status = "Running", None
-    else:
-        status = last[1]
-        state = "Success" if status == 0 else "Failure"
-    return Summary(uuid, label, sdir, state, status, counts, failed, int(subs or 0))
+    return counts, failed

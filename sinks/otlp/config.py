@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from urllib.parse import unquote, urlsplit
 
 from monitord.system.secrets import mask_secret
@@ -117,16 +118,7 @@ def parse_otlp(
     """The sink's settings: the endpoint's property first, then the OTEL_* variable."""
     props = props or {}
     env = os.environ if env is None else env
-
-    def setting(prop: str, *variables: str) -> str | None:
-        value = endpoint_property(props, dest, prop)
-        if value:
-            return value
-        for var in variables:
-            if env.get(var):
-                return env[var]
-        return None
-
+    setting = partial(_setting, props, dest, env)
     url = _endpoint(dest, env)
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -135,26 +127,8 @@ def parse_otlp(
         setting("headers", "OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_HEADERS")
     )
     if parts.username is not None:  # user:password@ in the URL: basic auth, never shown
-        import base64
-
-        pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
-        headers.setdefault("Authorization", "Basic " + base64.b64encode(pair.encode()).decode())
-        host = parts.hostname + (f":{parts.port}" if parts.port else "")
-        url = parts._replace(netloc=host).geturl()
-    timeout_text = setting("timeout")
-    timeout = DEFAULT_TIMEOUT
-    if timeout_text:
-        try:
-            timeout = float(timeout_text)
-        except ValueError:
-            raise SinkError(f"OTLP property timeout: {timeout_text!r} is not seconds") from None
-    else:
-        ms = env.get("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT") or env.get("OTEL_EXPORTER_OTLP_TIMEOUT")
-        if ms:
-            try:
-                timeout = float(ms) / 1000.0
-            except ValueError:
-                raise SinkError(f"OTEL_EXPORTER_OTLP_TIMEOUT: {ms!r} is not milliseconds") from None
+        url = _basic_auth(url, headers)
+    timeout = _timeout(setting("timeout"), env)
     compression = setting(
         "compression", "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "OTEL_EXPORTER_OTLP_COMPRESSION"
     )
@@ -181,3 +155,44 @@ def parse_otlp(
         compression="gzip" if compression == "gzip" else None,
         resource=resource,
     )
+
+
+def _setting(
+    props: Mapping[str, str], dest: str, env: Mapping[str, str], prop: str, *variables: str
+) -> str | None:
+    """The endpoint's property ``prop``, else the first of ``variables`` set, else None."""
+    value = endpoint_property(props, dest, prop)
+    if value:
+        return value
+    for var in variables:
+        if env.get(var):
+            return env[var]
+    return None
+
+
+def _basic_auth(url: str, headers: dict[str, str]) -> str:
+    """The URL without its user:password, which becomes a basic Authorization header (unless
+    the headers name one already)."""
+    import base64
+
+    parts = urlsplit(url)
+    pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+    headers.setdefault("Authorization", "Basic " + base64.b64encode(pair.encode()).decode())
+    host = (parts.hostname or "") + (f":{parts.port}" if parts.port else "")
+    return parts._replace(netloc=host).geturl()
+
+
+def _timeout(text: str | None, env: Mapping[str, str]) -> float:
+    """Seconds: the ``timeout`` property, else OTEL_*_TIMEOUT (milliseconds), else the default."""
+    if text:
+        try:
+            return float(text)
+        except ValueError:
+            raise SinkError(f"OTLP property timeout: {text!r} is not seconds") from None
+    ms = env.get("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT") or env.get("OTEL_EXPORTER_OTLP_TIMEOUT")
+    if not ms:
+        return DEFAULT_TIMEOUT
+    try:
+        return float(ms) / 1000.0
+    except ValueError:
+        raise SinkError(f"OTEL_EXPORTER_OTLP_TIMEOUT: {ms!r} is not milliseconds") from None

@@ -78,23 +78,9 @@ class Player:
     def run(self) -> PlayStats:
         began = time.monotonic()
         self.prepare()
-        handles: dict[str, IO[str]] = {}
-        unflushed: list[tuple[str, str]] = []
-        t0 = time.monotonic()
-
-        def flush() -> None:
-            nonlocal t0
-            for fh in handles.values():
-                fh.flush()
-            if unflushed and self.on_flush is not None:
-                began_hook = time.monotonic()
-                self.on_flush(list(unflushed), time.time())
-                t0 += time.monotonic() - began_hook  # a hook's wait is not play time: no burst
-            unflushed.clear()
-
-        t0 = time.monotonic()
+        out = _Appender(self.dest, self.on_flush)
+        t0 = flushed = time.monotonic()
         due = 0.0
-        flushed = t0
         try:
             for action in self.actions[self._next :]:
                 if self.stop.is_set():
@@ -103,23 +89,14 @@ class Player:
                     now = time.monotonic()
                     wait = t0 + due - now
                     if wait > TICK:
-                        flush()
+                        t0 += out.flush()  # a hook's wait is not play time: no burst
                         flushed = now
                         if self.stop.wait(wait):
                             break
                     elif now - flushed > TICK:  # behind schedule: still hand lines over
-                        flush()
+                        t0 += out.flush()
                         flushed = now
-                    fh = handles.get(action.path)
-                    if fh is None:
-                        target = os.path.join(self.dest, action.path)
-                        # Big buffer: lines reach the file at our flushes only (on_flush's
-                        # times are exact), never half-way through a line.
-                        fh = handles[action.path] = open(
-                            target, "a", encoding="utf-8", buffering=1 << 20
-                        )
-                    fh.write(action.line)
-                    unflushed.append((action.path, action.line))
+                    out.write(action.path, action.line)
                     self.stats.lines += 1
                     due += self.rng.expovariate(self.rate) if self.rng else 1.0 / self.rate
                 elif isinstance(action, WriteFile):
@@ -128,16 +105,15 @@ class Player:
                 elif isinstance(action, Copy):
                     self._copy(action.path)
                 elif isinstance(action, Pause):
-                    flush()
+                    out.flush()
                     if self.on_pause is not None:
                         self.on_pause(action)
                     if self.stop.wait(action.seconds):
                         break
                     t0, due = time.monotonic(), 0.0
-            flush()
+            out.flush()
         finally:
-            for fh in handles.values():
-                fh.close()
+            out.close()
             self.stats.seconds = time.monotonic() - began
         return self.stats
 
@@ -182,3 +158,41 @@ async def play_async(src: str, dest: str, **options: object) -> PlayStats:
     """Play from a coroutine: the blocking writer runs in a worker thread."""
     player = Player(src, dest, **options)  # type: ignore[arg-type]
     return await asyncio.to_thread(player.run)
+
+
+class _Appender:
+    """The played files lines are appended to, and the lines written since the last flush."""
+
+    def __init__(
+        self, dest: str, on_flush: Callable[[list[tuple[str, str]], float], None] | None
+    ) -> None:
+        self.dest = dest
+        self.on_flush = on_flush
+        self.handles: dict[str, IO[str]] = {}
+        self.unflushed: list[tuple[str, str]] = []
+
+    def write(self, path: str, line: str) -> None:
+        fh = self.handles.get(path)
+        if fh is None:
+            # Big buffer: lines reach the file at our flushes only (on_flush's times are
+            # exact), never half-way through a line.
+            target = os.path.join(self.dest, path)
+            fh = self.handles[path] = open(target, "a", encoding="utf-8", buffering=1 << 20)
+        fh.write(line)
+        self.unflushed.append((path, line))
+
+    def flush(self) -> float:
+        """The lines reach their files, then the hook sees them; the seconds the hook took."""
+        for fh in self.handles.values():
+            fh.flush()
+        took = 0.0
+        if self.unflushed and self.on_flush is not None:
+            began = time.monotonic()
+            self.on_flush(list(self.unflushed), time.time())
+            took = time.monotonic() - began
+        self.unflushed.clear()
+        return took
+
+    def close(self) -> None:
+        for fh in self.handles.values():
+            fh.close()

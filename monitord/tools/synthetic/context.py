@@ -76,6 +76,42 @@ class Ctx:
         return f"{self.wf_name}.dag"
 
 
+def _machine(host: str, cores: int, ram_kb: int, cpu: tuple[str, str, int]) -> str:
+    """A kickstart record's machine section; the %-fields vary per record."""
+    vendor, model, speed = cpu
+    return (
+        "  machine:\n"
+        "    page-size: 4096\n"
+        "    uname_system: linux\n"
+        f"    uname_nodename: {host}\n"
+        "    uname_release: 4.18.0-425.10.1.el8_7.x86_64\n"
+        "    uname_machine: x86_64\n"
+        f"    ram_total: {ram_kb}\n"
+        "    ram_free: %(ram_free)d\n"
+        "    ram_shared: 221964\n"
+        "    ram_buffer: 10616\n"
+        "    swap_total: 20971516\n"
+        "    swap_free: 18799792\n"
+        f"    cpu_count: {cores}\n"
+        f"    cpu_speed: {speed}\n"
+        f"    cpu_vendor: {vendor}\n"
+        f"    cpu_model: {model}\n"
+        "    load_min1: %(load1).2f\n"
+        "    load_min5: %(load5).2f\n"
+        "    load_min15: %(load15).2f\n"
+        "    procs_total: %(procs)d\n"
+        "    procs_running: %(running)d\n"
+        "    procs_sleeping: %(sleeping)d\n"
+        "    procs_other: 190\n"
+        "    procs_vmsize: 87490216\n"
+        "    procs_rss: 9567280\n"
+        "    task_total: 1459\n"
+        "    task_running: %(running)d\n"
+        "    task_sleeping: 1267\n"
+        "    task_other: 190\n"
+    )
+
+
 def make_ctx(rng: FastRandom, submit_dir: str, label: str, start: int) -> Ctx:
     user = rng.choice(_USERS)
     wf_uuid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
@@ -90,40 +126,6 @@ def make_ctx(rng: FastRandom, submit_dir: str, label: str, start: int) -> Ctx:
     submit_host = f"submit{rng.randint(1, 9)}.example.edu"
     submit_ip = f"192.0.2.{site_octet}"
 
-    def machine(host: str, cores: int, ram_kb: int, cpu: tuple[str, str, int]) -> str:
-        vendor, model, speed = cpu
-        return (
-            "  machine:\n"
-            "    page-size: 4096\n"
-            "    uname_system: linux\n"
-            f"    uname_nodename: {host}\n"
-            "    uname_release: 4.18.0-425.10.1.el8_7.x86_64\n"
-            "    uname_machine: x86_64\n"
-            f"    ram_total: {ram_kb}\n"
-            "    ram_free: %(ram_free)d\n"
-            "    ram_shared: 221964\n"
-            "    ram_buffer: 10616\n"
-            "    swap_total: 20971516\n"
-            "    swap_free: 18799792\n"
-            f"    cpu_count: {cores}\n"
-            f"    cpu_speed: {speed}\n"
-            f"    cpu_vendor: {vendor}\n"
-            f"    cpu_model: {model}\n"
-            "    load_min1: %(load1).2f\n"
-            "    load_min5: %(load5).2f\n"
-            "    load_min15: %(load15).2f\n"
-            "    procs_total: %(procs)d\n"
-            "    procs_running: %(running)d\n"
-            "    procs_sleeping: %(sleeping)d\n"
-            "    procs_other: 190\n"
-            "    procs_vmsize: 87490216\n"
-            "    procs_rss: 9567280\n"
-            "    task_total: 1459\n"
-            "    task_running: %(running)d\n"
-            "    task_sleeping: 1267\n"
-            "    task_other: 190\n"
-        )
-
     workers = []
     for i in range(rng.randint(8, 32)):
         host = f"node{i + 1:03d}.cluster.example.edu"
@@ -133,7 +135,7 @@ def make_ctx(rng: FastRandom, submit_dir: str, label: str, start: int) -> Ctx:
             (
                 host,
                 f"10.{site_octet}.{i // 200}.{i % 200 + 10}",
-                machine(host, cores, cores * 4_000_000, cpu),
+                _machine(host, cores, cores * 4_000_000, cpu),
             )
         )
     return Ctx(
@@ -156,6 +158,6 @@ def make_ctx(rng: FastRandom, submit_dir: str, label: str, start: int) -> Ctx:
         wf_stamp=iso_s(planned_at - rng.randint(60, 3600)),
         wf_time=wf_time,
         planned_at=planned_at,
-        submit_machine=machine(submit_host, 24, 65_653_728, rng.choice(_CPU_MODELS)),
+        submit_machine=_machine(submit_host, 24, 65_653_728, rng.choice(_CPU_MODELS)),
         worker_machines=workers,
     )

@@ -103,58 +103,77 @@ def plan_dag(rng: random.Random, jobs: int, label: str) -> list[Node]:
     """
     if jobs < 1:
         raise ValueError("a workflow needs at least one job")
-    nodes: list[Node] = []
-    task_no = 0
-
-    def add(name: str, kind: int, xform: str, priority: int, category: str | None = None) -> Node:
-        node = Node(len(nodes), name, kind, xform, priority)
-        node.category = category
-        nodes.append(node)
-        return node
-
-    def compute(xform: str, priority: int) -> Node:
-        nonlocal task_no
-        task_no += 1
-        node = add(f"{xform}_ID{task_no:07d}", COMPUTE, xform, priority)
-        node.task = f"ID{task_no:07d}"
-        return node
-
-    create = add(f"create_dir_{label}_0_local", CREATE_DIR, "pegasus::dirmanager", 800)
+    layout = _Layout(rng)
+    create = layout.add(f"create_dir_{label}_0_local", CREATE_DIR, "pegasus::dirmanager", 800)
     if jobs <= MIN_GROUP_JOBS:  # too small for a pipeline: a chain of computes
-        prev = create
-        for i in range(jobs - 1):
-            node = compute("keg", 10)
-            node.inputs = [(f"f.chain.{i}", rng.randint(200, 50_000))]
-            node.outputs = [(f"f.chain.{i + 1}", rng.randint(200, 50_000))]
-            node.argv = f"-a keg -T 30 -i f.chain.{i} -o f.chain.{i + 1}"
-            _edge(prev, node)
-            prev = node
-        return _assign_subdirs(nodes)
-
+        layout.chain(create, jobs - 1)
+        return _assign_subdirs(layout.nodes)
     remaining, group = jobs - 1, 0
     while remaining > 0:
         k = rng.randint(3, 8)
         if remaining - (k + 5) < MIN_GROUP_JOBS:
             k = remaining - 5
         remaining -= k + 5
-        g = group
+        layout.pipeline(create, group, k)
         group += 1
+    return _assign_subdirs(layout.nodes)
+
+
+class _Layout:
+    """The nodes laid out so far (in the order of their ids), and the compute tasks' count."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.nodes: list[Node] = []
+        self.task_no = 0
+
+    def add(
+        self, name: str, kind: int, xform: str, priority: int, category: str | None = None
+    ) -> Node:
+        node = Node(len(self.nodes), name, kind, xform, priority)
+        node.category = category
+        self.nodes.append(node)
+        return node
+
+    def compute(self, xform: str, priority: int) -> Node:
+        self.task_no += 1
+        node = self.add(f"{xform}_ID{self.task_no:07d}", COMPUTE, xform, priority)
+        node.task = f"ID{self.task_no:07d}"
+        return node
+
+    def chain(self, create: Node, count: int) -> None:
+        """``count`` computes one after the other, each reading what the last one wrote."""
+        rng, prev = self.rng, create
+        for i in range(count):
+            node = self.compute("keg", 10)
+            node.inputs = [(f"f.chain.{i}", rng.randint(200, 50_000))]
+            node.outputs = [(f"f.chain.{i + 1}", rng.randint(200, 50_000))]
+            node.argv = f"-a keg -T 30 -i f.chain.{i} -o f.chain.{i + 1}"
+            _edge(prev, node)
+            prev = node
+
+    def pipeline(self, create: Node, g: int, k: int) -> None:
+        """Group ``g``: stage-in, ``k`` parallel computes, their merge, stage-out, register
+        and cleanup (``k`` + 5 jobs)."""
+        rng = self.rng
         xform = rng.choice(_PARALLEL_XFORMS)
         infile = (f"f.{g}.in", rng.randint(10_000, 50_000_000))
-        stage_in = add(f"stage_in_local_local_{g}_0", STAGE_IN, "pegasus::transfer", 700, "stagein")
+        stage_in = self.add(
+            f"stage_in_local_local_{g}_0", STAGE_IN, "pegasus::transfer", 700, "stagein"
+        )
         stage_in.outputs = [infile]
         _edge(create, stage_in)
         merge_inputs = []
         parallel = []
         for j in range(k):
-            node = compute(xform, 10)
+            node = self.compute(xform, 10)
             out = (f"f.{g}.{j}", rng.randint(1_000, 20_000_000))
             node.inputs, node.outputs = [infile], [out]
             node.argv = f"-a {xform} -T {rng.randint(10, 300)} -i {infile[0]} -o {out[0]}"
             merge_inputs.append(out)
             parallel.append(node)
             _edge(stage_in, node)
-        merge = compute("analyze", 20)
+        merge = self.compute("analyze", 20)
         merge.inputs = merge_inputs
         merge.outputs = [(f"f.{g}.out", rng.randint(1_000, 5_000_000))]
         if rng.random() < 0.5:
@@ -164,17 +183,20 @@ def plan_dag(rng: random.Random, jobs: int, label: str) -> list[Node]:
         merge.argv = f"-a analyze -T {rng.randint(10, 300)} -i {ins} -o {outs}"
         for node in parallel:
             _edge(node, merge)
-        stage_out = add(
+        stage_out = self.add(
             f"stage_out_local_local_{g}_0", STAGE_OUT, "pegasus::transfer", 900, "stageout"
         )
         stage_out.inputs = list(merge.outputs)
         _edge(merge, stage_out)
-        register = add(f"register_local_{g}_0", REGISTER, "pegasus::rc-client", 30, "registration")
+        register = self.add(
+            f"register_local_{g}_0", REGISTER, "pegasus::rc-client", 30, "registration"
+        )
         register.inputs = list(merge.outputs)
         _edge(stage_out, register)
-        cleanup = add(f"clean_up_local_level_4_{g}", CLEANUP, "pegasus::cleanup", 1000, "cleanup")
+        cleanup = self.add(
+            f"clean_up_local_level_4_{g}", CLEANUP, "pegasus::cleanup", 1000, "cleanup"
+        )
         _edge(stage_out, cleanup)
-    return _assign_subdirs(nodes)
 
 
 def assign_fates(rng: random.Random, nodes: list[Node], retry: float, fail: float) -> None:

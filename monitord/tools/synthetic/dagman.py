@@ -211,50 +211,11 @@ class DagmanSim:
                 self.log(f"Event: ULOG_EXECUTE for HTCondor Node {name} {cid} {brace}")
                 self.log(f"Number of idle job procs: {self.idle_seen}")
             elif kind == 2:
-                self.log(f"Event: ULOG_JOB_TERMINATED for HTCondor Node {name} {cid} {brace}")
-                self.log(f"Number of idle job procs: {self.idle_seen}")
-                if a.success:
-                    self.log(f"Node {name} job proc {cid} completed successfully.")
-                else:
-                    self.log(f"Node {name} job proc {cid} failed with status 1.")
-                self.log(f"Node {name} job completed")
-                self.log(f"Running POST script of Node {name}...")
-                self.log(MYSIN)
-                self.counts["queued"] -= 1
-                self.counts["post"] += 1
+                self._terminated(node, a, cid, brace, t)
                 changed = True
-                done_at = t + self.rng.choice((0, 1, 1))
-                self.pending_writers.append((done_at, a.cluster))
-                self.push_event(done_at, 3, node, a)
             else:
-                self.log(
-                    f"Event: ULOG_POST_SCRIPT_TERMINATED for HTCondor Node {name} {cid} {brace}"
-                )
-                self.counts["post"] -= 1
+                self._post_ended(node, a, cid, brace)
                 changed = True
-                if node.category:
-                    self.in_cat[node.category] -= 1
-                if a.success:
-                    self.log(f"POST Script of node {name} completed successfully.")
-                    self.counts["done"] += 1
-                    node.state = "done"
-                    for child in node.children:
-                        child.waiting -= 1
-                        if child.waiting == 0:
-                            self.make_ready(child)
-                else:
-                    self.log(f"POST Script of node {name} failed with status 1")
-                    self.log(f"POST for Node {name} returned 1")
-                    if node.attempt == 0:
-                        self.log(f"Retrying node {name} (retry #1 of 1)...")
-                        self.retried += 1
-                        self.make_ready(node)
-                    else:
-                        node.state = "failed"
-                        self.counts["failed"] += 1
-                        self.failed_nodes.append(node)
-                        self.dag_status = 2
-                        self.mark_futile(node)
         if changed:
             self.table()
         if processed:
@@ -266,6 +227,54 @@ class DagmanSim:
                 )
             self.pending_writers.clear()
         return processed
+
+    def _terminated(self, node: Node, a: Attempt, cid: str, brace: str, t: int) -> None:
+        """A job ended: its result, then its POST script runs (ending a second or so later)."""
+        name = node.name
+        self.log(f"Event: ULOG_JOB_TERMINATED for HTCondor Node {name} {cid} {brace}")
+        self.log(f"Number of idle job procs: {self.idle_seen}")
+        if a.success:
+            self.log(f"Node {name} job proc {cid} completed successfully.")
+        else:
+            self.log(f"Node {name} job proc {cid} failed with status 1.")
+        self.log(f"Node {name} job completed")
+        self.log(f"Running POST script of Node {name}...")
+        self.log(MYSIN)
+        self.counts["queued"] -= 1
+        self.counts["post"] += 1
+        done_at = t + self.rng.choice((0, 1, 1))
+        self.pending_writers.append((done_at, a.cluster))
+        self.push_event(done_at, 3, node, a)
+
+    def _post_ended(self, node: Node, a: Attempt, cid: str, brace: str) -> None:
+        """A POST script ended: the node is done (its children may be ready), retried once,
+        or failed (its descendants futile)."""
+        name = node.name
+        self.log(f"Event: ULOG_POST_SCRIPT_TERMINATED for HTCondor Node {name} {cid} {brace}")
+        self.counts["post"] -= 1
+        if node.category:
+            self.in_cat[node.category] -= 1
+        if a.success:
+            self.log(f"POST Script of node {name} completed successfully.")
+            self.counts["done"] += 1
+            node.state = "done"
+            for child in node.children:
+                child.waiting -= 1
+                if child.waiting == 0:
+                    self.make_ready(child)
+            return
+        self.log(f"POST Script of node {name} failed with status 1")
+        self.log(f"POST for Node {name} returned 1")
+        if node.attempt == 0:
+            self.log(f"Retrying node {name} (retry #1 of 1)...")
+            self.retried += 1
+            self.make_ready(node)
+        else:
+            node.state = "failed"
+            self.counts["failed"] += 1
+            self.failed_nodes.append(node)
+            self.dag_status = 2
+            self.mark_futile(node)
 
     def mark_futile(self, node: Node) -> None:
         stack = list(node.children)

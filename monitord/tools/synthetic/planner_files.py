@@ -191,7 +191,6 @@ def write_static_bp(ctx: Ctx, nodes: list[Node]) -> None:
 
 def write_sub(ctx: Ctx, node: Node) -> None:
     """A job submit file with all the +pegasus_* classads."""
-    sd = ctx.submit_dir
     name = node.name
     executable, argv = job_exec_argv(ctx, node)
     head = (
@@ -208,60 +207,75 @@ def write_sub(ctx: Ctx, node: Node) -> None:
         f"PEGASUS_WF_LABEL={ctx.label} PEGASUS_DAG_JOB_ID={name}"
     )
     if node.kind == COMPUTE:
-        outs = ",".join(lfn for lfn, _ in node.outputs)
-        ins = ",".join(f"{sd}/{lfn}" for lfn, _ in node.inputs)
-        body = (
-            f'environment = "LANG=en_US.UTF-8 {ident} PEGASUS_SITE=condorpool"\n'
-            "+WantIOProxy = True\n"
-            f"error = {sd}//{node.subdir}/{name}.err\n"
-            f"executable = {executable}\n"
-            f"initialdir = {ctx.scratch}\n"
-            f"log = {sd}/{ctx.wf_name}.log\n"
-            "notification = NEVER\n"
-            f"output = {sd}//{node.subdir}/{name}.out\n"
-            "periodic_release = False\n"
-            "periodic_remove = (JobStatus == 5) && ((CurrentTime - EnteredCurrentStatus) > 10)\n"
-            f"priority = {node.priority}\n"
-            "request_memory = 1024\n"
-            "should_transfer_files = YES\n"
-            "submit_event_user_notes = pool:condorpool\n"
-            "transfer_executable = true\n"
-            f"transfer_input_files = {sd}/pegasus-worker-{PEGASUS_VERSION}-x86_64_rhel_8.tar.gz,"
-            f"{sd}/pegasus-lite-common.sh,{ins}\n"
-            f"transfer_output_files = {outs}\n"
-            "universe = vanilla\n"
-            "when_to_transfer_output = ON_EXIT\n"
-        )
-        site = "condorpool"
+        body, site = _compute_body(ctx, node, executable, ident), "condorpool"
     else:
-        env_path = (
-            f" PATH={ctx.bindir}:/usr/local/bin:/usr/bin:/usr/local/sbin:/usr/sbin"
-            if node.kind != STAGE_IN
-            else ""
-        )
-        stdin = f"input = {sd}//{node.subdir}/{name}.in\n" if node.kind in STDIN_FED else ""
-        connect = (
-            " _PEGASUS_CONNECT_STDIN=true" if node.kind in (CREATE_DIR, CLEANUP, STAGE_OUT) else ""
-        )
-        body = (
-            f'environment = "LANG=en_US.UTF-8{env_path} {ident} PEGASUS_SITE=local '
-            f'PEGASUS_BIN_DIR={ctx.bindir}{connect}"\n'
-            f'arguments = "{argv}"\n'
-            f"error = {sd}//{node.subdir}/{name}.err\n"
-            f"executable = {executable}\n"
-            f"{stdin}"
-            f"log = {sd}/{ctx.wf_name}.log\n"
-            "notification = NEVER\n"
-            f"output = {sd}//{node.subdir}/{name}.out\n"
-            "periodic_release = False\n"
-            "periodic_remove = (JobStatus == 5) && ((CurrentTime - EnteredCurrentStatus) > 1800)\n"
-            f"priority = {node.priority}\n"
-            "submit_event_user_notes = pool:local\n"
-            "transfer_executable = false\n"
-            "universe = local\n"
-        )
-        site = "local"
-    classads = (
+        body, site = _local_body(ctx, node, executable, argv, ident), "local"
+    ctx.sink(f"{ctx.submit_dir}/{node.subdir}/{name}.sub", head + body + _classads(ctx, node, site))
+
+
+def _compute_body(ctx: Ctx, node: Node, executable: str, ident: str) -> str:
+    """A compute job's submit commands: vanilla universe on the pool, files transferred."""
+    sd, name = ctx.submit_dir, node.name
+    outs = ",".join(lfn for lfn, _ in node.outputs)
+    ins = ",".join(f"{sd}/{lfn}" for lfn, _ in node.inputs)
+    return (
+        f'environment = "LANG=en_US.UTF-8 {ident} PEGASUS_SITE=condorpool"\n'
+        "+WantIOProxy = True\n"
+        f"error = {sd}//{node.subdir}/{name}.err\n"
+        f"executable = {executable}\n"
+        f"initialdir = {ctx.scratch}\n"
+        f"log = {sd}/{ctx.wf_name}.log\n"
+        "notification = NEVER\n"
+        f"output = {sd}//{node.subdir}/{name}.out\n"
+        "periodic_release = False\n"
+        "periodic_remove = (JobStatus == 5) && ((CurrentTime - EnteredCurrentStatus) > 10)\n"
+        f"priority = {node.priority}\n"
+        "request_memory = 1024\n"
+        "should_transfer_files = YES\n"
+        "submit_event_user_notes = pool:condorpool\n"
+        "transfer_executable = true\n"
+        f"transfer_input_files = {sd}/pegasus-worker-{PEGASUS_VERSION}-x86_64_rhel_8.tar.gz,"
+        f"{sd}/pegasus-lite-common.sh,{ins}\n"
+        f"transfer_output_files = {outs}\n"
+        "universe = vanilla\n"
+        "when_to_transfer_output = ON_EXIT\n"
+    )
+
+
+def _local_body(ctx: Ctx, node: Node, executable: str, argv: str | None, ident: str) -> str:
+    """An auxiliary job's submit commands: local universe, Pegasus's own tools."""
+    sd, name = ctx.submit_dir, node.name
+    env_path = (
+        f" PATH={ctx.bindir}:/usr/local/bin:/usr/bin:/usr/local/sbin:/usr/sbin"
+        if node.kind != STAGE_IN
+        else ""
+    )
+    stdin = f"input = {sd}//{node.subdir}/{name}.in\n" if node.kind in STDIN_FED else ""
+    connect = (
+        " _PEGASUS_CONNECT_STDIN=true" if node.kind in (CREATE_DIR, CLEANUP, STAGE_OUT) else ""
+    )
+    return (
+        f'environment = "LANG=en_US.UTF-8{env_path} {ident} PEGASUS_SITE=local '
+        f'PEGASUS_BIN_DIR={ctx.bindir}{connect}"\n'
+        f'arguments = "{argv}"\n'
+        f"error = {sd}//{node.subdir}/{name}.err\n"
+        f"executable = {executable}\n"
+        f"{stdin}"
+        f"log = {sd}/{ctx.wf_name}.log\n"
+        "notification = NEVER\n"
+        f"output = {sd}//{node.subdir}/{name}.out\n"
+        "periodic_release = False\n"
+        "periodic_remove = (JobStatus == 5) && ((CurrentTime - EnteredCurrentStatus) > 1800)\n"
+        f"priority = {node.priority}\n"
+        "submit_event_user_notes = pool:local\n"
+        "transfer_executable = false\n"
+        "universe = local\n"
+    )
+
+
+def _classads(ctx: Ctx, node: Node, site: str) -> str:
+    """The +pegasus_* classads and the submit file's end."""
+    return (
         '+pegasus_generator = "Pegasus"\n'
         f'+pegasus_root_wf_uuid = "{ctx.wf_uuid}"\n'
         f'+pegasus_wf_uuid = "{ctx.wf_uuid}"\n'
@@ -270,7 +284,7 @@ def write_sub(ctx: Ctx, node: Node) -> None:
         f'+pegasus_wf_time = "{ctx.wf_time}"\n'
         f'+pegasus_wf_xformation = "{node.xform}"\n'
         f'+pegasus_wf_dax_job_id = "{node.task or "null"}"\n'
-        f'+pegasus_wf_dag_job_id = "{name}"\n'
+        f'+pegasus_wf_dag_job_id = "{node.name}"\n'
         f"+pegasus_job_class = {node.kind}\n"
         f'+pegasus_site = "{site}"\n'
         "+pegasus_job_runtime = 0\n"
@@ -282,7 +296,6 @@ def write_sub(ctx: Ctx, node: Node) -> None:
         "# END OF SUBMIT FILE\n"
         "######################################################################\n"
     )
-    ctx.sink(f"{sd}/{node.subdir}/{name}.sub", head + body + classads)
 
 
 def write_in(ctx: Ctx, node: Node) -> None:
