@@ -65,6 +65,12 @@ class SelfSpoolingSink(Sink, Protocol):
         ...
 
 
+class TickingSink(Sink, Protocol):
+    """A sink called now and then while idle (``Capabilities.ticks``: an event plugin)."""
+
+    def tick(self) -> None: ...
+
+
 class TallyingSink(Sink, Protocol):
     """A sink with tallies of its own (``Capabilities.tallies``), read at every health look."""
 

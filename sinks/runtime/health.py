@@ -31,7 +31,8 @@ class SinkHealth:
     where the sink writes, as people name it (:func:`~sinks.runtime.capabilities.destination_of`).
     ``spool_path``: the durable spool its backlog waits in, the runtime's or, when
     ``spooled_by_sink``, the sink's own (AMQP: the next daemon sends it first); ``left_behind``:
-    events the runtime did not deliver when it finished (left in its spool, or lost from memory).
+    events the runtime did not deliver when it finished (left in its spool, or lost from memory);
+    ``dropped``: events its queue's drop policy lost (an event plugin's ``drop-newest``/``-oldest``).
     """
 
     name: str
@@ -58,6 +59,7 @@ class SinkHealth:
     spool_path: str | None = None
     spooled_by_sink: bool = False
     left_behind: int = 0
+    dropped: int = 0  # events a dropping queue bound lost (sinks/runtime/overflow.py)
 
     def __post_init__(self) -> None:
         if self.last_error is not None:
@@ -111,6 +113,7 @@ def merge_health(name: str, snaps: Sequence[SinkHealth]) -> SinkHealth:
         retries=sum(s.retries for s in snaps),
         permanent_failures=sum(s.permanent_failures for s in snaps),
         events_written=sum(s.events_written for s in snaps),
+        dropped=sum(s.dropped for s in snaps),
         row_by_row_batches=sum(s.row_by_row_batches for s in snaps),
         rows_rejected=sum(s.rows_rejected for s in snaps),
     )

@@ -69,6 +69,7 @@ from sinks.runtime.delivery import (
     Step,
     Wait,
 )
+from sinks.runtime.overflow import UNBOUNDED, QueueBound
 from sinks.runtime.spool import SpoolSettings
 
 __all__ = [
@@ -92,8 +93,9 @@ class SinkWorker(Delivery):
         max_queue: int = 4,
         retries: int = 10,
         spool: SpoolSettings | None = None,
+        bound: QueueBound = UNBOUNDED,
     ) -> None:
-        super().__init__(sink, max_queue=max_queue, retries=retries, spool=spool)
+        super().__init__(sink, max_queue=max_queue, retries=retries, spool=spool, bound=bound)
         self._thread = threading.Thread(target=self._run, name=f"sink-{sink.name}", daemon=True)
 
     def start(self) -> None:
@@ -102,9 +104,13 @@ class SinkWorker(Delivery):
     def _running(self) -> bool:
         return self._thread.is_alive() and not self.finished.is_set()
 
-    def join(self) -> None:
+    def join(self, timeout: float | None = None) -> None:
+        """Wait for the thread (at most ``timeout`` s: see :meth:`ended`)."""
         if self._thread.is_alive():
-            self._thread.join()
+            self._thread.join(timeout)
+
+    def ended(self) -> bool:
+        return not self._thread.is_alive()
 
     def stop(self) -> None:
         self.request_stop()
