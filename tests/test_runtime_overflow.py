@@ -141,6 +141,29 @@ def test_a_dropping_queue_never_blocks_and_counts(overflow: str) -> None:
     assert sink.seen == ([0, 1, 2, 3] if overflow == "drop-newest" else [0, 7, 8, 9])
 
 
+def test_a_dropping_queue_retries_a_failing_sink_for_ever() -> None:
+    """It never holds the producer, so the memory-only retry budget does not apply: a
+    process-isolated plugin whose child keeps dying is retried, not disabled."""
+    fails = [True, True]
+
+    class Failing(Gated):
+        def write_batch(self, events: Sequence[StampedeEvent]) -> None:
+            if fails:
+                fails.pop()
+                raise SinkError("child died", retryable=True)
+            super().write_batch(events)
+
+    sink = Failing()
+    sink.gate.set()
+    # retries=0: a memory-only queue that can hold its producer gives up at the first failure
+    worker = SinkWorker(sink, retries=0, bound=QueueBound(3, "drop-newest"))
+    worker.start()
+    worker.put([ev(0)])
+    _wait(lambda: sink.seen == [0], 20)
+    worker.stop()
+    assert sink.seen == [0] and not worker.failed and worker.health().retries == 2
+
+
 def test_an_unbounded_queue_still_blocks_the_producer() -> None:
     """Native sinks keep their back-pressure: the bound is an option, not a new default."""
     sink = Gated()
