@@ -182,6 +182,28 @@ def test_an_unbounded_queue_still_blocks_the_producer() -> None:
     assert sink.seen == [0, 1, 2]
 
 
+@pytest.mark.parametrize("overflow", ["drop-newest", "drop-oldest", "spool"])
+def test_a_policy_without_a_bound_never_blocks_nor_drops(overflow: str) -> None:
+    """Upstream's ``queue_size <= 0``: unbounded, whatever the policy."""
+    sink = Gated()
+    worker = SinkWorker(sink, max_queue=2, bound=QueueBound(0, overflow))
+    worker.start()
+    worker.put([ev(0)])
+    assert sink.entered.wait(10)
+
+    def put_nine() -> None:
+        for i in range(1, 10):
+            worker.put([ev(i)])
+
+    putter = threading.Thread(target=put_nine, daemon=True)
+    putter.start()
+    putter.join(5)
+    assert not putter.is_alive(), "the producer waited"
+    sink.gate.set()
+    worker.stop()
+    assert sink.seen == list(range(10)) and worker.health().dropped == 0
+
+
 def test_a_ticking_sink_is_opened_at_once_and_ticked_while_idle() -> None:
     sink = Gated(ticks=0.05)
     sink.gate.set()

@@ -156,6 +156,10 @@ class ChildPlugin(PluginCounters):
             reply = conn.recv()
         except (EOFError, OSError, ValueError):
             raise self._died() from None
+        self._counted(reply)
+
+    def _counted(self, reply: tuple[Any, ...]) -> None:
+        """The child's counters (``done``), added to those of the children before it."""
         _, delivered, errors, last_error, ticks = reply
         base_delivered, base_errors, base_ticks = self._base
         self.delivered = base_delivered + delivered
@@ -183,17 +187,20 @@ class ChildPlugin(PluginCounters):
         return SinkError(why, retryable=True)
 
     def stop(self) -> None:
-        """The child's ``stop()`` (bounded there), then the child ends."""
+        """The child's ``stop()`` (bounded there by join_timeout; a child that does not answer
+        within it and a few seconds is killed), then the child ends."""
         if self.state != RUNNING:
             return
         self.state = STOPPED
-        proc = self._proc
-        if self._conn is not None and proc is not None:
+        conn, proc = self._conn, self._proc
+        if conn is not None and proc is not None:
             try:
-                self._call(("stop",))
-            except SinkError:
-                pass
-            proc.join(self.settings.join_timeout + 5)
+                conn.send(("stop",))
+                if conn.poll(self.settings.join_timeout + 5):
+                    self._counted(conn.recv())
+            except (EOFError, OSError, ValueError):
+                pass  # it died on the way out: nothing left to stop
+            proc.join(5)
         self._kill()
 
     def abandon(self) -> None:

@@ -212,11 +212,7 @@ class Delivery:
 
     # --- the queue's bound (sinks/runtime/overflow.py; cond held) ---
     def _has_room(self, batch: Batch) -> bool:
-        if self.bound.drops:
-            return True  # already cut to fit
-        if self.bound.events > 0:
-            return has_room(self.bound, self._items, self._in_hand, batch)
-        return len(self._items) < self.max_queue
+        return has_room(self.bound, self._items, self._in_hand, batch, self.max_queue)
 
     def _make_room(self, batch: Batch) -> Batch | None:
         """A dropping bound: cut the batch or the oldest waiting events (counted, logged)."""

@@ -55,8 +55,19 @@ def waiting_events(items: deque[_Item], in_hand: Batch | None) -> int:
     return sum(item.count for item in items if isinstance(item, Batch) and item is not in_hand)
 
 
-def has_room(bound: QueueBound, items: deque[_Item], in_hand: Batch | None, batch: Batch) -> bool:
-    """Whether ``batch`` fits (one bigger than the bound fits an empty queue)."""
+def has_room(
+    bound: QueueBound, items: deque[_Item], in_hand: Batch | None, batch: Batch, max_queue: int
+) -> bool:
+    """Whether ``batch`` joins the queue now (else it waits, or a spooling bound spools it).
+
+    ``block`` without a bound in events: at most ``max_queue`` batches (the native sinks'
+    back-pressure); any other policy without a bound: always (upstream's ``queue_size <= 0``,
+    unbounded); a dropping bound: always (the batch was cut to fit); a spooling one: while the
+    events wait within the bound (a batch bigger than the bound fits an empty queue)."""
+    if bound.events <= 0:
+        return bound.overflow != BLOCK or len(items) < max_queue
+    if bound.drops:
+        return True
     waiting = waiting_events(items, in_hand)
     return waiting == 0 or waiting + batch.count <= bound.events
 

@@ -20,6 +20,8 @@ Everything else is here, written once:
 API for a host of sinks (e.g. plugins)::
 
     worker = SinkWorker(sink, spool=SpoolSettings(root="/var/spool/x"))  # or a lane
+    # a queue bounded in events, a full one spooling (or dropping: sinks/runtime/overflow.py)
+    worker = SinkWorker(sink, spool=settings, bound=QueueBound(10000, "spool"))
     worker.start()
     worker.put(events)          # never blocks on a down sink (spools); back-pressure when up
     worker.flush()              # returns once all is in the sink or durably spooled
