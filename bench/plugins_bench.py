@@ -6,8 +6,8 @@ per-run peak RSS and CPU) and runs the two configurations alternately for
 ``--rounds`` rounds, so the shared machine's noise hits both alike.  The no-op
 plugins (``noop``, ``noop2``, ``noop3`` of tests/plugins/contract_plugins, which
 this script pip-installs where the tests do, not into the venv) take every event under the default policy (spool),
-so the figure includes the runtime worker, the plugin thread and the payload
-built per event per plugin.
+so the figure includes each plugin's runtime thread (which calls its hooks) and the
+payload built per event per plugin.
 
     python bench/plugins_bench.py                 # 2000 jobs, 3 plugins, 3 rounds
     python bench/plugins_bench.py --jobs 5000 --plugins 3 --rounds 2 --policy drop-newest

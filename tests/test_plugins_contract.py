@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from monitord.core.events import make_event
+from sinks.plugins.calls import PluginCalls
 from sinks.plugins.config import (
     ALL_EVENTS,
     PluginConfigError,
@@ -22,13 +23,19 @@ from sinks.plugins.config import (
     parse_settings,
 )
 from sinks.plugins.contract import call_start, event_filter, kw_key, payload
-from sinks.plugins.host import PluginHost, SinksAndPlugins, load_plugins, plugin_snapshot
+from sinks.plugins.host import (
+    PluginHost,
+    SinksAndPlugins,
+    load_plugins,
+    plugin_runner,
+    plugin_snapshot,
+)
 from sinks.plugins.properties import PluginProperties
 from sinks.plugins.sink import PluginSink
-from sinks.plugins.worker import PluginWorker
 from sinks.runtime.runner import SinkWorker
 from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SpoolSettings
+from tests.plugin_fixtures import install_plugin_packages, journal
 
 # ---------------------------------------------------------------- the properties object
 
@@ -194,7 +201,7 @@ def test_payload_is_fully_qualified_with_double_underscore_keys_and_owned() -> N
     assert kw_key("root.xwf.id") == "root__xwf__id"
 
 
-# ---------------------------------------------------------------- the plugin's thread
+# ---------------------------------------------------------------- on the delivery runtime
 
 
 def _events(n: int, first: int = 0) -> list[Any]:
@@ -212,6 +219,7 @@ class Gated:
 
     def __init__(self) -> None:
         self.gate = threading.Event()
+        self.entered = threading.Event()  # inside handle_event
         self.seen: list[tuple[str, Any]] = []
         self.ticks = 0
         self.stopped = 0
@@ -220,6 +228,8 @@ class Gated:
         self.restart = restart
 
     def handle_event(self, event, kw):
+        self.thread = threading.current_thread().name
+        self.entered.set()
         self.gate.wait()
         self.seen.append((event, kw.get("job__id")))
 
@@ -230,40 +240,67 @@ class Gated:
         self.stopped += 1
 
 
-def _worker(plugin: Any, **kw: Any) -> PluginWorker:
-    worker = PluginWorker(PluginSettings(name="t", **kw), plugin)
-    assert worker.start({}, restart=False)
-    return worker
+def _plugin(
+    plugin: Any, spool: SpoolSettings | None = None, **kw: Any
+) -> tuple[PluginCalls, SinkWorker, PluginHost]:
+    """``plugin`` started and on its runtime executor, as the host runs it."""
+    calls = PluginCalls(PluginSettings(name="t", **kw), plugin)
+    assert calls.start({}, restart=False)
+    sink = PluginSink(calls, spool)
+    runner = plugin_runner(sink, spool)
+    runner.start()
+    return calls, runner, PluginHost([(sink, runner)], [])
+
+
+def _wait(cond: Any, seconds: float = 10) -> None:
+    deadline = time.monotonic() + seconds
+    while not cond() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def test_a_plugin_runs_on_its_delivery_thread_alone() -> None:
+    """No buffer or thread of its own: the runtime's executor is the plugin's one worker."""
+    plugin = Gated()
+    calls, runner, host = _plugin(plugin)
+    runner.put(_events(2))
+    assert plugin.entered.wait(10)
+    names = sorted(t.name for t in threading.enumerate() if "plugin" in t.name)
+    plugin.gate.set()
+    host.close()
+    assert names == ["sink-plugin:t"] and plugin.thread == "sink-plugin:t", names
+    assert [job for _, job in plugin.seen] == ["j0", "j1"]
 
 
 @pytest.mark.parametrize("policy", ["drop-newest", "drop-oldest"])
 def test_drop_policies_never_block_and_count(policy: str) -> None:
+    """The drop policies are options of the runtime's queue: the batch in hand is the
+    plugin's, what waits behind it is bounded by queue_size, the overflow dropped."""
     plugin = Gated()
-    worker = _worker(plugin, queue_size=3, overflow_policy=policy)
-    worker.offer(_events(1))
-    deadline = time.monotonic() + 5
-    while worker.pending and not worker._busy and time.monotonic() < deadline:
-        time.sleep(0.01)
+    calls, runner, host = _plugin(plugin, queue_size=3, overflow_policy=policy)
+    runner.put(_events(1))
+    assert plugin.entered.wait(10)
     started = time.monotonic()
-    worker.offer(_events(10)[1:])  # 9 more while the plugin is held on the first
+    runner.put(_events(10)[1:])  # 9 more while the plugin is held on the first
     assert time.monotonic() - started < 0.5
-    assert worker.dropped == 6
+    assert runner.health().dropped == 6
     plugin.gate.set()
-    worker.stop()
+    host.close()
     ids = [job for _, job in plugin.seen]
     assert ids == (
         ["j0", "j1", "j2", "j3"] if policy == "drop-newest" else ["j0", "j7", "j8", "j9"]
     )
-    assert worker.snapshot().dropped == 6 and plugin.stopped == 1
+    (state,) = host.snapshot()
+    assert state.dropped == 6 and state.delivery is not None and state.delivery.dropped == 6
+    assert plugin.stopped == 1 and state.state == "stopped"
 
 
 def test_tick_runs_while_no_events_come_and_never_after_the_drain() -> None:
     plugin = Gated()
     plugin.gate.set()
-    worker = _worker(plugin, tick_interval=0.05)
+    calls, runner, host = _plugin(plugin, tick_interval=0.05)
     time.sleep(0.4)
     assert plugin.ticks >= 3
-    worker.stop()
+    host.close()
     after = plugin.ticks
     time.sleep(0.2)
     assert plugin.ticks == after and plugin.stopped == 1
@@ -280,11 +317,11 @@ def test_raising_hooks_are_contained_and_counted() -> None:
         def stop(self):
             raise ValueError("stop")
 
-    worker = _worker(Raiser(), tick_interval=0.05)
-    worker.offer(_events(5))
+    calls, runner, host = _plugin(Raiser(), tick_interval=0.05)
+    runner.put(_events(5))
     time.sleep(0.2)
-    worker.stop()
-    snap = worker.snapshot()
+    host.close()
+    (snap,) = host.snapshot()
     assert snap.delivered == 5 and snap.errors >= 6 and "stop" in str(snap.last_error)
 
 
@@ -293,65 +330,63 @@ def test_start_and_stop_are_bounded() -> None:
         def start(self, props):
             time.sleep(5)
 
-    worker = PluginWorker(PluginSettings(name="s", start_timeout=0.2), SlowStart())
+    calls = PluginCalls(PluginSettings(name="s", start_timeout=0.2), SlowStart())
     began = time.monotonic()
-    assert not worker.start({}, restart=False)
-    assert time.monotonic() - began < 2 and worker.state == "skipped"
+    assert not calls.start({}, restart=False)
+    assert time.monotonic() - began < 2 and calls.state == "skipped"
 
     class Failing:
         def start(self, props):
             raise OSError("no such directory")
 
-    failing = PluginWorker(PluginSettings(name="f"), Failing())
+    failing = PluginCalls(PluginSettings(name="f"), Failing())
     assert not failing.start({}, restart=False) and "no such directory" in (
         failing.last_error or ""
     )
 
     plugin = Gated()  # never let go: handle_event blocks
-    worker = _worker(plugin, join_timeout=0.3)
-    worker.offer(_events(3))
+    calls, runner, host = _plugin(plugin, join_timeout=0.3)
+    runner.put(_events(3))
+    assert plugin.entered.wait(10)
     began = time.monotonic()
-    worker.stop()
+    host.close()
     assert time.monotonic() - began < 2
-    assert worker.state == "stuck" and plugin.stopped == 0  # stop() skipped
-    assert [e.attrs["job.id"] for e in worker.unhandled()] == ["j0", "j1", "j2"]
-
-
-# ---------------------------------------------------------------- on the delivery runtime
+    assert calls.state == "stuck" and plugin.stopped == 0  # stop() skipped
+    assert [e.attrs["job.id"] for e in calls.unhandled()] == ["j0", "j1", "j2"]
 
 
 def test_spool_policy_through_the_runtime_loses_nothing_and_never_blocks(tmp_path: Path) -> None:
+    """``spool`` is the runtime queue's overflow: what does not fit waits in the plugin's
+    spool (the delivery draining it), and the plugin gets every event in order."""
     plugin = Gated()
-    worker = _worker(plugin, queue_size=4)
     spool = SpoolSettings(root=str(tmp_path / "spool"), max_backoff=0.2, first_backoff=0.05)
-    runner = SinkWorker(PluginSink(worker, spool), spool=spool)
-    runner.start()
+    calls, runner, host = _plugin(plugin, spool, queue_size=4)
     batches = [_events(3, 3 * i) for i in range(30)]
     began = time.monotonic()
     for batch in batches:
         runner.put(batch)
-    runner.flush()
+    host.flush()
     assert time.monotonic() - began < 3, "the producer waited for a held plugin"
-    assert runner.spooled > 0 and runner.down
-    host = PluginHost([(worker, runner)], [])
+    assert runner.spooled > 0
     (state,) = host.snapshot()
-    assert state.spooled == runner.spooled and state.delivery_state == "down"
+    assert state.spooled == runner.spooled and state.delivery_state == "draining"
     plugin.gate.set()
-    deadline = time.monotonic() + 20
-    while (runner.spooled or worker.pending) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    runner.stop()
+    _wait(lambda: not runner.spooled and not runner.queued, 20)
+    host.close()
     assert plugin.seen == [
         ("stampede.job_inst.main.start", e.attrs["job.id"]) for b in batches for e in b
     ]
+    (state,) = host.snapshot()
+    assert state.delivery_state == "up" and state.delivered == 90
 
 
 def test_host_snapshot_reports_each_plugin(tmp_path: Path) -> None:
     plugin = Gated()
     plugin.gate.set()
-    worker = _worker(plugin, overflow_policy="drop-newest")
-    runner = SinkWorker(PluginSink(worker))
-    host = PluginHost([(worker, runner)], [])
+    calls = PluginCalls(PluginSettings(name="t", overflow_policy="drop-newest"), plugin)
+    assert calls.start({}, restart=False)
+    sink = PluginSink(calls)
+    host = PluginHost([(sink, plugin_runner(sink))], [])
     both = SinksAndPlugins(SinkSet([]), host)
     both.start()
     both.publish(_events(4))
@@ -384,7 +419,8 @@ def test_enabled_but_missing_or_misconfigured_plugins_are_skipped() -> None:
 
 
 def test_spool_policy_a_slow_plugin_gets_each_event_exactly_once(tmp_path: Path) -> None:
-    """Flushes time out while the plugin works (spooled batches are offered again): no repeats."""
+    """Flushes time out while the plugin works (what waits is spooled past the batch in
+    hand, which goes first): no repeats, no reordering."""
 
     class Slow:
         def __init__(self) -> None:
@@ -395,15 +431,42 @@ def test_spool_policy_a_slow_plugin_gets_each_event_exactly_once(tmp_path: Path)
             self.seen.append(kw["job__id"])
 
     plugin = Slow()
-    worker = _worker(plugin, queue_size=3)
     spool = SpoolSettings(root=str(tmp_path / "spool"), max_backoff=0.1, first_backoff=0.05)
-    runner = SinkWorker(PluginSink(worker, spool), spool=spool)
-    runner.start()
+    calls, runner, host = _plugin(plugin, spool, queue_size=3)
     for i in range(5):
         runner.put(_events(3, 3 * i))
-    runner.flush()
-    deadline = time.monotonic() + 30
-    while (runner.spooled or worker.pending) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    runner.stop()
+    host.flush()
+    _wait(lambda: not runner.spooled and not runner.queued, 30)
+    host.close()
     assert plugin.seen == [f"j{i}" for i in range(15)]
+
+
+def test_process_isolation_restarts_by_the_runtime_policy(tmp_path: Path) -> None:
+    """A child that dies fails its batch retryably: the delivery goes down, retries after its
+    backoff in a new child (counted), which gets the batch again; the health says so."""
+    from sinks.plugins.isolated import ChildPlugin
+
+    marker = tmp_path / "crashed"
+    out = tmp_path / "crasher.jsonl"
+    props = {
+        "pegasus.monitord.plugins.crasher.output": str(out),
+        "pegasus.monitord.plugins.crasher.crash_at": "2",
+        "pegasus.monitord.plugins.crasher.marker": str(marker),
+    }
+    install_plugin_packages()
+    settings = PluginSettings(name="crasher", isolation="process")
+    child = ChildPlugin(settings, "monitord_contract_plugins.crasher:CrashingPlugin")
+    assert child.start(props, restart=False)
+    spool = SpoolSettings(root=str(tmp_path / "spool"), max_backoff=0.2, first_backoff=0.05)
+    sink = PluginSink(child, spool)
+    runner = plugin_runner(sink, spool)
+    host = PluginHost([(sink, runner)], [])
+    runner.start()
+    runner.put(_events(3))
+    _wait(lambda: child.delivered >= 3, 60)
+    host.close()
+    (state,) = host.snapshot()
+    assert marker.exists() and state.restarts == 1 and state.delivered == 3
+    assert state.delivery is not None and state.delivery.retries == 1
+    seen = [r["kw"]["job__id"] for r in journal(out) if r["hook"] == "event"]
+    assert seen == ["j0", "j0", "j1", "j2"]  # the first again: at least once, in order

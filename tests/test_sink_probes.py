@@ -20,10 +20,10 @@ from monitord.cli.progress import _plugin_part
 from monitord.core.events import StampedeEvent, make_event
 from monitord.daemon.outputs import log_plugins
 from monitord.daemon.undelivered import undelivered
+from sinks.plugins.calls import PluginCalls
 from sinks.plugins.config import PluginSettings
-from sinks.plugins.host import PluginHost, SinksAndPlugins, Skipped, plugin_snapshot
+from sinks.plugins.host import PluginHost, SinksAndPlugins, Skipped, plugin_runner, plugin_snapshot
 from sinks.plugins.sink import PluginSink
-from sinks.plugins.worker import PluginWorker
 from sinks.runtime.base import SinkError
 from sinks.runtime.lanes import LaneHandle, SinkLane
 from sinks.runtime.runner import SinkWorker
@@ -107,9 +107,10 @@ def test_the_plugins_exit_line_and_summary_say_what_they_said_as_dicts() -> None
             if kw.get("ts") == 1.0:
                 raise ValueError("once")
 
-    worker = PluginWorker(PluginSettings(name="t", overflow_policy="drop-newest"), Raiser())
-    assert worker.start({}, restart=False)
-    host = PluginHost([(worker, SinkWorker(PluginSink(worker)))], [Skipped("ghost", "gone")])
+    calls = PluginCalls(PluginSettings(name="t", overflow_policy="drop-newest"), Raiser())
+    assert calls.start({}, restart=False)
+    sink = PluginSink(calls)
+    host = PluginHost([(sink, plugin_runner(sink))], [Skipped("ghost", "gone")])
     sinks = SinksAndPlugins(SinkSet([]), host)
     sinks.start()
     sinks.publish(_events(4))

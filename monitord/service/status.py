@@ -43,7 +43,7 @@ class WorkflowStatus:
 class PluginStatus:
     """One event plugin of one followed workflow (``sinks.plugins.host.plugin_snapshot``).
 
-    ``state``: the plugin's (new, running, stopping, stopped, stuck, skipped); ``delivery``: the
+    ``state``: the plugin's (new, running, stopped, stuck, skipped); ``delivery``: the
     runtime's view of feeding it (up, draining, down, disabled; None when it never ran).
     """
 

@@ -2,7 +2,8 @@
 
 Discovery by the entry-point group ``pegasus.monitord.plugins``; settings under
 ``pegasus.monitord.plugins.<name>.*`` (:mod:`.config`); the upstream hooks and
-payload (:mod:`.contract`); one thread per plugin (:mod:`.worker`) or one
-process (:mod:`.isolated`); delivery through the sinks' runtime with a durable
-spool (:mod:`.sink`, :mod:`.host`); ``monitord plugins`` (:mod:`.listing`).
+payload (:mod:`.contract`); the hooks called on the plugin's delivery thread
+(:mod:`.calls`) or in a child process (:mod:`.isolated`); each plugin a sink of the
+sinks' runtime, its queue, spool, retries and health theirs (:mod:`.sink`, :mod:`.host`);
+``monitord plugins`` (:mod:`.listing`).
 """

@@ -3,23 +3,26 @@
 :func:`with_plugins` is the daemon's only entry point: given its sink set and
 properties it starts the enabled plugins (bounded, concurrently) and returns a
 sink set that also feeds them, or the sink set unchanged when none is enabled.
-Each plugin is one sink of the delivery runtime (:class:`sinks.runtime.runner.SinkWorker`,
-its own thread and, under the ``spool`` policy, its own durable spool next to
-the sinks' spools), so plugins get the runtime's spool, retry and health and
-never a copy of them.  In service mode the same happens per followed workflow,
+Each plugin is one sink of the delivery runtime (:class:`sinks.plugins.sink.PluginSink` on a
+:class:`sinks.runtime.runner.SinkWorker`: its own thread, the runtime's queue bounded by
+``queue_size`` with ``overflow_policy`` as that queue's overflow, under ``spool`` its own
+durable spool next to the sinks' spools), so plugins get the runtime's queue, spool, retry and
+health and never a copy of them.  In service mode the same happens per followed workflow,
 with that workflow's properties.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
 
 from monitord.core.events import StampedeEvent
+from sinks.plugins.calls import SKIPPED, PluginCalls
 from sinks.plugins.config import (
     PROCESS,
     PluginConfigError,
@@ -28,14 +31,19 @@ from sinks.plugins.config import (
     parse_settings,
 )
 from sinks.plugins.contract import Installed, installed_plugins
+from sinks.plugins.isolated import ChildPlugin
 from sinks.plugins.sink import PluginSink
 from sinks.plugins.state import PluginState
-from sinks.plugins.worker import PluginWorker
 from sinks.runtime.health import SinkHealth
+from sinks.runtime.overflow import QueueBound
 from sinks.runtime.runner import SinkWorker
 from sinks.runtime.spool import SpoolSettings
 
 log = structlog.get_logger(__name__)
+
+# How long a flush waits for a plugin to catch up before what it has not taken is spooled
+# (``spool``) or left in memory (the drop policies): a checkpoint never waits for a plugin.
+FLUSH_WAIT = 0.5
 
 
 @dataclass
@@ -46,13 +54,46 @@ class Skipped:
     reason: str
 
     def snapshot(self) -> PluginState:
-        return PluginState(name=self.name, state="skipped", last_error=self.reason)
+        return PluginState(name=self.name, state=SKIPPED, last_error=self.reason)
+
+
+def plugin_runner(sink: PluginSink, spool: SpoolSettings | None = None) -> SinkWorker:
+    """The runtime's executor for a plugin: its settings are options of the one queue."""
+    settings = sink.settings
+    return SinkWorker(
+        sink,
+        spool=spool if settings.spools else None,
+        bound=QueueBound(settings.queue_size, settings.overflow_policy),
+    )
+
+
+def plugin_state(sink: PluginSink, runner: SinkWorker) -> PluginState:
+    """A running plugin as the status pages see it: its hooks' counters, its delivery's
+    health (the one record every sink reports: dropped, spooled, state)."""
+    plugin = sink.plugin
+    health = runner.health()
+    child = plugin if isinstance(plugin, ChildPlugin) else None
+    return PluginState(
+        name=plugin.name,
+        state=plugin.state,
+        isolation=sink.settings.isolation,
+        overflow_policy=sink.settings.overflow_policy,
+        delivered=plugin.delivered,
+        queued=sum(batch.count for batch in runner.pending_batches()),
+        dropped=health.dropped,
+        errors=plugin.errors,
+        last_error=plugin.last_error,
+        ticks=None if child is not None else plugin.ticks,
+        restarts=child.restarts if child is not None else None,
+        pid=child.pid if child is not None else None,
+        delivery=health,
+    )
 
 
 class PluginHost:
-    """The running plugins of one daemon, each behind its own runtime worker."""
+    """The running plugins of one daemon, each a sink on its own runtime executor."""
 
-    def __init__(self, plugins: Sequence[tuple[PluginWorker, SinkWorker]], skipped: list[Skipped]):
+    def __init__(self, plugins: Sequence[tuple[PluginSink, SinkWorker]], skipped: list[Skipped]):
         self.plugins = list(plugins)
         self.skipped = skipped
 
@@ -69,16 +110,48 @@ class PluginHost:
                 runner.put(batch)
 
     def flush(self) -> None:
-        for _, runner in self.plugins:
-            runner.flush()
+        """Each plugin's queue handled, or (``spool``) durably spooled; never longer than
+        :data:`FLUSH_WAIT` per plugin."""
+        requests = [(runner, runner.request_flush()) for _, runner in self.plugins]
+        for runner, request in requests:
+            runner.wait_flushed(request, FLUSH_WAIT)
+            if request is not None and not request.done.is_set():
+                runner.spill_waiting()
 
     def request_stop(self) -> None:
-        for _, runner in self.plugins:
-            runner.request_stop()
+        for sink, runner in self.plugins:
+            timeout = sink.settings.join_timeout
+            runner.request_stop(drain_timeout=timeout if timeout > 0 else None)
 
     def join(self) -> None:
-        for _, runner in self.plugins:
-            runner.join()
+        """Each plugin drained within its join_timeout (then its stop(), bounded by itself),
+        or left behind: a plugin stuck in a hook cannot hold the daemon."""
+        began = time.monotonic()
+        for sink, runner in self.plugins:
+            timeout = sink.settings.join_timeout
+            if timeout <= 0:
+                runner.join()
+            else:
+                runner.join(max(0.0, began + timeout - time.monotonic()))
+                if not runner.ended() and sink.closing:
+                    runner.join()  # draining is over; stop() is bounded by join_timeout itself
+            if not runner.ended():
+                sink.abandon(took_batch=runner.abandon())
+                runner.finish()
+            self._log_stopped(sink, runner)
+
+    def _log_stopped(self, sink: PluginSink, runner: SinkWorker) -> None:
+        plugin, health = sink.plugin, runner.health()
+        more = {"restarts": plugin.restarts} if isinstance(plugin, ChildPlugin) else {}
+        log.info(
+            "plugin stopped",
+            plugin=plugin.name,
+            state=plugin.state,
+            delivered=plugin.delivered,
+            dropped=health.dropped,
+            errors=plugin.errors,
+            **more,
+        )
 
     def close(self) -> None:
         self.request_stop()
@@ -86,9 +159,9 @@ class PluginHost:
 
     def snapshot(self) -> list[PluginState]:
         """Per plugin: state, delivered, queued, dropped, errors, last error, and its delivery's
-        health (``up``; ``down`` while the plugin has no room and its events wait in the
-        spool; ``draining`` while it catches up)."""
-        out = [replace(w.snapshot(), delivery=runner.health()) for w, runner in self.plugins]
+        health (``up``; ``draining`` while its overflow waits in its spool; ``down`` while a
+        process-isolated one's child is restarted)."""
+        out = [plugin_state(sink, runner) for sink, runner in self.plugins]
         return out + [s.snapshot() for s in self.skipped]
 
 
@@ -115,18 +188,16 @@ def load_plugins(
     return ready, skipped
 
 
-def _make_worker(settings: PluginSettings, entry: Installed) -> Any:
-    """The plugin's worker: a thread here, or (``isolation = process``) a child process."""
+def _make_plugin(settings: PluginSettings, entry: Installed) -> PluginCalls | ChildPlugin | Skipped:
+    """The plugin's hooks: called here, or (``isolation = process``) in a child process."""
     if settings.isolation == PROCESS:
-        from sinks.plugins.isolated import ProcessPluginWorker
-
-        return ProcessPluginWorker(settings, entry.target)
+        return ChildPlugin(settings, entry.target)
     try:
         plugin = entry.load()()
     except Exception as exc:  # noqa: BLE001 - a broken plugin package skips that plugin
         log.error("cannot load plugin, skipping it", plugin=settings.name, error=repr(exc))
         return Skipped(settings.name, f"cannot load {entry.target}: {exc!r}")
-    return PluginWorker(settings, plugin)
+    return PluginCalls(settings, plugin)
 
 
 def start_plugins(
@@ -136,28 +207,26 @@ def start_plugins(
     if not enabled_names(props):
         return None
     ready, skipped = load_plugins(props)
-    made = [_make_worker(settings, entry) for settings, entry in ready]
+    made = [_make_plugin(settings, entry) for settings, entry in ready]
     skipped += [m for m in made if isinstance(m, Skipped)]
-    workers = [m for m in made if not isinstance(m, Skipped)]
+    plugins = [m for m in made if not isinstance(m, Skipped)]
     started: dict[str, bool] = {}
 
-    def start(worker: Any) -> None:
-        started[worker.name] = worker.start(props, restart=restart)
+    def start(plugin: PluginCalls | ChildPlugin) -> None:
+        started[plugin.name] = plugin.start(props, restart=restart)
 
-    threads = [threading.Thread(target=start, args=(w,), daemon=True) for w in workers]
+    threads = [threading.Thread(target=start, args=(p,), daemon=True) for p in plugins]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     running = []
-    for worker in workers:
-        if not started.get(worker.name):
-            skipped.append(Skipped(worker.name, worker.last_error or "start failed"))
+    for plugin in plugins:
+        if not started.get(plugin.name):
+            skipped.append(Skipped(plugin.name, plugin.last_error or "start failed"))
             continue
-        runner = SinkWorker(
-            PluginSink(worker, spool), spool=spool if worker.settings.spools else None
-        )
-        running.append((worker, runner))
+        sink = PluginSink(plugin, spool)
+        running.append((sink, plugin_runner(sink, spool)))
     if not running and not skipped:
         return None
     return PluginHost(running, skipped)

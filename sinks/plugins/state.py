@@ -1,8 +1,9 @@
 """One event plugin as the status pages, ``/metrics``, the exit log and the summary see it.
 
-A typed record, not a dict: the plugin worker's own state and counters (thread or process,
-:mod:`sinks.plugins.worker`, :mod:`sinks.plugins.isolated`) beside its delivery's health,
-which is the runtime's :class:`~sinks.runtime.health.SinkHealth` like every sink's.
+A typed record mapped from the plugin's delivery (:func:`sinks.plugins.host.plugin_state`): its
+hooks' life and counters (:mod:`sinks.plugins.calls`, :mod:`sinks.plugins.isolated`) beside its
+delivery's health, which is the runtime's :class:`~sinks.runtime.health.SinkHealth` like every
+sink's (``dropped``, ``spooled`` and the delivery state are read from it).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from sinks.runtime.health import SinkHealth
 
 @dataclass(frozen=True, slots=True)
 class PluginState:
-    """``state``: the plugin's (new, running, stopping, stopped, stuck, skipped); ``delivery``:
+    """``state``: the plugin's hooks (new, running, stopped, stuck, skipped); ``delivery``:
     the runtime's feeding of it (None: it never ran, e.g. skipped).  ``ticks`` is a thread
     plugin's, ``restarts`` and ``pid`` a process-isolated one's (None for the other kind)."""
 

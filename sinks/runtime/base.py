@@ -50,6 +50,12 @@ class MarkingSink(Sink, Protocol):
         ...
 
 
+class TickingSink(Sink, Protocol):
+    """A sink called now and then while idle (``Capabilities.ticks``: an event plugin)."""
+
+    def tick(self) -> None: ...
+
+
 class TallyingSink(Sink, Protocol):
     """A sink with tallies of its own (``Capabilities.tallies``), read at every health look."""
 

@@ -29,6 +29,9 @@ class Capabilities:
     tallies: bool = False
     """Keeps tallies of its own (``counters``: ``row_by_row_batches``, ``rows_rejected``) that
     its health record shows (SQL)."""
+    ticks: float = 0.0
+    """Seconds between calls of the sink's ``tick()`` while it has nothing to write (0: none;
+    an event plugin's ``tick_interval``)."""
     resumes: bool = False
     """A crash resume from a snapshot (instead of a full re-read into fresh outputs) keeps its
     output right: exactly (``keeps_marks``) or at least once (a broker's consumers)."""

@@ -18,14 +18,15 @@ from typing import cast
 import structlog
 
 from monitord.core.events import StampedeEvent
-from sinks.runtime.base import MarkingSink, Sink, TallyingSink
+from sinks.runtime.base import MarkingSink, Sink, TallyingSink, TickingSink
 from sinks.runtime.capabilities import capabilities_of, destination_of
 from sinks.runtime.codec import decode_marked
 from sinks.runtime.health import SinkHealth
 from sinks.runtime.items import EXIT, Batch, Step, Wait, _Flush, _Item
 from sinks.runtime.marks import HeldMarks, MarkedBatch, Marks, marks_of
 from sinks.runtime.outage import OutageReporter
-from sinks.runtime.policy import DeliveryState, RetryPolicy
+from sinks.runtime.overflow import DROP_LOG_EVERY, UNBOUNDED, QueueBound, has_room, make_room
+from sinks.runtime.policy import DRAINING, UP, DeliveryState, RetryPolicy
 from sinks.runtime.spool import BatchSpool, SpoolSettings
 from sinks.runtime.spool.held import HeldSpool
 
@@ -53,10 +54,13 @@ class Delivery:
         cond: threading.Condition | None = None,
         wake: Callable[[], None] | None = None,
         reporter: OutageReporter | None = None,
+        bound: QueueBound = UNBOUNDED,
     ) -> None:
         self.sink = sink
         self.destination = destination_of(sink)
         self.max_queue = max_queue
+        self.bound = bound  # the queue's bound in events and overflow policy (overflow.py)
+        self.dropped = 0  # events a dropping bound lost
         self.settings = spool
         self.policy = DeliveryState(
             RetryPolicy(
@@ -71,6 +75,8 @@ class Delivery:
         self.keeps_marks = caps.keeps_marks
         self.tallies = caps.tallies
         self.best_effort = caps.dashboard  # not a destination: a failure is a warning
+        self.tick_every = caps.ticks  # seconds between idle ``tick()`` calls (0: none)
+        self._next_tick = 0.0
         self.held = HeldSpool(spool, sink)
         self.spool_path = spool.path_for(sink) if spool is not None else None
         self.already_held = 0  # events skipped because the sink held them (a resumed daemon)
@@ -83,6 +89,8 @@ class Delivery:
         self._wake = wake
         self.reporter: OutageReporter = reporter or OutageReporter()
         self._items: deque[_Item] = deque()
+        self._in_hand: Batch | None = None  # the queued batch the sink is writing
+        self._head_first = False  # a spooling bound spilled past the head: it goes first
         self._opened = False
         self._recovered = False
         self._drained_before = 0
@@ -139,6 +147,10 @@ class Delivery:
             spool_path=self.spool_path,
             left_behind=self.left_behind,
         )
+        if self.bound.events > 0:
+            # a bounded queue that sent its overflow to the spool is draining it, not down
+            state = DRAINING if snap.state == UP and backlog[0] else snap.state
+            snap = replace(snap, state=state, dropped=self.dropped)
         if self.tallies:  # a sink's own tallies (SQL: sink.py)
             return snap.with_tallies(cast(TallyingSink, self.sink).counters)
         return snap
@@ -156,13 +168,18 @@ class Delivery:
     def put_batch(self, batch: Batch) -> None:
         """Queue a batch; blocks only while a working sink's queue is full (back-pressure)."""
         with self._cond:
+            if self.bound.drops:
+                kept = self._make_room(batch)
+                if kept is None:
+                    return
+                batch = kept
             while not self.failed and not self._discard:
-                if self._spool_takes_new():
+                if self._spool_takes_new() or self._overflows(batch):
                     if self._append(batch):
                         self._notify()
                         return
                     continue  # the spool just broke: queue it in memory
-                if len(self._items) < self.max_queue or not self._running():
+                if self._has_room(batch) or not self._running():
                     self._items.append(batch)
                     self._notify()
                     return
@@ -171,6 +188,61 @@ class Delivery:
     def _running(self) -> bool:
         """The executor still serves this delivery."""
         return not self.finished.is_set()
+
+    # --- the queue's bound (sinks/runtime/overflow.py; cond held) ---
+    def _has_room(self, batch: Batch) -> bool:
+        return has_room(self.bound, self._items, self._in_hand, batch, self.max_queue)
+
+    def _make_room(self, batch: Batch) -> Batch | None:
+        """A dropping bound: cut the batch or the oldest waiting events (counted, logged)."""
+        kept, lost = make_room(self.bound, self._items, self._in_hand, batch)
+        if lost:
+            before = self.dropped
+            self.dropped += lost
+            if before == 0 or before // DROP_LOG_EVERY != self.dropped // DROP_LOG_EVERY:
+                log.warning(
+                    "buffer full, events dropped",
+                    sink=self.sink.name,
+                    policy=self.bound.overflow,
+                    dropped=self.dropped,
+                )
+        return kept
+
+    def _overflows(self, batch: Batch) -> bool:
+        """A spooling bound: ``batch`` goes to the spool, because the queue is full (what
+        waits in memory is spilled first, the batch in hand kept) or the spool already holds
+        newer batches than that one."""
+        if not self.bound.spools:
+            return False
+        if not self._head_first and self._has_room(batch):
+            return False
+        if not self.held.ensure():
+            return False
+        if not self._head_first:
+            self._spill(keep_head=True)
+        return True
+
+    def spill_waiting(self) -> bool:
+        """A spooling bound: make what the sink has not taken durable now (a flush that would
+        wait for a slow sink); False when there is no spool to take it."""
+        with self._cond:
+            if not self.bound.spools or not self._items or not self.held.ensure():
+                return False
+            self._spill(keep_head=True)
+            return True
+
+    def abandon(self) -> bool:
+        """The executor is stuck in the sink (it did not return within its host's timeout):
+        the queued batch in hand becomes the sink's (True: it has one, and says what it did not
+        handle), the rest is spooled (or lost) by :meth:`finish`, which the caller runs."""
+        with self._cond:
+            self._abort = self._stopping = True
+            head = self._in_hand
+            if head is not None and self._items and self._items[0] is head:
+                self._items.popleft()
+                self._head_first = False
+                return True
+            return False
 
     def flush(self, timeout: float | None = None) -> None:
         """Return once every batch handed over is in the sink or durably in the spool."""
@@ -237,27 +309,33 @@ class Delivery:
 
     def _can_wait(self) -> bool:
         """Batches of a down sink can wait on disk (its spool)."""
+        if self.bound.drops:
+            return True  # a dropping queue never holds the producer: retry for ever
         return self.settings is not None and not self.held.broken
 
-    def _spill(self) -> None:
-        """The sink is down: move the queue into the spool, in order, freeing the producer."""
+    def _spill(self, *, keep_head: bool = False) -> None:
+        """The sink is down: move the queue into the spool, in order, freeing the producer.
+        ``keep_head``: a first batch stays in memory and is written before the spool."""
         if not self.held.ensure():
             return
-        if self._items:
+        keep = 1 if keep_head and self._items and isinstance(self._items[0], Batch) else 0
+        if keep:
+            self._head_first = True
+        if len(self._items) > keep:
             log.debug(
-                "the queue goes to the spool (the sink is down)",
+                "the queue goes to the spool",
                 sink=self.sink.name,
-                batches=sum(1 for i in self._items if isinstance(i, Batch)),
+                batches=sum(1 for i in self._items if isinstance(i, Batch)) - keep,
             )
-        while self._items:
-            item = self._items[0]
+        while len(self._items) > keep:
+            item = self._items[keep]
             if isinstance(item, Batch):
                 if not self._append(item):
                     return  # the rest stays in memory, after what the spool holds
             else:
                 self.held.sync()
                 item.done.set()
-            self._items.popleft()
+            del self._items[keep]
         self.held.sync()
         self._notify()
 
@@ -285,9 +363,10 @@ class Delivery:
         if not pending and self._opened:
             if self.down:
                 self._caught_up()  # nothing left to retry with
-            return Wait(None)
+            return self._idle()
         if not pending and not self.down:
-            return Wait(None)  # not opened yet and nothing to write
+            # not opened yet and nothing to write (a ticking sink is opened at once)
+            return self._open if self.tick_every > 0 else Wait(None)
         now = time.monotonic()
         failing = self.policy.attempts > 0
         if self._stopping and failing and now >= self._stop_deadline:
@@ -301,7 +380,7 @@ class Delivery:
             return self._open
         if self._needs_flush:
             return self._flush_sink
-        if backlog:
+        if backlog and not (self._head_first and self._items):
             return self._deliver
         item = self._items[0]
         return self._write_item if isinstance(item, Batch) else self._flush_item
@@ -311,7 +390,8 @@ class Delivery:
         try:
             action()
         except Exception as exc:  # isolation: any sink error is contained
-            self._failed(exc, action)
+            if not self.finished.is_set():  # (a step that returned after its abandon: moot)
+                self._failed(exc, action)
         else:
             if self.policy.attempts or self.policy.down_since is not None:
                 with self._cond:
@@ -341,7 +421,19 @@ class Delivery:
                 pass
             raise
         self._opened = True
+        self._next_tick = time.monotonic() + self.tick_every
         log.debug("sink opened", sink=self.sink.name)
+
+    def _idle(self) -> Step:
+        """Nothing to write: wait, or (a ticking sink, ``Capabilities.ticks``) tick."""
+        if self.tick_every <= 0:
+            return Wait(None)
+        wait = self._next_tick - time.monotonic()
+        return self._tick if wait <= 0 else Wait(wait)
+
+    def _tick(self) -> None:
+        cast(TickingSink, self.sink).tick()
+        self._next_tick = time.monotonic() + self.tick_every
 
     def _deliver(self) -> None:
         spool = self.spool
@@ -375,10 +467,16 @@ class Delivery:
         assert isinstance(item, Batch)
         self._unflushed = True
         began = time.perf_counter()
-        self._write(item.decoded(), item.marks)
+        self._in_hand = item
+        try:
+            self._write(item.decoded(), item.marks)
+        finally:
+            self._in_hand = None
         seconds = time.perf_counter() - began
         with self._cond:
-            self._items.popleft()
+            if self._items and self._items[0] is item:  # (not abandoned meanwhile)
+                self._items.popleft()
+            self._head_first = False
             self.events_written += item.count
             queued = len(self._items)
             self._notify()
@@ -462,7 +560,7 @@ class Delivery:
             # writes the sink took but has not made durable yet must be flushed before more
             flushing = action in (self._flush_item, self._flush_sink)
             self._needs_flush = self._needs_flush or flushing or self._unflushed
-            self._spill()
+            self._spill(keep_head=self._head_first)
             never_opened = opening and not self._opened
             if not self._can_wait() or self.settings is None:
                 self.reporter.retrying(self, str(exc), verdict.attempt, None)

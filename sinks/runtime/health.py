@@ -30,7 +30,8 @@ class SinkHealth:
     seconds of the oldest of them; ``queued``: batches waiting in memory.  ``destination``:
     where the sink writes, as people name it (:func:`~sinks.runtime.capabilities.destination_of`).
     ``spool_path``: the durable spool its backlog waits in; ``left_behind``:
-    events the runtime did not deliver when it finished (left in its spool, or lost from memory).
+    events the runtime did not deliver when it finished (left in its spool, or lost from memory);
+    ``dropped``: events its queue's drop policy lost (an event plugin's ``drop-newest``/``-oldest``).
     """
 
     name: str
@@ -56,6 +57,7 @@ class SinkHealth:
     destination: str = ""
     spool_path: str | None = None
     left_behind: int = 0
+    dropped: int = 0  # events a dropping queue bound lost (sinks/runtime/overflow.py)
 
     def __post_init__(self) -> None:
         if self.last_error is not None:
@@ -109,6 +111,7 @@ def merge_health(name: str, snaps: Sequence[SinkHealth]) -> SinkHealth:
         retries=sum(s.retries for s in snaps),
         permanent_failures=sum(s.permanent_failures for s in snaps),
         events_written=sum(s.events_written for s in snaps),
+        dropped=sum(s.dropped for s in snaps),
         row_by_row_batches=sum(s.row_by_row_batches for s in snaps),
         rows_rejected=sum(s.rows_rejected for s in snaps),
     )

@@ -20,6 +20,8 @@ Everything else is here, written once:
 API for a host of sinks (e.g. plugins)::
 
     worker = SinkWorker(sink, spool=SpoolSettings(root="/var/spool/x"))  # or a lane
+    # a queue bounded in events, a full one spooling (or dropping: sinks/runtime/overflow.py)
+    worker = SinkWorker(sink, spool=settings, bound=QueueBound(10000, "spool"))
     worker.start()
     worker.put(events)          # never blocks on a down sink (spools); back-pressure when up
     worker.flush()              # returns once all is in the sink or durably spooled
@@ -68,6 +70,7 @@ from sinks.runtime.delivery import (
     Step,
     Wait,
 )
+from sinks.runtime.overflow import UNBOUNDED, QueueBound
 from sinks.runtime.spool import SpoolSettings
 
 __all__ = [
@@ -91,8 +94,9 @@ class SinkWorker(Delivery):
         max_queue: int = 4,
         retries: int = 10,
         spool: SpoolSettings | None = None,
+        bound: QueueBound = UNBOUNDED,
     ) -> None:
-        super().__init__(sink, max_queue=max_queue, retries=retries, spool=spool)
+        super().__init__(sink, max_queue=max_queue, retries=retries, spool=spool, bound=bound)
         self._thread = threading.Thread(target=self._run, name=f"sink-{sink.name}", daemon=True)
 
     def start(self) -> None:
@@ -101,9 +105,13 @@ class SinkWorker(Delivery):
     def _running(self) -> bool:
         return self._thread.is_alive() and not self.finished.is_set()
 
-    def join(self) -> None:
+    def join(self, timeout: float | None = None) -> None:
+        """Wait for the thread (at most ``timeout`` s: see :meth:`ended`)."""
         if self._thread.is_alive():
-            self._thread.join()
+            self._thread.join(timeout)
+
+    def ended(self) -> bool:
+        return not self._thread.is_alive()
 
     def stop(self) -> None:
         self.request_stop()
