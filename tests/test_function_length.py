@@ -27,7 +27,6 @@ LONG: dict[str, int] = {
     "monitord/core/readers/kickstart/yaml_load.py:fast_load": 118,
     "monitord/core/workflow.py:Workflow.update_job_state": 61,
     "monitord/tools/synthetic/job_outputs.py:kickstart_record": 151,
-    "sinks/amqp/hub.py:Hub._session": 69,
 }
 
 
