@@ -448,3 +448,18 @@ def test_memory_per_finished_job_instance_is_small():
         tracemalloc.stop()
     assert len(wf.jobs) == 2 * n
     assert per_job < 600, per_job  # 777 B with the whole instance kept (issue 30)
+
+
+def test_a_snapshot_keeps_the_finished_instances_compact():
+    """A crash-resume snapshot pickles the machine: a finished instance stays its compact
+    record there, and the restored machine revives it whole (the live daemon's path)."""
+    import pickle
+
+    from monitord.core.jobinstance import FinishedJob
+
+    wf = make({f"{RUN}/00/00/a.out.000": ks(512)})
+    feed(wf, START + RUN_A)
+    restored = pickle.loads(pickle.dumps(wf))
+    assert isinstance(restored.jobs[("a", 1)], FinishedJob)
+    assert restored.jobs[("a", 1)] == wf.jobs[("a", 1)]
+    assert restored._latest_instance("a") == wf._latest_instance("a")
