@@ -92,3 +92,17 @@ def test_every_corpus_dag_parses() -> None:
         for node in info.nodes.values():
             assert node.submit_file and (path.parent / node.submit_file).exists()
             assert node.has_post_script or node.pre_script is not None
+
+
+def test_nodes_share_one_copy_of_their_script_path():
+    """The parsed .dag lives as long as the workflow: the POST script every node runs is one
+    text, not one per node (issue 30: memory per job)."""
+    info = parse_dag(
+        "JOB a a.sub\nSCRIPT POST a /usr/bin/pegasus-exitcode -r $RETURN a.out\n"
+        "JOB b b.sub\nSCRIPT POST b /usr/bin/pegasus-exitcode -r $RETURN b.out\n"
+    )
+    a, b = (info.nodes[n].post_script for n in ("a", "b"))
+    assert a is not None and b is not None
+    assert a.executable == "/usr/bin/pegasus-exitcode"
+    assert a.executable is b.executable
+    assert (a.arguments, b.arguments) == ("-r $RETURN a.out", "-r $RETURN b.out")

@@ -371,7 +371,8 @@ def test_finished_instances_share_their_texts():
 01/01/23 00:00:11 Node b job proc (6.0.0) completed successfully.
 """,
     )
-    a, b = (wf.jobs[(name, wf.latest[name])] for name in ("a", "b"))
+    a, b = (wf._latest_instance(name) for name in ("a", "b"))
+    assert a is not None and b is not None
     assert (a.state, b.state) == ("POST_SCRIPT_FAILURE", "JOB_SUCCESS")
     assert (a.site, a.user, a.work_dir) == ("condorpool", "u", "/scratch")
     for text in ("site", "user", "work_dir", "submit_dir"):
@@ -381,3 +382,84 @@ def test_finished_instances_share_their_texts():
         for text in ("state", "prev_state", "known_state"):
             value = getattr(inst, text)
             assert value is sys.intern(value), (inst.name, text)
+
+
+def _many_jobs(n: int, first: int = 0) -> tuple[str, dict[str, str], str]:
+    """A .dag of ``n`` plain jobs, their files, and the dagman.out lines that run each once."""
+    dag, files, lines = [], {}, []
+    for i in range(first, first + n):
+        name = f"job_{i}"
+        dag.append(f"JOB {name} 00/00/{name}.sub")
+        files[f"{RUN}/00/00/{name}.sub"] = SUB.format(n=name)
+        files[f"{RUN}/00/00/{name}.out"] = ks(0)
+        files[f"{RUN}/00/00/{name}.err"] = ""
+        sched = f"{1000 + i}.0.0"
+        lines.append(
+            f"01/01/23 00:00:08 Submitting HTCondor Node {name} job(s)...\n"
+            f"01/01/23 00:00:09 Event: ULOG_SUBMIT for HTCondor Node {name} ({sched}) {{01/01/23 00:00:09}}\n"
+            f"01/01/23 00:00:10 Event: ULOG_EXECUTE for HTCondor Node {name} ({sched}) {{01/01/23 00:00:10}}\n"
+            f"01/01/23 00:00:11 Event: ULOG_JOB_TERMINATED for HTCondor Node {name} ({sched}) {{01/01/23 00:00:11}}\n"
+            f"01/01/23 00:00:11 Node {name} job proc ({sched}) completed successfully.\n"
+        )
+    return "\n".join(dag) + "\n", files, "".join(lines)
+
+
+def test_a_finished_instance_is_kept_compact_and_revived_whole():
+    """The workflow keeps a finished instance to the end, as a compact record: a later state
+    of it (duplicated lines) gets back the very instance that ended, every value equal."""
+    from copy import copy
+
+    from monitord.core.jobinstance import FinishedJob, JobInstance
+
+    wf = make({f"{RUN}/00/00/a.out.000": ks(512)})
+    feed(wf, START + RUN_A)
+    ended = copy(wf.last_updated)
+    assert isinstance(ended, JobInstance) and ended.retired and ended.main_start is not None
+    record = wf.jobs[("a", 1)]
+    assert isinstance(record, FinishedJob)
+    assert (record.state, record.sched_id) == ("POST_SCRIPT_FAILURE", "5.0")
+    assert wf._latest_instance("a") == ended
+    assert isinstance(wf.jobs[("a", 1)], JobInstance)
+
+
+def test_memory_per_finished_job_instance_is_small():
+    """What the machine keeps per finished job (its instance, the keys naming it) is a few
+    hundred bytes, so a 100,000-job workflow's memory is not its job count (issue 30)."""
+    import gc
+    import tracemalloc
+
+    n = 400
+    dag_a, files_a, lines_a = _many_jobs(n)
+    dag_b, files_b, lines_b = _many_jobs(n, first=n)
+    wf = make({**files_a, **files_b}, events_enabled=False)
+    wf.dag = parse_dag(dag_a + dag_b)
+    feed(wf, START + lines_a)
+    wf.jobstate_lines.clear()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for line in lines_b.splitlines():
+            wf.feed(line)
+            wf.jobstate_lines.clear()
+        gc.collect()
+        per_job = (tracemalloc.get_traced_memory()[0] - before) / n
+    finally:
+        tracemalloc.stop()
+    assert len(wf.jobs) == 2 * n
+    assert per_job < 600, per_job  # 777 B with the whole instance kept (issue 30)
+
+
+def test_a_snapshot_keeps_the_finished_instances_compact():
+    """A crash-resume snapshot pickles the machine: a finished instance stays its compact
+    record there, and the restored machine revives it whole (the live daemon's path)."""
+    import pickle
+
+    from monitord.core.jobinstance import FinishedJob
+
+    wf = make({f"{RUN}/00/00/a.out.000": ks(512)})
+    feed(wf, START + RUN_A)
+    restored = pickle.loads(pickle.dumps(wf))
+    assert isinstance(restored.jobs[("a", 1)], FinishedJob)
+    assert restored.jobs[("a", 1)] == wf.jobs[("a", 1)]
+    assert restored._latest_instance("a") == wf._latest_instance("a")

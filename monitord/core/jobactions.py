@@ -18,7 +18,7 @@ from typing import Any
 
 import structlog
 
-from monitord.core.jobinstance import JobInstance, shared
+from monitord.core.jobinstance import FinishedJob, JobInstance, shared
 from monitord.core.jobout import parse_job_output, read_pre_script_log
 from monitord.core.jobout_events import JobFiles, composite_extras
 
@@ -39,7 +39,7 @@ class JobActions:
     dagman_version: int
     state_ts: float
     job_seq: int
-    jobs: dict[tuple[str, int], JobInstance]
+    jobs: dict[tuple[str, int], JobInstance | FinishedJob]
     latest: dict[str, int]
     out_counters: dict[str, int]
     emit: Callable[..., dict[str, Any]]
@@ -68,12 +68,28 @@ class JobActions:
 
     def _latest_instance(self, name: str) -> JobInstance | None:
         seq = self.latest.get(name)
-        return None if seq is None else self.jobs.get((name, seq))
+        if seq is None:
+            return None
+        found = self.jobs.get((name, seq))
+        if not isinstance(found, FinishedJob):
+            return found
+        # A later state of a finished instance (duplicated lines): the whole instance again.
+        node = self.dag.nodes.get(name) if self.dag else None
+        inst = found.revive(node.name if node is not None else name, seq)
+        self.jobs[(inst.name, seq)] = inst
+        return inst
 
-    def _reuse_or_new(self, name: str, reuse: Callable[[JobInstance], bool]) -> JobInstance:
-        inst = self._latest_instance(name)
-        if inst is not None and reuse(inst):
-            return inst
+    def _reuse_or_new(
+        self, name: str, reuse: Callable[[JobInstance | FinishedJob], bool]
+    ) -> JobInstance:
+        """The node's latest instance if ``reuse`` takes it (asked of a finished one as it is
+        kept: a retry of a failed instance does not revive it), else a new instance."""
+        seq = self.latest.get(name)
+        found = None if seq is None else self.jobs.get((name, seq))
+        if found is not None and reuse(found):
+            inst = self._latest_instance(name)
+            if inst is not None:
+                return inst
         return self._new_instance(name)
 
     def _parse_submit_file(self, inst: JobInstance) -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import marshal
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 
@@ -76,3 +77,59 @@ class JobInstance:
         self.stderr_text = None
         self.composite_extra = {}
         self.deferred_main_end = None
+
+
+class FinishedJob(bytes):
+    """A finished job instance as the workflow keeps it to the end: one bytes object, its
+    state readable without unpacking, its other values packed (``marshal``).
+
+    Which instance a later line of the node applies to depends on the latest instance's
+    ``state`` (and, for a SUBMIT, its ``sched_id``); only a later state of the instance
+    itself (duplicated lines) needs the rest, and :meth:`revive` gives it back whole. The
+    instance object (37 slots), its times as float objects and its own sched id text cost
+    ~580 B per instance; this record ~150 B (bench/README.md, "Memory").
+    """
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, inst: JobInstance) -> JobInstance | FinishedJob:
+        """The record of a retired instance (the instance itself if a value cannot be
+        packed: only numbers, texts and plain containers can)."""
+        state = b"\xff" if inst.state is None else inst.state.encode()
+        try:
+            packed = marshal.dumps(tuple(getattr(inst, attr) for attr in _PACKED))
+        except ValueError:
+            return inst
+        if len(state) > 254:
+            return inst
+        return cls(bytes((len(state),)) + state + packed)
+
+    @property
+    def state(self) -> str | None:
+        n = self[0]
+        return None if n == 255 else self[1 : 1 + n].decode()
+
+    @property
+    def sched_id(self) -> str | None:
+        return self._values()[_SCHED_ID]  # type: ignore[no-any-return]
+
+    def _values(self) -> tuple[Any, ...]:
+        n = self[0]
+        return marshal.loads(self[2 if n == 255 else 1 + n :])  # type: ignore[no-any-return]
+
+    def revive(self, name: str, seq: int) -> JobInstance:
+        """The instance again, equal to the one that was packed (its texts shared again)."""
+        state = self.state
+        inst = JobInstance(name, seq, "", state=None if state is None else shared(state))
+        for attr, value in zip(_PACKED, self._values(), strict=True):
+            setattr(inst, attr, shared(value) if attr in _SHARED else value)
+        return inst
+
+
+# Every value of an instance but its key (name, seq) and its state, which the record keeps
+# in the clear.
+_PACKED = tuple(f.name for f in fields(JobInstance) if f.name not in ("name", "seq", "state"))
+_SCHED_ID = _PACKED.index("sched_id")
+# The texts many instances hold one copy of (see shared).
+_SHARED = frozenset(("submit_dir", "site", "user", "work_dir", "prev_state", "known_state"))

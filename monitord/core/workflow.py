@@ -24,7 +24,7 @@ import structlog
 from monitord.core import dagman as D
 from monitord.core.events import StampedeEvent, make_event
 from monitord.core.jobactions import JobActions
-from monitord.core.jobinstance import JobInstance, shared
+from monitord.core.jobinstance import FinishedJob, JobInstance, shared
 from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES, TRANSPARENT, in_order
 from monitord.core.timeparse import dagman_timestamp
 
@@ -101,7 +101,8 @@ class Workflow(JobActions):
         self.last_processed_line = 0
         self.out_counters: dict[str, int] = {}
         # Job instances: (name, seq) -> instance; name -> latest seq.
-        self.jobs: dict[tuple[str, int], JobInstance] = {}
+        # A finished instance is kept as its compact record (FinishedJob) to the end.
+        self.jobs: dict[tuple[str, int], JobInstance | FinishedJob] = {}
         self.latest: dict[str, int] = {}
         self.last_submitted: str | None = None
         self.last_updated: JobInstance | None = None
@@ -387,14 +388,15 @@ class Workflow(JobActions):
     def _drop_finished_jobs(self) -> None:
         """A restarted DAGMan (rescue DAG) gets fresh instances of unfinished nodes."""
         for key, inst in list(self.jobs.items()):
-            node = self.dag.nodes.get(inst.name) if self.dag else None
+            name, seq = key
+            node = self.dag.nodes.get(name) if self.dag else None
             has_post = bool(node and node.post_script)
             if inst.state == "POST_SCRIPT_SUCCESS" or (
                 inst.state == "JOB_SUCCESS" and not has_post
             ):
                 del self.jobs[key]
-                if self.latest.get(inst.name) == inst.seq:
-                    del self.latest[inst.name]
+                if self.latest.get(name) == seq:
+                    del self.latest[name]
 
     # ------------------------------------------------------------------ the state machine
     def update_job_state(
@@ -458,6 +460,7 @@ class Workflow(JobActions):
             self._check_subworkflow(inst)
         if row.ends_now(inst):
             inst.retire()
+            self.jobs[(inst.name, inst.seq)] = FinishedJob.of(inst)
 
     def _check_order(self, inst: JobInstance, state: str) -> None:
         """Log and count a state DAGMan would not write after the instance's last one."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 
 import structlog
@@ -99,7 +100,9 @@ def parse_dag(text: str) -> DagInfo:
                 continue
             kind, name, executable, arguments = m.groups()
             node = info.node(name)
-            script = DagScript(executable, arguments)
+            # One copy of the script's path (every node of a Pegasus DAG runs the same
+            # pegasus-exitcode): the parsed .dag is kept to the workflow's end.
+            script = DagScript(sys.intern(executable), arguments)
             if kind.upper() == "PRE":
                 node.pre_script = script
                 log_match = _PRE_LOG.search(arguments)
