@@ -79,6 +79,7 @@ def add_stream_options(ap: argparse.ArgumentParser, jobs: int) -> None:
     ap.add_argument("--workflows", type=int, default=4)
     ap.add_argument("--jobs", type=int, default=jobs)
     ap.add_argument("--stream", type=Path, help="pickle of the stream (made if missing)")
+    ap.add_argument("--limit", type=int, help="only the stream's first N messages")
 
 
 def load_stream(path: Path | None, workflows: int, jobs: int) -> list[TapMessage]:
@@ -313,7 +314,7 @@ def main() -> int:
     args = ap.parse_args()
     base_amqp = os.environ["MONITORD_TEST_AMQP_URL"]
     base_pg = os.environ["MONITORD_TEST_POSTGRES_URL"]
-    stream = load_stream(args.stream, args.workflows, args.jobs)
+    stream = load_stream(args.stream, args.workflows, args.jobs)[: args.limit]
     settings: dict[str, Any] = {"batch": args.batch}
     if args.prefetch is not None:
         settings["prefetch"] = args.prefetch
