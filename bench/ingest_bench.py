@@ -26,7 +26,10 @@ import asyncio
 import bisect
 import os
 import pickle
+import shutil
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -76,6 +79,7 @@ def add_stream_options(ap: argparse.ArgumentParser, jobs: int) -> None:
     ap.add_argument("--workflows", type=int, default=4)
     ap.add_argument("--jobs", type=int, default=jobs)
     ap.add_argument("--stream", type=Path, help="pickle of the stream (made if missing)")
+    ap.add_argument("--limit", type=int, help="only the stream's first N messages")
 
 
 def load_stream(path: Path | None, workflows: int, jobs: int) -> list[TapMessage]:
@@ -154,14 +158,42 @@ def fresh_db(base: str) -> str:
     return create_database(base, f"{make_url(base).database}_bench_{uuid.uuid4().hex[:6]}")
 
 
+def load_average() -> str:
+    """The 1, 5 and 15 minute load averages (``uptime``'s), noted with every figure."""
+    return "load " + " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def py_spy(pid: int, out: Path) -> subprocess.Popen[bytes] | None:
+    """``py-spy record`` of ``pid`` (all threads, idle excluded) into ``out`` (speedscope
+    JSON) until the process ends or is stopped; None when py-spy is not installed."""
+    exe = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    if not Path(exe).exists():
+        print("  (py-spy not installed: no profile)")
+        return None
+    return subprocess.Popen(
+        [exe, "record", "--pid", str(pid), "--format", "speedscope", "--output", str(out)]
+        + ["--rate", "200", "--nonblocking"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
 def throughput(
-    base_amqp: str, base_pg: str, stream: list[TapMessage], n: int, tmp: Path
+    base_amqp: str,
+    base_pg: str,
+    stream: list[TapMessage],
+    n: int,
+    tmp: Path,
+    settings: dict[str, Any],
+    profile: Path | None = None,
 ) -> tuple[float, float, float]:
-    """events/s, and CPU µs per event in the event loop's thread and in the others."""
+    """events/s, and CPU µs per event in the event loop's thread and in the others;
+    ``profile``: a py-spy record of the first process over the timed part."""
     tmp.mkdir(parents=True, exist_ok=True)
     broker = Broker(base_amqp, partitions=8)
     url = fresh_db(base_pg)
-    procs = [IngestProcess(broker, url, tmp, f"{i + 1}/{n}", batch=1000) for i in range(n)]
+    procs = [IngestProcess(broker, url, tmp, f"{i + 1}/{n}", **settings) for i in range(n)]
+    spy = None
     try:
         procs[0].start()
         procs[0].wait_healthy()  # the topology
@@ -180,12 +212,18 @@ def throughput(
             p.wait_healthy()
         started = time.monotonic()  # (connected; the backlog waits in the partition queues)
         before = [cpu_seconds(p.proc.pid) for p in procs if p.proc is not None]
+        if profile is not None and procs[0].proc is not None:
+            spy = py_spy(procs[0].proc.pid, profile)
         while loaded(procs) < len(stream):
             if time.monotonic() - started > 1800:
                 raise RuntimeError(f"ingest stalled at {loaded(procs)} of {len(stream)}")
             time.sleep(0.1)
         rate = len(stream) / (time.monotonic() - started)
         after = [cpu_seconds(p.proc.pid) for p in procs if p.proc is not None]
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)  # (py-spy writes its file on an interrupt)
+            spy.wait(60)
+            print(f"  profile of process 1: {profile} (speedscope JSON)")
         loop = sum(a[0] - b[0] for a, b in zip(after, before, strict=True))
         rest = sum(a[1] - b[1] for a, b in zip(after, before, strict=True))
         return rate, loop * 1e6 / len(stream), rest * 1e6 / len(stream)
@@ -197,12 +235,20 @@ def throughput(
 
 
 def latency(
-    base_amqp: str, base_pg: str, stream: list[TapMessage], rate: float, n: int, tmp: Path
-) -> tuple[float, float]:
+    base_amqp: str,
+    base_pg: str,
+    stream: list[TapMessage],
+    rate: float,
+    n: int,
+    tmp: Path,
+    settings: dict[str, Any],
+) -> tuple[float, float, float]:
+    """(p50, p99) seconds from a message's publishing to its row's being queryable, and the
+    rate the publisher reached (the broker's confirms can hold it below ``rate``)."""
     tmp.mkdir(parents=True, exist_ok=True)
     broker = Broker(base_amqp, partitions=8)
     url = fresh_db(base_pg)
-    procs = [IngestProcess(broker, url, tmp, f"{i + 1}/{n}", batch=1000) for i in range(n)]
+    procs = [IngestProcess(broker, url, tmp, f"{i + 1}/{n}", **settings) for i in range(n)]
     marks: list[tuple[float, dict[str, int]]] = []
     done = threading.Event()
 
@@ -242,7 +288,8 @@ def latency(
             i = bisect.bisect_left(seqs, int(headers[SEQ]))
             lat.append(times[i] - at)
         lat.sort()
-        return statistics.median(lat), lat[int(len(lat) * 0.99) - 1]
+        achieved = (len(sent) - 1) / max(sent[-1] - sent[0], 1e-9)
+        return statistics.median(lat), lat[int(len(lat) * 0.99) - 1], achieved
     finally:
         done.set()
         for p in procs:
@@ -256,28 +303,61 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     add_stream_options(ap, jobs=300)
-    ap.add_argument("--rate", type=float, default=1000.0)
+    ap.add_argument("--rate", type=float, default=2000.0, help="latency: events/s published")
+    ap.add_argument(
+        "--seconds", type=float, default=60.0, help="latency: seconds of the stream published"
+    )
+    ap.add_argument("--processes", default="1", help="throughput: process counts, e.g. 1,2")
+    ap.add_argument("--rounds", type=int, default=3, help="each figure's runs (median printed)")
+    ap.add_argument("--batch", type=int, default=1000, help="the ingest's [ingest] batch")
+    ap.add_argument("--prefetch", type=int, default=None, help="the ingest's [ingest] prefetch")
+    ap.add_argument("--only", choices=("throughput", "latency"), help="one of the two figures")
+    ap.add_argument("--profile", type=Path, help="py-spy record of round 1 into this file")
     args = ap.parse_args()
     base_amqp = os.environ["MONITORD_TEST_AMQP_URL"]
     base_pg = os.environ["MONITORD_TEST_POSTGRES_URL"]
-    stream = load_stream(args.stream, args.workflows, args.jobs)
-    print(f"stream: {len(stream)} messages from {args.workflows} workflows x {args.jobs} jobs")
+    stream = load_stream(args.stream, args.workflows, args.jobs)[: args.limit]
+    settings: dict[str, Any] = {"batch": args.batch}
+    if args.prefetch is not None:
+        settings["prefetch"] = args.prefetch
+    print(f"stream: {len(stream)} messages; settings {settings}; {load_average()}")
     with tempfile.TemporaryDirectory(prefix="ingest-bench-") as tmpdir:
         tmp = Path(tmpdir)
-        results: dict[str, Any] = {}
-        print(f"load average {os.getloadavg()[0]:.1f}")
-        for n in (1, 2):
-            rate, loop, rest = throughput(base_amqp, base_pg, stream, n, tmp / f"t{n}")
-            results[f"throughput_{n}"] = rate
+        for n in [int(x) for x in args.processes.split(",")] if args.only != "latency" else []:
+            runs = []
+            for r in range(args.rounds):
+                profile = args.profile if r == 0 and n == 1 else None
+                runs.append(
+                    throughput(base_amqp, base_pg, stream, n, tmp / f"t{n}-{r}", settings, profile)
+                )
+                rate, loop, rest = runs[-1]
+                print(
+                    f"{n} ingest process(es), round {r + 1}: {rate:,.0f} events/s; CPU per event"
+                    f" {loop:.0f} µs in the event loop + {rest:.0f} µs in the other threads"
+                    f" ({1e6 / (loop + rest):,.0f} events per CPU-second); {load_average()}"
+                )
+            rate, loop, rest = (statistics.median(x) for x in zip(*runs, strict=True))
             print(
-                f"{n} ingest process(es): {rate:,.0f} events/s; CPU per event {loop:.0f} µs in"
-                f" the event loop + {rest:.0f} µs in the database threads"
-                f" ({1e6 / (loop + rest):,.0f} events per CPU-second)"
+                f"{n} ingest process(es), median of {len(runs)}: {rate:,.0f} events/s;"
+                f" {loop:.0f} + {rest:.0f} µs CPU per event ({1e6 / (loop + rest):,.0f} events"
+                " per CPU-second)"
             )
-        p50, p99 = latency(base_amqp, base_pg, stream, args.rate, 1, tmp / "lat")
+        if args.only == "throughput":
+            return 0
+        part = stream[: max(1, int(args.rate * args.seconds))]
+        lats = []
+        for r in range(args.rounds):
+            lats.append(latency(base_amqp, base_pg, part, args.rate, 1, tmp / f"lat{r}", settings))
+            p50, p99, achieved = lats[-1]
+            print(
+                f"latency at {args.rate:,.0f} events/s ({len(part)} events, published at"
+                f" {achieved:,.0f}/s), round {r + 1}: p50 {p50 * 1000:.0f} ms,"
+                f" p99 {p99 * 1000:.0f} ms; {load_average()}"
+            )
+        p50, p99, achieved = (statistics.median(x) for x in zip(*lats, strict=True))
         print(
-            f"publish-to-row latency at {args.rate:,.0f} events/s: p50 {p50 * 1000:.0f} ms,"
-            f" p99 {p99 * 1000:.0f} ms; load average {os.getloadavg()[0]:.1f}"
+            f"publish-to-row latency at {args.rate:,.0f} events/s (published at {achieved:,.0f}/s),"
+            f" median of {len(lats)}: p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms"
         )
     return 0
 

@@ -106,7 +106,7 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=1000)
     ap.add_argument("--top", type=int, default=25)
     args = ap.parse_args()
-    stream = load_stream(args.stream, args.workflows, args.jobs)
+    stream = load_stream(args.stream, args.workflows, args.jobs)[: args.limit]
     base = os.environ["MONITORD_TEST_POSTGRES_URL"]
     print(f"stream: {len(stream)} messages; batch {args.batch}; load {os.getloadavg()[0]:.1f}")
     counts = Counts()

@@ -25,6 +25,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from monitord.core.catalogue import BY_NAME, PREFIX, attr_errors, json_key
 from monitord.core.events import StampedeEvent, make_event
 
@@ -232,6 +234,30 @@ def encode_json(event: StampedeEvent) -> bytes:
     return encode_json_text(event).encode("ascii")
 
 
+_BIG = float(1 << 63)  # floats this large may be integers orjson could not hold
+
+
+def _loads(body: bytes | str) -> Any:
+    """``json.loads(body)``, through orjson when that gives the same object (a third of the
+    time on an event's body; the ingest decodes every message).  Where the two differ,
+    ``json`` decides: orjson refuses ``NaN``/``Infinity`` (which the reference writes), lone
+    surrogates, a BOM and non-UTF-8 encodings, and turns integers beyond 64 bits into
+    floats; containers are left to ``json`` too (no event attribute is one)."""
+    try:
+        obj = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return json.loads(body)
+    if type(obj) is dict:
+        for value in obj.values():
+            kind = type(value)
+            if kind is float:
+                if not -_BIG < value < _BIG:
+                    return json.loads(body)
+            elif kind is list or kind is dict:
+                return json.loads(body)
+    return obj
+
+
 class DecodeError(ValueError):
     """A JSON body that is not a valid Stampede event; the message says why, ``kind`` names
     the class of fault (``malformed`` or ``unknown-event``: an ingest's dead-letter reason)."""
@@ -254,7 +280,7 @@ def decode_json(
     outside the catalogue and an ``event`` that differs from ``routing_key``.
     """
     try:
-        obj = json.loads(body)
+        obj = _loads(body)
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
         raise DecodeError(f"not JSON: {exc}") from None
     if not isinstance(obj, dict):

@@ -4,6 +4,7 @@ the ``ingest`` endpoint property and the configuration's errors."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import cast
 
@@ -33,7 +34,7 @@ from sinks.amqp.stream import (
     split_key,
     spool_key,
 )
-from sinks.encoding import encode_json
+from sinks.encoding import _loads, encode_json
 from sinks.runtime.base import SinkError
 from sinks.runtime.marks import MarkedBatch, Marks, line_one_stream
 from sinks.runtime.policy import DeliveryState, RetryPolicy
@@ -61,6 +62,26 @@ def test_decode_refuses_with_a_reason(key: str, body: bytes, kind: str) -> None:
     with pytest.raises(DecodeError) as info:
         decode(key, body)
     assert info.value.kind == kind
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"event": "stampede.xwf.start", "restart_count": 18446744073709551616}',
+        b'{"event": "stampede.xwf.start", "restart_count": -9223372036854775809}',
+        b'{"event": "stampede.xwf.start", "ts": NaN, "big": 1e400}',
+        b'{"event": "stampede.xwf.start", "xwf_id": "\\ud800"}',
+        '\ufeff{"event": "stampede.xwf.start"}'.encode(),
+        '{"event": "stampede.xwf.start"}'.encode("utf-16"),
+        b'{"event": "stampede.xwf.start", "xwf_id": "a", "xwf_id": "b", "list": [1e400]}',
+        b'{"event": "stampede.xwf.start", "xwf_id": "\xc3\xa9", "ts": 1.5e9}',
+    ],
+)
+def test_the_fast_json_parse_gives_what_json_gives(body: bytes) -> None:
+    """The decode parses with orjson where it agrees with ``json`` (which the reference's
+    consumers use): big integers, NaN, lone surrogates, a BOM, UTF-16 and containers
+    come out as ``json`` has them, type for type."""
+    assert repr(_loads(body)) == repr(json.loads(body))
 
 
 # ---------------------------------------------------------------- batch rules

@@ -64,6 +64,7 @@ class RowStore:
         self._task_jobs: list[Row] = []
         self._meta_merges: dict[tuple[int, str], Any] = {}
         self._ended: list[str] = []
+        self._ahead: dict[int, int] = {}  # id(event) -> the id its row was inserted with
         self.rejected = Rejected()  # slow mode: the rows the database refused
 
     def committed(self) -> None:
