@@ -21,6 +21,7 @@ and decode from JSON under their wire spelling (no database column reads them).
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,6 +54,10 @@ class Attr:
     @property
     def json_key(self) -> str:
         return json_key(self.name)
+
+    @property
+    def field(self) -> str:
+        return field_name(self.name)
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,24 @@ class EventSpec:
 def json_key(name: str) -> str:
     """An attribute's JSON key: ``__`` and ``.`` become ``_`` (doc §6.2)."""
     return name.replace("__", "_").replace(".", "_")
+
+
+#: Names an event class uses itself; an attribute spelt so gets a trailing ``_`` as its field
+#: (``job_inst.tag``'s ``name`` is the field ``name_``).
+RESERVED = frozenset(
+    {"name", "spec", "fields", "required", "attrs", "extra", "fixed", "get", "wire_name"}
+)
+
+
+def field_name(name: str) -> str:
+    """An attribute's Python field on its event class: its JSON key (``job_inst.id`` ->
+    ``job_inst_id``), with a trailing ``_`` when that is a keyword or reserved."""
+    key = json_key(name)
+    if key in RESERVED or keyword.iskeyword(key):
+        key += "_"
+    if not key.isidentifier():
+        raise ValueError(f"attribute {name!r} has no Python field name")
+    return key
 
 
 def _attrs(text: str) -> tuple[Attr, ...]:
