@@ -201,11 +201,12 @@ def test_job_state_table_names_catalogue_kinds() -> None:
     assert set(JOBSTATE_NAMES) <= set(BY_NAME)
 
 
-_EMITTERS = {"emit": 0, "_brief": 1, "make_event": 0}
+_EMITTERS = {"_brief": 1}
 
 
 def test_emitters_name_catalogue_kinds() -> None:
-    """Event names written as literals at the emitters: a typo would build a generic event."""
+    """The job table's actions name their brief events (``_brief``); every other producer
+    builds its event's class by keyword, so a misspelt kind fails at import."""
     seen = set()
     for path in [*ROOT.glob("monitord/core/*.py"), ROOT / "monitord/daemon/plan_events.py"]:
         for node in ast.walk(ast.parse(path.read_text())):
@@ -220,7 +221,7 @@ def test_emitters_name_catalogue_kinds() -> None:
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                 assert arg.value in BY_NAME, f"{path.name}:{node.lineno}: {arg.value}"
                 seen.add(arg.value)
-    assert len(seen) >= 15, seen
+    assert len(seen) >= 5, seen
 
 
 def test_event_check_catches_bad_values() -> None:

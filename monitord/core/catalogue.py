@@ -17,6 +17,11 @@ in the reference's order.  Types are what monitord and the reference emit (doc ย
 may write any key), ``job_inst.composite`` (``metadata.<name>``, multipart keys) and
 ``task.monitoring`` (the payload's own keys).  Their extra keys are not type-checked
 and decode from JSON under their wire spelling (no database column reads them).
+
+On the wire an event's attributes come in the order of its list, then the fixed ones,
+then an open kind's extra keys; ``@fixed`` and ``@extra`` in a list put those groups
+where the reference does (``job_inst.composite``: ``main.end``'s attributes, the fixed
+ones, its own, the extra keys, then ``invocations app wf``).
 """
 
 from __future__ import annotations
@@ -80,6 +85,10 @@ class EventSpec:
     dashboard: bool = False
     fixed: bool = True
     open: bool = False
+    #: Where the fixed attributes and an open kind's extra keys go on the wire: before the
+    #: own attribute of that index (``None``: after all of them).
+    fixed_at: int | None = None
+    extra_at: int | None = None
     attrs: Mapping[str, Attr] = field(init=False, repr=False, compare=False)
     required: tuple[str, ...] = field(init=False, repr=False, compare=False)
     from_json: Mapping[str, str] = field(init=False, repr=False, compare=False)
@@ -158,7 +167,12 @@ _MACHINE = (
 
 
 def _e(name: str, attrs: str, loader: str, **flags: Any) -> EventSpec:
-    return EventSpec(name, _attrs(attrs), loader, **flags)
+    words = attrs.split()
+    for marker in ("@fixed", "@extra"):
+        if marker in words:
+            flags[marker[1:] + "_at"] = words.index(marker)
+            words.remove(marker)
+    return EventSpec(name, _attrs(" ".join(words)), loader, **flags)
 
 
 #: Every event kind, in the order of the reference's list of known events (doc ยง6.5).
@@ -232,7 +246,7 @@ CATALOGUE: tuple[EventSpec, ...] = (
     _e("job_inst.post.end", _BRIEF + _STATUS + " exitcode:s", "instance_end"),
     _e(
         "job_inst.host.info",
-        _JOB + " hostname:s! ip:s! site:s! uname:s total_memory:ifs ts:if",
+        _JOB + " hostname:s! ip:s! site:s! total_memory:ifs uname:s ts:if",
         "host_info",
     ),
     _e("job_inst.image.info", _BRIEF, "jobstate_only"),
@@ -246,8 +260,8 @@ CATALOGUE: tuple[EventSpec, ...] = (
     _e("job_inst.tag", _JOB + " count:i! ts:if name:s!", "tag", amqp_default=True),
     _e(
         "job_inst.composite",
-        _MAIN_END + " int_error_count:i hostname:s jobtype:s" + _MACHINE + " invocations:l app:v "
-        "wf:v",
+        _MAIN_END + " @fixed int_error_count:i hostname:s jobtype:s" + _MACHINE + " @extra "
+        "invocations:l app:v wf:v",
         NO_ROWS,
         amqp_default=True,
         open=True,

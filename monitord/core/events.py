@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from monitord.core.catalogue import CATALOGUE, FIXED, PREFIX, EventSpec
+from monitord.core.catalogue import CATALOGUE, FIXED, PREFIX, Attr, EventSpec
 
 
 class MissingAttribute(ValueError):
@@ -80,6 +80,10 @@ class Fixed:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def wire_items(self) -> list[tuple[str, Any]]:
+        """The attributes set, as (wire key, value) in the catalogue's order."""
+        return [(key, v) for attr, key in self._wire if (v := getattr(self, attr)) is not UNSET]
+
     def __reduce__(self) -> tuple[Any, ...]:
         return _fixed_of, (tuple(getattr(self, a) for a, _ in self._wire),)
 
@@ -117,6 +121,20 @@ class StampedeEvent:
     def wire_items(self) -> list[tuple[str, Any]]:
         """The attributes as (wire key, value), in the order the encoders write them."""
         raise NotImplementedError  # generated per kind
+
+    def sent_last(self, *fields: str) -> StampedeEvent:
+        """This event with the own attributes ``fields`` moved after its other own ones: the
+        order of a kind's second producer (a PRE/POST script's ``inv.end`` sends ``ts`` after
+        ``argv``).  Call it on a new event, before it is sent."""
+        by_field = {f: k for k, f in self.by_wire.items()}
+        last = [by_field[f] for f in fields]  # KeyError: not a field of this kind
+        items = self.wire_items()
+        own = [(k, v) for k, v in items if k in self.by_wire and k not in last]
+        moved = [(k, v) for k, v in items if k in last]
+        moved.sort(key=lambda kv: last.index(kv[0]))
+        rest = [(k, v) for k, v in items if k not in self.by_wire]
+        object.__setattr__(self, "_wire", dict(own + moved + rest))
+        return self
 
     @property
     def attrs(self) -> dict[str, Any]:
@@ -189,7 +207,8 @@ def _init_source(spec: EventSpec) -> str:
 
 
 def _items_source(spec: EventSpec) -> str:
-    """``wire_items``: own attributes in catalogue order, the fixed ones, then ``extra``."""
+    """``wire_items``: own attributes in catalogue order, the fixed ones, then ``extra``
+    (or where the catalogue's ``@fixed`` / ``@extra`` put those two groups)."""
     lines = [
         "def wire_items(self):",
         "    wire = self._wire",
@@ -199,18 +218,30 @@ def _items_source(spec: EventSpec) -> str:
         "    add = out.append",
     ]
     own = {a.name for a in spec.own}
-    for a in spec.own:
-        lines += [f"    v = self.{a.field}", f"    if v is not UNSET: add(({a.name!r}, v))"]
-    if spec.fixed:
-        lines += ["    fx = self.fixed", "    if fx is not None:"]
-        for a in FIXED:
-            # An attribute both own and fixed is sent once, where the kind puts it.
-            guard = f"self.{a.field} is UNSET and " if a.name in own else ""
+    fixed_group = ["    fx = self.fixed", "    if fx is not None:"]
+    for fx in FIXED:
+        # An attribute both own and fixed is sent once, where the kind puts it.
+        guard = f"self.{fx.field} is UNSET and " if fx.name in own else ""
+        fixed_group += [
+            f"        v = fx.{fx.field}",
+            f"        if {guard}v is not UNSET: add(({fx.name!r}, v))",
+        ]
+    extra_group = ["    if self.extra:", "        out.extend(self.extra.items())"]
+    end = len(spec.own)
+    fixed_at = end if spec.fixed_at is None else spec.fixed_at
+    extra_at = end if spec.extra_at is None else spec.extra_at
+    own_or_end: list[Attr | None] = [*spec.own, None]
+    for i, attr in enumerate(own_or_end):
+        if i == fixed_at and spec.fixed:
+            lines += fixed_group
+        if i == extra_at:
+            lines += extra_group
+        if attr is not None:
             lines += [
-                f"        v = fx.{a.field}",
-                f"        if {guard}v is not UNSET: add(({a.name!r}, v))",
+                f"    v = self.{attr.field}",
+                f"    if v is not UNSET: add(({attr.name!r}, v))",
             ]
-    lines += ["    if self.extra:", "        out.extend(self.extra.items())", "    return out"]
+    lines += ["    return out"]
     return "\n".join(lines) + "\n"
 
 
@@ -256,10 +287,14 @@ if TYPE_CHECKING:  # the generated classes (JobInstMainEnd, ...) are module attr
     def __getattr__(name: str) -> Any: ...
 
 
-def make_event(name: str, attrs: dict[str, Any]) -> StampedeEvent:
+def make_event(name: str, attrs: dict[str, Any], fixed: Fixed | None = None) -> StampedeEvent:
     """The typed event of kind ``name`` (without prefix) from wire attributes, keeping their
-    order: for decoders and relays (static.bp, a spool, JSON).  Unknown kinds stay generic;
-    a missing mandatory attribute raises :class:`MissingAttribute`."""
+    order: for decoders and relays (static.bp, a spool, JSON).  ``fixed``: the workflow's
+    fixed attributes, merged as ``dict.update`` does (a relay's own ``xwf.id`` keeps its
+    place).  Unknown kinds stay generic; a missing mandatory attribute raises
+    :class:`MissingAttribute`."""
+    if fixed is not None:
+        attrs.update(fixed.wire_items())
     cls = EVENT_CLASSES.get(name)
     if cls is None:
         return GenericEvent(name, attrs)
@@ -269,20 +304,20 @@ def make_event(name: str, attrs: dict[str, Any]) -> StampedeEvent:
     by_wire = cls.by_wire
     fixed_kind = cls.spec is not None and cls.spec.fixed
     kw: dict[str, Any] = {}
-    fixed: dict[str, Any] | None = None
+    fixed_kw: dict[str, Any] | None = None
     extra: dict[str, Any] | None = None
     for key, value in attrs.items():
         field = by_wire.get(key)
         if field is not None:
             kw[field] = value
         elif fixed_kind and key in _FIXED_FIELDS:
-            if fixed is None:
-                fixed = {}
-            fixed[_FIXED_FIELDS[key]] = value
+            if fixed_kw is None:
+                fixed_kw = {}
+            fixed_kw[_FIXED_FIELDS[key]] = value
         else:
             if extra is None:
                 extra = {}
             extra[key] = value
-    event = cls(**kw, fixed=None if fixed is None else Fixed(**fixed), extra=extra or EMPTY)  # type: ignore[call-arg]
+    event = cls(**kw, fixed=None if fixed_kw is None else Fixed(**fixed_kw), extra=extra or EMPTY)  # type: ignore[call-arg]
     object.__setattr__(event, "_wire", attrs)
     return event
