@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from monitord.core.catalogue import CATALOGUE, FIXED, PREFIX, Attr, EventSpec
+from monitord.core.catalogue import CATALOGUE, FIXED, PREFIX, Attr, EventSpec, field_name
 
 
 class MissingAttribute(ValueError):
@@ -186,6 +186,16 @@ class GenericEvent(StampedeEvent):
 
     def wire_items(self) -> list[tuple[str, Any]]:
         return list(self.attrs.items())
+
+    def __getattr__(self, field: str) -> Any:
+        """A field by its Python name (``job_inst_id``), :data:`UNSET` when absent: a loader
+        reads an unknown ``job_inst.*`` kind as it reads the known ones."""
+        if field.startswith("_"):
+            raise AttributeError(field)
+        for key, value in self.attrs.items():
+            if field_name(key) == field:
+                return value
+        return UNSET
 
 
 def class_name(name: str) -> str:
