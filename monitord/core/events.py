@@ -110,6 +110,7 @@ class StampedeEvent:
     fixed: Fixed | None
     extra: Mapping[str, Any]
     _wire: dict[str, Any] | None
+    xwf_id: Any  # every kind's first attribute (a generic event's, when it has one)
 
     __setattr__ = _frozen
     __delattr__ = _frozen

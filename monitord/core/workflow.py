@@ -22,7 +22,14 @@ from typing import Any
 import structlog
 
 from monitord.core import dagman as D
-from monitord.core.events import UNSET, Fixed, StampedeEvent, XwfEnd, XwfStart
+from monitord.core.events import (
+    UNSET,
+    Fixed,
+    JobInstSubmitStart,
+    StampedeEvent,
+    XwfEnd,
+    XwfStart,
+)
 from monitord.core.jobactions import JobActions
 from monitord.core.jobinstance import JobInstance, shared
 from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES, TRANSPARENT, in_order
@@ -445,7 +452,7 @@ class Workflow(JobActions):
         self.jobstate(ts, name, state, col4, inst.site or "-", treq, str(inst.seq))
 
         if out_of_order and self.opts.events_enabled:
-            self._brief(inst, "job_inst.submit.start", ts, None, site=True)
+            self._brief(inst, JobInstSubmitStart.name, ts, None, site=True)
         row.act(self, inst, ts, status, reason)
         if row.opens_attempt and self.opts.follow_subworkflows:
             self._check_subworkflow(inst)
