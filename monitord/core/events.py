@@ -312,7 +312,7 @@ def make_event(name: str, attrs: dict[str, Any], fixed: Fixed | None = None) -> 
     place).  Unknown kinds stay generic; a missing mandatory attribute raises
     :class:`MissingAttribute`."""
     if fixed is not None:
-        attrs.update(fixed.wire_items())
+        attrs.update(fixed.wire_items())  # then read back as the shared ``fixed`` below
     cls = EVENT_CLASSES.get(name)
     if cls is None:
         return GenericEvent(name, attrs)
@@ -329,6 +329,8 @@ def make_event(name: str, attrs: dict[str, Any], fixed: Fixed | None = None) -> 
         if field is not None:
             kw[field] = value
         elif fixed_kind and key in _FIXED_FIELDS:
+            if fixed is not None:
+                continue
             if fixed_kw is None:
                 fixed_kw = {}
             fixed_kw[_FIXED_FIELDS[key]] = value
@@ -336,6 +338,8 @@ def make_event(name: str, attrs: dict[str, Any], fixed: Fixed | None = None) -> 
             if extra is None:
                 extra = {}
             extra[key] = value
-    event = cls(**kw, fixed=None if fixed_kw is None else Fixed(**fixed_kw), extra=extra or EMPTY)  # type: ignore[call-arg]
+    if fixed is None and fixed_kw is not None:
+        fixed = Fixed(**fixed_kw)
+    event = cls(**kw, fixed=fixed if fixed_kind else None, extra=extra or EMPTY)  # type: ignore[call-arg]
     object.__setattr__(event, "_wire", attrs)
     return event
