@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from monitord.core.catalogue import attr_errors
-from monitord.core.events import GenericEvent, StampedeEvent
+from monitord.core.events import EVENT_CLASSES, GenericEvent, StampedeEvent
 
 MARKER = "catalogue violation: "
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,22 +35,22 @@ def command() -> list[str]:
 
 def record(into: list[StampedeEvent]) -> Callable[[], None]:
     """Keep every event built in this process in ``into``; returns the undo."""
-    typed_init, generic_init = StampedeEvent.__init__, GenericEvent.__init__
+    classes: list[type[StampedeEvent]] = [*EVENT_CLASSES.values(), GenericEvent]
+    inits = {cls: cls.__init__ for cls in classes}
 
-    def typed(self: StampedeEvent, attrs: dict[str, Any]) -> None:
-        typed_init(self, attrs)
-        into.append(self)
+    def recording(init: Callable[..., None]) -> Callable[..., None]:
+        def built(self: StampedeEvent, *args: Any, **kwargs: Any) -> None:
+            init(self, *args, **kwargs)
+            into.append(self)
 
-    def generic(self: GenericEvent, name: str, attrs: dict[str, Any]) -> None:
-        generic_init(self, name, attrs)
-        into.append(self)
+        return built
 
-    StampedeEvent.__init__ = typed  # type: ignore[method-assign]
-    GenericEvent.__init__ = generic  # type: ignore[method-assign]
+    for cls, init in inits.items():
+        cls.__init__ = recording(init)  # type: ignore[method-assign]
 
     def undo() -> None:
-        StampedeEvent.__init__ = typed_init  # type: ignore[method-assign]
-        GenericEvent.__init__ = generic_init  # type: ignore[method-assign]
+        for cls, init in inits.items():
+            cls.__init__ = init  # type: ignore[method-assign]
 
     return undo
 

@@ -201,11 +201,12 @@ def test_job_state_table_names_catalogue_kinds() -> None:
     assert set(JOBSTATE_NAMES) <= set(BY_NAME)
 
 
-_EMITTERS = {"emit": 0, "_brief": 1, "make_event": 0}
+_EMITTERS = {"_brief": 1}
 
 
 def test_emitters_name_catalogue_kinds() -> None:
-    """Event names written as literals at the emitters: a typo would build a generic event."""
+    """The job table's actions name their brief events (``_brief``); every other producer
+    builds its event's class by keyword, so a misspelt kind fails at import."""
     seen = set()
     for path in [*ROOT.glob("monitord/core/*.py"), ROOT / "monitord/daemon/plan_events.py"]:
         for node in ast.walk(ast.parse(path.read_text())):
@@ -220,7 +221,7 @@ def test_emitters_name_catalogue_kinds() -> None:
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                 assert arg.value in BY_NAME, f"{path.name}:{node.lineno}: {arg.value}"
                 seen.add(arg.value)
-    assert len(seen) >= 15, seen
+    assert len(seen) >= 5, seen
 
 
 def test_event_check_catches_bad_values() -> None:
@@ -278,8 +279,8 @@ def test_events_pickle_as_their_kind() -> None:
 
 
 def test_column_maps_read_catalogue_attributes() -> None:
-    """What the loader copies into columns is an attribute of the kind: an event decoded from
-    JSON through the catalogue (an AMQP ingest) carries it under the same name."""
+    """What the loader copies into columns is a field of the kind's class: a misspelt field
+    would read NULL (``getattr`` with a default) instead of failing."""
     maps = {
         "wf.plan": columns.WORKFLOW_COLS,
         "job.info": columns.JOB_COLS,
@@ -289,5 +290,6 @@ def test_column_maps_read_catalogue_attributes() -> None:
         "job_inst.post.end": columns.POST_END_COLS,
     }
     for name, cols in maps.items():
-        missing = [key for key, _col, _conv in cols if key not in BY_NAME[name].attrs]
+        fields = {a.field for a in BY_NAME[name].attrs.values()}
+        missing = [key for key, _col, _conv in cols if key not in fields]
         assert missing == [], name

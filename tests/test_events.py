@@ -92,3 +92,64 @@ def test_every_reference_event_builds_as_its_typed_class():
             assert type(ev) is EVENT_CLASSES[name]
             seen.add(name)
     assert len(seen) >= 30
+
+
+def test_fields_are_the_attributes_under_python_names():
+    from monitord.core.events import UNSET, JobInstSubmitStart, JobInstTag
+
+    ev = make_event(
+        "job_inst.submit.start",
+        {"xwf.id": "x", "job.id": "j", "job_inst.id": 3, "ts": 1, "js.id": 2, "reason": None},
+    )
+    assert type(ev) is JobInstSubmitStart
+    assert (ev.xwf_id, ev.job_id, ev.job_inst_id, ev.js_id) == ("x", "j", 3, 2)
+    # Sent as None is not absent: the reference sends reason=None but no sched.id.
+    assert ev.reason is None and ev.sched_id is UNSET and ev.sched_id is not None
+    assert "name_" in JobInstTag.fields  # ``name`` is the class's own: the field gets a ``_``
+
+
+def test_events_are_frozen_and_slotted():
+    from monitord.core.events import XwfStart
+
+    ev = XwfStart(xwf_id="x", ts=1, restart_count=0, reason=None)
+    with pytest.raises(AttributeError, match="frozen"):
+        ev.ts = 2  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        ev.__dict__  # noqa: B018 - slotted: no instance dict
+
+
+def test_a_misspelt_or_missing_field_fails_at_construction():
+    from monitord.core.events import XwfStart
+
+    with pytest.raises(TypeError, match="restart_cout"):
+        XwfStart(xwf_id="x", ts=1, restart_count=0, restart_cout=0)
+    with pytest.raises(TypeError, match="restart_count"):
+        XwfStart(xwf_id="x", ts=1)  # type: ignore[call-arg]
+    with pytest.raises(ImportError):
+        from monitord.core.events import XwfStrat  # noqa: F401
+
+
+def test_keyword_events_go_on_the_wire_in_catalogue_order_then_fixed_then_extra():
+    from monitord.core.events import UNSET, Fixed, JobInstSubmitStart, TaskInfo
+
+    fixed = Fixed(xwf_id="x", root_xwf_id="r", dax="d.yml", wf_user="u")
+    ev = JobInstSubmitStart(
+        site="s", ts=1, job_inst_id=1, job_id="j", js_id=1, xwf_id="x", reason=None, fixed=fixed
+    )
+    assert list(ev.attrs) == [
+        "xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "site",
+        "root.xwf.id", "dax", "wf.user",
+    ]  # fmt: skip
+    assert ev.root_xwf_id == "r" and ev.dag is UNSET  # the fixed fields, through ``fixed``
+    relay = TaskInfo(xwf_id="x", task_id="t", extra={"planner.key": "v"}, fixed=fixed)
+    assert list(relay.attrs)[-1] == "planner.key" and relay.extra == {"planner.key": "v"}
+
+
+def test_relayed_and_decoded_events_keep_their_order_and_survive_pickling():
+    import pickle
+
+    attrs = {"ts": 5, "task.id": "t", "zz": 1, "xwf.id": "x", "root.xwf.id": "r"}
+    ev = make_event("task.info", dict(attrs))
+    assert list(ev.attrs) == list(attrs) and ev.task_id == "t" and ev.extra == {"zz": 1}
+    back = pickle.loads(pickle.dumps(ev))
+    assert back == ev and list(back.attrs) == list(attrs) and back.root_xwf_id == "r"

@@ -18,7 +18,7 @@ from collections.abc import Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
-from monitord.core.events import StampedeEvent
+from monitord.core.events import JobInstMainEnd, StampedeEvent
 from monitord.daemon.monitor import Monitor, Tracked
 from monitord.daemon.outputs import LocalOutputs
 from monitord.daemon.undelivered import closed_by_reader
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
 REFRESH = 0.25  # seconds between two readings of the counters
-_INSTANCE_END = "job_inst.main.end"
 
 
 class ProgressCounter:
@@ -58,10 +57,11 @@ class ProgressCounter:
 
     def published(self, events: Sequence[StampedeEvent]) -> None:
         self.events_total += len(events)
-        for event in events:
-            if event.name == _INSTANCE_END:
+        end: Any
+        for end in events:
+            if type(end) is JobInstMainEnd:
                 self.instances_ended += 1
-                self.jobs_ended.add((event.get("xwf.id"), event.get("job.id")))
+                self.jobs_ended.add((end.xwf_id, end.job_id))
 
     def ended(self, tracked: Tracked) -> None:
         """Nothing: a workflow's end shows in the jobs and bytes it had."""

@@ -17,10 +17,16 @@ in the reference's order.  Types are what monitord and the reference emit (doc �
 may write any key), ``job_inst.composite`` (``metadata.<name>``, multipart keys) and
 ``task.monitoring`` (the payload's own keys).  Their extra keys are not type-checked
 and decode from JSON under their wire spelling (no database column reads them).
+
+On the wire an event's attributes come in the order of its list, then the fixed ones,
+then an open kind's extra keys; ``@fixed`` and ``@extra`` in a list put those groups
+where the reference does (``job_inst.composite``: ``main.end``'s attributes, the fixed
+ones, its own, the extra keys, then ``invocations app wf``).
 """
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,6 +60,10 @@ class Attr:
     def json_key(self) -> str:
         return json_key(self.name)
 
+    @property
+    def field(self) -> str:
+        return field_name(self.name)
+
 
 @dataclass(frozen=True)
 class EventSpec:
@@ -75,6 +85,10 @@ class EventSpec:
     dashboard: bool = False
     fixed: bool = True
     open: bool = False
+    #: Where the fixed attributes and an open kind's extra keys go on the wire: before the
+    #: own attribute of that index (``None``: after all of them).
+    fixed_at: int | None = None
+    extra_at: int | None = None
     attrs: Mapping[str, Attr] = field(init=False, repr=False, compare=False)
     required: tuple[str, ...] = field(init=False, repr=False, compare=False)
     from_json: Mapping[str, str] = field(init=False, repr=False, compare=False)
@@ -97,6 +111,24 @@ class EventSpec:
 def json_key(name: str) -> str:
     """An attribute's JSON key: ``__`` and ``.`` become ``_`` (doc §6.2)."""
     return name.replace("__", "_").replace(".", "_")
+
+
+#: Names an event class uses itself; an attribute spelt so gets a trailing ``_`` as its field
+#: (``job_inst.tag``'s ``name`` is the field ``name_``).
+RESERVED = frozenset(
+    {"name", "spec", "fields", "required", "attrs", "extra", "fixed", "get", "wire_name"}
+)
+
+
+def field_name(name: str) -> str:
+    """An attribute's Python field on its event class: its JSON key (``job_inst.id`` ->
+    ``job_inst_id``), with a trailing ``_`` when that is a keyword or reserved."""
+    key = json_key(name)
+    if key in RESERVED or keyword.iskeyword(key):
+        key += "_"
+    if not key.isidentifier():
+        raise ValueError(f"attribute {name!r} has no Python field name")
+    return key
 
 
 def _attrs(text: str) -> tuple[Attr, ...]:
@@ -135,7 +167,12 @@ _MACHINE = (
 
 
 def _e(name: str, attrs: str, loader: str, **flags: Any) -> EventSpec:
-    return EventSpec(name, _attrs(attrs), loader, **flags)
+    words = attrs.split()
+    for marker in ("@fixed", "@extra"):
+        if marker in words:
+            flags[marker[1:] + "_at"] = words.index(marker)
+            words.remove(marker)
+    return EventSpec(name, _attrs(" ".join(words)), loader, **flags)
 
 
 #: Every event kind, in the order of the reference's list of known events (doc §6.5).
@@ -209,7 +246,7 @@ CATALOGUE: tuple[EventSpec, ...] = (
     _e("job_inst.post.end", _BRIEF + _STATUS + " exitcode:s", "instance_end"),
     _e(
         "job_inst.host.info",
-        _JOB + " hostname:s! ip:s! site:s! uname:s total_memory:ifs ts:if",
+        _JOB + " hostname:s! ip:s! site:s! total_memory:ifs uname:s ts:if",
         "host_info",
     ),
     _e("job_inst.image.info", _BRIEF, "jobstate_only"),
@@ -223,8 +260,8 @@ CATALOGUE: tuple[EventSpec, ...] = (
     _e("job_inst.tag", _JOB + " count:i! ts:if name:s!", "tag", amqp_default=True),
     _e(
         "job_inst.composite",
-        _MAIN_END + " int_error_count:i hostname:s jobtype:s" + _MACHINE + " invocations:l app:v "
-        "wf:v",
+        _MAIN_END + " @fixed int_error_count:i hostname:s jobtype:s" + _MACHINE + " @extra "
+        "invocations:l app:v wf:v",
         NO_ROWS,
         amqp_default=True,
         open=True,

@@ -18,6 +18,16 @@ from typing import Any
 
 import structlog
 
+from monitord.core.events import (
+    EVENT_CLASSES,
+    UNSET,
+    InvEnd,
+    InvStart,
+    JobInstComposite,
+    JobInstMainEnd,
+    JobInstMainStart,
+    StampedeEvent,
+)
 from monitord.core.jobinstance import FinishedJob, JobInstance, shared
 from monitord.core.jobout import parse_job_output, read_pre_script_log
 from monitord.core.jobout_events import JobFiles, composite_extras
@@ -42,7 +52,8 @@ class JobActions:
     jobs: dict[tuple[str, int], JobInstance | FinishedJob]
     latest: dict[str, int]
     out_counters: dict[str, int]
-    emit: Callable[..., dict[str, Any]]
+    fixed: Any
+    emit: Callable[[StampedeEvent], None]
 
     # ------------------------------------------------------------------ job instances
     def _new_instance(self, name: str) -> JobInstance:
@@ -118,13 +129,14 @@ class JobActions:
 
     # ------------------------------------------------------------------ event builders
     def _state_keys(self, inst: JobInstance, ts: float) -> dict[str, Any]:
-        """The leading attributes of every event a job state produces."""
+        """The leading fields of every event a job state produces (and the fixed ones)."""
         return {
-            "xwf.id": self.uuid,
-            "job.id": inst.name,
-            "job_inst.id": inst.seq,
+            "xwf_id": self.uuid,
+            "job_id": inst.name,
+            "job_inst_id": inst.seq,
             "ts": int(ts),
-            "js.id": inst.js_seq,
+            "js_id": inst.js_seq,
+            "fixed": self.fixed,
         }
 
     def _brief(
@@ -136,84 +148,78 @@ class JobActions:
         *,
         site: bool = False,
         reason: str | None = None,
-        extra: dict[str, Any] | None = None,
+        exitcode: str = UNSET,
     ) -> None:
-        attrs = self._state_keys(inst, ts)
-        attrs["reason"] = reason
+        """A job state's event ``name`` (the job state table's: one of the brief kinds)."""
+        fields = self._state_keys(inst, ts)
+        fields["reason"] = reason
         if inst.sched_id is not None:
-            attrs["sched.id"] = inst.sched_id
+            fields["sched_id"] = inst.sched_id
         if site and inst.site is not None:
-            attrs["site"] = inst.site
+            fields["site"] = inst.site
         if status is not None:
-            attrs["status"] = status
+            fields["status"] = status
             if status != 0:
-                attrs["level"] = "Error"
-        if extra:
-            attrs.update(extra)
-        self.emit(name, attrs)
+                fields["level"] = "Error"
+        if exitcode is not UNSET:
+            fields["exitcode"] = exitcode
+        self.emit(EVENT_CLASSES[name](**fields))
 
     def _main_start(self, inst: JobInstance, ts: float) -> None:
-        attrs = self._state_keys(inst, ts)
         sub = inst.sub
-        if sub is not None:
-            if sub.stdin:
-                attrs["stdin.file"] = sub.stdin
-            if sub.stdout:
-                attrs["stdout.file"] = sub.stdout
-            if sub.stderr:
-                attrs["stderr.file"] = sub.stderr
-        if inst.sched_id is not None:
-            attrs["sched.id"] = inst.sched_id
-        self.emit("job_inst.main.start", attrs)
+        self.emit(
+            JobInstMainStart(
+                **self._state_keys(inst, ts),
+                stdin_file=sub.stdin or UNSET if sub is not None else UNSET,
+                stdout_file=sub.stdout or UNSET if sub is not None else UNSET,
+                stderr_file=sub.stderr or UNSET if sub is not None else UNSET,
+                sched_id=_opt(inst.sched_id),
+            )
+        )
 
     def build_main_end(self, inst: JobInstance, ts: float, status: int) -> dict[str, Any]:
-        """The part of ``main.end`` fixed when the job's outcome is known (doc §5.5)."""
-        attrs = self._state_keys(inst, ts)
-        attrs.update(
-            {
-                "site": inst.site or "",
-                "user": inst.user if inst.user is not None else self.bd.user,
-            }
-        )
+        """The fields of ``main.end`` fixed when the job's outcome is known (doc §5.5)."""
+        fields = self._state_keys(inst, ts)
+        fields["site"] = inst.site or ""
+        fields["user"] = inst.user if inst.user is not None else self.bd.user
         if inst.main_start is not None and inst.main_end is not None:
-            attrs["local.dur"] = int(inst.main_end - inst.main_start)
+            fields["local_dur"] = int(inst.main_end - inst.main_start)
         sub = inst.sub
         if sub is not None and sub.stdin:
-            attrs["stdin_file"] = sub.stdin
+            fields["stdin_file"] = sub.stdin
         if sub is not None and sub.cores is not None:
-            attrs["multiplier_factor"] = str(sub.cores)
-        attrs["exitcode"] = str(inst.main_exitcode)
+            fields["multiplier_factor"] = str(sub.cores)
+        fields["exitcode"] = str(inst.main_exitcode)
         if inst.sched_id is not None:
-            attrs["sched.id"] = inst.sched_id
-        attrs["status"] = status
+            fields["sched_id"] = inst.sched_id
+        fields["status"] = status
         if status != 0:
-            attrs["level"] = "Error"
-        return attrs
+            fields["level"] = "Error"
+        return fields
 
-    def send_main_end(self, inst: JobInstance, attrs: dict[str, Any]) -> None:
+    def send_main_end(self, inst: JobInstance, fields: dict[str, Any]) -> None:
         """Complete ``main.end`` with what the output parse found, send it and ``composite``."""
-        attrs["work_dir"] = inst.work_dir or self.orig_submit_dir
+        fields["work_dir"] = inst.work_dir or self.orig_submit_dir
         if inst.cluster_start is not None:
-            attrs["cluster.start"] = inst.cluster_start
+            fields["cluster_start"] = inst.cluster_start
         if inst.cluster_dur is not None:
-            attrs["cluster.dur"] = inst.cluster_dur
+            fields["cluster_dur"] = inst.cluster_dur
         sub = inst.sub
         # No SUBMIT seen (lines lost): the files read were the .000 ones, and so say the paths.
         suffix = f".{inst.out_num or 0:03d}" if (inst.kickstart_parsed or inst.rotated) else ""
         if inst.stdout_file is not None:
-            attrs["stdout.file"] = inst.stdout_file
+            fields["stdout_file"] = inst.stdout_file
         else:
-            attrs["stdout.file"] = (sub.stdout + suffix) if sub is not None and sub.stdout else ""
-        attrs["stderr.file"] = (sub.stderr + suffix) if sub is not None and sub.stderr else ""
+            fields["stdout_file"] = (sub.stdout + suffix) if sub is not None and sub.stdout else ""
+        fields["stderr_file"] = (sub.stderr + suffix) if sub is not None and sub.stderr else ""
         if self.opts.store_stdout:
             if inst.stdout_text is not None:
-                attrs["stdout.text"] = _cap_text(inst.stdout_text, "stdout", inst)
+                fields["stdout_text"] = _cap_text(inst.stdout_text, "stdout", inst)
             if inst.stderr_text is not None:
-                attrs["stderr.text"] = _cap_text(inst.stderr_text, "stderr", inst)
-        sent = self.emit("job_inst.main.end", attrs)
-        composite = dict(sent)
-        composite.update(composite_extras(inst, getattr(self.bd, "app", None), self.bd.dax_label))
-        self.emit("job_inst.composite", composite)
+                fields["stderr_text"] = _cap_text(inst.stderr_text, "stderr", inst)
+        self.emit(JobInstMainEnd(**fields))
+        own, extra = composite_extras(inst, getattr(self.bd, "app", None), self.bd.dax_label)
+        self.emit(JobInstComposite(**{**fields, **own}, extra=extra))
 
     def script_invocation(self, inst: JobInstance, which: str) -> None:
         """inv.start / inv.end of a PRE (−1) or POST (−2) script."""
@@ -225,33 +231,36 @@ class JobActions:
             start, end, code, inv_id = inst.pre_start, inst.pre_end, inst.pre_exitcode, -1
         else:
             start, end, code, inv_id = inst.post_start, inst.post_end, inst.post_exitcode, -2
-        keys = {"xwf.id": self.uuid, "job.id": inst.name, "job_inst.id": inst.seq}
-        inv_start: dict[str, Any] = {**keys, "inv.id": inv_id}
-        if start is not None:
-            inv_start["ts"] = int(start)
-        self.emit("inv.start", inv_start)
+        keys = {"xwf_id": self.uuid, "job_id": inst.name, "job_inst_id": inst.seq}
+        self.emit(
+            InvStart(
+                **keys,
+                inv_id=inv_id,
+                ts=int(start) if start is not None else UNSET,
+                fixed=self.fixed,
+            )
+        )
         # The script's start line lost: it starts when it ended, with no CPU time (as the
         # reference; its inv.start then has no ts).
         begin = start if start is not None else end
         dur = int(end - begin) if (begin is not None and end is not None) else 0
-        attrs: dict[str, Any] = {
+        exitcode = str(code)
+        inv_end = InvEnd(
             **keys,
-            "inv.id": inv_id,
-            "transformation": f"dagman::{which}",
-            "start_time": int(begin) if begin is not None else None,
-            "dur": dur,
-        }
-        if start is not None:
-            attrs["remote_cpu_time"] = dur
-        attrs["exitcode"] = str(code)
-        attrs["executable"] = script.executable if script is not None else ""
-        if script is not None:
-            attrs["argv"] = script.arguments  # '' for a script without arguments
-        if end is not None:
-            attrs["ts"] = int(end)
-        if attrs["exitcode"] != "0":
-            attrs["level"] = "Error"
-        self.emit("inv.end", attrs)
+            inv_id=inv_id,
+            transformation=f"dagman::{which}",
+            start_time=int(begin) if begin is not None else None,
+            dur=dur,
+            remote_cpu_time=dur if start is not None else UNSET,
+            exitcode=exitcode,
+            executable=script.executable if script is not None else "",
+            argv=script.arguments if script is not None else UNSET,  # '' without arguments
+            ts=int(end) if end is not None else UNSET,
+            level="Error" if exitcode != "0" else UNSET,
+            fixed=self.fixed,
+        )
+        # The reference sends a script's ts after its argv, unlike a kickstart record's.
+        self.emit(inv_end.sent_last("ts", "level"))
 
     # ------------------------------------------------------------------ job outputs
     def job_files(self, inst: JobInstance) -> JobFiles:
@@ -264,6 +273,7 @@ class JobActions:
             is_subdag=bool(node is not None and node.is_subdag),
             rotated=bool(node is not None and node.post_script) or bool(self.dag.is_pmc),
             store_stdout=self.opts.store_stdout,
+            fixed=self.fixed,
         )
 
     def read_pre_script_log(self, inst: JobInstance) -> None:
@@ -275,8 +285,8 @@ class JobActions:
     def read_job_output(self, inst: JobInstance, ts: float) -> None:
         """Parse the finished job's files, send what they gave, then tell the hooks."""
         found = parse_job_output(inst, self.job_files(inst), ts)
-        for name, attrs in found.events:
-            self.emit(name, attrs)
+        for event in found.events:
+            self.emit(event)
         for task, record in found.invocations:
             self.on_invocation(inst, task, record)
         self.on_job_output(inst, found.records)
@@ -304,6 +314,11 @@ class JobActions:
         """JOB_SUCCESS/FAILURE without POST script, or POST_SCRIPT_SUCCESS/FAILURE."""
         if self.ctx.notifier is not None:
             self.ctx.notifier.job_end(self, inst, ts, status)
+
+
+def _opt(value: Any) -> Any:
+    """``None`` read from a file or the instance: the attribute is not sent."""
+    return UNSET if value is None else value
 
 
 def _cap_text(text: str, which: str, inst: JobInstance) -> str:

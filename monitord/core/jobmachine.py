@@ -61,7 +61,7 @@ def _pre_success(
 ) -> None:
     inst.pre_exitcode = raw_exitcode(status or 0)
     wf.script_invocation(inst, "pre")
-    wf._brief(inst, "job_inst.pre.end", ts, 0, extra={"exitcode": str(inst.pre_exitcode)})
+    wf._brief(inst, "job_inst.pre.end", ts, 0, exitcode=str(inst.pre_exitcode))
 
 
 def _pre_failure(
@@ -71,7 +71,7 @@ def _pre_failure(
     inst.main_exitcode = inst.pre_exitcode
     wf._bump_out_counter(inst)
     wf.script_invocation(inst, "pre")
-    wf._brief(inst, "job_inst.pre.end", ts, -1, extra={"exitcode": str(inst.pre_exitcode)})
+    wf._brief(inst, "job_inst.pre.end", ts, -1, exitcode=str(inst.pre_exitcode))
     wf.read_pre_script_log(inst)
     attrs = wf.build_main_end(inst, ts, -1)
     wf.send_main_end(inst, attrs)
@@ -142,7 +142,7 @@ def _post_result(
     wf.script_invocation(inst, "post")
     wf.on_job_end(inst, ts, status)
     ok = 0 if inst.state == "POST_SCRIPT_SUCCESS" else -1
-    wf._brief(inst, "job_inst.post.end", ts, ok, extra={"exitcode": str(inst.post_exitcode)})
+    wf._brief(inst, "job_inst.post.end", ts, ok, exitcode=str(inst.post_exitcode))
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from typing import Any
 
 import structlog
 
+from monitord.core.events import IntMetric, JobInstTag
 from monitord.core.jobinstance import JobInstance, shared
 from monitord.core.jobout_events import (
     CPU_KEYS,
@@ -196,13 +197,18 @@ def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput
                 if isinstance(item, dict) and "name" in item:
                     extra[f"metadata.{item['name']}"] = item.get("value")
 
-    keys = {"xwf.id": files.wf_uuid, "job.id": inst.name, "job_inst.id": inst.seq}
+    keys = {
+        "xwf_id": files.wf_uuid,
+        "job_id": inst.name,
+        "job_inst_id": inst.seq,
+        "fixed": files.fixed,
+    }
     if invocations:
         for n, rec in enumerate(invocations, start=1):
             emit_invocation(out, inst, is_subdag, n, rec.data, keys)
             for p in monitoring:
                 emit_monitoring(out, inst, p, keys, ts)
-            emit_rc_meta(out, files.wf_uuid, rec.data, ts)
+            emit_rc_meta(out, files, rec.data, ts)
             emit_host(out, rec.data, keys, ts)
             summaries.append({k: rec.data[k] for k in _INVOCATION_SUMMARY_KEYS if k in rec.data})
     elif tasks:
@@ -223,22 +229,19 @@ def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput
     for m in metrics:
         count = event_count(m)
         out.emit(
-            "int.metric",
-            {
+            IntMetric(
                 **keys,
-                "type": m["type"],
-                "file_type": m["file_type"],
-                "count": count,
-                "duration": m.get("duration") if m.get("duration") is not None else 0.0,
-                "ts": float(ts),  # the line's time, a float as in the reference's JSON
-            },
+                type=m["type"],
+                file_type=m["file_type"],
+                count=count,
+                duration=m.get("duration") if m.get("duration") is not None else 0.0,
+                ts=float(ts),  # the line's time, a float as in the reference's JSON
+            )
         )
         failed = m.get("failed") or 0
         error_count += failed
         if failed > 0:
-            out.emit(
-                "job_inst.tag", {**keys, "count": failed, "ts": float(ts), "name": "int.error"}
-            )
+            out.emit(JobInstTag(**keys, count=failed, ts=float(ts), name_="int.error"))
     extra["int_error_count"] = error_count
 
     for rec in multipart:

@@ -16,6 +16,18 @@ from typing import Any
 
 import structlog
 
+from monitord.core.events import (
+    UNSET,
+    Fixed,
+    InvEnd,
+    InvStart,
+    JobInstComposite,
+    JobInstHostInfo,
+    RcMeta,
+    RcPfn,
+    StampedeEvent,
+    TaskMonitoring,
+)
 from monitord.core.jobinstance import JobInstance
 from monitord.core.readers.kickstart import KickstartRecord
 from monitord.core.timeparse import iso_to_epoch
@@ -35,18 +47,19 @@ class JobFiles:
     is_subdag: bool  # a DAG node of its own: no kickstart output
     rotated: bool  # a POST script or PMC: the files carry the .NNN retry suffix
     store_stdout: bool
+    fixed: Fixed | None = None  # the workflow's fixed attributes, for the events built
 
 
 @dataclass(slots=True)
 class JobOutput:
     """What one parse found, for the machine to send: events in order, then its hooks."""
 
-    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    events: list[StampedeEvent] = field(default_factory=list)
     invocations: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     records: list[KickstartRecord] = field(default_factory=list)
 
-    def emit(self, name: str, attrs: dict[str, Any]) -> None:
-        self.events.append((name, attrs))
+    def emit(self, event: StampedeEvent) -> None:
+        self.events.append(event)
 
 
 # pegasus_job_class code -> composite ``jobtype``.
@@ -81,6 +94,11 @@ def _num(value: Any) -> float | None:
         return None
 
 
+def _opt(value: Any) -> Any:
+    """``None`` read from a record: the attribute is not sent."""
+    return UNSET if value is None else value
+
+
 def int_or_none(value: Any) -> int | None:
     try:
         return int(value)
@@ -106,27 +124,17 @@ def emit_invocation(
         start_time = int(inst.main_end)
     else:
         start_time = None
-    inv_start: dict[str, Any] = {**keys, "inv.id": n}
-    if start_time is not None:
-        inv_start["ts"] = start_time
-    out.emit("inv.start", inv_start)
+    out.emit(InvStart(**keys, inv_id=n, ts=UNSET if start_time is None else start_time))
 
-    attrs: dict[str, Any] = {**keys, "inv.id": n}
     transformation = rec.get("transformation")
     if transformation is None:
         if sub is not None and sub.transformation:
             transformation = sub.transformation
         elif is_subdag:
             transformation = "condor::dagman"
-    if transformation is not None:
-        attrs["transformation"] = transformation
     task_id = rec.get("derivation")
     if task_id is None or task_id == "null":
         task_id = sub.dax_job_id if sub is not None else None
-    if task_id is not None:
-        attrs["task.id"] = task_id
-    if start_time is not None:
-        attrs["start_time"] = start_time
     if rec.get("duration") is not None:
         # As the record has it: a YAML number, or the text of an XML attribute / cluster line.
         dur: Any = rec["duration"]
@@ -134,65 +142,82 @@ def emit_invocation(
         dur = int(inst.main_end - inst.main_start)
     else:
         dur = 0
-    attrs["dur"] = dur
+    cpu: Any = UNSET
+    avg_cpu: Any = UNSET
     if rec.get("utime") is not None and rec.get("stime") is not None:
         cpu = float(rec["utime"]) + float(rec["stime"])
-        attrs["remote_cpu_time"] = cpu
         dur_f = _num(dur)
         if dur_f:
-            attrs["avg_cpu"] = cpu / dur_f
-    if rec.get("maxrss") is not None:
-        attrs["maxrss"] = rec["maxrss"]
+            avg_cpu = cpu / dur_f
+    ts: Any = UNSET
     if _num(rec.get("duration")) is not None and start_time is not None:
-        attrs["ts"] = int(start_time + (_num(rec["duration"]) or 0.0))
+        ts = int(start_time + (_num(rec["duration"]) or 0.0))
     elif inst.main_end is not None:
-        attrs["ts"] = int(inst.main_end)
+        ts = int(inst.main_end)
     exitcode = rec["raw"] if "raw" in rec else str(inst.main_exitcode)
-    attrs["exitcode"] = exitcode
     if rec.get("name") is not None:
-        attrs["executable"] = rec["name"]
+        executable = rec["name"]
     elif sub is not None and sub.executable:
-        attrs["executable"] = sub.executable
+        executable = sub.executable
     elif is_subdag:
-        attrs["executable"] = _condor_dagman_path()
+        executable = _condor_dagman_path()
     else:
-        attrs["executable"] = ""
+        executable = ""
     argv = rec.get("argument-vector")
-    if argv:
-        attrs["argv"] = argv
-    elif sub is not None and sub.arguments:
-        attrs["argv"] = sub.arguments
-    if exitcode != "0":
-        attrs["level"] = "Error"
-    out.emit("inv.end", attrs)
+    if not argv:
+        argv = sub.arguments if sub is not None and sub.arguments else UNSET
+    out.emit(
+        InvEnd(
+            **keys,
+            inv_id=n,
+            transformation=_opt(transformation),
+            task_id=_opt(task_id),
+            start_time=_opt(start_time),
+            dur=dur,
+            remote_cpu_time=cpu,
+            avg_cpu=avg_cpu,
+            maxrss=_opt(rec.get("maxrss")),
+            ts=ts,
+            exitcode=exitcode,
+            executable=executable,
+            argv=argv,
+            level="Error" if exitcode != "0" else UNSET,
+        )
+    )
     out.invocations.append((n, rec))
 
 
 def emit_host(out: JobOutput, rec: dict[str, Any], keys: dict[str, Any], ts: float) -> None:
-    attrs: dict[str, Any] = {
-        **keys,
-        "hostname": rec.get("hostname") or "unknown",
-        "ip": rec.get("hostaddr") or "unknown",
-        "site": rec.get("resource") or "unknown",
-    }
-    if rec.get("total") is not None:
-        attrs["total_memory"] = rec["total"]
-    if (
+    has_uname = (
         rec.get("system") is not None
         and rec.get("release") is not None
         and rec.get("machine") is not None
-    ):
-        attrs["uname"] = f"{rec['system']}-{rec['release']}-{rec['machine']}"
-    attrs["ts"] = float(ts)
-    out.emit("job_inst.host.info", attrs)
+    )
+    out.emit(
+        JobInstHostInfo(
+            **keys,
+            hostname=rec.get("hostname") or "unknown",
+            ip=rec.get("hostaddr") or "unknown",
+            site=rec.get("resource") or "unknown",
+            total_memory=_opt(rec.get("total")),
+            uname=f"{rec['system']}-{rec['release']}-{rec['machine']}" if has_uname else UNSET,
+            ts=float(ts),
+        )
+    )
 
 
-def emit_rc_meta(out: JobOutput, wf_uuid: str, rec: dict[str, Any], ts: float) -> None:
+def emit_rc_meta(out: JobOutput, files: JobFiles, rec: dict[str, Any], ts: float) -> None:
     for lfn, meta in (rec.get("outputs") or {}).items():
         for key, value in meta.items():
             out.emit(
-                "rc.meta",
-                {"xwf.id": wf_uuid, "lfn.id": lfn, "ts": float(ts), "key": key, "value": value},
+                RcMeta(
+                    xwf_id=files.wf_uuid,
+                    lfn_id=lfn,
+                    ts=float(ts),
+                    key=key,
+                    value=value,
+                    fixed=files.fixed,
+                )
             )
 
 
@@ -203,15 +228,23 @@ def emit_monitoring(
     if not isinstance(items, list):
         items = [items] if isinstance(items, dict) else []
     name = payload.get("monitoring_event") or "monitoring.additional"
+    fields = TaskMonitoring.by_wire
     for item in items:
-        attrs: dict[str, Any] = dict(keys)
-        if inst.sched_id is not None:
-            attrs["sched.id"] = inst.sched_id
-        attrs["monitoring_event"] = name
-        attrs["ts"] = payload.get("ts", int(ts))
+        own: dict[str, Any] = {
+            **keys,
+            "sched_id": _opt(inst.sched_id),
+            "monitoring_event": name,
+            "ts": payload.get("ts", int(ts)),
+        }
+        extra: dict[str, Any] = {}
         if isinstance(item, dict):
-            attrs.update(item)
-        out.emit("task.monitoring", attrs)
+            # The payload's keys: an attribute of the kind's list replaces it, in its place.
+            for key, value in item.items():
+                if key in fields:
+                    own[fields[key]] = value
+                else:
+                    extra[key] = value
+        out.emit(TaskMonitoring(**own, extra=extra))
 
 
 def emit_cluster_tasks(
@@ -279,14 +312,18 @@ def emit_registrations(
             if extra.startswith("site="):
                 site = extra[5:].strip('"')
         out.emit(
-            "rc.pfn", {"xwf.id": files.wf_uuid, "lfn.id": parts[0], "pfn": parts[1], "site": site}
+            RcPfn(xwf_id=files.wf_uuid, lfn_id=parts[0], pfn=parts[1], site=site, fixed=files.fixed)
         )
 
 
-def composite_extras(inst: JobInstance, app: str | None, wf_label: Any) -> dict[str, Any]:
-    """The attributes ``composite`` adds to ``main.end`` (doc §5.3)."""
+def composite_extras(
+    inst: JobInstance, app: str | None, wf_label: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The fields ``composite`` adds to ``main.end`` (doc §5.3), and its extra keys
+    (``metadata.<name>``, multipart records' keys) in the reference's order."""
     extra = inst.composite_extra
     out: dict[str, Any] = {"int_error_count": extra.get("int_error_count", 0)}
+    more: dict[str, Any] = {}
     if extra.get("hostname"):
         out["hostname"] = extra["hostname"]
     sub = inst.sub
@@ -300,15 +337,19 @@ def composite_extras(inst: JobInstance, app: str | None, wf_label: Any) -> dict[
             out[key] = value
     for key, value in extra.items():
         if key.startswith("metadata."):
-            out[key] = value
+            more[key] = value
+    fields = JobInstComposite.by_wire
     for key, value in extra.items():
         if key in out or key in MACHINE_KEYS or key.startswith("metadata."):
             continue
         if key in ("hostname", "int_error_count", "invocations"):
             continue
-        out[key] = value
+        if key in fields:
+            out[fields[key]] = value
+        else:
+            more[key] = value
     out["invocations"] = extra.get("invocations", [])
     if app:
         out["app"] = app
     out["wf"] = wf_label
-    return out
+    return out, more

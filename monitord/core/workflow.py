@@ -22,7 +22,14 @@ from typing import Any
 import structlog
 
 from monitord.core import dagman as D
-from monitord.core.events import StampedeEvent, make_event
+from monitord.core.events import (
+    UNSET,
+    Fixed,
+    JobInstSubmitStart,
+    StampedeEvent,
+    XwfEnd,
+    XwfStart,
+)
 from monitord.core.jobactions import JobActions
 from monitord.core.jobinstance import FinishedJob, JobInstance, shared
 from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES, TRANSPARENT, in_order
@@ -119,18 +126,18 @@ class Workflow(JobActions):
         self.expect_log_entry = False
         self.finished = False
         self.state_ts = 0.0  # time of the job state being handled (invocation notifications)
-        fixed: dict[str, Any] = {
-            "xwf.id": self.uuid,
-            "root.xwf.id": root_uuid,
-            "dax": braindump.dax,
-            "dag": braindump.dag,
-            "wf.ts": wf_ts,
-            "submit.dir": braindump.submit_dir,
-            "pegasus.version": braindump.planner_version,
-            "submit.hostname": braindump.submit_hostname,
-            "wf.user": braindump.user,
-        }
-        self.fixed = fixed
+        # The workflow's fixed attributes, shared by every event it sends (doc §5.1).
+        self.fixed = Fixed(
+            xwf_id=self.uuid,
+            root_xwf_id=root_uuid,
+            dax=braindump.dax,
+            dag=braindump.dag,
+            wf_ts=wf_ts,
+            submit_dir=braindump.submit_dir,
+            pegasus_version=braindump.planner_version,
+            submit_hostname=braindump.submit_hostname,
+            wf_user=braindump.user,
+        )
 
     # ------------------------------------------------------------------ resume snapshots
     _CONTEXT = ("ctx", "opts", "events")
@@ -150,14 +157,8 @@ class Workflow(JobActions):
         self.events = ctx.events
 
     # ------------------------------------------------------------------ output
-    def emit(self, name: str, attrs: dict[str, Any], *, fixed: bool = True) -> dict[str, Any]:
-        if fixed:
-            attrs.update(self.fixed)
-        if self.opts.events_enabled:
-            self.events.append(make_event(name, attrs))
-        return attrs
-
-    def emit_event(self, event: StampedeEvent) -> None:
+    def emit(self, event: StampedeEvent) -> None:
+        """Send ``event`` (built by its producer, with :attr:`fixed` where its kind has them)."""
         if self.opts.events_enabled:
             self.events.append(event)
 
@@ -334,28 +335,28 @@ class Workflow(JobActions):
             # DAGMan died without an exit line (PM-723/1062/1217).
             self.internal(ts - 1, "DAGMAN_FINISHED 2")
             self.emit(
-                "xwf.end",
-                {
-                    "xwf.id": self.uuid,
-                    "ts": ts - 1,
-                    "reason": self._take_reason(),
-                    "restart_count": self.restart_count - 1,
-                    "status": 2,
-                    "level": "Error",
-                },
+                XwfEnd(
+                    xwf_id=self.uuid,
+                    ts=ts - 1,
+                    reason=self._take_reason(),
+                    restart_count=self.restart_count - 1,
+                    status=2,
+                    level="Error",
+                    fixed=self.fixed,
+                )
             )
             self.dagman_exit = None
         self.internal(ts, f"DAGMAN_STARTED {self.dagman_id}")
         self.restart_count += 1
         self.state = "start"
         self.emit(
-            "xwf.start",
-            {
-                "xwf.id": self.uuid,
-                "ts": ts,
-                "reason": self._take_reason(),
-                "restart_count": self.restart_count - 1,
-            },
+            XwfStart(
+                xwf_id=self.uuid,
+                ts=ts,
+                reason=self._take_reason(),
+                restart_count=self.restart_count - 1,
+                fixed=self.fixed,
+            )
         )
         self.on_workflow_state("start", ts)
 
@@ -364,16 +365,17 @@ class Workflow(JobActions):
         self.internal(ts, f"DAGMAN_FINISHED {code}")
         self.state = "end"
         self.on_workflow_state("end", ts)
-        attrs: dict[str, Any] = {
-            "xwf.id": self.uuid,
-            "ts": ts,
-            "reason": self._take_reason(),
-            "restart_count": self.restart_count - 1,
-            "status": code if code is not None else 0,
-        }
-        if code != 0:
-            attrs["level"] = "Error"
-        self.emit("xwf.end", attrs)
+        self.emit(
+            XwfEnd(
+                xwf_id=self.uuid,
+                ts=ts,
+                reason=self._take_reason(),
+                restart_count=self.restart_count - 1,
+                status=code if code is not None else 0,
+                level="Error" if code != 0 else UNSET,
+                fixed=self.fixed,
+            )
+        )
 
     # Notification hooks (doc §11.2): they only tell ctx.notifier, which exists in live mode.
     def on_workflow_state(self, state: str, ts: float) -> None:
@@ -454,7 +456,7 @@ class Workflow(JobActions):
         self.jobstate(ts, name, state, col4, inst.site or "-", treq, str(inst.seq))
 
         if out_of_order and self.opts.events_enabled:
-            self._brief(inst, "job_inst.submit.start", ts, None, site=True)
+            self._brief(inst, JobInstSubmitStart.name, ts, None, site=True)
         row.act(self, inst, ts, status, reason)
         if row.opens_attempt and self.opts.follow_subworkflows:
             self._check_subworkflow(inst)

@@ -7,7 +7,14 @@ import os
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from monitord.core.events import make_event
+from monitord.core.events import (
+    UNSET,
+    StaticEnd,
+    StaticStart,
+    WfPlan,
+    XwfMapSubwfJob,
+    make_event,
+)
 from monitord.core.readers.staticbp import StaticBPError, parse_static_bp
 from monitord.core.workflow import SubworkflowRequest, Workflow
 from monitord.daemon.errors import MonitordError
@@ -20,31 +27,32 @@ BATCH = 5000
 
 def emit_plan(wf: Workflow, bd: Any, wf_ts: int) -> None:
     """The workflow's ``wf.plan`` event, from its braindump."""
-    attrs: dict[str, Any] = {"xwf.id": wf.uuid}
-    for key, value in (
-        ("dax.label", bd.dax_label),
-        ("dax.version", bd.dax_version),
-        ("dax.index", bd.dax_index),
-        ("dax.file", bd.dax),
-        ("dag.file.name", bd.dag),
-        ("ts", wf_ts),
-        ("submit.hostname", bd.submit_hostname),
-        ("submit.dir", bd.submit_dir),
-    ):
-        if value is not None:
-            attrs[key] = value
-    if bd.planner_arguments is not None:
-        attrs["argv"] = str(bd.planner_arguments).strip('" \t\r\n')
-    if bd.user is not None:
-        attrs["user"] = bd.user
-    if bd.grid_dn is not None and bd.grid_dn != "null":
-        attrs["grid_dn"] = bd.grid_dn
-    if bd.planner_version is not None:
-        attrs["planner.version"] = bd.planner_version
-    if wf.parent_uuid is not None:
-        attrs["parent.xwf.id"] = wf.parent_uuid
-    attrs["root.xwf.id"] = wf.root_uuid
-    wf.emit("wf.plan", attrs)
+
+    def opt(value: Any) -> Any:
+        return UNSET if value is None else value
+
+    argv = bd.planner_arguments
+    grid_dn = bd.grid_dn
+    wf.emit(
+        WfPlan(
+            xwf_id=wf.uuid,
+            dax_label=opt(bd.dax_label),
+            dax_version=opt(bd.dax_version),
+            dax_index=opt(bd.dax_index),
+            dax_file=opt(bd.dax),
+            dag_file_name=opt(bd.dag),
+            ts=opt(wf_ts),
+            submit_hostname=opt(bd.submit_hostname),
+            submit_dir=opt(bd.submit_dir),
+            argv=UNSET if argv is None else str(argv).strip('" \t\r\n'),
+            user=opt(bd.user),
+            grid_dn=UNSET if grid_dn is None or grid_dn == "null" else grid_dn,
+            planner_version=opt(bd.planner_version),
+            parent_xwf_id=opt(wf.parent_uuid),
+            root_xwf_id=wf.root_uuid,
+            fixed=wf.fixed,
+        )
+    )
 
 
 def open_static(run_dir: str, bd: Any) -> TextIO:
@@ -61,29 +69,26 @@ def open_static(run_dir: str, bd: Any) -> TextIO:
 def emit_static(wf: Workflow, fh: TextIO, publish: Callable[[], None]) -> None:
     """``static.start``, the static.bp events, ``static.end`` (``publish`` every BATCH events)."""
     path = fh.name
-    wf.emit("static.start", {"xwf.id": wf.uuid})
+    wf.emit(StaticStart(xwf_id=wf.uuid, fixed=wf.fixed))
     with fh:
         try:
             for name, attrs in parse_static_bp(fh, path=path):
-                attrs.update(wf.fixed)
-                wf.emit_event(make_event(name, attrs))
+                wf.emit(make_event(name, attrs, fixed=wf.fixed))
                 if len(wf.events) >= BATCH:
                     publish()
         except StaticBPError as exc:
             raise MonitordError(str(exc)) from None
-    wf.emit("static.end", {"xwf.id": wf.uuid})
+    wf.emit(StaticEnd(xwf_id=wf.uuid, fixed=wf.fixed))
 
 
 def emit_subwf_map(req: SubworkflowRequest, sub_uuid: str, sub_ts: int) -> None:
     """The parent's ``xwf.map.subwf_job`` linking a sub-workflow to the job that ran it."""
     req.parent.emit(
-        "xwf.map.subwf_job",
-        {
-            "xwf.id": req.parent.uuid,
-            "ts": sub_ts,
-            "subwf.id": sub_uuid,
-            "job.id": req.job_name,
-            "job_inst.id": req.job_seq,
-        },
-        fixed=False,
+        XwfMapSubwfJob(
+            xwf_id=req.parent.uuid,
+            ts=sub_ts,
+            subwf_id=sub_uuid,
+            job_id=req.job_name,
+            job_inst_id=req.job_seq,
+        )
     )

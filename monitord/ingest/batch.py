@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from monitord.core.events import StampedeEvent
+from monitord.core.events import StampedeEvent, WfPlan
 from monitord.ingest.decode import DecodeError, decode
 from monitord.ingest.store import Mark, MarkUpdate, StreamKey
 from sinks.amqp.stream import EVENT, PRODUCER, SEQ, STREAM
@@ -92,7 +92,7 @@ def stream_key(item: Item) -> StreamKey | None:
     """The (stream, workflow uuid) an item is numbered in, if it is."""
     if item.stream is None or item.event is None:
         return None
-    return item.stream, str(item.event.attrs.get("xwf.id"))
+    return item.stream, str(item.event.xwf_id)
 
 
 @dataclass
@@ -164,16 +164,16 @@ def plan(
     wanted: set[str] = set()
     for item in candidates:
         assert item.event is not None
-        uuid = str(item.event.attrs.get("xwf.id"))
-        if item.event.name == "wf.plan":
+        uuid = str(item.event.xwf_id)
+        if type(item.event) is WfPlan:
             planned.add(uuid)
         elif uuid not in planned:
             wanted.add(uuid)
     held = known(wanted) if wanted else set()
     for item in candidates:
         assert item.event is not None
-        uuid = str(item.event.attrs.get("xwf.id"))
-        if item.event.name != "wf.plan" and uuid not in held and uuid not in planned:
+        uuid = str(item.event.xwf_id)
+        if type(item.event) is not WfPlan and uuid not in held and uuid not in planned:
             item.reason = "unknown-workflow"
             item.detail = f"no wf.plan for workflow {uuid}"
             out.dead.append(item)

@@ -38,7 +38,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-from monitord.core.events import StampedeEvent
+from monitord.core.events import UNSET, StampedeEvent, WfPlan, XwfEnd, XwfStart
 from sinks.runtime.base import SinkError
 from sinks.sql import schema as stampede
 from sinks.sql.dashboard import DashboardSink
@@ -205,17 +205,18 @@ class Store:
                 )
 
         self.sink.write_with(events, then)
-        self.known.update(str(e.attrs["xwf.id"]) for e in events if e.name == "wf.plan")
+        self.known.update(str(e.xwf_id) for e in events if type(e) is WfPlan)
 
     def _masters_of(self, conn: Connection, events: Sequence[StampedeEvent]) -> None:
+        event: Any
         for event in events:
-            name = event.name
-            if name not in ("wf.plan", "xwf.start", "xwf.end"):
+            kind = type(event)
+            if kind is not WfPlan and kind is not XwfStart and kind is not XwfEnd:
                 continue
-            uuid = str(event.attrs.get("xwf.id"))
-            if name == "wf.plan":
-                root = event.attrs.get("root.xwf.id")
-                if root is not None and root != uuid:
+            uuid = str(event.xwf_id)
+            if kind is WfPlan:
+                root = event.root_xwf_id
+                if root is not None and root is not UNSET and root != uuid:
                     self._not_roots.add(uuid)
                     continue
                 writer = self._masters.setdefault(uuid, self._writer(uuid))

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from monitord.core.events import StampedeEvent
+from monitord.core.events import UNSET, StampedeEvent
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,8 @@ def line_one_stream(root_uuid: str) -> str:
 
 def workflow_of(event: StampedeEvent) -> str:
     """The workflow an event is counted for (every Stampede event names its ``xwf.id``)."""
-    return str(event.attrs.get("xwf.id", ""))
+    uuid = event.xwf_id
+    return "" if uuid is UNSET else str(uuid)
 
 
 def count_batch(events: Sequence[StampedeEvent], totals: dict[str, int]) -> dict[str, int]:

@@ -1,5 +1,5 @@
 """Event attributes -> row values: the coercions (behaviour spec 7.2) and, per table, which
-wire key fills which column."""
+event field fills which column."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import Table, UniqueConstraint
+
+from monitord.core.events import UNSET
 
 from . import schema as s
 
@@ -55,27 +57,27 @@ def _ident(value: Any) -> Any:
     return value
 
 
-# --- column maps: (wire key, column, coercion) -------------------------------
+# --- column maps: (event field, column, coercion) -------------------------------
 
 Conv = Callable[[Any], Any]
 ColumnMap = tuple[tuple[str, str, Conv], ...]
 
 WORKFLOW_COLS: ColumnMap = (
-    ("xwf.id", "wf_uuid", _ident),
-    ("dag.file.name", "dag_file_name", _ident),
+    ("xwf_id", "wf_uuid", _ident),
+    ("dag_file_name", "dag_file_name", _ident),
     ("ts", "timestamp", to_float),
-    ("submit.hostname", "submit_hostname", _ident),
-    ("submit.dir", "submit_dir", _ident),
+    ("submit_hostname", "submit_hostname", _ident),
+    ("submit_dir", "submit_dir", _ident),
     ("argv", "planner_arguments", escape_argv),
     ("user", "user", _ident),
     ("grid_dn", "grid_dn", _ident),
-    ("planner.version", "planner_version", _ident),
-    ("dax.label", "dax_label", _ident),
-    ("dax.version", "dax_version", _ident),
-    ("dax.file", "dax_file", _ident),
+    ("planner_version", "planner_version", _ident),
+    ("dax_label", "dax_label", _ident),
+    ("dax_version", "dax_version", _ident),
+    ("dax_file", "dax_file", _ident),
 )
 JOB_COLS: ColumnMap = (
-    ("job.id", "exec_job_id", _ident),
+    ("job_id", "exec_job_id", _ident),
     ("submit_file", "submit_file", _ident),
     ("type_desc", "type_desc", _ident),
     ("clustered", "clustered", to_bool),
@@ -85,13 +87,13 @@ JOB_COLS: ColumnMap = (
     ("task_count", "task_count", _ident),
 )
 TASK_COLS: ColumnMap = (
-    ("task.id", "abs_task_id", _ident),
+    ("task_id", "abs_task_id", _ident),
     ("transformation", "transformation", _ident),
     ("argv", "argv", escape_argv),
     ("type_desc", "type_desc", _ident),
 )
 INVOCATION_COLS: ColumnMap = (
-    ("inv.id", "task_submit_seq", _ident),
+    ("inv_id", "task_submit_seq", _ident),
     ("start_time", "start_time", to_float),
     ("dur", "remote_duration", to_float),
     ("remote_cpu_time", "remote_cpu_time", to_float),
@@ -99,7 +101,7 @@ INVOCATION_COLS: ColumnMap = (
     ("transformation", "transformation", _ident),
     ("executable", "executable", _ident),
     ("argv", "argv", escape_argv),
-    ("task.id", "abs_task_id", _ident),
+    ("task_id", "abs_task_id", _ident),
     ("maxrss", "maxrss", _ident),
     ("avg_cpu", "avg_cpu", to_float),
 )
@@ -108,27 +110,29 @@ MAIN_END_COLS: ColumnMap = (
     ("site", "site", _ident),
     ("user", "user", _ident),
     ("work_dir", "work_dir", _ident),
-    ("local.dur", "local_duration", to_float),
-    ("cluster.start", "cluster_start", to_float),
-    ("cluster.dur", "cluster_duration", to_float),
+    ("local_dur", "local_duration", to_float),
+    ("cluster_start", "cluster_start", to_float),
+    ("cluster_dur", "cluster_duration", to_float),
     ("stdin_file", "stdin_file", _ident),
-    ("stdout.file", "stdout_file", _ident),
-    ("stdout.text", "stdout_text", _ident),
-    ("stderr.file", "stderr_file", _ident),
-    ("stderr.text", "stderr_text", _ident),
+    ("stdout_file", "stdout_file", _ident),
+    ("stdout_text", "stdout_text", _ident),
+    ("stderr_file", "stderr_file", _ident),
+    ("stderr_text", "stderr_text", _ident),
     ("multiplier_factor", "multiplier_factor", _ident),
     ("exitcode", "exitcode", _ident),
-    ("sched.id", "sched_id", _ident),
+    ("sched_id", "sched_id", _ident),
 )
 POST_END_COLS: ColumnMap = (
     ("exitcode", "exitcode", _ident),
-    ("sched.id", "sched_id", _ident),
+    ("sched_id", "sched_id", _ident),
 )
 
 
-def _row(attrs: dict[str, Any], cols: ColumnMap, out: Row) -> Row:
-    for key, col, conv in cols:
-        out[col] = conv(attrs.get(key))
+def _row(ev: Any, cols: ColumnMap, out: Row) -> Row:
+    """``out`` with each column of ``cols`` from the event's field (an unset one is NULL)."""
+    for field, col, conv in cols:
+        value = getattr(ev, field, None)
+        out[col] = conv(None if value is UNSET else value)
     return out
 
 

@@ -26,7 +26,18 @@ import structlog
 from sqlalchemy import Connection, update
 
 from monitord.core.catalogue import CATALOGUE, NO_ROWS, EventSpec
-from monitord.core.events import StampedeEvent
+from monitord.core.events import (
+    EVENT_CLASSES,
+    UNSET,
+    GenericEvent,
+    JobInfo,
+    JobInstMainEnd,
+    JobInstPreStart,
+    JobInstSubmitStart,
+    StampedeEvent,
+    TaskInfo,
+    XwfEnd,
+)
 from monitord.core.jobmachine import db_state_names
 
 from . import schema as s
@@ -54,9 +65,9 @@ log = structlog.get_logger(__name__)
 
 #: events whose id-returning rows :meth:`BatchLoader._ids_ahead` inserts up front: table,
 #: columns, natural key and the workflow cache that maps it to the id
-_AHEAD: dict[str, tuple[Any, Any, str, str]] = {
-    "job.info": (s.job, JOB_COLS, "exec_job_id", "jobs"),
-    "task.info": (s.task, TASK_COLS, "abs_task_id", "tasks"),
+_AHEAD: dict[type[StampedeEvent], tuple[Any, Any, str, str]] = {
+    JobInfo: (s.job, JOB_COLS, "exec_job_id", "jobs"),
+    TaskInfo: (s.task, TASK_COLS, "abs_task_id", "tasks"),
 }
 _AHEAD_EXTRA: dict[str, Row] = {"job": {}, "task": {"job_id": None}}
 
@@ -65,9 +76,6 @@ _AHEAD_EXTRA: dict[str, Row] = {"job": {}, "task": {"job_id": None}}
 #: event name → (state for status 0 or none, state for a failure status): the inverse of
 #: the job state table's ``db`` column.
 JOBSTATE_NAMES: dict[str, tuple[str, str]] = db_state_names()
-
-#: Events that have no database effect at all (the catalogue's ``NO_ROWS`` kinds).
-IGNORED = frozenset(spec.name for spec in CATALOGUE if spec.loader == NO_ROWS)
 
 
 def jobstate_name(event_name: str, status: Any) -> str:
@@ -79,12 +87,20 @@ def jobstate_name(event_name: str, status: Any) -> str:
     return names[1] if failed else names[0]
 
 
+def _v(value: Any) -> Any:
+    """A field's value for a column: an unset attribute is NULL."""
+    return None if value is UNSET else value
+
+
+Handler = Callable[["BatchLoader", Any], None]
+
+
 def dispatch_errors(catalogue: Iterable[EventSpec] = CATALOGUE) -> list[str]:
-    """Catalogue entries whose ``loader`` names no function of :class:`BatchLoader`."""
+    """Catalogue entries whose ``loader`` names no function of the loader's table."""
     return [
         f"{spec.name}: no loader function _{spec.loader}"
         for spec in catalogue
-        if spec.loader and not callable(getattr(BatchLoader, "_" + spec.loader, None))
+        if spec.loader and spec.loader not in LOADERS
     ]
 
 
@@ -99,12 +115,6 @@ class BatchLoader(RowStore):
     insert-if-new) instead of duplicating them.
     """
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._handlers: dict[str, Callable[[StampedeEvent], None]] = {
-            spec.name: getattr(self, "_" + spec.loader) for spec in CATALOGUE if spec.loader
-        }
-
     def load(
         self, conn: Connection, events: Iterable[StampedeEvent], *, slow: bool = False
     ) -> None:
@@ -116,21 +126,20 @@ class BatchLoader(RowStore):
         self._conn = conn
         self._slow = slow
         self._begin_batch()
-        handlers = self._handlers
+        handlers = DISPATCH
         self._raw.open(conn)
         try:
             if not slow:
                 events = self._ids_ahead(events)
             for ev in events:
-                name = ev.name
-                handler = handlers.get(name)
+                handler = handlers.get(type(ev))
                 try:
                     if handler is not None:
-                        handler(ev)
-                    elif name.startswith("job_inst.") and name not in IGNORED:
+                        handler(self, ev)
+                    elif type(ev) is GenericEvent and ev.name.startswith("job_inst."):
                         self._jobstate_only(ev)
                 except (KeyError, TypeError, ValueError) as exc:
-                    log.error("skipping malformed event", kind=name, error=repr(exc))
+                    log.error("skipping malformed event", kind=ev.name, error=repr(exc))
             if not slow:
                 self._write_pending()
         finally:
@@ -147,23 +156,23 @@ class BatchLoader(RowStore):
         events = events if isinstance(events, Sequence) else list(events)
         if self.conn.dialect.driver != "psycopg2":
             return events
-        groups: dict[tuple[str, int], list[tuple[int, Any, Row]]] = {}
+        groups: dict[tuple[type[StampedeEvent], int], list[tuple[int, Any, Row]]] = {}
         for ev in events:
-            spec = _AHEAD.get(ev.name)
+            spec = _AHEAD.get(type(ev))
             if spec is None:
                 continue
-            wf = self._wfs.get(ev.attrs.get("xwf.id"))  # type: ignore[arg-type]
+            wf = self._wfs.get(ev.xwf_id)
             if wf is None or not wf.complete:
                 continue
             table, cols, key, _ = spec
             try:
-                row = _row(ev.attrs, cols, {"wf_id": wf.wf_id} | _AHEAD_EXTRA[table.name])
+                row = _row(ev, cols, {"wf_id": wf.wf_id} | _AHEAD_EXTRA[table.name])
             except (KeyError, TypeError, ValueError):
                 continue
             if self._missing(table.name, row) is None:
-                groups.setdefault((ev.name, wf.wf_id), []).append((id(ev), wf, row))
-        for (name, _), rows in groups.items():
-            table, _, key, cache = _AHEAD[name]
+                groups.setdefault((type(ev), wf.wf_id), []).append((id(ev), wf, row))
+        for (kind, _), rows in groups.items():
+            table, _, key, cache = _AHEAD[kind]
             keys = [r[key] for _, _, r in rows]
             known = getattr(rows[0][1], cache)
             if len(rows) < 2 or len(set(keys)) < len(keys) or any(k in known for k in keys):
@@ -175,19 +184,18 @@ class BatchLoader(RowStore):
 
     # --- workflow-level events --------------------------------------------
 
-    def _wf_plan(self, ev: StampedeEvent) -> None:
-        attrs = ev.attrs
-        uuid = attrs["xwf.id"]
+    def _wf_plan(self, ev: Any) -> None:
+        uuid = ev.xwf_id
         if self._wf(uuid) is not None:
             log.error("duplicate workflow uuid, wf.plan ignored", xwf_id=uuid)
             return
-        row = _row(attrs, WORKFLOW_COLS, {})
-        parent_uuid = attrs.get("parent.xwf.id")
+        row = _row(ev, WORKFLOW_COLS, {})
+        parent_uuid = _v(ev.parent_xwf_id)
         parent = self._wf(parent_uuid)
         if parent_uuid is not None and parent is None:
             log.warning("parent workflow not in database", xwf_id=uuid, parent=parent_uuid)
         row["parent_wf_id"] = parent.wf_id if parent else None
-        root_uuid = attrs.get("root.xwf.id")
+        root_uuid = _v(ev.root_xwf_id)
         is_root = root_uuid is None or root_uuid == uuid
         root = None if is_root else self._wf(root_uuid)
         row["root_wf_id"] = root.wf_id if root else None
@@ -204,106 +212,101 @@ class BatchLoader(RowStore):
                 self.conn.execute(stmt)
         self._wfs[uuid] = WfCache(wf_id, uuid, root_id, complete=True)
 
-    def _wf_state(self, ev: StampedeEvent) -> None:
+    def _wf_state(self, ev: Any) -> None:
         wf = self._wf_of(ev)
         if wf is None:
             return
-        attrs = ev.attrs
-        end = ev.name == "xwf.end"
+        end = type(ev) is XwfEnd
         self._queue(
             s.workflowstate,
             {
                 "wf_id": wf.wf_id,
                 "state": "WORKFLOW_TERMINATED" if end else "WORKFLOW_STARTED",
-                "timestamp": to_float(attrs.get("ts")),
-                "restart_count": to_int(attrs.get("restart_count")),
-                "status": attrs.get("status") if end else None,
-                "reason": attrs.get("reason"),
+                "timestamp": to_float(_v(ev.ts)),
+                "restart_count": to_int(_v(ev.restart_count)),
+                "status": _v(ev.status) if end else None,
+                "reason": _v(ev.reason),
             },
         )
         if end:
             self._ended.append(wf.uuid)
 
-    def _xwf_meta(self, ev: StampedeEvent) -> None:
+    def _xwf_meta(self, ev: Any) -> None:
         wf = self._wf_of(ev)
         if wf is not None:
-            attrs = ev.attrs
             self._queue(
                 s.workflow_meta,
-                {"wf_id": wf.wf_id, "key": attrs.get("key"), "value": attrs.get("value")},
+                {"wf_id": wf.wf_id, "key": _v(ev.key), "value": _v(ev.value)},
             )
 
     # --- static (planner) events ------------------------------------------
 
-    def _job_info(self, ev: StampedeEvent) -> None:
+    def _job_info(self, ev: Any) -> None:
         wf = self._wf_of(ev)
         if wf is None:
             return
-        exec_job_id = ev.attrs["job.id"]
+        exec_job_id = ev.job_id
         if not wf.complete and self._job_id(wf, exec_job_id) is not None:
             log.error("duplicate job, job.info ignored", xwf_id=wf.uuid, job_id=exec_job_id)
             return
         job_id = self._ahead.pop(id(ev), None)
         if job_id is None:
-            job_id = self._insert_id(s.job, _row(ev.attrs, JOB_COLS, {"wf_id": wf.wf_id}))
+            job_id = self._insert_id(s.job, _row(ev, JOB_COLS, {"wf_id": wf.wf_id}))
         if job_id is not None:
             wf.jobs[exec_job_id] = job_id
 
-    def _job_edge(self, ev: StampedeEvent) -> None:
+    def _job_edge(self, ev: Any) -> None:
         wf = self._wf_of(ev)
         if wf is not None:
-            attrs = ev.attrs
             self._queue(
                 s.job_edge,
                 {
                     "wf_id": wf.wf_id,
-                    "parent_exec_job_id": attrs.get("parent.job.id"),
-                    "child_exec_job_id": attrs.get("child.job.id"),
+                    "parent_exec_job_id": _v(ev.parent_job_id),
+                    "child_exec_job_id": _v(ev.child_job_id),
                 },
             )
 
-    def _task_info(self, ev: StampedeEvent) -> None:
+    def _task_info(self, ev: Any) -> None:
         wf = self._wf_of(ev)
         if wf is None:
             return
-        abs_task_id = ev.attrs["task.id"]
+        abs_task_id = ev.task_id
         if not wf.complete and self._task_id(wf, abs_task_id) is not None:
             log.error("duplicate task, task.info ignored", xwf_id=wf.uuid, task_id=abs_task_id)
             return
         task_id = self._ahead.pop(id(ev), None)
         if task_id is None:
             task_id = self._insert_id(
-                s.task, _row(ev.attrs, TASK_COLS, {"wf_id": wf.wf_id, "job_id": None})
+                s.task, _row(ev, TASK_COLS, {"wf_id": wf.wf_id, "job_id": None})
             )
         if task_id is not None:
             wf.tasks[abs_task_id] = task_id
 
-    def _task_edge(self, ev: StampedeEvent) -> None:
+    def _task_edge(self, ev: Any) -> None:
         wf = self._wf_of(ev)
         if wf is not None:
-            attrs = ev.attrs
             self._queue(
                 s.task_edge,
                 {
                     "wf_id": wf.wf_id,
-                    "parent_abs_task_id": attrs.get("parent.task.id"),
-                    "child_abs_task_id": attrs.get("child.task.id"),
+                    "parent_abs_task_id": _v(ev.parent_task_id),
+                    "child_abs_task_id": _v(ev.child_task_id),
                 },
             )
 
-    def _map_task_job(self, ev: StampedeEvent) -> None:
+    def _map_task_job(self, ev: Any) -> None:
         wf = self._wf_of(ev)
         if wf is None:
             return
-        attrs = ev.attrs
-        task_id = self._task_id(wf, attrs["task.id"])
-        job_id = self._job_id(wf, attrs["job.id"])
+        task_id = self._task_id(wf, ev.task_id)
+        job_id = self._job_id(wf, ev.job_id)
         if task_id is None or job_id is None:
             log.error(
                 "wf.map.task_job: task or job not found",
                 xwf_id=wf.uuid,
-                task_id=attrs["task.id"],
-                job_id=attrs["job.id"],
+                task_id=ev.task_id,
+                job_id=ev.job_id,
             )
             return
         row = {"_task": task_id, "job_id": job_id}
@@ -312,25 +315,21 @@ class BatchLoader(RowStore):
         else:
             self._task_jobs.append(row)
 
-    def _task_meta(self, ev: StampedeEvent) -> None:
+    def _task_meta(self, ev: Any) -> None:
         wf = self._wf_of(ev)
         if wf is None:
             return
-        attrs = ev.attrs
-        task_id = self._task_id(wf, attrs["task.id"])
+        task_id = self._task_id(wf, ev.task_id)
         if task_id is None:
-            log.error("task.meta for an unknown task", xwf_id=wf.uuid, task_id=attrs["task.id"])
+            log.error("task.meta for an unknown task", xwf_id=wf.uuid, task_id=ev.task_id)
             return
-        self._queue(
-            s.task_meta, {"task_id": task_id, "key": attrs.get("key"), "value": attrs.get("value")}
-        )
+        self._queue(s.task_meta, {"task_id": task_id, "key": _v(ev.key), "value": _v(ev.value)})
 
-    def _rc_meta(self, ev: StampedeEvent) -> None:
-        attrs = ev.attrs
-        lfn_id = self._lfn_id(attrs["lfn.id"])
+    def _rc_meta(self, ev: Any) -> None:
+        lfn_id = self._lfn_id(ev.lfn_id)
         if lfn_id is None:
             return
-        row: Row = {"lfn_id": lfn_id, "key": attrs.get("key"), "value": attrs.get("value")}
+        row: Row = {"lfn_id": lfn_id, "key": _v(ev.key), "value": _v(ev.value)}
         col = self._missing("rc_meta", row)
         if col is not None:
             log.error("rejected row: NOT NULL column is null", table="rc_meta", column=col)
@@ -339,68 +338,63 @@ class BatchLoader(RowStore):
         else:
             self._meta_merges[(lfn_id, row["key"])] = row["value"]
 
-    def _rc_pfn(self, ev: StampedeEvent) -> None:
-        attrs = ev.attrs
-        lfn_id = self._lfn_id(attrs["lfn.id"])
+    def _rc_pfn(self, ev: Any) -> None:
+        lfn_id = self._lfn_id(ev.lfn_id)
         if lfn_id is not None:
-            self._queue(
-                s.rc_pfn, {"lfn_id": lfn_id, "pfn": attrs.get("pfn"), "site": attrs.get("site")}
-            )
+            self._queue(s.rc_pfn, {"lfn_id": lfn_id, "pfn": _v(ev.pfn), "site": _v(ev.site)})
 
-    def _map_file(self, ev: StampedeEvent) -> None:
+    def _map_file(self, ev: Any) -> None:
         wf = self._wf_of(ev)
         if wf is None:
             return
-        attrs = ev.attrs
-        task_id = self._task_id(wf, attrs["task.id"])
+        task_id = self._task_id(wf, ev.task_id)
         if task_id is None:
-            log.error("wf.map.file for an unknown task", xwf_id=wf.uuid, task_id=attrs["task.id"])
+            log.error("wf.map.file for an unknown task", xwf_id=wf.uuid, task_id=ev.task_id)
             return
-        lfn_id = self._lfn_id(attrs["lfn.id"])
+        lfn_id = self._lfn_id(ev.lfn_id)
         if lfn_id is not None:
             self._queue(
                 s.workflow_files,
                 {"wf_id": wf.wf_id, "task_id": task_id, "lfn_id": lfn_id, "file_type": None},
             )
 
-    def _map_subwf_job(self, ev: StampedeEvent) -> None:
+    def _map_subwf_job(self, ev: Any) -> None:
         found = self._instance_of(ev)
         if found is None:
             return
-        sub = self._wf(ev.attrs["subwf.id"])
+        sub = self._wf(ev.subwf_id)
         if sub is None:
-            log.error("xwf.map.subwf_job: sub-workflow not found", subwf_id=ev.attrs["subwf.id"])
+            log.error("xwf.map.subwf_job: sub-workflow not found", subwf_id=ev.subwf_id)
             return
         self._update_instance(found[1], {"subwf_id": sub.wf_id})
 
     # --- job instance events ----------------------------------------------
 
-    def _jobstate(self, ev: StampedeEvent, ji_id: int) -> None:
-        attrs = ev.attrs
+    def _jobstate(self, ev: Any, ji_id: int) -> None:
+        # Every job state kind: ``status`` and ``reason`` only where the kind has them.
         self._queue(
             s.jobstate,
             {
                 "job_instance_id": ji_id,
-                "state": jobstate_name(ev.name, attrs.get("status")),
-                "timestamp": to_float(attrs.get("ts")),
-                "jobstate_submit_seq": attrs.get("js.id"),
-                "reason": attrs.get("reason"),
+                "state": jobstate_name(ev.name, _v(getattr(ev, "status", None))),
+                "timestamp": to_float(_v(ev.ts)),
+                "jobstate_submit_seq": _v(ev.js_id),
+                "reason": _v(getattr(ev, "reason", None)),
             },
         )
 
-    def _jobstate_only(self, ev: StampedeEvent) -> None:
+    def _jobstate_only(self, ev: Any) -> None:
         found = self._instance_of(ev)
         if found is not None:
             self._jobstate(ev, found[1])
 
-    def _instance_start(self, ev: StampedeEvent) -> None:
+    def _instance_start(self, ev: Any) -> None:
         """submit.start / pre.start: create the job instance if it is new."""
         wf = self._wf_of(ev)
         if wf is None:
             return
-        attrs = ev.attrs
-        exec_job_id = attrs["job.id"]
-        seq = int(attrs["job_inst.id"])
+        exec_job_id = ev.job_id
+        seq = int(ev.job_inst_id)
         ji_id = self._instance_id(wf, exec_job_id, seq)
         if ji_id is None:
             job_id = self._job_id(wf, exec_job_id)
@@ -415,46 +409,48 @@ class BatchLoader(RowStore):
             row: Row = {
                 "job_id": job_id,
                 "job_submit_seq": seq,
-                "sched_id": attrs.get("sched.id"),
+                "sched_id": _v(ev.sched_id),
                 "multiplier_factor": 1,
             }
-            if ev.name == "job_inst.submit.start":
-                row["site"] = attrs.get("site")
+            if type(ev) is JobInstSubmitStart:
+                row["site"] = _v(ev.site)
             ji_id = self._insert_id(s.job_instance, row)
             if ji_id is None:
                 return
             wf.instances[(exec_job_id, seq)] = ji_id
-        if ev.name == "job_inst.pre.start":
+        if type(ev) is JobInstPreStart:
             self._jobstate(ev, ji_id)
 
-    def _instance_end(self, ev: StampedeEvent) -> None:
+    def _instance_end(self, ev: Any) -> None:
         """main.end / post.end: merge into the job instance, plus a jobstate row."""
         found = self._instance_of(ev)
         if found is None:
             return
         ji_id = found[1]
-        attrs = ev.attrs
-        cols_map = MAIN_END_COLS if ev.name == "job_inst.main.end" else POST_END_COLS
-        cols = {col: conv(attrs[key]) for key, col, conv in cols_map if key in attrs}
+        cols_map = MAIN_END_COLS if type(ev) is JobInstMainEnd else POST_END_COLS
+        cols = {
+            col: conv(value)
+            for field, col, conv in cols_map
+            if (value := getattr(ev, field)) is not UNSET
+        }
         if cols.get("multiplier_factor", 1) is None:
             del cols["multiplier_factor"]
         if cols:
             self._update_instance(ji_id, cols)
         self._jobstate(ev, ji_id)
 
-    def _host_info(self, ev: StampedeEvent) -> None:
+    def _host_info(self, ev: Any) -> None:
         wf = self._wf_of(ev)
         if wf is None:
             return
-        attrs = ev.attrs
         host_id = self._host_id(
             {
                 "wf_id": wf.root_id if wf.root_id is not None else wf.wf_id,
-                "site": attrs.get("site"),
-                "hostname": attrs.get("hostname"),
-                "ip": attrs.get("ip"),
-                "uname": attrs.get("uname"),
-                "total_memory": attrs.get("total_memory"),
+                "site": _v(ev.site),
+                "hostname": _v(ev.hostname),
+                "ip": _v(ev.ip),
+                "uname": _v(ev.uname),
+                "total_memory": _v(ev.total_memory),
             }
         )
         found = self._instance_of(ev)
@@ -466,7 +462,7 @@ class BatchLoader(RowStore):
         else:
             self._host_links.append(row)
 
-    def _tag(self, ev: StampedeEvent) -> None:
+    def _tag(self, ev: Any) -> None:
         found = self._instance_of(ev)
         if found is None:
             return
@@ -474,38 +470,70 @@ class BatchLoader(RowStore):
         if ji_id in wf.tagged:
             log.error("rejected row: job instance already has a tag", table="tag", ji=ji_id)
             return
-        attrs = ev.attrs
         wf.tagged.add(ji_id)
         self._queue(
             s.tag,
             {
                 "wf_id": wf.wf_id,
                 "job_instance_id": ji_id,
-                "name": attrs.get("name"),
-                "count": attrs.get("count"),
+                "name": _v(ev.name_),
+                "count": _v(ev.count),
             },
         )
 
-    def _inv_end(self, ev: StampedeEvent) -> None:
+    def _inv_end(self, ev: Any) -> None:
         found = self._instance_of(ev)
         if found is not None:
             wf, ji_id = found
             row = {"wf_id": wf.wf_id, "job_instance_id": ji_id}
-            self._queue(s.invocation, _row(ev.attrs, INVOCATION_COLS, row))
+            self._queue(s.invocation, _row(ev, INVOCATION_COLS, row))
 
-    def _int_metric(self, ev: StampedeEvent) -> None:
+    def _int_metric(self, ev: Any) -> None:
         found = self._instance_of(ev)
         if found is not None:
             wf, ji_id = found
-            attrs = ev.attrs
             self._queue(
                 s.integrity,
                 {
                     "wf_id": wf.wf_id,
                     "job_instance_id": ji_id,
-                    "type": attrs.get("type"),
-                    "file_type": attrs.get("file_type"),
-                    "count": attrs.get("count"),
-                    "duration": to_float(attrs.get("duration")),
+                    "type": _v(ev.type),
+                    "file_type": _v(ev.file_type),
+                    "count": _v(ev.count),
+                    "duration": to_float(_v(ev.duration)),
                 },
             )
+
+
+#: The catalogue's loader names (``EventSpec.loader``) -> the functions that write the rows.
+LOADERS: dict[str, Handler] = {
+    fn.__name__[1:]: fn
+    for fn in (
+        BatchLoader._wf_plan,
+        BatchLoader._wf_state,
+        BatchLoader._xwf_meta,
+        BatchLoader._job_info,
+        BatchLoader._job_edge,
+        BatchLoader._task_info,
+        BatchLoader._task_edge,
+        BatchLoader._map_task_job,
+        BatchLoader._task_meta,
+        BatchLoader._rc_meta,
+        BatchLoader._rc_pfn,
+        BatchLoader._map_file,
+        BatchLoader._map_subwf_job,
+        BatchLoader._jobstate_only,
+        BatchLoader._instance_start,
+        BatchLoader._instance_end,
+        BatchLoader._host_info,
+        BatchLoader._tag,
+        BatchLoader._inv_end,
+        BatchLoader._int_metric,
+    )
+}
+
+#: Event class -> its loader function, from the catalogue (a kind naming no function of
+#: :data:`LOADERS` fails here, at import).  Kinds without rows (``NO_ROWS``) are not in it.
+DISPATCH: dict[type[StampedeEvent], Handler] = {
+    EVENT_CLASSES[spec.name]: LOADERS[spec.loader] for spec in CATALOGUE if spec.loader != NO_ROWS
+}

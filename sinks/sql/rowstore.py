@@ -13,8 +13,6 @@ import structlog
 from sqlalchemy import Connection, Table, and_, bindparam, select, update
 from sqlalchemy.exc import StatementError
 
-from monitord.core.events import StampedeEvent
-
 from . import schema as s
 from .columns import LEAF_TABLES, LFN_CACHE_MAX, REQUIRED, SHARED_LEAF_TABLES, Row, example_key
 from .errors import Rejected, is_transient
@@ -241,10 +239,10 @@ class RowStore:
         cached = self._wfs[uuid] = WfCache(row[0], uuid, row[1], complete=False)
         return cached
 
-    def _wf_of(self, ev: StampedeEvent) -> WfCache | None:
-        wf = self._wf(ev.attrs.get("xwf.id"))
+    def _wf_of(self, ev: Any) -> WfCache | None:
+        wf = self._wf(ev.xwf_id)
         if wf is None:
-            log.error("event for an unknown workflow", kind=ev.name, xwf_id=ev.attrs.get("xwf.id"))
+            log.error("event for an unknown workflow", kind=ev.name, xwf_id=ev.xwf_id)
         return wf
 
     def _job_id(self, wf: WfCache, exec_job_id: str) -> int | None:
@@ -275,20 +273,19 @@ class RowStore:
                 wf.instances[key] = ji_id
         return ji_id
 
-    def _instance_of(self, ev: StampedeEvent) -> tuple[WfCache, int] | None:
+    def _instance_of(self, ev: Any) -> tuple[WfCache, int] | None:
         """The workflow and job instance an event is about, or None (logged)."""
         wf = self._wf_of(ev)
         if wf is None:
             return None
-        attrs = ev.attrs
-        ji_id = self._instance_id(wf, attrs["job.id"], int(attrs["job_inst.id"]))
+        ji_id = self._instance_id(wf, ev.job_id, int(ev.job_inst_id))
         if ji_id is None:
             log.error(
                 "event for an unknown job instance",
                 kind=ev.name,
                 xwf_id=wf.uuid,
-                job_id=attrs["job.id"],
-                job_inst_id=attrs["job_inst.id"],
+                job_id=ev.job_id,
+                job_inst_id=ev.job_inst_id,
             )
             return None
         return wf, ji_id
