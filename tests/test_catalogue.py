@@ -221,7 +221,7 @@ def test_emitters_name_catalogue_kinds() -> None:
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                 assert arg.value in BY_NAME, f"{path.name}:{node.lineno}: {arg.value}"
                 seen.add(arg.value)
-    assert len(seen) >= 5, seen
+    assert len(seen) >= 4, seen  # pre.end, abort.info, held.start, post.end
 
 
 def test_event_check_catches_bad_values() -> None:
