@@ -326,8 +326,11 @@ def test_a_broken_exchange_fails_its_own_batches_only(
 
 
 class CuttableProxy:
-    """A TCP proxy to the broker whose connections the test can cut (a broker going away
-    without a broker restart)."""
+    """A TCP proxy to a server (the broker, a database) whose connections the test can cut (a
+    server going away without a restart of the shared one); while ``down``, new connections
+    are closed at once (the server is unreachable)."""
+
+    down = False
 
     def __init__(self, host: str, port: int) -> None:
         self.target = (host, port)
@@ -344,6 +347,9 @@ class CuttableProxy:
                 client, _ = self.server.accept()
             except OSError:
                 return
+            if self.down:
+                client.close()
+                continue
             upstream = socket.create_connection(self.target)
             with self._lock:
                 self.sockets += [client, upstream]

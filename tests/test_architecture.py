@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -88,19 +89,24 @@ def _documented(heading: str) -> set[str]:
     return set(re.findall(r"`([^`]+)`", line.split(":", 1)[1]))
 
 
-def test_a_replay_runs_the_threads_and_crossings_the_page_names(tmp_path: Path) -> None:
-    gen = generate(tmp_path / "run", 400, retry_fraction=0.05, seed=27, name="arch")
-    assert gen.dagman_out.stat().st_size > 2 * 256 * 1024  # several chunks
-    env = {**os.environ, "HOME": str(tmp_path), "TZ": "UTC"}
+def _probe(home: Path, dagman_out: Path, *destinations: str) -> Any:
+    """Run the probed replay in a child process; what it saw (stages, threads, processes)."""
+    env = {**os.environ, "HOME": str(home), "TZ": "UTC"}
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE, str(gen.dagman_out)],
+        [sys.executable, "-c", PROBE, str(dagman_out), *destinations],
         capture_output=True,
         text=True,
         env=env,
         timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_a_replay_runs_the_threads_and_crossings_the_page_names(tmp_path: Path) -> None:
+    gen = generate(tmp_path / "run", 400, retry_fraction=0.05, seed=27, name="arch")
+    assert gen.dagman_out.stat().st_size > 2 * 256 * 1024  # several chunks
+    seen = _probe(tmp_path, gen.dagman_out)
     stages = {stage: set(threads) for stage, threads in seen["stages"].items()}
     # steps 1-5: one parser thread reads, feeds and publishes (the first hand-over)
     assert stages.get("read") == stages["feed"] == stages["publish"] == {"parser_0"}, stages
@@ -120,17 +126,7 @@ def test_an_amqp_destination_adds_its_sink_thread_and_its_connection_thread_only
     loop answers heartbeats); no other thread, no process."""
     base = require_server("amqp")
     gen = generate(tmp_path / "run", 40, seed=27, name="arch")
-    env = {**os.environ, "HOME": str(tmp_path), "TZ": "UTC"}
-    url = f"{base.rstrip('/')}/monitord.test.architecture"
-    proc = subprocess.run(
-        [sys.executable, "-c", PROBE, str(gen.dagman_out), url],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    seen = _probe(tmp_path, gen.dagman_out, f"{base.rstrip('/')}/monitord.test.architecture")
     shown = {
         "sink-amqp:<url>"
         if name.startswith("sink-amqp:")

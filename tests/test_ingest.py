@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import socket
-import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -159,35 +157,13 @@ def test_poison_messages_go_to_the_dead_letter_queue_with_their_reason(
             p.stop()
 
 
-class OutageProxy(CuttableProxy):
-    """The database behind a proxy the test can take down (connections cut, new ones closed)
-    without stopping the shared server."""
-
-    down = False
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.server.accept()
-            except OSError:
-                return
-            if self.down:
-                client.close()
-                continue
-            upstream = socket.create_connection(self.target)
-            with self._lock:
-                self.sockets += [client, upstream]
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
-
-
 def test_a_database_outage_pauses_consumption_and_loses_nothing(
     workflows: list[Generated], broker: Broker, central: str, tmp_path: Path
 ) -> None:
     """The database goes away mid-stream (longer than the first backoffs): /healthz says so,
     nothing is acknowledged meanwhile, and once it is back every row is there once."""
     parts = urlsplit(central)
-    proxy = OutageProxy(parts.hostname or "127.0.0.1", parts.port or 5432)
+    proxy = CuttableProxy(parts.hostname or "127.0.0.1", parts.port or 5432)
     via_proxy = central.replace(f"{parts.hostname}:{parts.port}", f"127.0.0.1:{proxy.port}")
     procs = start_ingests(broker, via_proxy, tmp_path, 1, batch=50, prefetch=100)
     ingest = procs[0]
