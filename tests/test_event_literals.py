@@ -26,9 +26,11 @@ ALLOWED = {
 }
 
 #: Consumers not yet reading fields (still ``ev.attrs[...]``); remove a file once it does.
-PENDING = {
-    "sinks/otlp/model.py",
-    "sinks/sql/dashboard.py",
+PENDING: set[str] = set()
+
+#: A word spelt like a wire key that is not one, in the one file that writes it.
+HOMONYMS = {
+    ("sinks/otlp/model.py", "pegasus.version"): "the span attribute of docs/traces.md",
 }
 
 WORDS = (
@@ -67,8 +69,14 @@ def test_the_scan_sees_a_wire_key_and_an_event_name() -> None:
 
 def test_no_event_name_or_wire_key_outside_the_catalogue_encoders_and_job_table() -> None:
     found = files_with_literals()
-    stray = {path: sorted(words) for path, words in found.items() if path not in ALLOWED}
+    stray = {
+        path: sorted(w for w in words if (path, w) not in HOMONYMS)
+        for path, words in found.items()
+        if path not in ALLOWED
+    }
+    stray = {path: words for path, words in stray.items() if words}
     assert set(stray) == PENDING, stray
+    assert {path for path, _ in HOMONYMS} <= set(found)  # each homonym still written there
 
 
 def test_the_allowed_files_still_need_their_exception() -> None:
