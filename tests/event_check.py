@@ -24,6 +24,11 @@ MARKER = "catalogue violation: "
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def wire(event: StampedeEvent) -> dict[str, Any]:
+    """An event's attributes under their wire keys, in wire order (what a test compares)."""
+    return dict(event.wire_items())
+
+
 def command() -> list[str]:
     """The command that runs monitord under this check, from any working directory."""
     start = (
@@ -59,7 +64,7 @@ def violations(events: Iterable[StampedeEvent]) -> Counter[str]:
     """Each distinct violation with how many events show it."""
     out: Counter[str] = Counter()
     for event in events:
-        out.update(attr_errors(event.name, event.attrs))
+        out.update(attr_errors(event.name, wire(event)))
     return out
 
 

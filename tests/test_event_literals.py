@@ -25,7 +25,7 @@ ALLOWED = {
     ),
 }
 
-#: Consumers not yet reading fields (still ``ev.attrs[...]``); remove a file once it does.
+#: Consumers not yet reading fields (reading wire keys); remove a file once it does.
 PENDING: set[str] = set()
 
 #: A word spelt like a wire key that is not one, in the one file that writes it.

@@ -15,8 +15,9 @@ workflow's fixed attributes (doc §5.1) hold them as one shared :class:`Fixed` i
 The wire names and keys appear only here, in the catalogue and in the encoders: an
 event's attributes in wire order are :meth:`StampedeEvent.wire_items` (own attributes
 in catalogue order, then the fixed ones, then ``extra``; an event decoded or relayed
-from a file by :func:`make_event` keeps the order it came in).  ``attrs`` is that as
-a dict, for the consumers that still read wire keys.
+from a file by :func:`make_event` keeps the order it came in).  Consumers read fields;
+only the encoders, the spool codec and the plugin adapter (which hands a plugin its ``kw``
+dict, built once per event and plugin) read wire keys, through ``wire_items``.
 """
 
 from __future__ import annotations
@@ -137,35 +138,22 @@ class StampedeEvent:
         object.__setattr__(self, "_wire", dict(own + moved + rest))
         return self
 
-    @property
-    def attrs(self) -> dict[str, Any]:
-        """The attributes under their wire keys, in wire order (read-only by convention)."""
-        wire = self._wire
-        return wire if wire is not None else dict(self.wire_items())
-
-    @property
-    def ts(self) -> Any:
-        return self.attrs.get("ts")
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """One attribute by wire key (for the encoders and tests)."""
-        return self.attrs.get(key, default)
-
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.attrs!r})"
+        return f"{type(self).__name__}({dict(self.wire_items())!r})"
 
     def __eq__(self, other: object) -> bool:
+        """Same kind, same attributes (in any order: a relay's order is not its value)."""
         return (
             isinstance(other, StampedeEvent)
             and other.name == self.name
-            and other.attrs == self.attrs
+            and dict(other.wire_items()) == dict(self.wire_items())
         )
 
     __hash__ = None  # type: ignore[assignment]
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as (name, wire attrs), rebuilt by :func:`make_event` in the same order."""
-        return make_event, (self.name, dict(self.attrs))
+        return make_event, (self.name, dict(self.wire_items()))
 
 
 class GenericEvent(StampedeEvent):
@@ -186,14 +174,14 @@ class GenericEvent(StampedeEvent):
         return self._name
 
     def wire_items(self) -> list[tuple[str, Any]]:
-        return list(self.attrs.items())
+        return list(self.extra.items())
 
     def __getattr__(self, field: str) -> Any:
         """A field by its Python name (``job_inst_id``), :data:`UNSET` when absent: a loader
         reads an unknown ``job_inst.*`` kind as it reads the known ones."""
         if field.startswith("_"):
             raise AttributeError(field)
-        for key, value in self.attrs.items():
+        for key, value in self.extra.items():
             if field_name(key) == field:
                 return value
         return UNSET
