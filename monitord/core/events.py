@@ -22,169 +22,34 @@ dict, built once per event and plugin) read wire keys, through ``wire_items``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
-from monitord.core.catalogue import CATALOGUE, FIXED, PREFIX, Attr, EventSpec, field_name
+from monitord.core.catalogue import CATALOGUE, FIXED, PREFIX, Attr, EventSpec
+from monitord.core.eventbase import (
+    EMPTY,
+    UNSET,
+    Fixed,
+    GenericEvent,
+    MissingAttribute,
+    StampedeEvent,
+)
 
-
-class MissingAttribute(ValueError):
-    """A producer built an event without one of its mandatory attributes."""
-
-
-class _Unset:
-    """The value of an attribute an event does not carry (never sent, unlike ``None``)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "UNSET"
-
-    def __bool__(self) -> bool:
-        return False
-
-    def __reduce__(self) -> str:
-        return "UNSET"  # pickled by name: the one instance survives a spool or snapshot
-
-
-UNSET: Any = _Unset()
-EMPTY: Mapping[str, Any] = MappingProxyType({})
-
-
-def _frozen(self: object, name: str, value: Any = None) -> None:
-    raise AttributeError(f"{type(self).__name__} is frozen: cannot set or delete {name!r}")
-
-
-class Fixed:
-    """The workflow's fixed attributes (doc §5.1), shared by every event it sends."""
-
-    __slots__ = tuple(a.field for a in FIXED)
-    _wire: ClassVar[tuple[tuple[str, str], ...]] = tuple((a.field, a.name) for a in FIXED)
-
-    def __init__(self, **values: Any) -> None:
-        for attr, _ in self._wire:
-            object.__setattr__(self, attr, values.pop(attr, UNSET))
-        if values:
-            raise TypeError(f"Fixed: unknown attributes {sorted(values)}")
-
-    __setattr__ = _frozen
-    __delattr__ = _frozen
-
-    def __repr__(self) -> str:
-        return f"Fixed({', '.join(f'{a}={getattr(self, a)!r}' for a, _ in self._wire)})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Fixed) and all(
-            getattr(self, a) == getattr(other, a) for a, _ in self._wire
-        )
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def wire_items(self) -> list[tuple[str, Any]]:
-        """The attributes set, as (wire key, value) in the catalogue's order."""
-        return [(key, v) for attr, key in self._wire if (v := getattr(self, attr)) is not UNSET]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return _fixed_of, (tuple(getattr(self, a) for a, _ in self._wire),)
-
-
-def _fixed_of(values: tuple[Any, ...]) -> Fixed:
-    return Fixed(**{a: v for (a, _), v in zip(Fixed._wire, values, strict=True)})
+__all__ = [
+    "EMPTY",
+    "EVENT_CLASSES",
+    "PREFIX",
+    "UNSET",
+    "Fixed",
+    "GenericEvent",
+    "MissingAttribute",
+    "StampedeEvent",
+    "class_name",
+    "make_event",
+]
 
 
 _FIXED_FIELDS: dict[str, str] = {a.name: a.field for a in FIXED}
-
-
-class StampedeEvent:
-    """Base of the generated classes; ``name`` is the kind without the ``stampede.`` prefix."""
-
-    __slots__ = ("fixed", "extra", "_wire")
-    name: ClassVar[str] = ""
-    spec: ClassVar[EventSpec | None] = None
-    required: ClassVar[tuple[str, ...]] = ()
-    #: The kind's own attributes' fields, in catalogue order.
-    fields: ClassVar[tuple[str, ...]] = ()
-    #: Wire key -> field of the kind's own attributes.
-    by_wire: ClassVar[Mapping[str, str]] = EMPTY
-
-    fixed: Fixed | None
-    extra: Mapping[str, Any]
-    _wire: dict[str, Any] | None
-    xwf_id: Any  # every kind's first attribute (a generic event's, when it has one)
-
-    __setattr__ = _frozen
-    __delattr__ = _frozen
-
-    @property
-    def wire_name(self) -> str:
-        return PREFIX + self.name
-
-    def wire_items(self) -> list[tuple[str, Any]]:
-        """The attributes as (wire key, value), in the order the encoders write them."""
-        raise NotImplementedError  # generated per kind
-
-    def sent_last(self, *fields: str) -> StampedeEvent:
-        """This event with the own attributes ``fields`` moved after its other own ones: the
-        order of a kind's second producer (a PRE/POST script's ``inv.end`` sends ``ts`` after
-        ``argv``).  Call it on a new event, before it is sent."""
-        by_field = {f: k for k, f in self.by_wire.items()}
-        last = [by_field[f] for f in fields]  # KeyError: not a field of this kind
-        items = self.wire_items()
-        own = [(k, v) for k, v in items if k in self.by_wire and k not in last]
-        moved = [(k, v) for k, v in items if k in last]
-        moved.sort(key=lambda kv: last.index(kv[0]))
-        rest = [(k, v) for k, v in items if k not in self.by_wire]
-        object.__setattr__(self, "_wire", dict(own + moved + rest))
-        return self
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({dict(self.wire_items())!r})"
-
-    def __eq__(self, other: object) -> bool:
-        """Same kind, same attributes (in any order: a relay's order is not its value)."""
-        return (
-            isinstance(other, StampedeEvent)
-            and other.name == self.name
-            and dict(other.wire_items()) == dict(self.wire_items())
-        )
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as (name, wire attrs), rebuilt by :func:`make_event` in the same order."""
-        return make_event, (self.name, dict(self.wire_items()))
-
-
-class GenericEvent(StampedeEvent):
-    """An event kind the catalogue does not know (relayed verbatim from static.bp)."""
-
-    __slots__ = ("_name",)
-    _name: str
-
-    def __init__(self, name: str, attrs: dict[str, Any]) -> None:
-        set_ = object.__setattr__
-        set_(self, "_name", name)
-        set_(self, "fixed", None)
-        set_(self, "extra", attrs)
-        set_(self, "_wire", attrs)
-
-    @property  # type: ignore[override]
-    def name(self) -> str:  # type: ignore[override]
-        return self._name
-
-    def wire_items(self) -> list[tuple[str, Any]]:
-        return list(self.extra.items())
-
-    def __getattr__(self, field: str) -> Any:
-        """A field by its Python name (``job_inst_id``), :data:`UNSET` when absent: a loader
-        reads an unknown ``job_inst.*`` kind as it reads the known ones."""
-        if field.startswith("_"):
-            raise AttributeError(field)
-        for key, value in self.extra.items():
-            if field_name(key) == field:
-                return value
-        return UNSET
 
 
 def class_name(name: str) -> str:
