@@ -16,6 +16,7 @@ PACKAGES = ("monitord", "sinks", "notifications")
 #: Where the wire's spellings belong, and why.
 ALLOWED = {
     "monitord/core/catalogue.py": "the catalogue: every kind and attribute",
+    "monitord/core/event_classes.py": "the classes generated from the catalogue",
     "monitord/core/jobmachine.py": "the job state table: each state's events, by name",
     "monitord/core/jobout.py": "kickstart payloads name their monitoring_event 'int.metric'",
     "monitord/core/readers/integrity.py": "the same payload field, read from the file",

@@ -143,8 +143,44 @@ class StampedeEvent:
     __hash__ = None  # type: ignore[assignment]
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as (name, wire attrs), rebuilt by :func:`make_event` in the same order."""
-        return _rebuild, (self.name, dict(self.wire_items()))
+        """Pickled as its class and wire attrs, rebuilt by :meth:`from_wire` in that order."""
+        return type(self).from_wire, (dict(self.wire_items()),)
+
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StampedeEvent:
+        """This kind's event from wire attributes, keeping their order (``make_event``)."""
+        if fixed is not None:
+            attrs.update(fixed.wire_items())  # then read back as the shared ``fixed`` below
+        for key in cls.required:
+            if key not in attrs:
+                raise MissingAttribute(f"{cls.name}: missing mandatory attribute {key!r}")
+        by_wire = cls.by_wire
+        fixed_kind = cls.spec is not None and cls.spec.fixed
+        kw: dict[str, Any] = {}
+        fixed_kw: dict[str, Any] | None = None
+        extra: dict[str, Any] | None = None
+        for key, value in attrs.items():
+            field = by_wire.get(key)
+            if field is not None:
+                kw[field] = value
+            elif fixed_kind and key in _FIXED_FIELDS:
+                if fixed is not None:
+                    continue
+                if fixed_kw is None:
+                    fixed_kw = {}
+                fixed_kw[_FIXED_FIELDS[key]] = value
+            else:
+                if extra is None:
+                    extra = {}
+                extra[key] = value
+        if fixed is None and fixed_kw is not None:
+            fixed = Fixed(**fixed_kw)
+        event = cls(**kw, fixed=fixed if fixed_kind else None, extra=extra or EMPTY)  # type: ignore[call-arg]
+        object.__setattr__(event, "_wire", attrs)
+        return event
+
+
+_FIXED_FIELDS: dict[str, str] = {a.name: a.field for a in FIXED}
 
 
 class GenericEvent(StampedeEvent):
@@ -167,6 +203,9 @@ class GenericEvent(StampedeEvent):
     def wire_items(self) -> list[tuple[str, Any]]:
         return list(self.extra.items())
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return GenericEvent, (self._name, dict(self.extra))
+
     def __getattr__(self, field: str) -> Any:
         """A field by its Python name (``job_inst_id``), :data:`UNSET` when absent: a loader
         reads an unknown ``job_inst.*`` kind as it reads the known ones."""
@@ -182,9 +221,3 @@ def slot_setters(cls: type) -> tuple[Callable[[Any, Any], None], ...]:
     """The ``__set__`` of each of ``cls``'s own slots, in ``__slots__`` order: how a frozen
     class's constructor stores its fields (three times faster than ``object.__setattr__``)."""
     return tuple(cls.__dict__[slot].__set__ for slot in cls.__dict__["__slots__"])
-
-
-def _rebuild(name: str, attrs: dict[str, Any]) -> StampedeEvent:
-    from monitord.core.events import make_event  # the classes are defined after this module
-
-    return make_event(name, attrs)
