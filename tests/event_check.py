@@ -50,12 +50,27 @@ def record(into: list[StampedeEvent]) -> Callable[[], None]:
 
         return built
 
+    # A decoded or relayed event is built by its class's from_wire, not its constructor.
+    decoders = {cls: cls.__dict__["from_wire"] for cls in EVENT_CLASSES.values()}
+
+    def recording_decoder(decoder: Any) -> Any:
+        def built(cls: type[StampedeEvent], *args: Any, **kwargs: Any) -> StampedeEvent:
+            event: StampedeEvent = decoder.__func__(cls, *args, **kwargs)
+            into.append(event)
+            return event
+
+        return classmethod(built)
+
     for cls, init in inits.items():
         cls.__init__ = recording(init)  # type: ignore[method-assign]
+    for cls, decoder in decoders.items():
+        setattr(cls, "from_wire", recording_decoder(decoder))  # noqa: B010
 
     def undo() -> None:
         for cls, init in inits.items():
             cls.__init__ = init  # type: ignore[method-assign]
+        for cls, decoder in decoders.items():
+            setattr(cls, "from_wire", decoder)  # noqa: B010
 
     return undo
 

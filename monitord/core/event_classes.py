@@ -15,7 +15,18 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from monitord.core.catalogue import BY_NAME, EventSpec
-from monitord.core.eventbase import EMPTY, UNSET, Fixed, StampedeEvent, slot_setters
+from monitord.core.eventbase import (
+    EMPTY,
+    FIXED_KEYS,
+    UNSET,
+    Fixed,
+    StampedeEvent,
+    missing,
+    slot_setters,
+    split_rest,
+)
+
+_new = object.__new__
 
 
 class WithFixed(StampedeEvent):
@@ -73,6 +84,8 @@ class WfPlan(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id",)
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "dax_label", "dax_version", "dax_index", "dax_file", "dag_file_name", "ts", "submit_hostname", "submit_dir", "argv", "user", "grid_dn", "planner_version", "parent_xwf_id", "root_xwf_id", "db_url")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "dax.label": "dax_label", "dax.version": "dax_version", "dax.index": "dax_index", "dax.file": "dax_file", "dag.file.name": "dag_file_name", "ts": "ts", "submit.hostname": "submit_hostname", "submit.dir": "submit_dir", "argv": "argv", "user": "user", "grid_dn": "grid_dn", "planner.version": "planner_version", "parent.xwf.id": "parent_xwf_id", "root.xwf.id": "root_xwf_id", "db_url": "db_url"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "dax.label", "dax.version", "dax.index", "dax.file", "dag.file.name", "ts", "submit.hostname", "submit.dir", "argv", "user", "grid_dn", "planner.version", "parent.xwf.id", "root.xwf.id", "db_url"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     dax_label: str | int | float | bool | None
@@ -132,6 +145,40 @@ class WfPlan(WithFixed):
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, None)
+
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> WfPlan:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _WfPlan_xwf_id(self, get("xwf.id", UNSET))
+        _WfPlan_dax_label(self, get("dax.label", UNSET))
+        _WfPlan_dax_version(self, get("dax.version", UNSET))
+        _WfPlan_dax_index(self, get("dax.index", UNSET))
+        _WfPlan_dax_file(self, get("dax.file", UNSET))
+        _WfPlan_dag_file_name(self, get("dag.file.name", UNSET))
+        _WfPlan_ts(self, get("ts", UNSET))
+        _WfPlan_submit_hostname(self, get("submit.hostname", UNSET))
+        _WfPlan_submit_dir(self, get("submit.dir", UNSET))
+        _WfPlan_argv(self, get("argv", UNSET))
+        _WfPlan_user(self, get("user", UNSET))
+        _WfPlan_grid_dn(self, get("grid_dn", UNSET))
+        _WfPlan_planner_version(self, get("planner.version", UNSET))
+        _WfPlan_parent_xwf_id(self, get("parent.xwf.id", UNSET))
+        _WfPlan_root_xwf_id(self, get("root.xwf.id", UNSET))
+        _WfPlan_db_url(self, get("db_url", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
 
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
@@ -234,6 +281,8 @@ class WfMapTaskJob(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "task.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "task_id", "ts")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "task.id": "task_id", "ts": "ts"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "task.id", "ts"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -258,6 +307,28 @@ class WfMapTaskJob(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> WfMapTaskJob:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "task.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _WfMapTaskJob_xwf_id(self, get("xwf.id", UNSET))
+        _WfMapTaskJob_job_id(self, get("job.id", UNSET))
+        _WfMapTaskJob_task_id(self, get("task.id", UNSET))
+        _WfMapTaskJob_ts(self, get("ts", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -279,33 +350,7 @@ class WfMapTaskJob(WithFixed):
             add(("ts", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -323,6 +368,8 @@ class StaticStart(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id",)
     fields: ClassVar[tuple[str, ...]] = ("xwf_id",)
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id",))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
 
@@ -338,6 +385,25 @@ class StaticStart(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StaticStart:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _StaticStart_xwf_id(self, get("xwf.id", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -350,33 +416,7 @@ class StaticStart(WithFixed):
             add(("xwf.id", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -394,6 +434,8 @@ class StaticEnd(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id",)
     fields: ClassVar[tuple[str, ...]] = ("xwf_id",)
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id",))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
 
@@ -409,6 +451,25 @@ class StaticEnd(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StaticEnd:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _StaticEnd_xwf_id(self, get("xwf.id", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -421,33 +482,7 @@ class StaticEnd(WithFixed):
             add(("xwf.id", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -465,6 +500,8 @@ class XwfStart(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "ts", "restart_count")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "ts", "reason", "restart_count")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "ts": "ts", "reason": "reason", "restart_count": "restart_count"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "ts", "reason", "restart_count"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     ts: int | float
@@ -489,6 +526,28 @@ class XwfStart(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> XwfStart:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "ts" not in attrs or "restart_count" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _XwfStart_xwf_id(self, get("xwf.id", UNSET))
+        _XwfStart_ts(self, get("ts", UNSET))
+        _XwfStart_reason(self, get("reason", UNSET))
+        _XwfStart_restart_count(self, get("restart_count", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -510,33 +569,7 @@ class XwfStart(WithFixed):
             add(("restart_count", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -554,6 +587,8 @@ class XwfEnd(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "ts", "restart_count", "status")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "ts", "reason", "restart_count", "status", "level")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "ts": "ts", "reason": "reason", "restart_count": "restart_count", "status": "status", "level": "level"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "ts", "reason", "restart_count", "status", "level"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     ts: int | float
@@ -584,6 +619,30 @@ class XwfEnd(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> XwfEnd:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "ts" not in attrs or "restart_count" not in attrs or "status" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _XwfEnd_xwf_id(self, get("xwf.id", UNSET))
+        _XwfEnd_ts(self, get("ts", UNSET))
+        _XwfEnd_reason(self, get("reason", UNSET))
+        _XwfEnd_restart_count(self, get("restart_count", UNSET))
+        _XwfEnd_status(self, get("status", UNSET))
+        _XwfEnd_level(self, get("level", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -611,33 +670,7 @@ class XwfEnd(WithFixed):
             add(("level", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -655,6 +688,7 @@ class XwfMapSubwfJob(StampedeEvent):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "subwf.id", "job.id", "job_inst.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "ts", "subwf_id", "job_id", "job_inst_id")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "ts": "ts", "subwf.id": "subwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "ts", "subwf.id", "job.id", "job_inst.id"))
 
     xwf_id: str
     ts: int | None
@@ -681,6 +715,29 @@ class XwfMapSubwfJob(StampedeEvent):
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, None)
+
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> XwfMapSubwfJob:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "subwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _XwfMapSubwfJob_xwf_id(self, get("xwf.id", UNSET))
+        _XwfMapSubwfJob_ts(self, get("ts", UNSET))
+        _XwfMapSubwfJob_subwf_id(self, get("subwf.id", UNSET))
+        _XwfMapSubwfJob_job_id(self, get("job.id", UNSET))
+        _XwfMapSubwfJob_job_inst_id(self, get("job_inst.id", UNSET))
+        rest = attrs.keys() - cls._keys
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, False)
+        else:
+            fixed, extra = None, EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
 
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
@@ -721,6 +778,8 @@ class TaskInfo(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "task.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "task_id", "ts", "type", "type_desc", "transformation", "argv")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "task.id": "task_id", "ts": "ts", "type": "type", "type_desc": "type_desc", "transformation": "transformation", "argv": "argv"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "task.id", "ts", "type", "type_desc", "transformation", "argv"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     task_id: str
@@ -754,6 +813,31 @@ class TaskInfo(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> TaskInfo:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "task.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _TaskInfo_xwf_id(self, get("xwf.id", UNSET))
+        _TaskInfo_task_id(self, get("task.id", UNSET))
+        _TaskInfo_ts(self, get("ts", UNSET))
+        _TaskInfo_type(self, get("type", UNSET))
+        _TaskInfo_type_desc(self, get("type_desc", UNSET))
+        _TaskInfo_transformation(self, get("transformation", UNSET))
+        _TaskInfo_argv(self, get("argv", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -784,33 +868,7 @@ class TaskInfo(WithFixed):
             add(("argv", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -828,6 +886,8 @@ class TaskEdge(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "parent.task.id", "child.task.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "parent_task_id", "child_task_id", "ts")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "parent.task.id": "parent_task_id", "child.task.id": "child_task_id", "ts": "ts"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "parent.task.id", "child.task.id", "ts"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     parent_task_id: str
@@ -852,6 +912,28 @@ class TaskEdge(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> TaskEdge:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "parent.task.id" not in attrs or "child.task.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _TaskEdge_xwf_id(self, get("xwf.id", UNSET))
+        _TaskEdge_parent_task_id(self, get("parent.task.id", UNSET))
+        _TaskEdge_child_task_id(self, get("child.task.id", UNSET))
+        _TaskEdge_ts(self, get("ts", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -873,33 +955,7 @@ class TaskEdge(WithFixed):
             add(("ts", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -917,6 +973,8 @@ class JobInfo(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "ts", "submit_file", "type", "type_desc", "clustered", "max_retries", "executable", "argv", "task_count")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "ts": "ts", "submit_file": "submit_file", "type": "type", "type_desc": "type_desc", "clustered": "clustered", "max_retries": "max_retries", "executable": "executable", "argv": "argv", "task_count": "task_count"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "ts", "submit_file", "type", "type_desc", "clustered", "max_retries", "executable", "argv", "task_count"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -962,6 +1020,35 @@ class JobInfo(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInfo:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInfo_xwf_id(self, get("xwf.id", UNSET))
+        _JobInfo_job_id(self, get("job.id", UNSET))
+        _JobInfo_ts(self, get("ts", UNSET))
+        _JobInfo_submit_file(self, get("submit_file", UNSET))
+        _JobInfo_type(self, get("type", UNSET))
+        _JobInfo_type_desc(self, get("type_desc", UNSET))
+        _JobInfo_clustered(self, get("clustered", UNSET))
+        _JobInfo_max_retries(self, get("max_retries", UNSET))
+        _JobInfo_executable(self, get("executable", UNSET))
+        _JobInfo_argv(self, get("argv", UNSET))
+        _JobInfo_task_count(self, get("task_count", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -1004,33 +1091,7 @@ class JobInfo(WithFixed):
             add(("task_count", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -1048,6 +1109,8 @@ class JobEdge(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "parent.job.id", "child.job.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "parent_job_id", "child_job_id", "ts")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "parent.job.id": "parent_job_id", "child.job.id": "child_job_id", "ts": "ts"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "parent.job.id", "child.job.id", "ts"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     parent_job_id: str
@@ -1072,6 +1135,28 @@ class JobEdge(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobEdge:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "parent.job.id" not in attrs or "child.job.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobEdge_xwf_id(self, get("xwf.id", UNSET))
+        _JobEdge_parent_job_id(self, get("parent.job.id", UNSET))
+        _JobEdge_child_job_id(self, get("child.job.id", UNSET))
+        _JobEdge_ts(self, get("ts", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -1093,33 +1178,7 @@ class JobEdge(WithFixed):
             add(("ts", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -1137,6 +1196,8 @@ class JobInstPreStart(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -1170,6 +1231,31 @@ class JobInstPreStart(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPreStart:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstPreStart_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstPreStart_job_id(self, get("job.id", UNSET))
+        _JobInstPreStart_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstPreStart_ts(self, get("ts", UNSET))
+        _JobInstPreStart_js_id(self, get("js.id", UNSET))
+        _JobInstPreStart_reason(self, get("reason", UNSET))
+        _JobInstPreStart_sched_id(self, get("sched.id", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -1200,33 +1286,7 @@ class JobInstPreStart(WithFixed):
             add(("sched.id", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -1244,6 +1304,8 @@ class JobInstPreTerm(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -1277,6 +1339,31 @@ class JobInstPreTerm(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPreTerm:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstPreTerm_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstPreTerm_job_id(self, get("job.id", UNSET))
+        _JobInstPreTerm_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstPreTerm_ts(self, get("ts", UNSET))
+        _JobInstPreTerm_js_id(self, get("js.id", UNSET))
+        _JobInstPreTerm_reason(self, get("reason", UNSET))
+        _JobInstPreTerm_sched_id(self, get("sched.id", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -1307,33 +1394,7 @@ class JobInstPreTerm(WithFixed):
             add(("sched.id", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -1351,6 +1412,8 @@ class JobInstPreEnd(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "status")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id", "status", "level", "exitcode")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id", "status": "status", "level": "level", "exitcode": "exitcode"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id", "status", "level", "exitcode"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -1393,6 +1456,34 @@ class JobInstPreEnd(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPreEnd:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstPreEnd_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstPreEnd_job_id(self, get("job.id", UNSET))
+        _JobInstPreEnd_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstPreEnd_ts(self, get("ts", UNSET))
+        _JobInstPreEnd_js_id(self, get("js.id", UNSET))
+        _JobInstPreEnd_reason(self, get("reason", UNSET))
+        _JobInstPreEnd_sched_id(self, get("sched.id", UNSET))
+        _JobInstPreEnd_status(self, get("status", UNSET))
+        _JobInstPreEnd_level(self, get("level", UNSET))
+        _JobInstPreEnd_exitcode(self, get("exitcode", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -1432,33 +1523,7 @@ class JobInstPreEnd(WithFixed):
             add(("exitcode", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -1476,6 +1541,8 @@ class JobInstSubmitStart(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id", "site")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id", "site": "site"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id", "site"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -1512,6 +1579,32 @@ class JobInstSubmitStart(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstSubmitStart:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstSubmitStart_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstSubmitStart_job_id(self, get("job.id", UNSET))
+        _JobInstSubmitStart_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstSubmitStart_ts(self, get("ts", UNSET))
+        _JobInstSubmitStart_js_id(self, get("js.id", UNSET))
+        _JobInstSubmitStart_reason(self, get("reason", UNSET))
+        _JobInstSubmitStart_sched_id(self, get("sched.id", UNSET))
+        _JobInstSubmitStart_site(self, get("site", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -1545,33 +1638,7 @@ class JobInstSubmitStart(WithFixed):
             add(("site", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -1589,6 +1656,8 @@ class JobInstSubmitEnd(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "status")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id", "status", "level")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id", "status": "status", "level": "level"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id", "status", "level"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -1628,6 +1697,33 @@ class JobInstSubmitEnd(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstSubmitEnd:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstSubmitEnd_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstSubmitEnd_job_id(self, get("job.id", UNSET))
+        _JobInstSubmitEnd_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstSubmitEnd_ts(self, get("ts", UNSET))
+        _JobInstSubmitEnd_js_id(self, get("js.id", UNSET))
+        _JobInstSubmitEnd_reason(self, get("reason", UNSET))
+        _JobInstSubmitEnd_sched_id(self, get("sched.id", UNSET))
+        _JobInstSubmitEnd_status(self, get("status", UNSET))
+        _JobInstSubmitEnd_level(self, get("level", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -1664,33 +1760,7 @@ class JobInstSubmitEnd(WithFixed):
             add(("level", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -1708,6 +1778,8 @@ class JobInstHeldStart(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -1741,6 +1813,31 @@ class JobInstHeldStart(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstHeldStart:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstHeldStart_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstHeldStart_job_id(self, get("job.id", UNSET))
+        _JobInstHeldStart_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstHeldStart_ts(self, get("ts", UNSET))
+        _JobInstHeldStart_js_id(self, get("js.id", UNSET))
+        _JobInstHeldStart_reason(self, get("reason", UNSET))
+        _JobInstHeldStart_sched_id(self, get("sched.id", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -1771,33 +1868,7 @@ class JobInstHeldStart(WithFixed):
             add(("sched.id", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -1815,6 +1886,8 @@ class JobInstHeldEnd(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "status")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id", "status", "level")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id", "status": "status", "level": "level"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id", "status", "level"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -1854,6 +1927,33 @@ class JobInstHeldEnd(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstHeldEnd:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstHeldEnd_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstHeldEnd_job_id(self, get("job.id", UNSET))
+        _JobInstHeldEnd_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstHeldEnd_ts(self, get("ts", UNSET))
+        _JobInstHeldEnd_js_id(self, get("js.id", UNSET))
+        _JobInstHeldEnd_reason(self, get("reason", UNSET))
+        _JobInstHeldEnd_sched_id(self, get("sched.id", UNSET))
+        _JobInstHeldEnd_status(self, get("status", UNSET))
+        _JobInstHeldEnd_level(self, get("level", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -1890,33 +1990,7 @@ class JobInstHeldEnd(WithFixed):
             add(("level", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -1934,6 +2008,8 @@ class JobInstMainStart(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "stdin_file", "stdout_file", "stderr_file", "sched_id")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "stdin.file": "stdin_file", "stdout.file": "stdout_file", "stderr.file": "stderr_file", "sched.id": "sched_id"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "stdin.file", "stdout.file", "stderr.file", "sched.id"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -1973,6 +2049,33 @@ class JobInstMainStart(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstMainStart:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstMainStart_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstMainStart_job_id(self, get("job.id", UNSET))
+        _JobInstMainStart_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstMainStart_ts(self, get("ts", UNSET))
+        _JobInstMainStart_js_id(self, get("js.id", UNSET))
+        _JobInstMainStart_stdin_file(self, get("stdin.file", UNSET))
+        _JobInstMainStart_stdout_file(self, get("stdout.file", UNSET))
+        _JobInstMainStart_stderr_file(self, get("stderr.file", UNSET))
+        _JobInstMainStart_sched_id(self, get("sched.id", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -2009,33 +2112,7 @@ class JobInstMainStart(WithFixed):
             add(("sched.id", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -2053,6 +2130,8 @@ class JobInstMainTerm(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "status")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id", "status", "level")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id", "status": "status", "level": "level"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id", "status", "level"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -2092,6 +2171,33 @@ class JobInstMainTerm(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstMainTerm:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstMainTerm_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstMainTerm_job_id(self, get("job.id", UNSET))
+        _JobInstMainTerm_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstMainTerm_ts(self, get("ts", UNSET))
+        _JobInstMainTerm_js_id(self, get("js.id", UNSET))
+        _JobInstMainTerm_reason(self, get("reason", UNSET))
+        _JobInstMainTerm_sched_id(self, get("sched.id", UNSET))
+        _JobInstMainTerm_status(self, get("status", UNSET))
+        _JobInstMainTerm_level(self, get("level", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -2128,33 +2234,7 @@ class JobInstMainTerm(WithFixed):
             add(("level", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -2172,6 +2252,8 @@ class JobInstMainEnd(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "status")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "site", "user", "local_dur", "stdin_file", "multiplier_factor", "exitcode", "sched_id", "status", "level", "work_dir", "cluster_start", "cluster_dur", "stdout_file", "stderr_file", "stdout_text", "stderr_text")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "site": "site", "user": "user", "local.dur": "local_dur", "stdin_file": "stdin_file", "multiplier_factor": "multiplier_factor", "exitcode": "exitcode", "sched.id": "sched_id", "status": "status", "level": "level", "work_dir": "work_dir", "cluster.start": "cluster_start", "cluster.dur": "cluster_dur", "stdout.file": "stdout_file", "stderr.file": "stderr_file", "stdout.text": "stdout_text", "stderr.text": "stderr_text"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "site", "user", "local.dur", "stdin_file", "multiplier_factor", "exitcode", "sched.id", "status", "level", "work_dir", "cluster.start", "cluster.dur", "stdout.file", "stderr.file", "stdout.text", "stderr.text"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -2247,6 +2329,45 @@ class JobInstMainEnd(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstMainEnd:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstMainEnd_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstMainEnd_job_id(self, get("job.id", UNSET))
+        _JobInstMainEnd_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstMainEnd_ts(self, get("ts", UNSET))
+        _JobInstMainEnd_js_id(self, get("js.id", UNSET))
+        _JobInstMainEnd_site(self, get("site", UNSET))
+        _JobInstMainEnd_user(self, get("user", UNSET))
+        _JobInstMainEnd_local_dur(self, get("local.dur", UNSET))
+        _JobInstMainEnd_stdin_file(self, get("stdin_file", UNSET))
+        _JobInstMainEnd_multiplier_factor(self, get("multiplier_factor", UNSET))
+        _JobInstMainEnd_exitcode(self, get("exitcode", UNSET))
+        _JobInstMainEnd_sched_id(self, get("sched.id", UNSET))
+        _JobInstMainEnd_status(self, get("status", UNSET))
+        _JobInstMainEnd_level(self, get("level", UNSET))
+        _JobInstMainEnd_work_dir(self, get("work_dir", UNSET))
+        _JobInstMainEnd_cluster_start(self, get("cluster.start", UNSET))
+        _JobInstMainEnd_cluster_dur(self, get("cluster.dur", UNSET))
+        _JobInstMainEnd_stdout_file(self, get("stdout.file", UNSET))
+        _JobInstMainEnd_stderr_file(self, get("stderr.file", UNSET))
+        _JobInstMainEnd_stdout_text(self, get("stdout.text", UNSET))
+        _JobInstMainEnd_stderr_text(self, get("stderr.text", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -2319,33 +2440,7 @@ class JobInstMainEnd(WithFixed):
             add(("stderr.text", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -2363,6 +2458,8 @@ class JobInstPostStart(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -2396,6 +2493,31 @@ class JobInstPostStart(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPostStart:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstPostStart_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstPostStart_job_id(self, get("job.id", UNSET))
+        _JobInstPostStart_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstPostStart_ts(self, get("ts", UNSET))
+        _JobInstPostStart_js_id(self, get("js.id", UNSET))
+        _JobInstPostStart_reason(self, get("reason", UNSET))
+        _JobInstPostStart_sched_id(self, get("sched.id", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -2426,33 +2548,7 @@ class JobInstPostStart(WithFixed):
             add(("sched.id", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -2470,6 +2566,8 @@ class JobInstPostTerm(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -2503,6 +2601,31 @@ class JobInstPostTerm(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPostTerm:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstPostTerm_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstPostTerm_job_id(self, get("job.id", UNSET))
+        _JobInstPostTerm_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstPostTerm_ts(self, get("ts", UNSET))
+        _JobInstPostTerm_js_id(self, get("js.id", UNSET))
+        _JobInstPostTerm_reason(self, get("reason", UNSET))
+        _JobInstPostTerm_sched_id(self, get("sched.id", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -2533,33 +2656,7 @@ class JobInstPostTerm(WithFixed):
             add(("sched.id", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -2577,6 +2674,8 @@ class JobInstPostEnd(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "status")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id", "status", "level", "exitcode")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id", "status": "status", "level": "level", "exitcode": "exitcode"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id", "status", "level", "exitcode"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -2619,6 +2718,34 @@ class JobInstPostEnd(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPostEnd:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstPostEnd_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstPostEnd_job_id(self, get("job.id", UNSET))
+        _JobInstPostEnd_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstPostEnd_ts(self, get("ts", UNSET))
+        _JobInstPostEnd_js_id(self, get("js.id", UNSET))
+        _JobInstPostEnd_reason(self, get("reason", UNSET))
+        _JobInstPostEnd_sched_id(self, get("sched.id", UNSET))
+        _JobInstPostEnd_status(self, get("status", UNSET))
+        _JobInstPostEnd_level(self, get("level", UNSET))
+        _JobInstPostEnd_exitcode(self, get("exitcode", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -2658,33 +2785,7 @@ class JobInstPostEnd(WithFixed):
             add(("exitcode", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -2702,6 +2803,8 @@ class JobInstHostInfo(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "hostname", "ip", "site")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "hostname", "ip", "site", "total_memory", "uname", "ts")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "hostname": "hostname", "ip": "ip", "site": "site", "total_memory": "total_memory", "uname": "uname", "ts": "ts"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "hostname", "ip", "site", "total_memory", "uname", "ts"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -2741,6 +2844,33 @@ class JobInstHostInfo(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstHostInfo:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "hostname" not in attrs or "ip" not in attrs or "site" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstHostInfo_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstHostInfo_job_id(self, get("job.id", UNSET))
+        _JobInstHostInfo_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstHostInfo_hostname(self, get("hostname", UNSET))
+        _JobInstHostInfo_ip(self, get("ip", UNSET))
+        _JobInstHostInfo_site(self, get("site", UNSET))
+        _JobInstHostInfo_total_memory(self, get("total_memory", UNSET))
+        _JobInstHostInfo_uname(self, get("uname", UNSET))
+        _JobInstHostInfo_ts(self, get("ts", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -2777,33 +2907,7 @@ class JobInstHostInfo(WithFixed):
             add(("ts", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -2821,6 +2925,8 @@ class JobInstImageInfo(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -2854,6 +2960,31 @@ class JobInstImageInfo(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstImageInfo:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstImageInfo_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstImageInfo_job_id(self, get("job.id", UNSET))
+        _JobInstImageInfo_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstImageInfo_ts(self, get("ts", UNSET))
+        _JobInstImageInfo_js_id(self, get("js.id", UNSET))
+        _JobInstImageInfo_reason(self, get("reason", UNSET))
+        _JobInstImageInfo_sched_id(self, get("sched.id", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -2884,33 +3015,7 @@ class JobInstImageInfo(WithFixed):
             add(("sched.id", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -2928,6 +3033,8 @@ class JobInstAbortInfo(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -2961,6 +3068,31 @@ class JobInstAbortInfo(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstAbortInfo:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstAbortInfo_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstAbortInfo_job_id(self, get("job.id", UNSET))
+        _JobInstAbortInfo_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstAbortInfo_ts(self, get("ts", UNSET))
+        _JobInstAbortInfo_js_id(self, get("js.id", UNSET))
+        _JobInstAbortInfo_reason(self, get("reason", UNSET))
+        _JobInstAbortInfo_sched_id(self, get("sched.id", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -2991,33 +3123,7 @@ class JobInstAbortInfo(WithFixed):
             add(("sched.id", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -3035,6 +3141,8 @@ class JobInstRemoteError(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -3068,6 +3176,31 @@ class JobInstRemoteError(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstRemoteError:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstRemoteError_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstRemoteError_job_id(self, get("job.id", UNSET))
+        _JobInstRemoteError_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstRemoteError_ts(self, get("ts", UNSET))
+        _JobInstRemoteError_js_id(self, get("js.id", UNSET))
+        _JobInstRemoteError_reason(self, get("reason", UNSET))
+        _JobInstRemoteError_sched_id(self, get("sched.id", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -3098,33 +3231,7 @@ class JobInstRemoteError(WithFixed):
             add(("sched.id", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -3142,6 +3249,8 @@ class JobInstGridSubmitStart(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -3175,6 +3284,31 @@ class JobInstGridSubmitStart(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstGridSubmitStart:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstGridSubmitStart_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstGridSubmitStart_job_id(self, get("job.id", UNSET))
+        _JobInstGridSubmitStart_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstGridSubmitStart_ts(self, get("ts", UNSET))
+        _JobInstGridSubmitStart_js_id(self, get("js.id", UNSET))
+        _JobInstGridSubmitStart_reason(self, get("reason", UNSET))
+        _JobInstGridSubmitStart_sched_id(self, get("sched.id", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -3205,33 +3339,7 @@ class JobInstGridSubmitStart(WithFixed):
             add(("sched.id", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -3249,6 +3357,8 @@ class JobInstGridSubmitEnd(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "status")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id", "status", "level")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id", "status": "status", "level": "level"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id", "status", "level"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -3288,6 +3398,33 @@ class JobInstGridSubmitEnd(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstGridSubmitEnd:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstGridSubmitEnd_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstGridSubmitEnd_job_id(self, get("job.id", UNSET))
+        _JobInstGridSubmitEnd_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstGridSubmitEnd_ts(self, get("ts", UNSET))
+        _JobInstGridSubmitEnd_js_id(self, get("js.id", UNSET))
+        _JobInstGridSubmitEnd_reason(self, get("reason", UNSET))
+        _JobInstGridSubmitEnd_sched_id(self, get("sched.id", UNSET))
+        _JobInstGridSubmitEnd_status(self, get("status", UNSET))
+        _JobInstGridSubmitEnd_level(self, get("level", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -3324,33 +3461,7 @@ class JobInstGridSubmitEnd(WithFixed):
             add(("level", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -3368,6 +3479,8 @@ class JobInstGlobusSubmitStart(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -3401,6 +3514,31 @@ class JobInstGlobusSubmitStart(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstGlobusSubmitStart:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstGlobusSubmitStart_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstGlobusSubmitStart_job_id(self, get("job.id", UNSET))
+        _JobInstGlobusSubmitStart_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstGlobusSubmitStart_ts(self, get("ts", UNSET))
+        _JobInstGlobusSubmitStart_js_id(self, get("js.id", UNSET))
+        _JobInstGlobusSubmitStart_reason(self, get("reason", UNSET))
+        _JobInstGlobusSubmitStart_sched_id(self, get("sched.id", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -3431,33 +3569,7 @@ class JobInstGlobusSubmitStart(WithFixed):
             add(("sched.id", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -3475,6 +3587,8 @@ class JobInstGlobusSubmitEnd(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "status")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id", "status", "level")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "reason": "reason", "sched.id": "sched_id", "status": "status", "level": "level"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "sched.id", "status", "level"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -3514,6 +3628,33 @@ class JobInstGlobusSubmitEnd(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstGlobusSubmitEnd:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstGlobusSubmitEnd_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstGlobusSubmitEnd_job_id(self, get("job.id", UNSET))
+        _JobInstGlobusSubmitEnd_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstGlobusSubmitEnd_ts(self, get("ts", UNSET))
+        _JobInstGlobusSubmitEnd_js_id(self, get("js.id", UNSET))
+        _JobInstGlobusSubmitEnd_reason(self, get("reason", UNSET))
+        _JobInstGlobusSubmitEnd_sched_id(self, get("sched.id", UNSET))
+        _JobInstGlobusSubmitEnd_status(self, get("status", UNSET))
+        _JobInstGlobusSubmitEnd_level(self, get("level", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -3550,33 +3691,7 @@ class JobInstGlobusSubmitEnd(WithFixed):
             add(("level", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -3594,6 +3709,8 @@ class JobInstTag(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "count", "name")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "count", "ts", "name_")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "count": "count", "ts": "ts", "name": "name_"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "count", "ts", "name"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -3624,6 +3741,30 @@ class JobInstTag(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstTag:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "count" not in attrs or "name" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstTag_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstTag_job_id(self, get("job.id", UNSET))
+        _JobInstTag_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstTag_count(self, get("count", UNSET))
+        _JobInstTag_ts(self, get("ts", UNSET))
+        _JobInstTag_name_(self, get("name", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -3651,33 +3792,7 @@ class JobInstTag(WithFixed):
             add(("name", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -3695,6 +3810,8 @@ class JobInstComposite(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "status")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "site", "user", "local_dur", "stdin_file", "multiplier_factor", "exitcode", "sched_id", "status", "level", "work_dir", "cluster_start", "cluster_dur", "stdout_file", "stderr_file", "stdout_text", "stderr_text", "int_error_count", "hostname", "jobtype", "cpu_count", "cpu_speed", "cpu_vendor", "cpu_model", "ram", "system", "release", "machine", "req_cpus", "req_gpus", "req_memory_mb", "req_diskspace_mb", "invocations", "app", "wf")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "ts": "ts", "js.id": "js_id", "site": "site", "user": "user", "local.dur": "local_dur", "stdin_file": "stdin_file", "multiplier_factor": "multiplier_factor", "exitcode": "exitcode", "sched.id": "sched_id", "status": "status", "level": "level", "work_dir": "work_dir", "cluster.start": "cluster_start", "cluster.dur": "cluster_dur", "stdout.file": "stdout_file", "stderr.file": "stderr_file", "stdout.text": "stdout_text", "stderr.text": "stderr_text", "int_error_count": "int_error_count", "hostname": "hostname", "jobtype": "jobtype", "cpu_count": "cpu_count", "cpu_speed": "cpu_speed", "cpu_vendor": "cpu_vendor", "cpu_model": "cpu_model", "ram": "ram", "system": "system", "release": "release", "machine": "machine", "req_cpus": "req_cpus", "req_gpus": "req_gpus", "req_memory_mb": "req_memory_mb", "req_diskspace_mb": "req_diskspace_mb", "invocations": "invocations", "app": "app", "wf": "wf"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "ts", "js.id", "site", "user", "local.dur", "stdin_file", "multiplier_factor", "exitcode", "sched.id", "status", "level", "work_dir", "cluster.start", "cluster.dur", "stdout.file", "stderr.file", "stdout.text", "stderr.text", "int_error_count", "hostname", "jobtype", "cpu_count", "cpu_speed", "cpu_vendor", "cpu_model", "ram", "system", "release", "machine", "req_cpus", "req_gpus", "req_memory_mb", "req_diskspace_mb", "invocations", "app", "wf"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -3824,6 +3941,63 @@ class JobInstComposite(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstComposite:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _JobInstComposite_xwf_id(self, get("xwf.id", UNSET))
+        _JobInstComposite_job_id(self, get("job.id", UNSET))
+        _JobInstComposite_job_inst_id(self, get("job_inst.id", UNSET))
+        _JobInstComposite_ts(self, get("ts", UNSET))
+        _JobInstComposite_js_id(self, get("js.id", UNSET))
+        _JobInstComposite_site(self, get("site", UNSET))
+        _JobInstComposite_user(self, get("user", UNSET))
+        _JobInstComposite_local_dur(self, get("local.dur", UNSET))
+        _JobInstComposite_stdin_file(self, get("stdin_file", UNSET))
+        _JobInstComposite_multiplier_factor(self, get("multiplier_factor", UNSET))
+        _JobInstComposite_exitcode(self, get("exitcode", UNSET))
+        _JobInstComposite_sched_id(self, get("sched.id", UNSET))
+        _JobInstComposite_status(self, get("status", UNSET))
+        _JobInstComposite_level(self, get("level", UNSET))
+        _JobInstComposite_work_dir(self, get("work_dir", UNSET))
+        _JobInstComposite_cluster_start(self, get("cluster.start", UNSET))
+        _JobInstComposite_cluster_dur(self, get("cluster.dur", UNSET))
+        _JobInstComposite_stdout_file(self, get("stdout.file", UNSET))
+        _JobInstComposite_stderr_file(self, get("stderr.file", UNSET))
+        _JobInstComposite_stdout_text(self, get("stdout.text", UNSET))
+        _JobInstComposite_stderr_text(self, get("stderr.text", UNSET))
+        _JobInstComposite_int_error_count(self, get("int_error_count", UNSET))
+        _JobInstComposite_hostname(self, get("hostname", UNSET))
+        _JobInstComposite_jobtype(self, get("jobtype", UNSET))
+        _JobInstComposite_cpu_count(self, get("cpu_count", UNSET))
+        _JobInstComposite_cpu_speed(self, get("cpu_speed", UNSET))
+        _JobInstComposite_cpu_vendor(self, get("cpu_vendor", UNSET))
+        _JobInstComposite_cpu_model(self, get("cpu_model", UNSET))
+        _JobInstComposite_ram(self, get("ram", UNSET))
+        _JobInstComposite_system(self, get("system", UNSET))
+        _JobInstComposite_release(self, get("release", UNSET))
+        _JobInstComposite_machine(self, get("machine", UNSET))
+        _JobInstComposite_req_cpus(self, get("req_cpus", UNSET))
+        _JobInstComposite_req_gpus(self, get("req_gpus", UNSET))
+        _JobInstComposite_req_memory_mb(self, get("req_memory_mb", UNSET))
+        _JobInstComposite_req_diskspace_mb(self, get("req_diskspace_mb", UNSET))
+        _JobInstComposite_invocations(self, get("invocations", UNSET))
+        _JobInstComposite_app(self, get("app", UNSET))
+        _JobInstComposite_wf(self, get("wf", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -3896,33 +4070,7 @@ class JobInstComposite(WithFixed):
             add(("stderr.text", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         v = self.int_error_count
         if v is not UNSET:
             add(("int_error_count", v))
@@ -3994,6 +4142,8 @@ class InvStart(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "inv.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "inv_id", "ts")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "inv.id": "inv_id", "ts": "ts"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "inv.id", "ts"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -4021,6 +4171,29 @@ class InvStart(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> InvStart:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "inv.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _InvStart_xwf_id(self, get("xwf.id", UNSET))
+        _InvStart_job_id(self, get("job.id", UNSET))
+        _InvStart_job_inst_id(self, get("job_inst.id", UNSET))
+        _InvStart_inv_id(self, get("inv.id", UNSET))
+        _InvStart_ts(self, get("ts", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -4045,33 +4218,7 @@ class InvStart(WithFixed):
             add(("ts", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -4089,6 +4236,8 @@ class InvEnd(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "inv.id", "exitcode")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "inv_id", "transformation", "task_id", "start_time", "dur", "remote_cpu_time", "avg_cpu", "maxrss", "ts", "exitcode", "executable", "argv", "level")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "inv.id": "inv_id", "transformation": "transformation", "task.id": "task_id", "start_time": "start_time", "dur": "dur", "remote_cpu_time": "remote_cpu_time", "avg_cpu": "avg_cpu", "maxrss": "maxrss", "ts": "ts", "exitcode": "exitcode", "executable": "executable", "argv": "argv", "level": "level"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "inv.id", "transformation", "task.id", "start_time", "dur", "remote_cpu_time", "avg_cpu", "maxrss", "ts", "exitcode", "executable", "argv", "level"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -4149,6 +4298,40 @@ class InvEnd(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> InvEnd:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "inv.id" not in attrs or "exitcode" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _InvEnd_xwf_id(self, get("xwf.id", UNSET))
+        _InvEnd_job_id(self, get("job.id", UNSET))
+        _InvEnd_job_inst_id(self, get("job_inst.id", UNSET))
+        _InvEnd_inv_id(self, get("inv.id", UNSET))
+        _InvEnd_transformation(self, get("transformation", UNSET))
+        _InvEnd_task_id(self, get("task.id", UNSET))
+        _InvEnd_start_time(self, get("start_time", UNSET))
+        _InvEnd_dur(self, get("dur", UNSET))
+        _InvEnd_remote_cpu_time(self, get("remote_cpu_time", UNSET))
+        _InvEnd_avg_cpu(self, get("avg_cpu", UNSET))
+        _InvEnd_maxrss(self, get("maxrss", UNSET))
+        _InvEnd_ts(self, get("ts", UNSET))
+        _InvEnd_exitcode(self, get("exitcode", UNSET))
+        _InvEnd_executable(self, get("executable", UNSET))
+        _InvEnd_argv(self, get("argv", UNSET))
+        _InvEnd_level(self, get("level", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -4206,33 +4389,7 @@ class InvEnd(WithFixed):
             add(("level", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -4250,6 +4407,8 @@ class StaticMetaStart(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id",)
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "ts")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "ts": "ts"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "ts"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     ts: int | str
@@ -4268,6 +4427,26 @@ class StaticMetaStart(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StaticMetaStart:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _StaticMetaStart_xwf_id(self, get("xwf.id", UNSET))
+        _StaticMetaStart_ts(self, get("ts", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -4283,33 +4462,7 @@ class StaticMetaStart(WithFixed):
             add(("ts", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -4327,6 +4480,8 @@ class XwfMeta(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "key", "value")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "key", "value", "ts")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "key": "key", "value": "value", "ts": "ts"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "key", "value", "ts"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     key: str
@@ -4351,6 +4506,28 @@ class XwfMeta(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> XwfMeta:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "key" not in attrs or "value" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _XwfMeta_xwf_id(self, get("xwf.id", UNSET))
+        _XwfMeta_key(self, get("key", UNSET))
+        _XwfMeta_value(self, get("value", UNSET))
+        _XwfMeta_ts(self, get("ts", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -4372,33 +4549,7 @@ class XwfMeta(WithFixed):
             add(("ts", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -4416,6 +4567,8 @@ class TaskMeta(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "task.id", "key", "value")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "task_id", "key", "value", "ts")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "task.id": "task_id", "key": "key", "value": "value", "ts": "ts"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "task.id", "key", "value", "ts"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     task_id: str
@@ -4443,6 +4596,29 @@ class TaskMeta(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> TaskMeta:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "task.id" not in attrs or "key" not in attrs or "value" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _TaskMeta_xwf_id(self, get("xwf.id", UNSET))
+        _TaskMeta_task_id(self, get("task.id", UNSET))
+        _TaskMeta_key(self, get("key", UNSET))
+        _TaskMeta_value(self, get("value", UNSET))
+        _TaskMeta_ts(self, get("ts", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -4467,33 +4643,7 @@ class TaskMeta(WithFixed):
             add(("ts", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -4511,6 +4661,8 @@ class RcMeta(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "lfn.id", "key", "value")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "lfn_id", "ts", "key", "value")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "lfn.id": "lfn_id", "ts": "ts", "key": "key", "value": "value"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "lfn.id", "ts", "key", "value"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     lfn_id: str
@@ -4538,6 +4690,29 @@ class RcMeta(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> RcMeta:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "lfn.id" not in attrs or "key" not in attrs or "value" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _RcMeta_xwf_id(self, get("xwf.id", UNSET))
+        _RcMeta_lfn_id(self, get("lfn.id", UNSET))
+        _RcMeta_ts(self, get("ts", UNSET))
+        _RcMeta_key(self, get("key", UNSET))
+        _RcMeta_value(self, get("value", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -4562,33 +4737,7 @@ class RcMeta(WithFixed):
             add(("value", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -4606,6 +4755,8 @@ class IntMetric(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "type", "file_type", "count", "duration")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "type", "file_type", "count", "duration", "ts")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "type": "type", "file_type": "file_type", "count": "count", "duration": "duration", "ts": "ts"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "type", "file_type", "count", "duration", "ts"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -4642,6 +4793,32 @@ class IntMetric(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> IntMetric:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "type" not in attrs or "file_type" not in attrs or "count" not in attrs or "duration" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _IntMetric_xwf_id(self, get("xwf.id", UNSET))
+        _IntMetric_job_id(self, get("job.id", UNSET))
+        _IntMetric_job_inst_id(self, get("job_inst.id", UNSET))
+        _IntMetric_type(self, get("type", UNSET))
+        _IntMetric_file_type(self, get("file_type", UNSET))
+        _IntMetric_count(self, get("count", UNSET))
+        _IntMetric_duration(self, get("duration", UNSET))
+        _IntMetric_ts(self, get("ts", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -4675,33 +4852,7 @@ class IntMetric(WithFixed):
             add(("ts", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -4719,6 +4870,8 @@ class RcPfn(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "lfn.id", "pfn")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "lfn_id", "pfn", "site")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "lfn.id": "lfn_id", "pfn": "pfn", "site": "site"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "lfn.id", "pfn", "site"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     lfn_id: str
@@ -4743,6 +4896,28 @@ class RcPfn(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> RcPfn:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "lfn.id" not in attrs or "pfn" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _RcPfn_xwf_id(self, get("xwf.id", UNSET))
+        _RcPfn_lfn_id(self, get("lfn.id", UNSET))
+        _RcPfn_pfn(self, get("pfn", UNSET))
+        _RcPfn_site(self, get("site", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -4764,33 +4939,7 @@ class RcPfn(WithFixed):
             add(("site", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -4808,6 +4957,8 @@ class WfMapFile(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "task.id", "lfn.id")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "task_id", "lfn_id", "ts")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "task.id": "task_id", "lfn.id": "lfn_id", "ts": "ts"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "task.id", "lfn.id", "ts"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     task_id: str
@@ -4832,6 +4983,28 @@ class WfMapFile(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> WfMapFile:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "task.id" not in attrs or "lfn.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _WfMapFile_xwf_id(self, get("xwf.id", UNSET))
+        _WfMapFile_task_id(self, get("task.id", UNSET))
+        _WfMapFile_lfn_id(self, get("lfn.id", UNSET))
+        _WfMapFile_ts(self, get("ts", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -4853,33 +5026,7 @@ class WfMapFile(WithFixed):
             add(("ts", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -4897,6 +5044,8 @@ class StaticMetaEnd(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id",)
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "ts")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "ts": "ts"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "ts"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     ts: int | str
@@ -4915,6 +5064,26 @@ class StaticMetaEnd(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StaticMetaEnd:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _StaticMetaEnd_xwf_id(self, get("xwf.id", UNSET))
+        _StaticMetaEnd_ts(self, get("ts", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -4930,33 +5099,7 @@ class StaticMetaEnd(WithFixed):
             add(("ts", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out
@@ -4974,6 +5117,8 @@ class TaskMonitoring(WithFixed):
     required: ClassVar[tuple[str, ...]] = ("xwf.id", "job.id", "job_inst.id", "monitoring_event")
     fields: ClassVar[tuple[str, ...]] = ("xwf_id", "job_id", "job_inst_id", "sched_id", "monitoring_event", "ts")
     by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({"xwf.id": "xwf_id", "job.id": "job_id", "job_inst.id": "job_inst_id", "sched.id": "sched_id", "monitoring_event": "monitoring_event", "ts": "ts"})
+    _keys: ClassVar[frozenset[str]] = frozenset(("xwf.id", "job.id", "job_inst.id", "sched.id", "monitoring_event", "ts"))
+    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS
 
     xwf_id: str
     job_id: str
@@ -5004,6 +5149,30 @@ class TaskMonitoring(WithFixed):
         _set_extra(self, extra)
         _set_wire(self, None)
 
+    @classmethod
+    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> TaskMonitoring:
+        if fixed is not None:
+            attrs.update(fixed.items)
+        if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "monitoring_event" not in attrs:
+            raise missing(cls, attrs)
+        self = _new(cls)
+        get = attrs.get
+        _TaskMonitoring_xwf_id(self, get("xwf.id", UNSET))
+        _TaskMonitoring_job_id(self, get("job.id", UNSET))
+        _TaskMonitoring_job_inst_id(self, get("job_inst.id", UNSET))
+        _TaskMonitoring_sched_id(self, get("sched.id", UNSET))
+        _TaskMonitoring_monitoring_event(self, get("monitoring_event", UNSET))
+        _TaskMonitoring_ts(self, get("ts", UNSET))
+        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
+        if rest:
+            fixed, extra = split_rest(attrs, rest, fixed, True)
+        else:
+            extra = EMPTY
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, attrs)
+        return self
+
     def wire_items(self) -> list[tuple[str, Any]]:
         wire = self._wire
         if wire is not None:
@@ -5031,33 +5200,7 @@ class TaskMonitoring(WithFixed):
             add(("ts", v))
         fx = self.fixed
         if fx is not None:
-            v = fx.xwf_id
-            if self.xwf_id is UNSET and v is not UNSET:
-                add(("xwf.id", v))
-            v = fx.root_xwf_id
-            if v is not UNSET:
-                add(("root.xwf.id", v))
-            v = fx.dax
-            if v is not UNSET:
-                add(("dax", v))
-            v = fx.dag
-            if v is not UNSET:
-                add(("dag", v))
-            v = fx.wf_ts
-            if v is not UNSET:
-                add(("wf.ts", v))
-            v = fx.submit_dir
-            if v is not UNSET:
-                add(("submit.dir", v))
-            v = fx.pegasus_version
-            if v is not UNSET:
-                add(("pegasus.version", v))
-            v = fx.submit_hostname
-            if v is not UNSET:
-                add(("submit.hostname", v))
-            v = fx.wf_user
-            if v is not UNSET:
-                add(("wf.user", v))
+            out.extend(fx.tail)
         if self.extra:
             out.extend(self.extra.items())
         return out

@@ -43,8 +43,12 @@ def _frozen(self: object, name: str, value: Any = None) -> None:
 class Fixed:
     """The workflow's fixed attributes (doc §5.1), shared by every event it sends."""
 
-    __slots__ = tuple(a.field for a in FIXED)
+    __slots__ = (*(a.field for a in FIXED), "items", "tail")
     _wire: ClassVar[tuple[tuple[str, str], ...]] = tuple((a.field, a.name) for a in FIXED)
+    #: The attributes set, as (wire key, value) in the catalogue's order; ``tail``: without
+    #: ``xwf.id``, what follows a kind's own attributes on the wire (each has its own xwf.id).
+    items: tuple[tuple[str, Any], ...]
+    tail: tuple[tuple[str, Any], ...]
     # The catalogue's FIXED, spelt out for mypy (tests/test_event_classes.py keeps them equal).
     xwf_id: str
     root_xwf_id: str | None
@@ -61,6 +65,11 @@ class Fixed:
             object.__setattr__(self, attr, values.pop(attr, UNSET))
         if values:
             raise TypeError(f"Fixed: unknown attributes {sorted(values)}")
+        items = tuple(
+            (key, v) for attr, key in self._wire if (v := getattr(self, attr)) is not UNSET
+        )
+        object.__setattr__(self, "items", items)
+        object.__setattr__(self, "tail", tuple(kv for kv in items if kv[0] != _XWF_ID))
 
     __setattr__ = _frozen
     __delattr__ = _frozen
@@ -77,7 +86,7 @@ class Fixed:
 
     def wire_items(self) -> list[tuple[str, Any]]:
         """The attributes set, as (wire key, value) in the catalogue's order."""
-        return [(key, v) for attr, key in self._wire if (v := getattr(self, attr)) is not UNSET]
+        return list(self.items)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return _fixed_of, (tuple(getattr(self, a) for a, _ in self._wire),)
@@ -148,39 +157,40 @@ class StampedeEvent:
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StampedeEvent:
-        """This kind's event from wire attributes, keeping their order (``make_event``)."""
-        if fixed is not None:
-            attrs.update(fixed.wire_items())  # then read back as the shared ``fixed`` below
-        for key in cls.required:
-            if key not in attrs:
-                raise MissingAttribute(f"{cls.name}: missing mandatory attribute {key!r}")
-        by_wire = cls.by_wire
-        fixed_kind = cls.spec is not None and cls.spec.fixed
-        kw: dict[str, Any] = {}
-        fixed_kw: dict[str, Any] | None = None
-        extra: dict[str, Any] | None = None
-        for key, value in attrs.items():
-            field = by_wire.get(key)
-            if field is not None:
-                kw[field] = value
-            elif fixed_kind and key in _FIXED_FIELDS:
-                if fixed is not None:
-                    continue
-                if fixed_kw is None:
-                    fixed_kw = {}
-                fixed_kw[_FIXED_FIELDS[key]] = value
-            else:
-                if extra is None:
-                    extra = {}
-                extra[key] = value
-        if fixed is None and fixed_kw is not None:
-            fixed = Fixed(**fixed_kw)
-        event = cls(**kw, fixed=fixed if fixed_kind else None, extra=extra or EMPTY)  # type: ignore[call-arg]
-        object.__setattr__(event, "_wire", attrs)
-        return event
+        """This kind's event from wire attributes, keeping their order (``make_event``):
+        ``fixed`` is merged into ``attrs`` as ``dict.update`` does; without it, a fixed
+        kind's fixed attributes in ``attrs`` become its :class:`Fixed`."""
+        raise NotImplementedError  # generated per kind
 
 
 _FIXED_FIELDS: dict[str, str] = {a.name: a.field for a in FIXED}
+#: The fixed attributes' wire keys: ``rest`` of :func:`split_rest` leaves them out when the
+#: event has a shared Fixed already.
+FIXED_KEYS: frozenset[str] = frozenset(_FIXED_FIELDS)
+_XWF_ID = FIXED[0].name  # every kind's own first attribute too
+
+
+def missing(cls: type[StampedeEvent], attrs: Mapping[str, Any]) -> MissingAttribute:
+    key = next(k for k in cls.required if k not in attrs)
+    return MissingAttribute(f"{cls.name}: missing mandatory attribute {key!r}")
+
+
+def split_rest(
+    attrs: dict[str, Any], rest: set[str], fixed: Fixed | None, fixed_kind: bool
+) -> tuple[Fixed | None, Mapping[str, Any]]:
+    """A decoded event's keys beyond its own (``rest``), in their order: a fixed kind's fixed
+    ones become its :class:`Fixed` (when it has none yet), the others its ``extra``."""
+    fixed_kw: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in attrs.items():
+        if key in rest:
+            if fixed_kind and key in _FIXED_FIELDS:
+                fixed_kw[_FIXED_FIELDS[key]] = value
+            else:
+                extra[key] = value
+    if fixed_kw:
+        fixed = Fixed(**fixed_kw)
+    return (fixed if fixed_kind else None), (extra or EMPTY)
 
 
 class GenericEvent(StampedeEvent):

@@ -43,7 +43,18 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from monitord.core.catalogue import BY_NAME, EventSpec
-from monitord.core.eventbase import EMPTY, UNSET, Fixed, StampedeEvent, slot_setters
+from monitord.core.eventbase import (
+    EMPTY,
+    FIXED_KEYS,
+    UNSET,
+    Fixed,
+    StampedeEvent,
+    missing,
+    slot_setters,
+    split_rest,
+)
+
+_new = object.__new__
 '''
 
 
@@ -78,7 +89,9 @@ def _wire_items(spec: EventSpec) -> list[str]:
     ]
     own = {a.name for a in spec.own}
     fixed_group = ["        fx = self.fixed", "        if fx is not None:"]
-    for fx in FIXED:
+    if own & {a.name for a in FIXED} == {FIXED[0].name}:  # only xwf.id, its own
+        fixed_group += ["            out.extend(fx.tail)"]
+    for fx in FIXED if len(fixed_group) == 2 else ():
         # An attribute both own and fixed is sent once, where the kind puts it.
         guard = f"self.{fx.field} is UNSET and " if fx.name in own else ""
         fixed_group += [
@@ -119,10 +132,44 @@ def _init(spec: EventSpec, cls: str) -> list[str]:
     return lines
 
 
+def _from_wire(spec: EventSpec, cls: str) -> list[str]:
+    """``from_wire``: each own attribute straight from ``attrs`` into its slot; only the keys
+    beyond the kind's own (``rest``: a relay's planner keys, a decoded event's fixed ones)
+    take the slower :func:`split_rest`."""
+    lines = [
+        "    @classmethod",
+        f"    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> {cls}:",
+        "        if fixed is not None:",
+        "            attrs.update(fixed.items)",
+    ]
+    if spec.required:
+        test = " or ".join(f"{_str(k)} not in attrs" for k in spec.required)
+        lines += [f"        if {test}:", "            raise missing(cls, attrs)"]
+    lines += ["        self = _new(cls)", "        get = attrs.get"]
+    lines += [f"        _{cls}_{a.field}(self, get({_str(a.name)}, UNSET))" for a in spec.own]
+    if spec.fixed:
+        known = "(cls._keys_fixed if fixed is not None else cls._keys)"
+    else:
+        known = "cls._keys"
+    lines += [
+        f"        rest = attrs.keys() - {known}",
+        "        if rest:",
+        f"            fixed, extra = split_rest(attrs, rest, fixed, {spec.fixed})",
+        "        else:",
+        "            extra = EMPTY" if spec.fixed else "            fixed, extra = None, EMPTY",
+        "        _set_fixed(self, fixed)",
+        "        _set_extra(self, extra)",
+        "        _set_wire(self, attrs)",
+        "        return self",
+    ]
+    return lines
+
+
 def class_source(spec: EventSpec) -> str:
     cls = class_name(spec.name)
     base = "WithFixed" if spec.fixed else "StampedeEvent"
     fields = tuple(a.field for a in spec.own)
+    wire = tuple(a.name for a in spec.own)
     by_wire = ", ".join(f"{_str(a.name)}: {_str(a.field)}" for a in spec.own)
     lines = [
         "",
@@ -136,10 +183,12 @@ def class_source(spec: EventSpec) -> str:
         f"    required: ClassVar[tuple[str, ...]] = {_tuple(spec.required)}",
         f"    fields: ClassVar[tuple[str, ...]] = {_tuple(fields)}",
         f"    by_wire: ClassVar[Mapping[str, str]] = MappingProxyType({{{by_wire}}})",
+        f"    _keys: ClassVar[frozenset[str]] = frozenset({_tuple(wire)})",
+        *(["    _keys_fixed: ClassVar[frozenset[str]] = _keys | FIXED_KEYS"] if spec.fixed else []),
         "",
     ]
     lines += [f"    {a.field}: {annotation(a)}" for a in spec.own]
-    lines += ["", *_init(spec, cls), "", *_wire_items(spec), "", ""]
+    lines += ["", *_init(spec, cls), "", *_from_wire(spec, cls), "", *_wire_items(spec), "", ""]
     setters = ", ".join(f"_{cls}_{f}" for f in fields)
     lines += [f"{setters}{',' if len(fields) == 1 else ''} = slot_setters({cls})"]
     return "\n".join(lines) + "\n"
