@@ -157,6 +157,22 @@ def test_keyword_events_go_on_the_wire_in_catalogue_order_then_fixed_then_extra(
     }
 
 
+def test_sent_last_moves_own_fields_after_the_other_own_ones_before_the_fixed():
+    from monitord.core.events import Fixed, InvEnd
+
+    fixed = Fixed(xwf_id="x", root_xwf_id="r")
+    ev = InvEnd(
+        xwf_id="x", job_id="j", job_inst_id=1, inv_id=-1, ts=5, exitcode="0", argv="a",
+        level="Info", fixed=fixed,
+    )  # fmt: skip
+    assert [k for k, _ in ev.sent_last("level", "ts").wire_items()] == [
+        "xwf.id", "job.id", "job_inst.id", "inv.id", "exitcode", "argv", "level", "ts",
+        "root.xwf.id",
+    ]  # fmt: skip
+    with pytest.raises(KeyError):
+        ev.sent_last("no_such_field")
+
+
 def test_relayed_and_decoded_events_keep_their_order_and_survive_pickling():
     import pickle
 

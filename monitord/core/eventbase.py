@@ -128,14 +128,25 @@ class StampedeEvent:
         """This event with the own attributes ``fields`` moved after its other own ones: the
         order of a kind's second producer (a PRE/POST script's ``inv.end`` sends ``ts`` after
         ``argv``).  Call it on a new event, before it is sent."""
-        by_field = {f: k for k, f in self.by_wire.items()}
-        last = [by_field[f] for f in fields]  # KeyError: not a field of this kind
-        items = self.wire_items()
-        own = [(k, v) for k, v in items if k in self.by_wire and k not in last]
-        moved = [(k, v) for k, v in items if k in last]
-        moved.sort(key=lambda kv: last.index(kv[0]))
-        rest = [(k, v) for k, v in items if k not in self.by_wire]
-        object.__setattr__(self, "_wire", dict(own + moved + rest))
+        own = self.by_wire
+        last = [k for f in fields for k, g in own.items() if g == f]
+        if len(last) != len(fields):
+            raise KeyError(f"{self.name}: not fields of this kind: {fields}")
+        wire: dict[str, Any] = {}
+        moved: dict[str, Any] = {}
+        rest = []
+        for k, v in self.wire_items():
+            if k not in own:
+                rest.append((k, v))
+            elif k in last:
+                moved[k] = v
+            else:
+                wire[k] = v
+        for k in last:
+            if k in moved:
+                wire[k] = moved[k]
+        wire.update(rest)
+        object.__setattr__(self, "_wire", wire)
         return self
 
     def __repr__(self) -> str:
