@@ -48,7 +48,7 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("monitord/core/readers/errfile.py", "job output (events from the files)"),
     ("monitord/core/readers/integrity.py", "job output (events from the files)"),
     ("monitord/core/readers/payloads.py", "job output (events from the files)"),
-    ("monitord/core/events.py", "event build"),
+    ("monitord/core/event", "event build"),  # events, eventbase, event_classes
     ("monitord/core/catalogue.py", "event build"),
     ("monitord/core/workflow.py", "job machine"),
     ("monitord/core/jobmachine.py", "job machine"),

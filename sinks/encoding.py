@@ -141,19 +141,20 @@ _GUID = os.environ.get("NETLOGGER_GUID")
 
 def encode_bp(event: StampedeEvent) -> str:
     """One BP line, ``\\n``-terminated: ts, event, level, then attrs in insertion order."""
-    attrs = event.attrs
-    level = attrs.get("level")
-    parts = [
-        "ts=" + bp_timestamp(attrs.get("ts")),
-        "event=stampede." + event.name,
-        "level=" + (level if isinstance(level, str) and level else "Info"),
-    ]
+    ts = level = None
+    parts = ["", "event=stampede." + event.name, ""]
     render = _BP_RENDER
-    for key, value in attrs.items():
-        if key == "ts" or key == "level":
+    for key, value in event.wire_items():
+        if key == "ts":
+            ts = value
+            continue
+        if key == "level":
+            level = value
             continue
         fn = render.get(type(value))
         parts.append(_bp_key(key) + "=" + (fn(value) if fn is not None else bp_value(value)))
+    parts[0] = "ts=" + bp_timestamp(ts)
+    parts[2] = "level=" + (level if isinstance(level, str) and level else "Info")
     if _GUID is not None:
         parts.append("guid=" + _GUID)
     return " ".join(parts) + "\n"
@@ -213,7 +214,7 @@ def encode_json_text(event: StampedeEvent) -> str:
     """
     out: dict[str, Any] = {}
     keymap = _JSON_KEYS
-    for key, value in event.attrs.items():
+    for key, value in event.wire_items():
         if value is None and (key == "ts" or key == "level"):
             continue
         wire = keymap.get(key)

@@ -24,6 +24,11 @@ MARKER = "catalogue violation: "
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def wire(event: StampedeEvent) -> dict[str, Any]:
+    """An event's attributes under their wire keys, in wire order (what a test compares)."""
+    return dict(event.wire_items())
+
+
 def command() -> list[str]:
     """The command that runs monitord under this check, from any working directory."""
     start = (
@@ -45,12 +50,27 @@ def record(into: list[StampedeEvent]) -> Callable[[], None]:
 
         return built
 
+    # A decoded or relayed event is built by its class's from_wire, not its constructor.
+    decoders = {cls: cls.__dict__["from_wire"] for cls in EVENT_CLASSES.values()}
+
+    def recording_decoder(decoder: Any) -> Any:
+        def built(cls: type[StampedeEvent], *args: Any, **kwargs: Any) -> StampedeEvent:
+            event: StampedeEvent = decoder.__func__(cls, *args, **kwargs)
+            into.append(event)
+            return event
+
+        return classmethod(built)
+
     for cls, init in inits.items():
         cls.__init__ = recording(init)  # type: ignore[method-assign]
+    for cls, decoder in decoders.items():
+        setattr(cls, "from_wire", recording_decoder(decoder))  # noqa: B010
 
     def undo() -> None:
         for cls, init in inits.items():
             cls.__init__ = init  # type: ignore[method-assign]
+        for cls, decoder in decoders.items():
+            setattr(cls, "from_wire", decoder)  # noqa: B010
 
     return undo
 
@@ -59,7 +79,7 @@ def violations(events: Iterable[StampedeEvent]) -> Counter[str]:
     """Each distinct violation with how many events show it."""
     out: Counter[str] = Counter()
     for event in events:
-        out.update(attr_errors(event.name, event.attrs))
+        out.update(attr_errors(event.name, wire(event)))
     return out
 
 

@@ -32,6 +32,7 @@ from sinks.runtime.runner import SinkWorker
 from sinks.runtime.spool import BatchSpool, SpoolSettings
 from sinks.runtime.spool.segments import Spool, SpoolError, encode_frame
 from tests.conftest import CORPUS, CORPUS_TZ, copy_submit_dir, require_corpus
+from tests.event_check import wire
 
 SECRET = "s3cr%2Fet"  # URL-quoted "s3cr/et"
 
@@ -417,7 +418,7 @@ def test_the_runtime_spools_while_the_broker_is_unreachable_and_keeps_it_for_lat
         batches.append(decode_marked(head[1])[0])
         left.commit()
     left.close()
-    assert [e.attrs["ts"] for batch in batches for e in batch] == list(range(50))
+    assert [wire(e)["ts"] for batch in batches for e in batch] == list(range(50))
 
 
 class FlakyLink:

@@ -71,7 +71,7 @@ def samples(spec: EventSpec) -> list[StampedeEvent]:
 
 
 def typed(event: StampedeEvent) -> list[tuple[str, str, Any]]:
-    return [(k, type(v).__name__, v) for k, v in event.attrs.items()]
+    return [(k, type(v).__name__, v) for k, v in event.wire_items()]
 
 
 def problems(catalogue: Iterable[EventSpec]) -> list[str]:
@@ -140,7 +140,9 @@ def test_decode_maps_keys_back_exactly() -> None:
     body = encode_json(event)
     assert b'"job_inst_id": 2' in body and b'"stdin_file": "in"' in body
     back = decode_json(body)
-    assert list(back.attrs) == list(event.attrs) and type(back) is type(event)
+    assert [k for k, _ in back.wire_items()] == [k for k, _ in event.wire_items()] and type(
+        back
+    ) is type(event)
 
 
 def test_decode_reports_why() -> None:
@@ -160,7 +162,7 @@ def test_decode_reports_why() -> None:
         decode_message("stampede.rc.meta", json.dumps(good).encode())
     # An open kind keeps keys beyond its list, under their wire spelling.
     extra = make_event("task.monitoring", {**_job(), "monitoring_event": "x", "bytes.in": 3})
-    assert decode_json(encode_json(extra)).attrs["bytes_in"] == 3
+    assert dict(decode_json(encode_json(extra)).wire_items())["bytes_in"] == 3
 
 
 def _job() -> dict[str, Any]:

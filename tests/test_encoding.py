@@ -193,7 +193,7 @@ def test_corpus_json_keys_and_values() -> None:
         assert list(obj)[-1] == "event" and obj["event"] == "stampede." + name
         expected = {
             k.replace("__", "_").replace(".", "_"): v
-            for k, v in event.attrs.items()
+            for k, v in event.wire_items()
             if not (v is None and k == "ts")
         }
         body = {k: v for k, v in obj.items() if k != "event"}

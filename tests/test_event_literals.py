@@ -16,6 +16,7 @@ PACKAGES = ("monitord", "sinks", "notifications")
 #: Where the wire's spellings belong, and why.
 ALLOWED = {
     "monitord/core/catalogue.py": "the catalogue: every kind and attribute",
+    "monitord/core/event_classes.py": "the classes generated from the catalogue",
     "monitord/core/jobmachine.py": "the job state table: each state's events, by name",
     "monitord/core/jobout.py": "kickstart payloads name their monitoring_event 'int.metric'",
     "monitord/core/readers/integrity.py": "the same payload field, read from the file",
@@ -25,10 +26,12 @@ ALLOWED = {
     ),
 }
 
-#: Consumers not yet reading fields (still ``ev.attrs[...]``); remove a file once it does.
-PENDING = {
-    "sinks/otlp/model.py",
-    "sinks/sql/dashboard.py",
+#: Consumers not yet reading fields (reading wire keys); remove a file once it does.
+PENDING: set[str] = set()
+
+#: A word spelt like a wire key that is not one, in the one file that writes it.
+HOMONYMS = {
+    ("sinks/otlp/model.py", "pegasus.version"): "the span attribute of docs/traces.md",
 }
 
 WORDS = (
@@ -67,8 +70,14 @@ def test_the_scan_sees_a_wire_key_and_an_event_name() -> None:
 
 def test_no_event_name_or_wire_key_outside_the_catalogue_encoders_and_job_table() -> None:
     found = files_with_literals()
-    stray = {path: sorted(words) for path, words in found.items() if path not in ALLOWED}
+    stray = {
+        path: sorted(w for w in words if (path, w) not in HOMONYMS)
+        for path, words in found.items()
+        if path not in ALLOWED
+    }
+    stray = {path: words for path, words in stray.items() if words}
     assert set(stray) == PENDING, stray
+    assert {path for path, _ in HOMONYMS} <= set(found)  # each homonym still written there
 
 
 def test_the_allowed_files_still_need_their_exception() -> None:

@@ -118,6 +118,16 @@ def test_events_are_frozen_and_slotted():
         ev.__dict__  # noqa: B018 - slotted: no instance dict
 
 
+def test_an_event_has_fields_only_no_wire_key_view():
+    """No ``attrs`` dict or ``get("job.id")``: a consumer reads ``job_id`` (a typo fails),
+    the encoders ``wire_items()``."""
+    from monitord.core.events import JobInstTag
+
+    ev = JobInstTag(xwf_id="x", job_id="j", job_inst_id=1, count=2, name_="t")
+    assert not hasattr(ev, "attrs") and not hasattr(ev, "get")
+    assert ev.job_id == "j" and ("job.id", "j") in ev.wire_items()
+
+
 def test_a_misspelt_or_missing_field_fails_at_construction():
     from monitord.core.events import XwfStart
 
@@ -136,13 +146,31 @@ def test_keyword_events_go_on_the_wire_in_catalogue_order_then_fixed_then_extra(
     ev = JobInstSubmitStart(
         site="s", ts=1, job_inst_id=1, job_id="j", js_id=1, xwf_id="x", reason=None, fixed=fixed
     )
-    assert list(ev.attrs) == [
+    assert [k for k, _ in ev.wire_items()] == [
         "xwf.id", "job.id", "job_inst.id", "ts", "js.id", "reason", "site",
         "root.xwf.id", "dax", "wf.user",
     ]  # fmt: skip
     assert ev.root_xwf_id == "r" and ev.dag is UNSET  # the fixed fields, through ``fixed``
     relay = TaskInfo(xwf_id="x", task_id="t", extra={"planner.key": "v"}, fixed=fixed)
-    assert list(relay.attrs)[-1] == "planner.key" and relay.extra == {"planner.key": "v"}
+    assert [k for k, _ in relay.wire_items()][-1] == "planner.key" and relay.extra == {
+        "planner.key": "v"
+    }
+
+
+def test_sent_last_moves_own_fields_after_the_other_own_ones_before_the_fixed():
+    from monitord.core.events import Fixed, InvEnd
+
+    fixed = Fixed(xwf_id="x", root_xwf_id="r")
+    ev = InvEnd(
+        xwf_id="x", job_id="j", job_inst_id=1, inv_id=-1, ts=5, exitcode="0", argv="a",
+        level="Info", fixed=fixed,
+    )  # fmt: skip
+    assert [k for k, _ in ev.sent_last("level", "ts").wire_items()] == [
+        "xwf.id", "job.id", "job_inst.id", "inv.id", "exitcode", "argv", "level", "ts",
+        "root.xwf.id",
+    ]  # fmt: skip
+    with pytest.raises(KeyError):
+        ev.sent_last("no_such_field")
 
 
 def test_relayed_and_decoded_events_keep_their_order_and_survive_pickling():
@@ -150,6 +178,12 @@ def test_relayed_and_decoded_events_keep_their_order_and_survive_pickling():
 
     attrs = {"ts": 5, "task.id": "t", "zz": 1, "xwf.id": "x", "root.xwf.id": "r"}
     ev = make_event("task.info", dict(attrs))
-    assert list(ev.attrs) == list(attrs) and ev.task_id == "t" and ev.extra == {"zz": 1}
+    assert (
+        [k for k, _ in ev.wire_items()] == list(attrs)
+        and ev.task_id == "t"
+        and ev.extra == {"zz": 1}
+    )
     back = pickle.loads(pickle.dumps(ev))
-    assert back == ev and list(back.attrs) == list(attrs) and back.root_xwf_id == "r"
+    assert (
+        back == ev and [k for k, _ in back.wire_items()] == list(attrs) and back.root_xwf_id == "r"
+    )

@@ -8,6 +8,7 @@ import pytest
 
 from monitord.core.jobmachine import JOB_STATES, REUSABLE_STATES, db_state_names, in_order
 from tests.conftest import CORPUS
+from tests.event_check import wire
 
 DATA = Path(__file__).parent / "data"
 
@@ -98,7 +99,7 @@ def test_each_state_emits_its_row_events_in_order() -> None:
             feed(wf, "01/01/23 00:00:02 Event: ULOG_SUBMIT for HTCondor Node b (5.0.0) {x}")
         before = len(wf.events)
         feed(wf, f"01/01/23 00:00:03 Event: ULOG_{state} for HTCondor Node b (5.0.0) {{x}}")
-        sent = [(e.name, e.attrs.get("status")) for e in wf.events[before:]]
+        sent = [(e.name, wire(e).get("status")) for e in wf.events[before:]]
         assert sent == list(JOB_STATES[state].events), state
 
 

@@ -35,6 +35,7 @@ from sinks.plugins.sink import PluginSink
 from sinks.runtime.runner import SinkWorker
 from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SpoolSettings
+from tests.event_check import wire
 from tests.plugin_fixtures import install_plugin_packages, journal
 
 # ---------------------------------------------------------------- the properties object
@@ -196,7 +197,7 @@ def test_payload_is_fully_qualified_with_double_underscore_keys_and_owned() -> N
     assert name == "stampede.job_inst.main.end"
     assert kw["xwf__id"] == "W" and kw["job_inst__id"] == 1 and kw["ts"] == 1.5
     kw["argv"].append("mutated")
-    assert event.attrs["argv"] == ["a"]
+    assert wire(event)["argv"] == ["a"]
     assert payload(event)[1] is not kw
     assert kw_key("root.xwf.id") == "root__xwf__id"
 
@@ -352,7 +353,7 @@ def test_start_and_stop_are_bounded() -> None:
     host.close()
     assert time.monotonic() - began < 2
     assert calls.state == "stuck" and plugin.stopped == 0  # stop() skipped
-    assert [e.attrs["job.id"] for e in calls.unhandled()] == ["j0", "j1", "j2"]
+    assert [wire(e)["job.id"] for e in calls.unhandled()] == ["j0", "j1", "j2"]
 
 
 def test_spool_policy_through_the_runtime_loses_nothing_and_never_blocks(tmp_path: Path) -> None:
@@ -373,9 +374,7 @@ def test_spool_policy_through_the_runtime_loses_nothing_and_never_blocks(tmp_pat
     plugin.gate.set()
     _wait(lambda: not runner.spooled and not runner.queued, 20)
     host.close()
-    assert plugin.seen == [
-        ("stampede.job_inst.main.start", e.attrs["job.id"]) for b in batches for e in b
-    ]
+    assert plugin.seen == [("stampede.job_inst.main.start", e.job_id) for b in batches for e in b]
     (state,) = host.snapshot()
     assert state.delivery_state == "up" and state.delivered == 90
 

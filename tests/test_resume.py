@@ -25,6 +25,7 @@ from sinks.runtime.items import EXIT, Batch, Wait
 from sinks.runtime.marks import MarkedBatch, Marks, advance, count_batch, unseen
 from sinks.sql.sink import SQLSink
 from tests.conftest import CORPUS, require_corpus
+from tests.event_check import wire
 from tests.status_fixtures import open_workflow
 
 
@@ -33,7 +34,7 @@ def _ev(wf: str, n: int) -> StampedeEvent:
 
 
 def _numbered(events: Sequence[StampedeEvent]) -> list[tuple[str, int]]:
-    return [(e.attrs["xwf.id"], e.attrs["ts"]) for e in events]
+    return [(e.xwf_id, wire(e)["ts"]) for e in events]
 
 
 # --- marks ------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from sinks.runtime.lanes import LaneHandle, SinkLane
 from sinks.runtime.runner import SinkWorker
 from sinks.runtime.sinkset import SharedSinkSet, SinkSet
 from sinks.runtime.spool import SpoolSettings
+from tests.event_check import wire
 
 SECRET = "s3cr3t-pw"
 
@@ -52,7 +53,7 @@ class FileSink:
     def write_batch(self, events: Sequence[StampedeEvent]) -> None:
         self._check()
         with open(self.out, "a") as fh:
-            fh.writelines(f"{e.attrs['ts']}\n" for e in events)
+            fh.writelines(f"{wire(e)['ts']}\n" for e in events)
 
     def flush(self) -> None:
         self._check()

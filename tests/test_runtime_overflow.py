@@ -23,6 +23,7 @@ from sinks.runtime.items import Batch, _Item
 from sinks.runtime.overflow import QueueBound, make_room
 from sinks.runtime.runner import SinkWorker
 from sinks.runtime.spool import SpoolSettings
+from tests.event_check import wire
 
 pytestmark = pytest.mark.quick
 
@@ -37,7 +38,7 @@ def batch(*ids: int) -> Batch:
 
 
 def stamps(items: Sequence[_Item]) -> list[list[int]]:
-    return [[int(e.attrs["ts"]) for e in i.decoded()] for i in items if isinstance(i, Batch)]
+    return [[int(wire(e)["ts"]) for e in i.decoded()] for i in items if isinstance(i, Batch)]
 
 
 @pytest.mark.parametrize(
@@ -86,7 +87,7 @@ class Gated:
         if self.fail_first:
             self.fail_first = False
             raise SinkError("child died", retryable=True)
-        self.seen += [int(e.attrs["ts"]) for e in events]
+        self.seen += [int(wire(e)["ts"]) for e in events]
 
     def tick(self) -> None:
         self.ticks += 1

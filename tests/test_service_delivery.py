@@ -14,6 +14,7 @@ from monitord.service.sinkpool import SinkPool
 from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import Capabilities, SharedResources
 from sinks.runtime.spool import SpoolSettings
+from tests.event_check import wire
 
 
 class ServerSink:
@@ -38,7 +39,7 @@ class ServerSink:
     def write_batch(self, events: Sequence[StampedeEvent]) -> None:
         if self.down.is_set():
             raise SinkError("server closed the connection", retryable=True)
-        self.stamps.extend(float(e.attrs["ts"]) for e in events)
+        self.stamps.extend(float(wire(e)["ts"]) for e in events)
 
     def flush(self) -> None:
         if self.down.is_set():

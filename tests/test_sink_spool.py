@@ -27,6 +27,7 @@ from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import BatchSpool, SpoolSettings, sink_key
 from tests.conftest import CORPUS, CORPUS_TZ, STAMPEDE_DIFF, copy_submit_dir, require_corpus
 from tests.dbcopy import copy_to_sqlite
+from tests.event_check import wire
 from tests.servers import create_database, drop_database, require_server, service
 
 
@@ -41,7 +42,7 @@ def batch(n: int, size: int = 3) -> list[StampedeEvent]:
 
 
 def stamps(events: Sequence[StampedeEvent]) -> list[float]:
-    return [float(e.attrs["ts"]) for e in events]
+    return [float(wire(e)["ts"]) for e in events]
 
 
 class FakeSink:

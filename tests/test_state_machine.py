@@ -9,6 +9,7 @@ import pytest
 from monitord.core.readers.braindump import parse_braindump_yml
 from monitord.core.readers.dagfile import parse_dag
 from monitord.core.workflow import Workflow, WorkflowContext, WorkflowOptions
+from tests.event_check import wire
 
 RUN = "/run"
 BRAINDUMP = """\
@@ -153,16 +154,16 @@ def test_job_with_post_script_event_order_and_numbering():
         "inv.end",
         "job_inst.post.end",
     ]
-    by = {e.name: e.attrs for e in wf.events}
+    by = {e.name: wire(e) for e in wf.events}
     main_end = by["job_inst.main.end"]
     # deferred main.end keeps the dagman.out exit code (raw), not the PegasusLite one
     assert main_end["exitcode"] == "512" and main_end["status"] == -1 and main_end["js.id"] == 4
     assert main_end["stdout.file"] == "00/00/a.out.000" and main_end["work_dir"] == "/scratch"
     assert by["job_inst.post.end"]["exitcode"] == "256" and by["job_inst.post.end"]["js.id"] == 7
-    inv = [e.attrs for e in wf.events if e.name == "inv.end"]
+    inv = [wire(e) for e in wf.events if e.name == "inv.end"]
     assert inv[0]["exitcode"] == 512 and inv[0]["level"] == "Error" and inv[0]["dur"] == 0.25
     assert inv[1]["inv.id"] == -2 and inv[1]["transformation"] == "dagman::post"
-    assert all(e.attrs["root.xwf.id"] == "wf-1" for e in wf.events)
+    assert all(wire(e)["root.xwf.id"] == "wf-1" for e in wf.events)
 
 
 def test_first_state_with_a_sched_id_sends_submit_start_even_job_success():
@@ -177,11 +178,11 @@ def test_first_state_with_a_sched_id_sends_submit_start_even_job_success():
         + "01/01/23 00:00:07 POST Script of node a completed successfully.\n",
     )
     assert names(wf)[1] == "job_inst.submit.start"
-    start = wf.events[1].attrs
+    start = wire(wf.events[1])
     assert start["sched.id"] == "5.0.0" and start["js.id"] == 1
     # the POST script's start line is kept here; without it see the next test
     # the outputs read are the .000 ones, and the paths say so
-    main_end = next(e.attrs for e in wf.events if e.name == "job_inst.main.end")
+    main_end = next(wire(e) for e in wf.events if e.name == "job_inst.main.end")
     assert main_end["stdout.file"] == "00/00/a.out.000"
 
 
@@ -195,7 +196,7 @@ def test_script_without_its_start_line_starts_at_its_end_without_cpu_time():
         ),
     )
     start, end = (
-        e.attrs for e in wf.events if e.name.startswith("inv.") and e.attrs["inv.id"] == -2
+        wire(e) for e in wf.events if e.name.startswith("inv.") and wire(e)["inv.id"] == -2
     )
     assert "ts" not in start  # the BP writer stamps it "now", as the reference's
     assert end["start_time"] == end["ts"] and end["dur"] == 0
@@ -207,7 +208,7 @@ def test_duplicated_block_after_the_end_repeats_the_submit_file_details():
     wf = make({f"{RUN}/00/00/a.out.000": ks(512), f"{RUN}/00/00/a.out.001": ks(512)})
     again = RUN_A.split("\n", 1)[1]  # from the ULOG_SUBMIT line: same sched id, same instance
     feed(wf, START + RUN_A + again)
-    starts = [e.attrs for e in wf.events if e.name == "job_inst.main.start"]
+    starts = [wire(e) for e in wf.events if e.name == "job_inst.main.start"]
     assert len(starts) == 2
     for key in ("stdout.file", "stderr.file", "site"):
         assert starts[1].get(key) == starts[0].get(key), key
@@ -225,7 +226,7 @@ def test_retry_gets_a_new_instance_and_the_next_output_counter():
     )
     seqs = {line.split()[-1] for line in wf.jobstate_lines if " a " in line}
     assert seqs == {"1", "2"}
-    ends = [e.attrs for e in wf.events if e.name == "job_inst.main.end"]
+    ends = [wire(e) for e in wf.events if e.name == "job_inst.main.end"]
     assert [e["stdout.file"] for e in ends] == ["00/00/a.out.000", "00/00/a.out.001"]
     assert wf.out_counters["a"] == 1 and wf.job_seq == 3
 
@@ -253,7 +254,7 @@ def test_pre_script_failure_then_retry():
         "p PRE_SCRIPT_SUCCESS 0 condorpool - 2",
         "p SUBMIT 9.0 condorpool - 2",
     ]
-    first_end = next(e.attrs for e in wf.events if e.name == "job_inst.main.end")
+    first_end = next(wire(e) for e in wf.events if e.name == "job_inst.main.end")
     assert first_end["status"] == -1 and first_end["exitcode"] == "512"
     assert first_end["stdout.file"] == "/orig/run0001/p.pre.log.000"
     assert wf.out_counters["p"] == 1  # PRE failure (0) then SUBMIT (1)
@@ -277,7 +278,7 @@ def test_held_released_and_abort_after_hold_is_deferred_to_post():
 01/01/23 00:00:08 POST Script of node a failed with status 1
 """,
     )
-    held = [e.attrs for e in wf.events if e.name == "job_inst.held.start"]
+    held = [wire(e) for e in wf.events if e.name == "job_inst.held.start"]
     assert [h["reason"] for h in held] == [" disk full", " again"]
     assert [h["js.id"] for h in held] == [3, 6]
     order = names(wf)
@@ -300,7 +301,7 @@ def test_submit_failure_sends_main_end_with_quoted_reason():
 """,
     )
     assert states(wf)[-1] == "b SUBMIT_FAILED - condorpool - 1"
-    end = next(e.attrs for e in wf.events if e.name == "job_inst.main.end")
+    end = next(wire(e) for e in wf.events if e.name == "job_inst.main.end")
     assert end["status"] == -1 and end["exitcode"] == "1"
     assert end["stderr.text"] == "Job submission failed because of HTCondor event SUBMIT_FAILED"
 
@@ -313,7 +314,7 @@ def test_dagman_restart_without_exit_inserts_synthetic_end():
         "INTERNAL *** DAGMAN_FINISHED 2 ***",
         "INTERNAL *** DAGMAN_STARTED 1.0 ***",
     ]
-    xwf = [(e.name, e.attrs["restart_count"], e.attrs.get("status")) for e in wf.events]
+    xwf = [(e.name, wire(e)["restart_count"], wire(e).get("status")) for e in wf.events]
     assert xwf == [("xwf.start", 0, None), ("xwf.end", 0, 2), ("xwf.start", 1, None)]
     assert int(wf.jobstate_lines[1].split()[0]) == int(wf.jobstate_lines[2].split()[0]) - 1
 

@@ -269,7 +269,7 @@ CATALOGUE: tuple[EventSpec, ...] = (
     _e("inv.start", _JOB + " inv.id:i! ts:i", NO_ROWS),
     _e(
         "inv.end",
-        _JOB + " inv.id:i! transformation:s task.id:s start_time:if dur:ifs "
+        _JOB + " inv.id:i! transformation:s task.id:s start_time:ifn dur:ifs "
         "remote_cpu_time:if avg_cpu:f maxrss:ifs ts:i exitcode:is! executable:s argv:s level:s",
         "inv_end",
         amqp_default=True,
@@ -283,7 +283,7 @@ CATALOGUE: tuple[EventSpec, ...] = (
         _JOB + " type:s! file_type:s! count:i! duration:ifs! ts:if",
         "int_metric",
     ),
-    _e("rc.pfn", _XWF + " lfn.id:s! pfn:s! site:s", "rc_pfn"),
+    _e("rc.pfn", _XWF + " lfn.id:s! pfn:s! site:sn", "rc_pfn"),
     _e("wf.map.file", _XWF + " task.id:s! lfn.id:s!" + _STATIC_TS, "map_file", open=True),
     _e("static.meta.end", _XWF + _STATIC_TS, NO_ROWS, open=True),
     _e(

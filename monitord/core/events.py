@@ -1,11 +1,13 @@
 """Typed Stampede events: one frozen, slotted class per event kind of the catalogue.
 
-Each kind's class is generated from its catalogue entry (``core/catalogue.py``): its
-fields are the kind's attributes under their Python names (``xwf.id`` -> ``xwf_id``,
-``job_inst.id`` -> ``job_inst_id``; :func:`monitord.core.catalogue.field_name`), and
-its constructor takes them by keyword, the mandatory ones without a default.  So a
-misspelt kind fails at import (``from monitord.core.events import JobInstMainEnd``)
-and a misspelt field or a missing mandatory one at construction, not in a sink.
+Each kind's class is generated from its catalogue entry (``core/catalogue.py``) into
+``core/event_classes.py`` by ``python -m monitord.core.eventgen`` (a test fails when that
+file is stale): its fields are the kind's attributes under their Python names
+(``xwf.id`` -> ``xwf_id``, ``job_inst.id`` -> ``job_inst_id``;
+:func:`monitord.core.catalogue.field_name`), typed as the catalogue types them, and its
+constructor takes them by keyword, the mandatory ones without a default.  So a misspelt
+kind fails at import (``from monitord.core.events import JobInstMainEnd``) and a misspelt
+field or keyword in mypy, or at construction, not in a sink.
 
 An absent optional attribute is :data:`UNSET`, distinct from ``None`` (the reference
 sends ``reason=None``; an unset ``sched.id`` is not sent at all).  Kinds carrying the
@@ -15,294 +17,43 @@ workflow's fixed attributes (doc §5.1) hold them as one shared :class:`Fixed` i
 The wire names and keys appear only here, in the catalogue and in the encoders: an
 event's attributes in wire order are :meth:`StampedeEvent.wire_items` (own attributes
 in catalogue order, then the fixed ones, then ``extra``; an event decoded or relayed
-from a file by :func:`make_event` keeps the order it came in).  ``attrs`` is that as
-a dict, for the consumers that still read wire keys.
+from a file by :func:`make_event` keeps the order it came in).  Consumers read fields;
+only the encoders, the spool codec and the plugin adapter (which hands a plugin its ``kw``
+dict, built once per event and plugin) read wire keys, through ``wire_items``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar
-
-from monitord.core.catalogue import CATALOGUE, FIXED, PREFIX, Attr, EventSpec, field_name
-
-
-class MissingAttribute(ValueError):
-    """A producer built an event without one of its mandatory attributes."""
-
-
-class _Unset:
-    """The value of an attribute an event does not carry (never sent, unlike ``None``)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "UNSET"
-
-    def __bool__(self) -> bool:
-        return False
-
-    def __reduce__(self) -> str:
-        return "UNSET"  # pickled by name: the one instance survives a spool or snapshot
-
-
-UNSET: Any = _Unset()
-EMPTY: Mapping[str, Any] = MappingProxyType({})
-
-
-def _frozen(self: object, name: str, value: Any = None) -> None:
-    raise AttributeError(f"{type(self).__name__} is frozen: cannot set or delete {name!r}")
-
-
-class Fixed:
-    """The workflow's fixed attributes (doc §5.1), shared by every event it sends."""
-
-    __slots__ = tuple(a.field for a in FIXED)
-    _wire: ClassVar[tuple[tuple[str, str], ...]] = tuple((a.field, a.name) for a in FIXED)
-
-    def __init__(self, **values: Any) -> None:
-        for attr, _ in self._wire:
-            object.__setattr__(self, attr, values.pop(attr, UNSET))
-        if values:
-            raise TypeError(f"Fixed: unknown attributes {sorted(values)}")
-
-    __setattr__ = _frozen
-    __delattr__ = _frozen
-
-    def __repr__(self) -> str:
-        return f"Fixed({', '.join(f'{a}={getattr(self, a)!r}' for a, _ in self._wire)})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Fixed) and all(
-            getattr(self, a) == getattr(other, a) for a, _ in self._wire
-        )
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def wire_items(self) -> list[tuple[str, Any]]:
-        """The attributes set, as (wire key, value) in the catalogue's order."""
-        return [(key, v) for attr, key in self._wire if (v := getattr(self, attr)) is not UNSET]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return _fixed_of, (tuple(getattr(self, a) for a, _ in self._wire),)
-
-
-def _fixed_of(values: tuple[Any, ...]) -> Fixed:
-    return Fixed(**{a: v for (a, _), v in zip(Fixed._wire, values, strict=True)})
-
-
-_FIXED_FIELDS: dict[str, str] = {a.name: a.field for a in FIXED}
-
-
-class StampedeEvent:
-    """Base of the generated classes; ``name`` is the kind without the ``stampede.`` prefix."""
-
-    __slots__ = ("fixed", "extra", "_wire")
-    name: ClassVar[str] = ""
-    spec: ClassVar[EventSpec | None] = None
-    required: ClassVar[tuple[str, ...]] = ()
-    #: The kind's own attributes' fields, in catalogue order.
-    fields: ClassVar[tuple[str, ...]] = ()
-    #: Wire key -> field of the kind's own attributes.
-    by_wire: ClassVar[Mapping[str, str]] = EMPTY
-
-    fixed: Fixed | None
-    extra: Mapping[str, Any]
-    _wire: dict[str, Any] | None
-    xwf_id: Any  # every kind's first attribute (a generic event's, when it has one)
-
-    __setattr__ = _frozen
-    __delattr__ = _frozen
-
-    @property
-    def wire_name(self) -> str:
-        return PREFIX + self.name
-
-    def wire_items(self) -> list[tuple[str, Any]]:
-        """The attributes as (wire key, value), in the order the encoders write them."""
-        raise NotImplementedError  # generated per kind
-
-    def sent_last(self, *fields: str) -> StampedeEvent:
-        """This event with the own attributes ``fields`` moved after its other own ones: the
-        order of a kind's second producer (a PRE/POST script's ``inv.end`` sends ``ts`` after
-        ``argv``).  Call it on a new event, before it is sent."""
-        by_field = {f: k for k, f in self.by_wire.items()}
-        last = [by_field[f] for f in fields]  # KeyError: not a field of this kind
-        items = self.wire_items()
-        own = [(k, v) for k, v in items if k in self.by_wire and k not in last]
-        moved = [(k, v) for k, v in items if k in last]
-        moved.sort(key=lambda kv: last.index(kv[0]))
-        rest = [(k, v) for k, v in items if k not in self.by_wire]
-        object.__setattr__(self, "_wire", dict(own + moved + rest))
-        return self
-
-    @property
-    def attrs(self) -> dict[str, Any]:
-        """The attributes under their wire keys, in wire order (read-only by convention)."""
-        wire = self._wire
-        return wire if wire is not None else dict(self.wire_items())
-
-    @property
-    def ts(self) -> Any:
-        return self.attrs.get("ts")
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """One attribute by wire key (for the encoders and tests)."""
-        return self.attrs.get(key, default)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.attrs!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, StampedeEvent)
-            and other.name == self.name
-            and other.attrs == self.attrs
-        )
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        """Pickled as (name, wire attrs), rebuilt by :func:`make_event` in the same order."""
-        return make_event, (self.name, dict(self.attrs))
-
-
-class GenericEvent(StampedeEvent):
-    """An event kind the catalogue does not know (relayed verbatim from static.bp)."""
-
-    __slots__ = ("_name",)
-    _name: str
-
-    def __init__(self, name: str, attrs: dict[str, Any]) -> None:
-        set_ = object.__setattr__
-        set_(self, "_name", name)
-        set_(self, "fixed", None)
-        set_(self, "extra", attrs)
-        set_(self, "_wire", attrs)
-
-    @property  # type: ignore[override]
-    def name(self) -> str:  # type: ignore[override]
-        return self._name
-
-    def wire_items(self) -> list[tuple[str, Any]]:
-        return list(self.attrs.items())
-
-    def __getattr__(self, field: str) -> Any:
-        """A field by its Python name (``job_inst_id``), :data:`UNSET` when absent: a loader
-        reads an unknown ``job_inst.*`` kind as it reads the known ones."""
-        if field.startswith("_"):
-            raise AttributeError(field)
-        for key, value in self.attrs.items():
-            if field_name(key) == field:
-                return value
-        return UNSET
-
-
-def class_name(name: str) -> str:
-    """``job_inst.main.end`` -> ``JobInstMainEnd``: the kind's class in this module."""
-    return "".join(part.capitalize() for part in name.replace("_", ".").split("."))
-
-
-def _init_source(spec: EventSpec) -> str:
-    """The constructor: every attribute by keyword, mandatory ones without a default.  It
-    stores through the slots' own descriptors (``set_<field>``): three times faster than
-    ``object.__setattr__``, which a frozen class would otherwise need for each field."""
-    params = [a.field if a.required else f"{a.field}=UNSET" for a in spec.own]
-    params += ["fixed=None", "extra=EMPTY"]
-    body = [f"    set_{a.field}(self, {a.field})" for a in spec.own]
-    body += [
-        "    set__fixed(self, fixed)",
-        "    set__extra(self, extra)",
-        "    set___wire(self, None)",
-    ]
-    return f"def __init__(self, *, {', '.join(params)}):\n" + "\n".join(body) + "\n"
-
-
-def _items_source(spec: EventSpec) -> str:
-    """``wire_items``: own attributes in catalogue order, the fixed ones, then ``extra``
-    (or where the catalogue's ``@fixed`` / ``@extra`` put those two groups)."""
-    lines = [
-        "def wire_items(self):",
-        "    wire = self._wire",
-        "    if wire is not None:",
-        "        return list(wire.items())",
-        "    out = []",
-        "    add = out.append",
-    ]
-    own = {a.name for a in spec.own}
-    fixed_group = ["    fx = self.fixed", "    if fx is not None:"]
-    for fx in FIXED:
-        # An attribute both own and fixed is sent once, where the kind puts it.
-        guard = f"self.{fx.field} is UNSET and " if fx.name in own else ""
-        fixed_group += [
-            f"        v = fx.{fx.field}",
-            f"        if {guard}v is not UNSET: add(({fx.name!r}, v))",
-        ]
-    extra_group = ["    if self.extra:", "        out.extend(self.extra.items())"]
-    end = len(spec.own)
-    fixed_at = end if spec.fixed_at is None else spec.fixed_at
-    extra_at = end if spec.extra_at is None else spec.extra_at
-    own_or_end: list[Attr | None] = [*spec.own, None]
-    for i, attr in enumerate(own_or_end):
-        if i == fixed_at and spec.fixed:
-            lines += fixed_group
-        if i == extra_at:
-            lines += extra_group
-        if attr is not None:
-            lines += [
-                f"    v = self.{attr.field}",
-                f"    if v is not UNSET: add(({attr.name!r}, v))",
-            ]
-    lines += ["    return out"]
-    return "\n".join(lines) + "\n"
-
-
-def _event_class(spec: EventSpec) -> type[StampedeEvent]:
-    scope: dict[str, Any] = {"UNSET": UNSET, "EMPTY": EMPTY}
-    exec(_items_source(spec), scope)  # noqa: S102 - generated from the catalogue, not input
-    namespace = {
-        "__slots__": tuple(a.field for a in spec.own),
-        "wire_items": scope["wire_items"],
-        "name": spec.name,
-        "spec": spec,
-        "required": spec.required,
-        "fields": tuple(a.field for a in spec.own),
-        "by_wire": MappingProxyType({a.name: a.field for a in spec.own}),
-        "__module__": __name__,
-    }
-    if spec.fixed:
-        own = {a.name for a in spec.own}
-        for a in FIXED:
-            if a.name not in own:
-                namespace[a.field] = _fixed_property(a.field)
-    cls = type(class_name(spec.name), (StampedeEvent,), namespace)
-    setters = {f"set_{a.field}": getattr(cls, a.field).__set__ for a in spec.own}
-    base = StampedeEvent.__dict__
-    setters.update({"set__" + slot: base[slot].__set__ for slot in ("fixed", "extra", "_wire")})
-    scope.update(setters)
-    exec(_init_source(spec), scope)  # noqa: S102
-    cls.__init__ = scope["__init__"]  # type: ignore[misc]
-    return cls
-
-
-def _fixed_property(field: str) -> property:
-    def get(self: StampedeEvent) -> Any:
-        fx = self.fixed
-        return UNSET if fx is None else getattr(fx, field)
-
-    return property(get, doc=f"the workflow's fixed attribute {field}")
-
-
-#: One class per kind of the catalogue (core/catalogue.py), built from its entry.
-EVENT_CLASSES: dict[str, type[StampedeEvent]] = {
-    spec.name: _event_class(spec) for spec in CATALOGUE
-}
-globals().update({cls.__name__: cls for cls in EVENT_CLASSES.values()})
-
-if TYPE_CHECKING:  # the generated classes (JobInstMainEnd, ...) are module attributes
-
-    def __getattr__(name: str) -> Any: ...
+from typing import Any
+
+from monitord.core import event_classes
+from monitord.core.catalogue import PREFIX
+from monitord.core.event_classes import *  # noqa: F403 - every kind's class, by name
+from monitord.core.event_classes import CLASSES
+from monitord.core.eventbase import (
+    EMPTY,
+    UNSET,
+    Fixed,
+    GenericEvent,
+    MissingAttribute,
+    StampedeEvent,
+)
+
+__all__ = [
+    "EMPTY",
+    "EVENT_CLASSES",
+    "PREFIX",
+    "UNSET",
+    "Fixed",
+    "GenericEvent",
+    "MissingAttribute",
+    "StampedeEvent",
+    "make_event",
+]
+__all__ += event_classes.__all__
+
+#: One class per kind of the catalogue (core/catalogue.py), by kind name.
+EVENT_CLASSES: dict[str, type[StampedeEvent]] = {cls.name: cls for cls in CLASSES}
 
 
 def make_event(name: str, attrs: dict[str, Any], fixed: Fixed | None = None) -> StampedeEvent:
@@ -311,35 +62,9 @@ def make_event(name: str, attrs: dict[str, Any], fixed: Fixed | None = None) -> 
     fixed attributes, merged as ``dict.update`` does (a relay's own ``xwf.id`` keeps its
     place).  Unknown kinds stay generic; a missing mandatory attribute raises
     :class:`MissingAttribute`."""
-    if fixed is not None:
-        attrs.update(fixed.wire_items())  # then read back as the shared ``fixed`` below
     cls = EVENT_CLASSES.get(name)
     if cls is None:
+        if fixed is not None:
+            attrs.update(fixed.wire_items())
         return GenericEvent(name, attrs)
-    for key in cls.required:
-        if key not in attrs:
-            raise MissingAttribute(f"{name}: missing mandatory attribute {key!r}")
-    by_wire = cls.by_wire
-    fixed_kind = cls.spec is not None and cls.spec.fixed
-    kw: dict[str, Any] = {}
-    fixed_kw: dict[str, Any] | None = None
-    extra: dict[str, Any] | None = None
-    for key, value in attrs.items():
-        field = by_wire.get(key)
-        if field is not None:
-            kw[field] = value
-        elif fixed_kind and key in _FIXED_FIELDS:
-            if fixed is not None:
-                continue
-            if fixed_kw is None:
-                fixed_kw = {}
-            fixed_kw[_FIXED_FIELDS[key]] = value
-        else:
-            if extra is None:
-                extra = {}
-            extra[key] = value
-    if fixed is None and fixed_kw is not None:
-        fixed = Fixed(**fixed_kw)
-    event = cls(**kw, fixed=fixed if fixed_kind else None, extra=extra or EMPTY)  # type: ignore[call-arg]
-    object.__setattr__(event, "_wire", attrs)
-    return event
+    return cls.from_wire(attrs, fixed)

@@ -231,7 +231,7 @@ class JobActions:
             start, end, code, inv_id = inst.pre_start, inst.pre_end, inst.pre_exitcode, -1
         else:
             start, end, code, inv_id = inst.post_start, inst.post_end, inst.post_exitcode, -2
-        keys = {"xwf_id": self.uuid, "job_id": inst.name, "job_inst_id": inst.seq}
+        keys: dict[str, Any] = {"xwf_id": self.uuid, "job_id": inst.name, "job_inst_id": inst.seq}
         self.emit(
             InvStart(
                 **keys,

@@ -197,7 +197,7 @@ def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput
                 if isinstance(item, dict) and "name" in item:
                     extra[f"metadata.{item['name']}"] = item.get("value")
 
-    keys = {
+    keys: dict[str, Any] = {
         "xwf_id": files.wf_uuid,
         "job_id": inst.name,
         "job_inst_id": inst.seq,
@@ -234,7 +234,7 @@ def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput
                 type=m["type"],
                 file_type=m["file_type"],
                 count=count,
-                duration=m.get("duration") if m.get("duration") is not None else 0.0,
+                duration=m["duration"] if m.get("duration") is not None else 0.0,
                 ts=float(ts),  # the line's time, a float as in the reference's JSON
             )
         )

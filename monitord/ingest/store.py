@@ -220,7 +220,7 @@ class Store:
                     self._not_roots.add(uuid)
                     continue
                 writer = self._masters.setdefault(uuid, self._writer(uuid))
-                writer._plan(conn, event.attrs)
+                writer._plan(conn, event)
                 continue
             if uuid in self._not_roots:
                 continue

@@ -15,11 +15,44 @@ span (kind SERVER, ``cicd.pipeline.*``, ``error.type``) and its task runs
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from monitord.core.events import StampedeEvent
+from monitord.core.events import (
+    UNSET as ABSENT,
+)
+from monitord.core.events import (
+    InvEnd,
+    InvStart,
+    JobInfo,
+    JobInstAbortInfo,
+    JobInstGlobusSubmitEnd,
+    JobInstGlobusSubmitStart,
+    JobInstGridSubmitEnd,
+    JobInstGridSubmitStart,
+    JobInstHeldEnd,
+    JobInstHeldStart,
+    JobInstHostInfo,
+    JobInstImageInfo,
+    JobInstMainEnd,
+    JobInstMainStart,
+    JobInstMainTerm,
+    JobInstPostEnd,
+    JobInstPostStart,
+    JobInstPostTerm,
+    JobInstPreEnd,
+    JobInstPreStart,
+    JobInstPreTerm,
+    JobInstRemoteError,
+    JobInstSubmitEnd,
+    JobInstSubmitStart,
+    StampedeEvent,
+    WfPlan,
+    XwfEnd,
+    XwfMapSubwfJob,
+    XwfStart,
+)
 from sinks.otlp.spans import (
     ERROR,
     INTERNAL,
@@ -44,44 +77,45 @@ SUCCESS = "success"
 FAILURE = "failure"
 CANCELLATION = "cancellation"
 
-#: a job instance's Stampede events -> the name of its span event (None: not shown)
-LIFECYCLE: dict[str, str | None] = {
-    "job_inst.pre.start": "pre_script.start",
-    "job_inst.pre.term": "pre_script.term",
-    "job_inst.pre.end": "pre_script.end",
-    "job_inst.submit.start": "submit.start",
-    "job_inst.submit.end": "submit.end",
-    "job_inst.grid.submit.start": "grid_submit.start",
-    "job_inst.grid.submit.end": "grid_submit.end",
-    "job_inst.globus.submit.start": "globus_submit.start",
-    "job_inst.globus.submit.end": "globus_submit.end",
-    "job_inst.main.start": "execute",
-    "job_inst.main.term": "terminated",  # status -1: evicted
-    "job_inst.held.start": "held",
-    "job_inst.held.end": "released",
-    "job_inst.abort.info": "aborted",
-    "job_inst.remote_error": "remote_error",
-    "job_inst.image.info": None,  # no size in it: nothing to show
-    "job_inst.main.end": "main.end",
-    "job_inst.post.start": "post_script.start",
-    "job_inst.post.term": "post_script.term",
-    "job_inst.post.end": "post_script.end",
+#: a job instance's Stampede events (by class) -> the name of its span event (None: not shown)
+LIFECYCLE: dict[type[StampedeEvent], str | None] = {
+    JobInstPreStart: "pre_script.start",
+    JobInstPreTerm: "pre_script.term",
+    JobInstPreEnd: "pre_script.end",
+    JobInstSubmitStart: "submit.start",
+    JobInstSubmitEnd: "submit.end",
+    JobInstGridSubmitStart: "grid_submit.start",
+    JobInstGridSubmitEnd: "grid_submit.end",
+    JobInstGlobusSubmitStart: "globus_submit.start",
+    JobInstGlobusSubmitEnd: "globus_submit.end",
+    JobInstMainStart: "execute",
+    JobInstMainTerm: "terminated",  # status -1: evicted
+    JobInstHeldStart: "held",
+    JobInstHeldEnd: "released",
+    JobInstAbortInfo: "aborted",
+    JobInstRemoteError: "remote_error",
+    JobInstImageInfo: None,  # no size in it: nothing to show
+    JobInstMainEnd: "main.end",
+    JobInstPostStart: "post_script.start",
+    JobInstPostTerm: "post_script.term",
+    JobInstPostEnd: "post_script.end",
 }
+_SUBMIT_ENDS = (JobInstSubmitEnd, JobInstGridSubmitEnd, JobInstGlobusSubmitEnd)
 
-#: a workflow event's fixed attributes -> the workflow span's attributes
+#: a workflow event's fixed attributes (fields) -> the workflow span's attributes
 WORKFLOW_ATTRS = {
-    "submit.dir": "pegasus.wf.submit_dir",
-    "submit.hostname": "pegasus.wf.submit_hostname",
-    "wf.user": "pegasus.wf.user",
-    "pegasus.version": "pegasus.version",
+    "submit_dir": "pegasus.wf.submit_dir",
+    "submit_hostname": "pegasus.wf.submit_hostname",
+    "wf_user": "pegasus.wf.user",
+    "pegasus_version": "pegasus.version",
     "dax": "pegasus.wf.dax",
     "dag": "pegasus.wf.dag",
 }
 
-#: ``inv.end`` attributes -> the invocation span's attributes
+#: ``inv.end`` fields -> the invocation span's attributes
 INVOCATION_ATTRS = {
-    "inv.id": "pegasus.inv.id",
-    "task.id": "pegasus.task.id",
+    "inv_id": "pegasus.inv.id",
+    "task_id": "pegasus.task.id",
     "transformation": "pegasus.transformation",
     "exitcode": "pegasus.inv.exitcode",
     "executable": "pegasus.inv.executable",
@@ -90,6 +124,16 @@ INVOCATION_ATTRS = {
 }
 
 JobKey = tuple[str, str, int]  # (workflow uuid, node name, job_submit_seq)
+
+
+def _v(value: Any) -> Any:
+    """A field's value, ``None`` when the event does not carry it."""
+    return None if value is ABSENT else value
+
+
+def _opt(event: StampedeEvent, field: str) -> Any:
+    """A field only some of the job instance's kinds have (``status``, ``exitcode``)."""
+    return _v(getattr(event, field, None))
 
 
 def ns(ts: Any) -> int | None:
@@ -172,11 +216,12 @@ class TraceModel:
         """The spans these events complete, in the order they completed."""
         out: list[Span] = []
         for event in events:
-            handler = _HANDLERS.get(event.name)
+            kind = type(event)
+            handler = _HANDLERS.get(kind)
             if handler is not None:
-                handler(self, event.attrs, out)
-            elif event.name in LIFECYCLE:
-                self._lifecycle(event.name, event.attrs, out)
+                handler(self, event, out)
+            elif kind in LIFECYCLE:
+                self._lifecycle(event, out)
         return out
 
     # ------------------------------------------------------------------ clean stop and start
@@ -231,49 +276,49 @@ class TraceModel:
         return len(self.runs) + len(self.jobs)
 
     # ------------------------------------------------------------------ ids
-    def _trace_of(self, wf: str, attrs: Mapping[str, Any]) -> bytes:
+    def _trace_of(self, wf: str, root: Any) -> bytes:
         run = self.runs.get(wf)
         if run is not None:
             return run.trace
-        root = attrs.get("root.xwf.id") or wf
+        root = _v(root) or wf
         return trace_id(root, self.root_restart.get(root, 0))
 
     # ------------------------------------------------------------------ workflows
-    def _wf_plan(self, attrs: Mapping[str, Any], out: list[Span]) -> None:
-        if attrs.get("dax.label"):
-            self.labels[attrs["xwf.id"]] = str(attrs["dax.label"])
+    def _wf_plan(self, event: WfPlan, out: list[Span]) -> None:
+        if event.dax_label:
+            self.labels[event.xwf_id] = str(event.dax_label)
 
-    def _job_info(self, attrs: Mapping[str, Any], out: list[Span]) -> None:
-        if attrs.get("type_desc") and attrs.get("job.id"):
-            self.job_types[(attrs["xwf.id"], attrs["job.id"])] = str(attrs["type_desc"])
+    def _job_info(self, event: JobInfo, out: list[Span]) -> None:
+        if event.type_desc and event.job_id:
+            self.job_types[(event.xwf_id, event.job_id)] = str(event.type_desc)
 
-    def _subwf_map(self, attrs: Mapping[str, Any], out: list[Span]) -> None:
-        self.parents[attrs["subwf.id"]] = (attrs["xwf.id"], attrs["job.id"], attrs["job_inst.id"])
+    def _subwf_map(self, event: XwfMapSubwfJob, out: list[Span]) -> None:
+        self.parents[event.subwf_id] = (event.xwf_id, event.job_id, event.job_inst_id)
 
-    def _xwf_start(self, attrs: Mapping[str, Any], out: list[Span]) -> None:
-        wf = attrs["xwf.id"]
-        root = attrs.get("root.xwf.id") or wf
-        restart = int(attrs["restart_count"])
+    def _xwf_start(self, event: XwfStart | XwfEnd, out: list[Span]) -> None:
+        wf = event.xwf_id
+        root = _v(event.root_xwf_id) or wf
+        restart = int(event.restart_count)
         if wf == root:
             self.root_restart[root] = restart
         wf_attrs: dict[str, AttrValue] = {}
-        for key, name in WORKFLOW_ATTRS.items():
-            _put(wf_attrs, name, attrs.get(key))
+        for attr, name in WORKFLOW_ATTRS.items():
+            _put(wf_attrs, name, _v(getattr(event, attr)))
         self.runs[wf] = WorkflowRun(
             uuid=wf,
             root_uuid=root,
             restart=restart,
             trace=trace_id(root, self.root_restart.get(root, 0)),
-            start_ns=ns(attrs["ts"]) or 0,
+            start_ns=ns(event.ts) or 0,
             attrs=wf_attrs,
         )
 
-    def _xwf_end(self, attrs: Mapping[str, Any], out: list[Span]) -> None:
-        wf = attrs["xwf.id"]
-        end = ns(attrs["ts"]) or 0
+    def _xwf_end(self, event: XwfEnd, out: list[Span]) -> None:
+        wf = event.xwf_id
+        end = ns(event.ts) or 0
         run = self.runs.pop(wf, None)
         if run is None:  # its start was never seen: a zero-length run at the end
-            self._xwf_start(attrs, out)
+            self._xwf_start(event, out)
             run = self.runs.pop(wf)
         for key in [k for k in self.jobs if k[0] == wf]:  # never ended: the run ended them
             job = self.jobs[key]
@@ -281,7 +326,7 @@ class TraceModel:
             job.failed_step = job.failed_step or "unfinished"
             out.append(self._finish(key))
         self.closed = {k for k in self.closed if k[0] != wf}
-        status = int(attrs.get("status") or 0)
+        status = int(_v(event.status) or 0)
         label = self.labels.get(wf) or _label_from_dag(run.attrs.get("pegasus.wf.dag"), wf)
         result = SUCCESS if status == 0 else FAILURE
         span_attrs: dict[str, AttrValue] = {
@@ -324,64 +369,69 @@ class TraceModel:
         )
 
     # ------------------------------------------------------------------ job instances
-    def _instance(self, attrs: Mapping[str, Any]) -> tuple[JobKey, JobInstance | None]:
-        key: JobKey = (attrs["xwf.id"], attrs["job.id"], int(attrs["job_inst.id"]))
+    def _instance(self, event: Any) -> tuple[JobKey, JobInstance | None]:
+        """The open instance of a job instance's event (every such kind has these fields)."""
+        key: JobKey = (event.xwf_id, event.job_id, int(event.job_inst_id))
         job = self.jobs.get(key)
         if job is None and key not in self.closed:
-            start = ns(attrs.get("ts")) or 0
+            start = ns(_v(event.ts)) or 0
             node = (key[0], key[1])
             retry = self.instances.get(node, 0)
             self.instances[node] = retry + 1
             job = self.jobs[key] = JobInstance(start_ns=start, end_ns=start, retry=retry)
         return key, job
 
-    def _lifecycle(self, name: str, attrs: Mapping[str, Any], out: list[Span]) -> None:
-        key, job = self._instance(attrs)
+    def _lifecycle(self, event: StampedeEvent, out: list[Span]) -> None:
+        key, job = self._instance(event)
         if job is None:  # a POST script's events after the instance's span went out
             return
-        when = ns(attrs.get("ts"))
+        kind = type(event)
+        when = ns(_opt(event, "ts"))
         if when is not None:
             job.start_ns = min(job.start_ns, when)
             job.end_ns = max(job.end_ns, when)
-        status = attrs.get("status")
-        label = LIFECYCLE[name]
+        status = _opt(event, "status")
+        label = LIFECYCLE[kind]
         if label is not None:
             event_attrs: dict[str, AttrValue] = {}
             _put(event_attrs, "pegasus.status", status)
-            if isinstance(attrs.get("reason"), str):
-                _put(event_attrs, "pegasus.reason", attrs["reason"].strip())
-            _put(event_attrs, "pegasus.exitcode", _number(attrs.get("exitcode")))
-            if name == "job_inst.main.term" and status not in (None, 0):
+            reason = _opt(event, "reason")
+            if isinstance(reason, str):
+                _put(event_attrs, "pegasus.reason", reason.strip())
+            _put(event_attrs, "pegasus.exitcode", _number(_opt(event, "exitcode")))
+            if kind is JobInstMainTerm and status not in (None, 0):
                 label = "evicted"
             job.events.append(SpanEvent(label, when or job.end_ns, event_attrs))
-        _put(job.attrs, "pegasus.job.sched_id", attrs.get("sched.id"))
-        if attrs.get("site"):
-            _put(job.attrs, "pegasus.job.site", attrs["site"])
+        _put(job.attrs, "pegasus.job.sched_id", _opt(event, "sched_id"))
+        site = _opt(event, "site")
+        if site:
+            _put(job.attrs, "pegasus.job.site", site)
         failed = status not in (None, 0)
-        if name == "job_inst.pre.end" and failed:
+        if kind is JobInstPreEnd and failed:
             job.failed_step = "pre_script_failure"
-        elif name.endswith("submit.end") and failed:
+        elif kind in _SUBMIT_ENDS and failed:
             job.failed_step = job.failed_step or "submit_failure"
-        elif name == "job_inst.abort.info":
+        elif kind is JobInstAbortInfo:
             job.aborted = True
-        elif name in ("job_inst.post.start", "job_inst.post.term"):
+        elif kind is JobInstPostStart or kind is JobInstPostTerm:
             job.post_started = True
-        elif name == "job_inst.main.end":
+        elif kind is JobInstMainEnd:
             job.main_status = status
-            _put(job.attrs, "pegasus.job.exitcode", _number(attrs.get("exitcode")))
+            _put(job.attrs, "pegasus.job.exitcode", _number(_opt(event, "exitcode")))
             if not job.post_started:
                 out.append(self._finish(key))
-        elif name == "job_inst.post.end":
+        elif kind is JobInstPostEnd:
             job.post_status = status
-            _put(job.attrs, "pegasus.job.post_script.exitcode", _number(attrs.get("exitcode")))
+            _put(job.attrs, "pegasus.job.post_script.exitcode", _number(_opt(event, "exitcode")))
             out.append(self._finish(key))
 
-    def _host_info(self, attrs: Mapping[str, Any], out: list[Span]) -> None:
-        key, job = self._instance(attrs)
+    def _host_info(self, event: JobInstHostInfo, out: list[Span]) -> None:
+        key, job = self._instance(event)
         if job is not None:
-            _put(job.attrs, "pegasus.job.host", attrs.get("hostname"))
-            if attrs.get("site") and attrs["site"] != "unknown":
-                job.attrs.setdefault("pegasus.job.site", attrs["site"])
+            _put(job.attrs, "pegasus.job.host", _v(event.hostname))
+            site = _v(event.site)
+            if site and site != "unknown":
+                job.attrs.setdefault("pegasus.job.site", site)
 
     def _finish(self, key: JobKey) -> Span:
         job = self.jobs.pop(key)
@@ -415,7 +465,7 @@ class TraceModel:
             )
         parent = self.runs.get(wf)
         return Span(
-            trace_id=self._trace_of(wf, {"root.xwf.id": parent.root_uuid} if parent else {}),
+            trace_id=self._trace_of(wf, parent.root_uuid if parent else None),
             span_id=job_span_id(wf, node, seq),
             parent_span_id=workflow_span_id(wf, parent.restart) if parent else None,
             name=node,
@@ -429,45 +479,41 @@ class TraceModel:
         )
 
     # ------------------------------------------------------------------ invocations
-    def _inv_start(self, attrs: Mapping[str, Any], out: list[Span]) -> None:
-        when = ns(attrs.get("ts"))
+    def _inv_start(self, event: InvStart, out: list[Span]) -> None:
+        when = ns(_v(event.ts))
         if when is not None:
-            key = (attrs["xwf.id"], attrs["job.id"], int(attrs["job_inst.id"]), attrs["inv.id"])
+            key = (event.xwf_id, event.job_id, int(event.job_inst_id), event.inv_id)
             self.inv_starts[key] = when
 
-    def _inv_end(self, attrs: Mapping[str, Any], out: list[Span]) -> None:
-        wf, node, seq, inv = (
-            attrs["xwf.id"],
-            attrs["job.id"],
-            int(attrs["job_inst.id"]),
-            int(attrs["inv.id"]),
-        )
+    def _inv_end(self, event: InvEnd, out: list[Span]) -> None:
+        wf, node, seq, inv = event.xwf_id, event.job_id, int(event.job_inst_id), int(event.inv_id)
         started = self.inv_starts.pop((wf, node, seq, inv), None)
-        end_ts = ns(attrs.get("ts"))
-        start = ns(attrs.get("start_time")) or started or end_ts or 0
-        dur = ns(attrs.get("dur"))
+        end_ts = ns(_v(event.ts))
+        start = ns(_v(event.start_time)) or started or end_ts or 0
+        dur = ns(_v(event.dur))
         end = start + dur if dur is not None else (end_ts or start)
         span_attrs: dict[str, AttrValue] = {}
-        for key, name in INVOCATION_ATTRS.items():
-            value = attrs.get(key)
-            _put(span_attrs, name, _number(value) if key in ("exitcode", "maxrss") else value)
-        ok = str(attrs.get("exitcode")) == "0"
+        for attr, name in INVOCATION_ATTRS.items():
+            value = _v(getattr(event, attr))
+            _put(span_attrs, name, _number(value) if attr in ("exitcode", "maxrss") else value)
+        ok = str(_v(event.exitcode)) == "0"
+        transformation = _v(event.transformation)
         job = self.jobs.get((wf, node, seq))
-        if job is not None and inv > 0 and attrs.get("transformation"):
-            job.attrs.setdefault("pegasus.job.transformation", str(attrs["transformation"]))
+        if job is not None and inv > 0 and transformation:
+            job.attrs.setdefault("pegasus.job.transformation", str(transformation))
             count = job.attrs.get("pegasus.job.task_count", 0)
             job.attrs["pegasus.job.task_count"] = int(count) + 1
         out.append(
             Span(
-                trace_id=self._trace_of(wf, attrs),
+                trace_id=self._trace_of(wf, event.root_xwf_id),
                 span_id=invocation_span_id(wf, node, seq, inv),
                 parent_span_id=job_span_id(wf, node, seq),
-                name=str(attrs.get("transformation") or f"invocation {inv}"),
+                name=str(transformation or f"invocation {inv}"),
                 kind=INTERNAL,
                 start_ns=start,
                 end_ns=max(end, start),
                 status=UNSET if ok else ERROR,
-                status_message="" if ok else f"exit code {attrs.get('exitcode')}",
+                status_message="" if ok else f"exit code {_v(event.exitcode)}",
                 attributes=span_attrs,
             )
         )
@@ -512,13 +558,14 @@ def _label_from_dag(dag: AttrValue | None, wf: str) -> str:
     return head if sep and index.isdigit() else stem
 
 
-_HANDLERS = {
-    "wf.plan": TraceModel._wf_plan,
-    "job.info": TraceModel._job_info,
-    "xwf.map.subwf_job": TraceModel._subwf_map,
-    "xwf.start": TraceModel._xwf_start,
-    "xwf.end": TraceModel._xwf_end,
-    "job_inst.host.info": TraceModel._host_info,
-    "inv.start": TraceModel._inv_start,
-    "inv.end": TraceModel._inv_end,
+#: The kinds with a handler of their own, by class.
+_HANDLERS: dict[type[StampedeEvent], Callable[[TraceModel, Any, list[Span]], None]] = {
+    WfPlan: TraceModel._wf_plan,
+    JobInfo: TraceModel._job_info,
+    XwfMapSubwfJob: TraceModel._subwf_map,
+    XwfStart: TraceModel._xwf_start,
+    XwfEnd: TraceModel._xwf_end,
+    JobInstHostInfo: TraceModel._host_info,
+    InvStart: TraceModel._inv_start,
+    InvEnd: TraceModel._inv_end,
 }

@@ -69,7 +69,7 @@ def write_kept(path: str, kept: Kept) -> None:
         "version": VERSION,
         "model": kept.model.to_state(),
         "pending": [canonical(s) for s in kept.pending],
-        "pending_batch": None if batch is None else [[e.name, e.attrs] for e in batch],
+        "pending_batch": None if batch is None else [[e.name, dict(e.wire_items())] for e in batch],
         "marks": None
         if kept.stream is None
         else {"stream": kept.stream, "exported": kept.exported, "consumed": kept.consumed},

@@ -133,11 +133,11 @@ def payload(event: StampedeEvent) -> tuple[str, dict[str, Any]]:
     Runs once per event per plugin, hence the cached key spellings.
     """
     keys = _KW_KEYS
-    attrs = event.attrs
+    items = event.wire_items()
     try:
-        kw = {keys[key]: value for key, value in attrs.items()}
+        kw = {keys[key]: value for key, value in items}
     except KeyError:
-        kw = {kw_key(key): value for key, value in attrs.items()}
+        kw = {kw_key(key): value for key, value in items}
     for key, value in kw.items():
         if type(value) in _MUTABLE:
             kw[key] = value.copy()

@@ -20,7 +20,7 @@ _JSON, _PICKLE, _MARKED = b"j", b"p", b"m"
 
 
 def encode_batch(batch: Sequence[StampedeEvent], marks: Marks | None = None) -> bytes:
-    items = [(e.name, e.attrs) for e in batch]
+    items = [(e.name, dict(e.wire_items())) for e in batch]
     try:
         body = _JSON + orjson.dumps(items)
     except TypeError:

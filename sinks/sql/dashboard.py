@@ -19,7 +19,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import SQLAlchemyError
 
 from monitord.core.catalogue import DASHBOARD
-from monitord.core.events import StampedeEvent
+from monitord.core.events import EVENT_CLASSES, UNSET, StampedeEvent, WfPlan, XwfEnd, XwfStart
 from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import Capabilities, SharedResources
 from sinks.runtime.factory import SinkRequest
@@ -41,6 +41,15 @@ log = structlog.get_logger(__name__)
 
 # resumes: a service resumed from a snapshot sends a few states again; an exact duplicate
 # (same workflow, state and time: the table's unique key) is skipped, not an error
+#: The kinds the dashboard records (the catalogue's ``dashboard`` flag), by class.
+_KINDS = frozenset(EVENT_CLASSES[name] for name in DASHBOARD)
+
+
+def _v(value: Any) -> Any:
+    """A field's value for a column: an unset attribute is NULL."""
+    return None if value is UNSET else value
+
+
 DASHBOARD_CAPABILITIES = Capabilities(dashboard=True, resumes=True)
 
 
@@ -146,15 +155,15 @@ class DashboardSink:
             conn.execute(delete(s.master_workflow).where(s.master_workflow.c.wf_uuid == self._root))
 
     def write_batch(self, events: Sequence[StampedeEvent]) -> None:
-        mine = [e for e in events if e.name in DASHBOARD and e.attrs.get("xwf.id") == self._root]
+        mine = [e for e in events if type(e) in _KINDS and e.xwf_id == self._root]
         if not mine or self._engine is None:
             return
         try:
             with self._engine.begin() as conn:
                 for event in mine:
-                    if event.name == "wf.plan":
-                        self._plan(conn, event.attrs)
-                    else:
+                    if isinstance(event, WfPlan):
+                        self._plan(conn, event)
+                    elif isinstance(event, XwfStart | XwfEnd):
                         self._state(conn, event)
         except SQLAlchemyError as exc:
             raise SinkError(
@@ -162,7 +171,7 @@ class DashboardSink:
                 retryable=is_transient(exc),
             ) from None
 
-    def _plan(self, conn: Any, a: dict[str, Any]) -> None:
+    def _plan(self, conn: Any, plan: WfPlan) -> None:
         existing = conn.execute(
             select(s.master_workflow.c.wf_id).where(s.master_workflow.c.wf_uuid == self._root)
         ).scalar()
@@ -170,25 +179,25 @@ class DashboardSink:
             log.error("dashboard already has this workflow, row kept", wf_uuid=self._root)
             self._wf_id = existing
             return
-        ts = a.get("ts")
+        ts = _v(plan.ts)
         row = {
             "wf_uuid": self._root,
-            "dax_label": a.get("dax.label"),
-            "dax_version": a.get("dax.version"),
-            "dax_file": a.get("dax.file"),
-            "dag_file_name": a.get("dag.file.name"),
+            "dax_label": _v(plan.dax_label),
+            "dax_version": _v(plan.dax_version),
+            "dax_file": _v(plan.dax_file),
+            "dag_file_name": _v(plan.dag_file_name),
             "timestamp": float(ts) if ts is not None else None,
-            "submit_hostname": a.get("submit.hostname"),
-            "submit_dir": a.get("submit.dir"),
-            "user": a.get("user"),
-            "grid_dn": a.get("grid_dn"),
-            "planner_version": a.get("planner.version"),
+            "submit_hostname": _v(plan.submit_hostname),
+            "submit_dir": _v(plan.submit_dir),
+            "user": _v(plan.user),
+            "grid_dn": _v(plan.grid_dn),
+            "planner_version": _v(plan.planner_version),
             "db_url": self._db_url,
             "archived": False,
         }
         self._wf_id = conn.execute(insert(s.master_workflow).values(**row)).inserted_primary_key[0]
 
-    def _state(self, conn: Any, event: StampedeEvent) -> None:
+    def _state(self, conn: Any, event: XwfStart | XwfEnd) -> None:
         if self._wf_id is None:
             self._wf_id = conn.execute(
                 select(s.master_workflow.c.wf_id).where(s.master_workflow.c.wf_uuid == self._root)
@@ -198,11 +207,12 @@ class DashboardSink:
                     "dashboard state for a workflow without its plan row", wf_uuid=self._root
                 )
                 return
-        a = event.attrs
         t = s.master_workflowstate
-        state = "WORKFLOW_STARTED" if event.name == "xwf.start" else "WORKFLOW_TERMINATED"
+        end = isinstance(event, XwfEnd)
+        state = "WORKFLOW_TERMINATED" if end else "WORKFLOW_STARTED"
+        ts = float(event.ts)
         held = select(t.c.wf_id).where(
-            t.c.wf_id == self._wf_id, t.c.state == state, t.c.timestamp == float(a["ts"])
+            t.c.wf_id == self._wf_id, t.c.state == state, t.c.timestamp == ts
         )
         if conn.execute(held).first() is not None:
             return  # sent again by a daemon resumed after a crash
@@ -210,10 +220,10 @@ class DashboardSink:
             insert(t).values(
                 wf_id=self._wf_id,
                 state=state,
-                timestamp=float(a["ts"]),
-                restart_count=int(a["restart_count"]),
-                status=a.get("status"),
-                reason=a.get("reason"),
+                timestamp=ts,
+                restart_count=int(event.restart_count),
+                status=_v(event.status) if isinstance(event, XwfEnd) else None,
+                reason=_v(event.reason),
             )
         )
 

@@ -23,7 +23,7 @@ class CaptureSink:
 
     def write_batch(self, events: Any) -> None:
         for event in events:
-            attrs = dict(event.attrs)
+            attrs = dict(event.wire_items())
             self._fh.write(json.dumps({"event": event.name, "attrs": attrs}, default=str) + "\n")
 
     def flush(self) -> None:
