@@ -209,6 +209,10 @@ def _ended(status: int) -> int:
     return status
 
 
+class _Refused(Exception):
+    """A command line refused before anything runs: one line on stderr, status 1."""
+
+
 def run_daemon(
     argv: Sequence[str],
     *,
@@ -227,15 +231,41 @@ def run_daemon(
     configure_logging(args.verbose)
     if getattr(args, "quiet", False):
         loglevel.set_level(max(loglevel.level(), logging.ERROR))  # -q: errors only
-    if args.no_events and args.dest:
-        print(f"{prog}: error: --no-events conflicts with --dest", file=sys.stderr)
-        return 1
-    run_dir = os.path.dirname(os.path.abspath(args.dagman_out))
     try:
-        props = load_properties(args.conf, cli_props, run_dir)
-    except Exception as exc:
-        print(f"{prog}: error: cannot read properties: {exc}", file=sys.stderr)
+        args, config = _configure(parser, args, rest, cli_props)
+        _check_before_running(args, config, mode=mode, attach=attach)
+    except _Refused as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
+    # --- service hand-over (issue 7): `monitord attach`, or -N with a service configured
+    if not args.replay and (attach is not None or args.condor_daemon):
+        from monitord.cli.service import handover
+
+        handed = handover(config, attach, quiet=getattr(args, "quiet", False))
+        if handed is not None:
+            return handed
+    # --- end service hand-over
+    return _run_in_one_line(prog, args, config, mode=mode, progress=progress)
+
+
+def _run_dir(args: argparse.Namespace) -> str:
+    return os.path.dirname(os.path.abspath(args.dagman_out))
+
+
+def _configure(
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    rest: list[str],
+    cli_props: dict[str, str],
+) -> tuple[argparse.Namespace, MonitorConfig]:
+    """The options with the properties' (``pegasus.monitord.arguments`` parsed after the
+    command line's), and the one :class:`MonitorConfig` of them."""
+    if args.no_events and args.dest:
+        raise _Refused("--no-events conflicts with --dest")
+    try:
+        props = load_properties(args.conf, cli_props, _run_dir(args))
+    except Exception as exc:
+        raise _Refused(f"cannot read properties: {exc}") from None
     if props.get("pegasus.monitord.arguments"):
         extra = [a for a in props["pegasus.monitord.arguments"].split(" ") if a]
         args = parser.parse_args(rest + extra)
@@ -246,21 +276,26 @@ def run_daemon(
         except OSError:
             pass
     try:
-        config = monitor_config(Options.from_args(args), props)
+        return args, monitor_config(Options.from_args(args), props)
     except ConfigError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 1
+        raise _Refused(str(exc)) from None
+
+
+def _check_before_running(
+    args: argparse.Namespace, config: MonitorConfig, *, mode: str, attach: Any | None
+) -> None:
+    """Refuse what cannot work (a malformed destination, a missing directory) before anything
+    runs; makes ``-o``'s directory."""
+    run_dir = _run_dir(args)
     if mode not in (REFERENCE, LEGACY):
         # refused before anything runs (the drop-in, as the reference, runs without it)
         from monitord.cli.checks import malformed_destination
 
         bad = malformed_destination(config, run_dir)
         if bad is not None:
-            print(f"{prog}: error: {bad}", file=sys.stderr)
-            return 1
+            raise _Refused(bad)
     if attach is not None and not os.path.isdir(run_dir):  # the file itself may come later
-        print(f"{prog}: error: {args.dagman_out}: no such directory {run_dir}", file=sys.stderr)
-        return 1
+        raise _Refused(f"{args.dagman_out}: no such directory {run_dir}")
     if args.output_dir:
         out = (
             args.output_dir
@@ -270,16 +305,13 @@ def run_daemon(
         try:
             os.makedirs(out, exist_ok=True)
         except OSError as exc:
-            print(f"{prog}: error: cannot create {out}: {exc.strerror}", file=sys.stderr)
-            return 1
-    # --- service hand-over (issue 7): `monitord attach`, or -N with a service configured
-    if not args.replay and (attach is not None or args.condor_daemon):
-        from monitord.cli.service import handover
+            raise _Refused(f"cannot create {out}: {exc.strerror}") from None
 
-        handed = handover(config, attach, quiet=getattr(args, "quiet", False))
-        if handed is not None:
-            return handed
-    # --- end service hand-over
+
+def _run_in_one_line(
+    prog: str, args: argparse.Namespace, config: MonitorConfig, *, mode: str, progress: bool
+) -> int:
+    """:func:`_run`, each way it can end said in one line on stderr (never a traceback)."""
     try:
         return _run(
             config,
