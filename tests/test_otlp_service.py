@@ -17,8 +17,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.conftest import copy_submit_dir
 from tests.otlp_fixtures import Receiver, golden
 from tests.test_otlp_golden import CASES, normalised
@@ -94,14 +92,6 @@ def _check_every_span_once(receiver: Receiver, cuts: list[Cut]) -> None:
     for cut in cuts:
         assert _trace_of(received, cut) == golden(f"case_{cut.case}"), cut.case
     assert len(received) == sum(len(golden(f"case_{c.case}")) for c in cuts)  # no stray span
-
-
-@pytest.fixture
-def receiver(tmp_path: Path):
-    rec = Receiver(tmp_path / "received.jsonl")
-    rec.start()
-    yield rec
-    rec.stop()
 
 
 def test_one_connection_serves_every_workflow(tmp_path: Path, receiver: Receiver) -> None:
