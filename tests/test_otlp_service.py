@@ -19,9 +19,9 @@ from typing import Any
 
 from tests.conftest import copy_submit_dir
 from tests.otlp_fixtures import Receiver, golden
+from tests.proxies import free_port
 from tests.test_otlp_golden import CASES, normalised
 from tests.test_service import (
-    _free_port,
     attach,
     finished,
     service_env,
@@ -55,9 +55,8 @@ class Cut:
 
 
 def _service(tmp_path: Path, extra_env: dict[str, str] | None = None) -> tuple[Any, dict, int]:
-    port = _free_port()
-    cfg = write_config(tmp_path)
-    cfg.write_text(cfg.read_text().replace('listen = ""', f'listen = "127.0.0.1:{port}"'))
+    port = free_port()
+    cfg = write_config(tmp_path, http_port=port)
     env = {**service_env(tmp_path, cfg), **(extra_env or {})}
     props = tmp_path / "fast-retries.properties"
     props.write_text("pegasus.monitord.spool.max_backoff = 0.5\n")  # test clock: quick retries

@@ -141,8 +141,7 @@ def test_the_service_counts_the_warning_in_status_json_and_metrics(tmp_path: Pat
 
     require_corpus()
     port = free_port()
-    cfg = write_config(tmp_path)
-    cfg.write_text(cfg.read_text().replace('listen = ""', f'listen = "127.0.0.1:{port}"'))
+    cfg = write_config(tmp_path, http_port=port)
     env = {**service_env(tmp_path, cfg), "TZ": "UTC"}
     shifted = _half("process_wf_success", tmp_path / "shifted")
     in_utc = _half("process_wf_failure", tmp_path / "utc", planned_at="20230303T230934+0000")
