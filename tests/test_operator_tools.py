@@ -26,14 +26,13 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 from sqlalchemy.engine import make_url
 
 from tests.conftest import CORPUS, PROJECT, require_corpus
 from tests.dbcopy import copy_to_sqlite
 from tests.proxies import Proxy, free_port
-from tests.servers import create_database, drop_database, in_ci, require_server
+from tests.servers import create_database, drop_database, missing, require_server
 from tests.test_service import (
     attach,
     corpus_source,
@@ -65,9 +64,7 @@ def need_tool(name: str) -> str:
     if path:
         return path
     reason = f"{name} not installed (Debian package `prometheus`; scripts/install-test-tools.sh)"
-    if in_ci():
-        pytest.fail(f"CI=true but {reason}", pytrace=False)
-    pytest.skip(reason)
+    missing(reason)
 
 
 def metric_names(expr: str) -> set[str]:
