@@ -75,7 +75,7 @@ class Attempt:
     machine: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Run:
     """What the parts of one kickstart record share, drawn once (in the generator's order)."""
 
@@ -130,22 +130,13 @@ def _usage(indent: str, utime: float, stime: float, *counts: int) -> str:
     """A kickstart ``usage`` block: ``counts`` are maxrss, minflt, inblock, outblock, nvcsw,
     nivcsw (the others are 0)."""
     maxrss, minflt, inblock, outblock, nvcsw, nivcsw = counts
-    keys = (
-        ("utime", f"{utime:.3f}"),
-        ("stime", f"{stime:.3f}"),
-        ("maxrss", maxrss),
-        ("minflt", minflt),
-        ("majflt", 0),
-        ("nswap", 0),
-        ("inblock", inblock),
-        ("outblock", outblock),
-        ("msgsnd", 0),
-        ("msgrcv", 0),
-        ("nsignals", 0),
-        ("nvcsw", nvcsw),
-        ("nivcsw", nivcsw),
+    i = indent + "  "
+    return (
+        f"{indent}usage:\n{i}utime: {utime:.3f}\n{i}stime: {stime:.3f}\n"
+        f"{i}maxrss: {maxrss}\n{i}minflt: {minflt}\n{i}majflt: 0\n{i}nswap: 0\n"
+        f"{i}inblock: {inblock}\n{i}outblock: {outblock}\n{i}msgsnd: 0\n{i}msgrcv: 0\n"
+        f"{i}nsignals: 0\n{i}nvcsw: {nvcsw}\n{i}nivcsw: {nivcsw}\n"
     )
-    return f"{indent}usage:\n" + "".join(f"{indent}  {k}: {v}\n" for k, v in keys)
 
 
 def _head(ctx: Ctx, a: Attempt, run: _Run) -> str:
