@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.otlp_fixtures import Receiver
 
 PROJECT = Path(__file__).resolve().parents[1]
 SHARED = PROJECT.parent / "shared"
@@ -51,6 +56,23 @@ def _logging_as_configured():
     finally:
         loglevel.set_level(level)
         structlog.configure(**config)
+
+
+@pytest.fixture
+def receiver_off(tmp_path: Path) -> Iterator[Receiver]:
+    """The OTLP receiver process (tests/otlp_fixtures.py), not started yet; stopped after."""
+    from tests.otlp_fixtures import Receiver
+
+    rec = Receiver(tmp_path / "received.jsonl")
+    yield rec
+    rec.stop()
+
+
+@pytest.fixture
+def receiver(receiver_off: Receiver) -> Receiver:
+    """The OTLP receiver process, listening."""
+    receiver_off.start()
+    return receiver_off
 
 
 @pytest.fixture

@@ -12,12 +12,10 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import sqlite3
 import struct
 import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.parse
@@ -35,6 +33,7 @@ from sqlalchemy import create_engine, text
 from sinks.sql.database import parse_url
 from tests.conftest import copy_submit_dir
 from tests.dbcopy import copy_to_sqlite
+from tests.proxies import Proxy, free_port
 from tests.servers import require_server
 from tests.test_sql_servers import (
     GLOBAL_TABLES,
@@ -52,12 +51,6 @@ from tests.test_sql_servers import (
 
 MASTER_TABLES = ("master_workflow", "master_workflowstate")
 TapMessage = tuple[str, dict[str, Any], bytes, str | None]  # key, headers, body, user_id
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
@@ -169,7 +162,6 @@ class Broker:
             pass
 
 
-CLOSE_OK_WAIT = 60.0  # seconds a forced close waits for the client to hang up
 FORCED = "CONNECTION_FORCED - broker forced connection closure with reason 'shutdown'"
 
 
@@ -182,131 +174,25 @@ def connection_close_frame(code: int = 320, text: str = FORCED) -> bytes:
     return struct.pack(">BHI", 1, 0, len(payload)) + payload + b"\xce"
 
 
-@dataclass
-class _Link:
-    """One client's connection through a :class:`ClosingProxy`."""
+def amqp_frames(buffer: bytes) -> int:
+    """How many leading bytes of ``buffer`` are whole AMQP frames (type, channel, size,
+    payload, end octet)."""
+    whole = 0
+    while len(buffer) - whole >= 7:
+        size = struct.unpack_from(">I", buffer, whole + 3)[0]
+        if len(buffer) - whole < size + 8:
+            break
+        whole += size + 8
+    return whole
 
-    client: socket.socket
-    upstream: socket.socket
-    send: threading.Lock = field(default_factory=threading.Lock)  # whole frames to the client
-    closing: bool = False  # the broker said Connection.Close: the client's frames are dropped
-    gone: threading.Event = field(default_factory=threading.Event)  # the client hung up
 
-
-class ClosingProxy:
-    """A TCP proxy to the broker that can do to its clients what a broker restart does,
-    without restarting the shared broker: :meth:`force_close` sends each client the broker's
+def closing_proxy(host: str, port: int) -> Proxy:
+    """A proxy to the broker that can do to its clients what a broker restart does, without
+    restarting the shared broker: ``force_close`` sends each client the broker's
     ``Connection.Close`` (320 ``CONNECTION_FORCED``), drops what the client sends then (its
-    ``CloseOk``) and hangs up once the client did (or after ``CLOSE_OK_WAIT``), as RabbitMQ
-    does; :meth:`cut`
-    drops the connections with no word (a broker killed).  The broker-to-client direction is
-    forwarded whole frames at a time, so the close never lands inside another frame."""
-
-    def __init__(self, host: str, port: int) -> None:
-        self.target = (host, port)
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.port = int(self.server.getsockname()[1])
-        self.accepted = 0
-        self._links: list[_Link] = []
-        self._lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def url(self, base: str) -> str:
-        """``base`` (an amqp URL of the broker) through this proxy."""
-        parts = urllib.parse.urlsplit(base)
-        netloc = parts.netloc.rsplit("@", 1)
-        netloc[-1] = f"127.0.0.1:{self.port}"
-        return parts._replace(netloc="@".join(netloc)).geturl()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.server.accept()
-            except OSError:
-                return
-            link = _Link(client, socket.create_connection(self.target))
-            with self._lock:
-                self._links.append(link)
-                self.accepted += 1
-            threading.Thread(target=self._up, args=(link,), daemon=True).start()
-            threading.Thread(target=self._down, args=(link,), daemon=True).start()
-
-    @staticmethod
-    def _close(*sockets: socket.socket) -> None:
-        for sock in sockets:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            sock.close()
-
-    def _up(self, link: _Link) -> None:
-        try:
-            while data := link.client.recv(65536):
-                if link.closing:
-                    continue
-                try:
-                    link.upstream.sendall(data)
-                except OSError:
-                    if not link.closing:  # (closing: the upstream went under the send)
-                        raise
-        except OSError:
-            pass
-        link.gone.set()
-        self._close(link.client, link.upstream)
-
-    def _down(self, link: _Link) -> None:
-        buffer = b""
-        try:
-            while data := link.upstream.recv(65536):
-                buffer += data
-                whole = 0
-                while len(buffer) - whole >= 7:
-                    size = struct.unpack_from(">I", buffer, whole + 3)[0]
-                    if len(buffer) - whole < size + 8:
-                        break
-                    whole += size + 8
-                with link.send:
-                    if link.closing:
-                        return
-                    link.client.sendall(buffer[:whole])
-                buffer = buffer[whole:]
-        except OSError:
-            pass
-        if not link.closing:
-            self._close(link.client, link.upstream)
-
-    def force_close(self) -> int:
-        """Every client gets ``Connection.Close`` (CONNECTION_FORCED) and is dropped; returns
-        how many."""
-        with self._lock:
-            links, self._links = self._links, []
-        for link in links:
-            with link.send:
-                link.closing = True
-                try:
-                    link.client.sendall(connection_close_frame())
-                except OSError:
-                    pass
-            self._close(link.upstream)
-        for link in links:
-            # (closed before the client read the Close, the socket would be reset and the
-            # Close lost with what it had not read: a busy client takes its time)
-            link.gone.wait(CLOSE_OK_WAIT)
-            self._close(link.client)
-        return len(links)
-
-    def cut(self) -> int:
-        """Every connection dropped without a word; returns how many."""
-        with self._lock:
-            links, self._links = self._links, []
-        for link in links:
-            self._close(link.client, link.upstream)
-        return len(links)
-
-    def close(self) -> None:
-        self.server.close()
-        self.cut()
+    ``CloseOk``) and hangs up once the client did, as RabbitMQ does; ``cut`` drops the
+    connections with no word (a broker killed)."""
+    return Proxy(host, port, frames=amqp_frames, last_words=connection_close_frame())
 
 
 class IngestProcess:

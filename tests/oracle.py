@@ -6,17 +6,16 @@ Outside CI a missing venv that cannot be created skips the test; in CI it fails.
 
 from __future__ import annotations
 
-import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
 
 import pytest
 
 from tests.conftest import PROJECT
+from tests.servers import missing, side_venv
 
 ORACLE_SCRIPT = PROJECT / "scripts" / "oracle-venv.sh"
+WHAT = "the pegasus-wms 5.1.3 oracle venv"
 
 
 @dataclass(frozen=True)
@@ -28,26 +27,12 @@ class Oracle:
         return [str(self.python), str(self.cli / f"{name}.py")]
 
 
-def _oracle_unavailable(why: str) -> NoReturn:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI: cannot create the pegasus-wms 5.1.3 oracle venv: {why}")
-    pytest.skip(f"pegasus-wms 5.1.3 oracle venv missing and cannot be created: {why}")
-
-
 def find_oracle() -> Oracle:
     """The oracle venv, created by scripts/oracle-venv.sh (a no-op when it is ready)."""
-    try:
-        proc = subprocess.run(
-            ["bash", str(ORACLE_SCRIPT)], capture_output=True, text=True, timeout=1800
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        _oracle_unavailable(repr(exc))
-    if proc.returncode != 0:
-        _oracle_unavailable(f"{ORACLE_SCRIPT.name} exited {proc.returncode}: {proc.stderr[-2000:]}")
-    venv = Path(proc.stdout.strip().splitlines()[-1])
+    venv = side_venv(ORACLE_SCRIPT, WHAT)
     clis = sorted(venv.glob("lib/python3*/site-packages/Pegasus/cli/pegasus-statistics.py"))
     if not clis:
-        _oracle_unavailable(f"no Pegasus/cli/pegasus-statistics.py under {venv}")
+        missing(f"{WHAT} incomplete: no Pegasus/cli/pegasus-statistics.py under {venv}")
     return Oracle(python=venv / "bin" / "python", cli=clis[0].parent)
 
 

@@ -16,15 +16,10 @@ from sinks.encoding import decode_json
 from sinks.otlp.model import TraceModel
 from sinks.otlp.spans import canonical_trace
 from tests.processes import terminate
+from tests.proxies import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).resolve().parent / "data" / "traces"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Receiver:

@@ -15,13 +15,12 @@ import urllib.parse
 import urllib.request
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, NoReturn
-
-import pytest
+from typing import Any
 
 from tests.conftest import PROJECT
-from tests.otlp_fixtures import free_port
 from tests.processes import terminate
+from tests.proxies import free_port
+from tests.servers import missing, side_venv
 
 PHOENIX_SCRIPT = PROJECT / "scripts" / "phoenix-venv.sh"
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -29,25 +28,11 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 START_TIMEOUT = 300.0
 
 
-def _unavailable(why: str) -> NoReturn:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI: cannot create the Arize Phoenix venv: {why}")
-    pytest.skip(f"Arize Phoenix venv missing and cannot be created: {why}")
-
-
 def find_phoenix() -> Path:
     """The ``phoenix`` command of the side venv (scripts/phoenix-venv.sh: a no-op when ready)."""
-    try:
-        proc = subprocess.run(
-            ["bash", str(PHOENIX_SCRIPT)], capture_output=True, text=True, timeout=1800
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        _unavailable(repr(exc))
-    if proc.returncode != 0:
-        _unavailable(f"{PHOENIX_SCRIPT.name} exited {proc.returncode}: {proc.stderr[-2000:]}")
-    exe = Path(proc.stdout.strip().splitlines()[-1]) / "bin" / "phoenix"
+    exe = side_venv(PHOENIX_SCRIPT, "the Arize Phoenix venv") / "bin" / "phoenix"
     if not exe.exists():
-        _unavailable(f"no {exe}")
+        missing(f"the Arize Phoenix venv is incomplete: no {exe}")
     return exe
 
 

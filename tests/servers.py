@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -42,6 +43,26 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").lower() == "true"
 
 
+def missing(reason: str) -> NoReturn:
+    """Skip the test for what it lacks; in CI (CI=true), which must never pass by skipping,
+    fail instead."""
+    if in_ci():
+        pytest.fail(f"CI=true but {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def side_venv(script: Path, what: str) -> Path:
+    """The venv ``script`` (a scripts/*-venv.sh, a no-op when it is ready) makes, as the last
+    line it prints; without it the test is skipped (:func:`missing`)."""
+    try:
+        proc = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=1800)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        missing(f"{what} missing and cannot be created: {exc!r}")
+    if proc.returncode != 0:
+        missing(f"{what} missing: {script.name} exited {proc.returncode}: {proc.stderr[-2000:]}")
+    return Path(proc.stdout.strip().splitlines()[-1])
+
+
 def server_url(kind: str) -> str | None:
     """The URL of the test server of ``kind`` (amqp, postgres, mysql), or None if not set."""
     return os.environ.get(ENV_VARS[_kind(kind)]) or None
@@ -58,9 +79,7 @@ def require_server(kind: str) -> str:
         f'(start one with: eval "$(scripts/services.sh start {SERVICE_NAMES[kind]})" '
         "and export the variable)"
     )
-    if in_ci():
-        pytest.fail(f"CI=true but {reason}", pytrace=False)
-    pytest.skip(reason)
+    missing(reason)
 
 
 def service(action: str, kind: str, *, timeout: float = 180) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import threading
 import time
 from collections import defaultdict
@@ -38,16 +37,11 @@ from sinks.runtime.factory import SinkRequest
 from sinks.runtime.lanes import LaneHandle, SinkLane
 from sinks.runtime.runner import SinkWorker
 from sinks.runtime.spool import BatchSpool, SpoolSettings
+from tests.proxies import Proxy, free_port
 from tests.servers import require_server
 from tests.test_amqp_broker import Endpoint, _run, new_endpoint
 
 PROPS = {"pegasus.catalog.workflow.events": "*"}
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def tcp_connections(pid: int, port: int) -> set[int]:
@@ -325,66 +319,6 @@ def test_a_broken_exchange_fails_its_own_batches_only(
         bad.delete()
 
 
-class CuttableProxy:
-    """A TCP proxy to a server (the broker, a database) whose connections the test can cut (a
-    server going away without a restart of the shared one); while ``down``, new connections
-    are closed at once (the server is unreachable)."""
-
-    down = False
-
-    def __init__(self, host: str, port: int) -> None:
-        self.target = (host, port)
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.port = int(self.server.getsockname()[1])
-        self.sockets: list[socket.socket] = []
-        self.accepted = 0
-        self._lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.server.accept()
-            except OSError:
-                return
-            if self.down:
-                client.close()
-                continue
-            upstream = socket.create_connection(self.target)
-            with self._lock:
-                self.sockets += [client, upstream]
-                self.accepted += 1
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
-
-    @staticmethod
-    def _pump(src: socket.socket, dst: socket.socket) -> None:
-        try:
-            while data := src.recv(65536):
-                dst.sendall(data)
-        except OSError:
-            pass
-        for sock in (src, dst):
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-    def cut(self) -> None:
-        with self._lock:
-            sockets, self.sockets = self.sockets, []
-        for sock in sockets:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            sock.close()
-
-    def close(self) -> None:
-        self.server.close()
-        self.cut()
-
-
 def test_a_lost_connection_is_noticed_and_nothing_is_lost(
     tmp_path: Path, amqp_base: str, endpoints: list[Endpoint]
 ) -> None:
@@ -392,8 +326,8 @@ def test_a_lost_connection_is_noticed_and_nothing_is_lost(
     the batch in hand, the next publish opens one new connection, both streams complete."""
     ep = new_endpoint(endpoints, amqp_base, "cut")
     parts = urlsplit(ep.url)
-    proxy = CuttableProxy(parts.hostname or "127.0.0.1", parts.port or 5672)
-    via_proxy = ep.url.replace(f"{parts.hostname}:{parts.port}", f"127.0.0.1:{proxy.port}")
+    proxy = Proxy(parts.hostname or "127.0.0.1", parts.port or 5672)
+    via_proxy = proxy.url(ep.url)
     clients = SharedClients()
     settings = SpoolSettings(root=str(tmp_path / "spool"), drain_timeout=60, first_backoff=0.05)
     try:
@@ -438,7 +372,7 @@ def test_a_lost_connection_is_noticed_and_nothing_is_lost(
 
 
 def test_sinks_of_one_broker_share_a_link_and_the_last_one_ends_it(tmp_path: Path) -> None:
-    port = closed_port()
+    port = free_port()
     clients = SharedClients()
     urls = [
         f"amqp://u:p@127.0.0.1:{port}/vh/ex1",

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -33,15 +32,9 @@ from sinks.runtime.spool import BatchSpool, SpoolSettings
 from sinks.runtime.spool.segments import Spool, SpoolError, encode_frame
 from tests.conftest import CORPUS, CORPUS_TZ, copy_submit_dir, require_corpus
 from tests.event_check import wire
+from tests.proxies import free_port
 
 SECRET = "s3cr%2Fet"  # URL-quoted "s3cr/et"
-
-
-def closed_port() -> int:
-    """A loopback port nobody listens on (bound, then released)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # ---------------------------------------------------------------- URL and properties
@@ -383,7 +376,7 @@ def test_the_runtime_spools_while_the_broker_is_unreachable_and_keeps_it_for_lat
     """The sink on the one delivery runtime: a publish that cannot reach the broker is a
     retryable error, so the runtime spools the batches (the producer never waits) and leaves
     them, in order, for the next daemon; no line shows the password."""
-    port = closed_port()
+    port = free_port()
     url = f"amqp://user:{SECRET}@127.0.0.1:{port}/vh/ex"
     props = {"pegasus.catalog.workflow.events": "*"}
     events = [
@@ -496,7 +489,7 @@ def test_cli_replay_with_an_unreachable_broker_still_fills_the_database(tmp_path
     dagman_out = copy_submit_dir(CORPUS / "process_wf_success" / "input", run)
     home = tmp_path / "home"
     home.mkdir()
-    url = f"amqp://user:{SECRET}@127.0.0.1:{closed_port()}/vh/ex"
+    url = f"amqp://user:{SECRET}@127.0.0.1:{free_port()}/vh/ex"
     proc = subprocess.run(
         [
             sys.executable,

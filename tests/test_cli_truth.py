@@ -21,9 +21,9 @@ from monitord.tools.synthetic import generate
 from tests.conftest import CORPUS, CORPUS_TZ, require_corpus
 from tests.dbcopy import copy_to_sqlite
 from tests.plugin_fixtures import TEST_SITE, install_plugin_packages
+from tests.proxies import Proxy
 from tests.servers import create_database, drop_database, require_server
 from tests.test_cli_commands import MONITORD, PEGASUS_MONITORD, run_in_pty
-from tests.test_operator_tools import CuttableProxy
 from tests.test_service import corpus_source, diff
 
 SECRET = "s3cr3tpw"
@@ -106,9 +106,9 @@ def test_rerunning_the_replay_as_told_delivers_every_event_once(tmp_path: Path) 
     db = f"{make_url(base).database}_rerun_{os.getpid()}"
     url = create_database(base, db)
     real = make_url(url)
-    proxy = CuttableProxy(real.host or "127.0.0.1", real.port or 5432).start()
+    proxy = Proxy(real.host or "127.0.0.1", real.port or 5432)
     try:
-        proxy.cut()  # the server runs, this replay's way to it does not
+        proxy.refuse()  # the server runs, this replay's way to it does not
         dest = real.set(port=proxy.port).render_as_string(hide_password=False)
         run_dir = corpus_source(SAMPLE, tmp_path / "run")
         out = next(run_dir.glob("*.dag.dagman.out"))

@@ -20,10 +20,10 @@ import pytest
 
 from tests.ingest_harness import (
     Broker,
-    ClosingProxy,
     TapMessage,
     acked,
     assert_rows_match,
+    closing_proxy,
     finish,
     ingest_workflows,
     start_ingests,
@@ -32,7 +32,7 @@ from tests.ingest_harness import (
     wait_marks,
     wait_quiet,
 )
-from tests.test_amqp_connection import CuttableProxy
+from tests.proxies import Proxy
 from tests.test_sql_servers import Generated
 
 pytest_plugins = ("tests.ingest_harness",)  # the fixtures broker, kind and central
@@ -163,8 +163,8 @@ def test_a_database_outage_pauses_consumption_and_loses_nothing(
     """The database goes away mid-stream (longer than the first backoffs): /healthz says so,
     nothing is acknowledged meanwhile, and once it is back every row is there once."""
     parts = urlsplit(central)
-    proxy = CuttableProxy(parts.hostname or "127.0.0.1", parts.port or 5432)
-    via_proxy = central.replace(f"{parts.hostname}:{parts.port}", f"127.0.0.1:{proxy.port}")
+    proxy = Proxy(parts.hostname or "127.0.0.1", parts.port or 5432)
+    via_proxy = proxy.url(central)
     procs = start_ingests(broker, via_proxy, tmp_path, 1, batch=50, prefetch=100)
     ingest = procs[0]
     try:
@@ -207,7 +207,7 @@ def test_a_broker_dropping_the_connection_is_one_warning_and_loses_nothing(
     dropped), twice each while the producers publish, through a proxy (the shared broker keeps
     running): one warning line per drop, no traceback, every row once."""
     parts = urlsplit(broker.base)
-    proxy = ClosingProxy(parts.hostname or "127.0.0.1", parts.port or 5672)
+    proxy = closing_proxy(parts.hostname or "127.0.0.1", parts.port or 5672)
     via_proxy = dataclasses.replace(broker, base=proxy.url(broker.base))
     procs = start_ingests(via_proxy, central, tmp_path, 1, batch=50)
     ingest = procs[0]

@@ -16,27 +16,24 @@ scripts/install-test-tools.sh installs them there.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import shutil
 import subprocess
-import threading
 import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 from sqlalchemy.engine import make_url
 
 from tests.conftest import CORPUS, PROJECT, require_corpus
 from tests.dbcopy import copy_to_sqlite
-from tests.servers import create_database, drop_database, in_ci, require_server
+from tests.proxies import Proxy, free_port
+from tests.servers import create_database, drop_database, missing, require_server
 from tests.test_service import (
-    _free_port,
     attach,
     corpus_source,
     diff,
@@ -67,9 +64,7 @@ def need_tool(name: str) -> str:
     if path:
         return path
     reason = f"{name} not installed (Debian package `prometheus`; scripts/install-test-tools.sh)"
-    if in_ci():
-        pytest.fail(f"CI=true but {reason}", pytrace=False)
-    pytest.skip(reason)
+    missing(reason)
 
 
 def metric_names(expr: str) -> set[str]:
@@ -161,9 +156,8 @@ def test_metric_names_of_an_expression() -> None:
 
 
 def test_dashboard_and_rules_read_only_exported_metrics(tmp_path: Path) -> None:
-    port = _free_port()
-    cfg = write_config(tmp_path)
-    cfg.write_text(cfg.read_text().replace('listen = ""', f'listen = "127.0.0.1:{port}"'))
+    port = free_port()
+    cfg = write_config(tmp_path, http_port=port)
     service = start_service(cfg, service_env(tmp_path, cfg), tmp_path / "service.log")
     pages: list[bytes] = []
 
@@ -190,70 +184,6 @@ def test_dashboard_and_rules_read_only_exported_metrics(tmp_path: Path) -> None:
 # ------------------------------------------------------------------- a real Prometheus server
 
 
-class CuttableProxy:
-    """A TCP proxy to a database server that the test can cut (connections reset, new ones
-    refused) and restore, on its own event loop thread."""
-
-    def __init__(self, host: str, port: int) -> None:
-        self.target = (host, port)
-        self.port = _free_port()
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.server: asyncio.AbstractServer | None = None
-        self.transports: set[asyncio.BaseTransport] = set()
-
-    def start(self) -> CuttableProxy:
-        self.thread.start()
-        self.restore()
-        return self
-
-    def _call(self, coro: Any) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(10)
-
-    async def _listen(self) -> None:
-        self.server = await asyncio.start_server(self._pipe, "127.0.0.1", self.port)
-
-    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            up_reader, up_writer = await asyncio.open_connection(*self.target)
-        except OSError:
-            writer.transport.abort()
-            return
-        pair = {writer.transport, up_writer.transport}
-        self.transports |= pair
-
-        async def copy(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-            try:
-                while data := await src.read(65536):
-                    dst.write(data)
-                    await dst.drain()
-            except (ConnectionError, OSError):
-                pass
-            finally:
-                dst.transport.abort()
-
-        await asyncio.gather(copy(reader, up_writer), copy(up_reader, writer))
-        self.transports -= pair
-
-    async def _cut(self) -> None:
-        if self.server is not None:
-            self.server.close()
-            self.server = None
-        for transport in list(self.transports):
-            transport.abort()  # type: ignore[attr-defined]
-
-    def cut(self) -> None:
-        self._call(self._cut())
-
-    def restore(self) -> None:
-        self._call(self._listen())
-
-    def close(self) -> None:
-        self.cut()
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-
-
 def _prometheus(tmp: Path, target_port: int) -> tuple[subprocess.Popen[bytes], int]:
     """A Prometheus scraping 127.0.0.1:``target_port`` every second, with the shipped rules
     (their ``for:`` shortened to 2 s), evaluated every second."""
@@ -271,7 +201,7 @@ def _prometheus(tmp: Path, target_port: int) -> tuple[subprocess.Popen[bytes], i
         ],
     }
     (tmp / "prometheus.yml").write_text(yaml.safe_dump(config))
-    port = _free_port()
+    port = free_port()
     log = (tmp / "prometheus.log").open("ab")
     proc = subprocess.Popen(
         [
@@ -315,12 +245,11 @@ def test_prometheus_fires_sink_down_during_a_database_outage_and_clears_after(
     db = f"{make_url(base).database}_prom_alerts"
     url = create_database(base, db)
     real = make_url(url)
-    proxy = CuttableProxy(real.host or "127.0.0.1", real.port or 5432).start()
+    proxy = Proxy(real.host or "127.0.0.1", real.port or 5432)
     dest = real.set(port=proxy.port).render_as_string(hide_password=False)
     password = real.password or "no password"
-    http_port = _free_port()
-    cfg = write_config(tmp_path)
-    cfg.write_text(cfg.read_text().replace('listen = ""', f'listen = "127.0.0.1:{http_port}"'))
+    http_port = free_port()
+    cfg = write_config(tmp_path, http_port=http_port)
     env = service_env(tmp_path, cfg)
     props = tmp_path / "fast-retries.properties"
     props.write_text("pegasus.monitord.spool.max_backoff=0.5\n")  # retries every 0.5 s at most
@@ -338,7 +267,7 @@ def test_prometheus_fires_sink_down_during_a_database_outage_and_clears_after(
         wait_until(lambda: [r["value"][1] for r in _query(prom_port, sink_up)] == ["1"], 60, "Prometheus to see the sink up", log)  # fmt: skip
         assert _alerts(prom_port, "MonitordSinkDown") == []
         # -- the outage: events to deliver, the database unreachable
-        proxy.cut()
+        proxy.refuse()
         with dagman_out.open("a") as fh:
             fh.write("".join(lines[len(lines) // 3 : 2 * len(lines) // 3]))
         firing: dict[str, list[dict[str, Any]]] = {}

@@ -46,13 +46,6 @@ def replay(run: Path, url: str, *extra: str) -> None:
     assert "Traceback" not in proc.stderr, proc.stderr[-4000:]
 
 
-@pytest.fixture
-def receiver(tmp_path: Path):
-    rec = Receiver(tmp_path / "received.jsonl")
-    yield rec
-    rec.stop()
-
-
 def _sources() -> list[tuple[str, Path]]:
     out = [
         ("case_held_released_aborted", CASES / "held_released_aborted" / "input"),
@@ -67,7 +60,6 @@ def test_replay_exports_the_golden_trace(
 ) -> None:
     if not src.is_dir():
         require_corpus()
-    receiver.start()
     run = _run_dir(src, tmp_path)
     replay(run, receiver.url)
     got = normalised(receiver.spans(), run)
@@ -76,7 +68,6 @@ def test_replay_exports_the_golden_trace(
 
 
 def test_replay_twice_sends_the_same_spans(tmp_path: Path, receiver: Receiver) -> None:
-    receiver.start()
     run = _run_dir(CASES / "rescue_dag_restart" / "input", tmp_path)
     replay(run, receiver.url)
     first = receiver.spans()
@@ -89,10 +80,11 @@ def test_replay_twice_sends_the_same_spans(tmp_path: Path, receiver: Receiver) -
     assert len({s["trace_id"] for s in first}) == 2  # the rescue run is a trace of its own
 
 
-def test_receiver_down_then_up_every_span_once(tmp_path: Path, receiver: Receiver) -> None:
+def test_receiver_down_then_up_every_span_once(tmp_path: Path, receiver_off: Receiver) -> None:
     """The receiver is down when the replay starts and comes back a few seconds after the
     sink first reported it down: the runtime spools and retries, the sink resends the spans
     of the batch that failed, and the receiver ends with the golden trace, nothing twice."""
+    receiver = receiver_off  # started below, once the sink is down
     run = _run_dir(CASES / "held_released_aborted" / "input", tmp_path)
     conf = tmp_path / "outage.properties"
     conf.write_text(OUTAGE_PROPERTIES)

@@ -17,13 +17,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.conftest import copy_submit_dir
 from tests.otlp_fixtures import Receiver, golden
+from tests.proxies import free_port
 from tests.test_otlp_golden import CASES, normalised
 from tests.test_service import (
-    _free_port,
     attach,
     finished,
     service_env,
@@ -57,9 +55,8 @@ class Cut:
 
 
 def _service(tmp_path: Path, extra_env: dict[str, str] | None = None) -> tuple[Any, dict, int]:
-    port = _free_port()
-    cfg = write_config(tmp_path)
-    cfg.write_text(cfg.read_text().replace('listen = ""', f'listen = "127.0.0.1:{port}"'))
+    port = free_port()
+    cfg = write_config(tmp_path, http_port=port)
     env = {**service_env(tmp_path, cfg), **(extra_env or {})}
     props = tmp_path / "fast-retries.properties"
     props.write_text("pegasus.monitord.spool.max_backoff = 0.5\n")  # test clock: quick retries
@@ -94,14 +91,6 @@ def _check_every_span_once(receiver: Receiver, cuts: list[Cut]) -> None:
     for cut in cuts:
         assert _trace_of(received, cut) == golden(f"case_{cut.case}"), cut.case
     assert len(received) == sum(len(golden(f"case_{c.case}")) for c in cuts)  # no stray span
-
-
-@pytest.fixture
-def receiver(tmp_path: Path):
-    rec = Receiver(tmp_path / "received.jsonl")
-    rec.start()
-    yield rec
-    rec.stop()
 
 
 def test_one_connection_serves_every_workflow(tmp_path: Path, receiver: Receiver) -> None:

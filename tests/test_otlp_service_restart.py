@@ -96,14 +96,6 @@ def _stop_midway(
         gate.unlink(missing_ok=True)
 
 
-@pytest.fixture
-def receiver(tmp_path: Path):
-    rec = Receiver(tmp_path / "received.jsonl")
-    rec.start()
-    yield rec
-    rec.stop()
-
-
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=lambda s: s.name)
 def test_service_stopped_midway_and_restarted_sends_every_span_once(
     sig: signal.Signals, tmp_path: Path, receiver: Receiver

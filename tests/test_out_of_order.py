@@ -14,8 +14,8 @@ import pytest
 
 from monitord.service.status import from_json
 from monitord.tools.synthetic import generate
+from tests.proxies import free_port
 from tests.test_service import (
-    _free_port,
     attach,
     finished,
     service_env,
@@ -64,9 +64,8 @@ def test_the_replay_summary_counts_them_when_there_are_some(tmp_path: Path) -> N
 def test_the_service_shows_them_in_status_json_and_metrics(tmp_path: Path) -> None:
     """Followed by the service, paused after the released job: 1 in the workflow's status and
     in its counter ``monitord_workflow_job_states_out_of_order_total``."""
-    port = _free_port()
-    cfg = write_config(tmp_path)
-    cfg.write_text(cfg.read_text().replace('listen = ""', f'listen = "127.0.0.1:{port}"'))
+    port = free_port()
+    cfg = write_config(tmp_path, http_port=port)
     env = service_env(tmp_path, cfg)
     dagman_out = out_of_order_workflow(tmp_path / "run")
     lines = dagman_out.read_text().splitlines(keepends=True)

@@ -24,6 +24,7 @@ import pytest
 
 from monitord.service.config import ConfigError, load_config, parse_config
 from tests.conftest import CORPUS, CORPUS_TZ, PROJECT, STAMPEDE_DIFF, require_corpus
+from tests.proxies import free_port
 
 PY = sys.executable
 
@@ -31,8 +32,13 @@ PY = sys.executable
 # ---------------------------------------------------------------------------- helpers
 
 
-def write_config(tmp: Path, *, watch: Path | None = None, extra: str = "") -> Path:
+def write_config(
+    tmp: Path, *, watch: Path | None = None, extra: str = "", http_port: int | None = None
+) -> Path:
+    """The service's configuration for a test; ``http_port``: its status page on
+    127.0.0.1:``http_port`` (none without)."""
     cfg = tmp / "service.toml"
+    listen = "" if http_port is None else f"127.0.0.1:{http_port}"
     text = f"""
 [service]
 socket = "{tmp / "monitord.sock"}"
@@ -41,7 +47,7 @@ log_format = "json"
 log_level = "info"
 
 [http]
-listen = ""
+listen = "{listen}"
 
 [defaults]
 dashboard = false
@@ -566,12 +572,6 @@ def test_three_ways_in_each_equal_to_the_replay(tmp_path: Path) -> None:
     assert '"workflows": []' in state
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_status_of_a_paused_workflow(tmp_path: Path) -> None:
     """The service's snapshot (served by the HTTP endpoint) describes a workflow mid-run."""
     require_corpus()
@@ -580,9 +580,8 @@ def test_status_of_a_paused_workflow(tmp_path: Path) -> None:
 
     from monitord.service.status import JOB_COLUMNS, from_json
 
-    port = _free_port()
-    cfg = write_config(tmp_path)
-    cfg.write_text(cfg.read_text().replace('listen = ""', f'listen = "127.0.0.1:{port}"'))
+    port = free_port()
+    cfg = write_config(tmp_path, http_port=port)
     env = service_env(tmp_path, cfg)
     run = corpus_source("process_wf_success", tmp_path / "run")
     dagman_out = next(run.glob("*.dag.dagman.out"))

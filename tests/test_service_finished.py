@@ -25,9 +25,9 @@ from typing import Any
 
 from monitord.service.status import from_json
 from tests.conftest import CORPUS, require_corpus
+from tests.proxies import free_port
 from tests.test_service import (
     PY,
-    _free_port,
     attach,
     corpus_source,
     db_of,
@@ -73,9 +73,8 @@ def _get(port: int, path: str) -> bytes:
 
 def test_finished_workflows_outcomes_and_reattach(tmp_path: Path) -> None:
     require_corpus()
-    port = _free_port()
-    cfg = write_config(tmp_path)
-    cfg.write_text(cfg.read_text().replace('listen = ""', f'listen = "127.0.0.1:{port}"'))
+    port = free_port()
+    cfg = write_config(tmp_path, http_port=port)
     env = service_env(tmp_path, cfg)
     samples = {"process_wf_failure": tmp_path / "failed", "process_wf_success": tmp_path / "ok"}
     outs = {name: next(corpus_source(name, run).glob("*.dag.dagman.out")) for name, run in samples.items()}  # fmt: skip

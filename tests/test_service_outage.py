@@ -34,6 +34,7 @@ from sqlalchemy.engine import make_url
 from sinks.amqp.event_filter import EventFilter
 from tests.conftest import CORPUS, require_corpus
 from tests.dbcopy import copy_to_sqlite
+from tests.proxies import free_port
 from tests.servers import create_database, drop_database, require_server, service
 from tests.test_amqp_broker import (
     Endpoint,
@@ -43,7 +44,6 @@ from tests.test_amqp_broker import (
     new_endpoint,
 )
 from tests.test_service import (
-    _free_port,
     attach,
     corpus_source,
     diff,
@@ -99,9 +99,9 @@ def _get(port: int, path: str) -> tuple[int, Any]:
 def _start(tmp: Path, items: list[dict[str, Any]]) -> tuple[Any, dict[str, str], Path, int, list]:
     from monitord.tools.player import Player
 
-    port = _free_port()
-    cfg = write_config(tmp)
-    text = cfg.read_text().replace('listen = ""', f'listen = "127.0.0.1:{port}"')
+    port = free_port()
+    cfg = write_config(tmp, http_port=port)
+    text = cfg.read_text()
     # a workflow resumed after its DAGMan's exit line ends after a few idle passes: short ones
     cfg.write_text(text.replace("idle_check_seconds = 30", "idle_check_seconds = 2"))
     env = service_env(tmp, cfg)
@@ -365,9 +365,8 @@ def test_broker_outage_in_the_service_delivers_every_event_in_order(
 
     require_corpus()
     amqp_base, endpoints = broker_endpoints
-    port = _free_port()
-    cfg = write_config(tmp_path)
-    cfg.write_text(cfg.read_text().replace('listen = ""', f'listen = "127.0.0.1:{port}"'))
+    port = free_port()
+    cfg = write_config(tmp_path, http_port=port)
     env = service_env(tmp_path, cfg)
     items: list[dict[str, Any]] = []
     for i, sample in enumerate(AMQP_SAMPLES):

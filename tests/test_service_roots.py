@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import subprocess
 import sys
 import urllib.request
@@ -18,6 +17,7 @@ from monitord.cli.status import format_table
 from monitord.service.status import ServiceSnapshot, WatchedRootStatus, from_json, to_json
 from monitord.service.statuspage import render_status_page
 from tests.conftest import CORPUS, require_corpus
+from tests.proxies import free_port
 from tests.status_fixtures import RootRows
 from tests.test_service import (
     corpus_source,
@@ -106,12 +106,6 @@ def test_the_status_page_lists_the_roots_as_the_json_does() -> None:
     assert "<img" not in page
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _half_written(sample: str, dest: Path) -> Path:
     """A copy of a corpus workflow whose dagman.out stops half-way: it stays followed."""
     run = corpus_source(sample, dest)
@@ -124,12 +118,11 @@ def _half_written(sample: str, dest: Path) -> Path:
 def test_a_missing_root_is_logged_listed_and_followed_once_it_appears(tmp_path: Path) -> None:
     require_corpus()
     assert (CORPUS / "process_wf_success").is_dir()
-    port = _free_port()
+    port = free_port()
     there = tmp_path / "there"
     later = tmp_path / "later"
     _half_written("process_wf_success", there / "u" / "run0001")
-    cfg = write_config(tmp_path, extra=_watch(there, later))
-    cfg.write_text(cfg.read_text().replace('listen = ""', f'listen = "127.0.0.1:{port}"'))
+    cfg = write_config(tmp_path, extra=_watch(there, later), http_port=port)
     env = service_env(tmp_path, cfg)
     log = tmp_path / "service.log"
     service = start_service(cfg, env, log)

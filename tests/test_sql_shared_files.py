@@ -38,8 +38,8 @@ from sinks.sql import SQLSink
 from sinks.sql.database import make_engine, parse_url
 from tests.conftest import copy_submit_dir, require_corpus
 from tests.dbcopy import copy_to_sqlite
+from tests.proxies import Proxy, free_port
 from tests.test_service import (
-    _free_port,
     attach,
     finished,
     generate_source,
@@ -398,17 +398,15 @@ def test_service_through_connection_cuts_writes_each_file_once(
     workflow's rows equal its replay, the shared tables the union, no batch was written row by
     row, no row rejected."""
     from monitord.tools.player import Player
-    from tests.test_operator_tools import CuttableProxy
 
     require_corpus()  # stampede-diff
     real_url = fresh_db(kind, f"shared_cuts{os.getpid()}")
     real = make_url(real_url)
-    proxy = CuttableProxy(real.host or "127.0.0.1", int(real.port or 0)).start()
+    proxy = Proxy(real.host or "127.0.0.1", int(real.port or 0))
     url = real.set(port=proxy.port).render_as_string(hide_password=False)
     srcs: list[Source] = request.getfixturevalue("sources")
-    port = _free_port()
-    cfg = write_config(tmp_path)
-    cfg.write_text(cfg.read_text().replace('listen = ""', f'listen = "127.0.0.1:{port}"'))
+    port = free_port()
+    cfg = write_config(tmp_path, http_port=port)
     env = service_env(tmp_path, cfg)
     props = tmp_path / "fast-retries.properties"
     props.write_text("pegasus.monitord.spool.max_backoff=0.5\n")  # back soon after a cut
@@ -430,7 +428,7 @@ def test_service_through_connection_cuts_writes_each_file_once(
             player.start()
         for _ in range(CUTS):
             time.sleep(rng.uniform(0.3, 1.0))
-            proxy.cut()
+            proxy.refuse()
             time.sleep(rng.uniform(0.3, 0.8))
             proxy.restore()
         for player, dest in players:

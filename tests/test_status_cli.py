@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import sys
 
 import pytest
@@ -14,6 +13,7 @@ from monitord.service.http import start_http
 from monitord.service.jobcounts import job_counts, percent_done
 from monitord.service.status import JOB_COLUMNS, ServiceSnapshot, WorkflowStatus, from_json
 from tests.conftest import PROJECT
+from tests.proxies import free_port
 from tests.status_fixtures import (
     CorpusStatusSource,
     corpus_dagman_outs,
@@ -101,12 +101,6 @@ async def test_status_json(served):
     code, out, err = await run_cli("--json", "--url", f"http://127.0.0.1:{port}/")
     assert code == 0, err
     assert from_json(out) == source.snapshot()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.mark.parametrize(

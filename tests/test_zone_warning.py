@@ -1,11 +1,14 @@
 """A replay or follow in a time zone other than the planner's says so, once, naming the fix
-(issue 29): dagman.out times carry no offset, so without ``TZ`` every stored time is shifted."""
+(issue 29): dagman.out times carry no offset, so without ``TZ`` every stored time is shifted.
+The service counts it too: ``zone_warnings`` in /status.json, a counter in /metrics."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,7 @@ from tests.conftest import CORPUS, CORPUS_TZ, copy_submit_dir, require_corpus
 
 PLANNED = 1677911013  # 20230303T222333-0800, the corpus's braindump timestamp
 PST = -8 * 3600
+FAILURE_UUID = "f84f05fc-a8d0-42b5-bac5-52d6f41a77e3"  # process_wf_failure
 
 
 @pytest.fixture
@@ -106,3 +110,63 @@ def test_sub_workflows_do_not_repeat_the_warning(tmp_path: Path) -> None:
     require_corpus()
     lines = _run("replay", "Asia/Kolkata", tmp_path, sample="hierarchical_wf_success")
     assert len(lines) == 1 and "13.5 h early" in lines[0], lines
+
+
+def _half(sample: str, run: Path, planned_at: str | None = None) -> Path:
+    """A corpus copy whose dagman.out stops half-way (it stays followed); ``planned_at``: the
+    braindump's timestamp instead of the planner's."""
+    dagman_out = copy_submit_dir(CORPUS / sample / "input", run)
+    lines = dagman_out.read_text().splitlines(keepends=True)
+    dagman_out.write_text("".join(lines[: len(lines) // 2]))
+    if planned_at is not None:
+        braindump = run / "braindump.yml"
+        text = re.sub(r'(?m)^timestamp: ".*"$', f'timestamp: "{planned_at}"', braindump.read_text())
+        braindump.write_text(text)
+    return dagman_out
+
+
+def test_the_service_counts_the_warning_in_status_json_and_metrics(tmp_path: Path) -> None:
+    """A service in UTC follows a workflow planned at -08:00 (one warning: 1 in its status and
+    its counter ``monitord_workflow_time_zone_warnings_total``) and one planned in UTC (0)."""
+    from monitord.service.status import from_json
+    from tests.proxies import free_port
+    from tests.test_service import (
+        attach,
+        service_env,
+        start_service,
+        stop_service,
+        wait_until,
+        write_config,
+    )
+
+    require_corpus()
+    port = free_port()
+    cfg = write_config(tmp_path, http_port=port)
+    env = {**service_env(tmp_path, cfg), "TZ": "UTC"}
+    shifted = _half("process_wf_success", tmp_path / "shifted")
+    in_utc = _half("process_wf_failure", tmp_path / "utc", planned_at="20230303T230934+0000")
+    log = tmp_path / "service.log"
+    service = start_service(cfg, env, log)
+
+    def get(path: str) -> bytes:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as resp:
+            return bytes(resp.read())
+
+    def warnings() -> dict[str, int]:
+        return {w.run_dir: w.zone_warnings for w in from_json(get("/status.json")).workflows}
+
+    try:
+        for dagman_out in (shifted, in_utc):
+            assert attach(dagman_out, env, "--no-dashboard").returncode == 0
+        want = {str(shifted.parent): 1, str(in_utc.parent): 0}
+        wait_until(lambda: warnings() == want, 60, "both workflows in /status.json", log)
+        metrics = get("/metrics").decode().splitlines()
+    finally:
+        assert stop_service(service) == 0
+    name = "monitord_workflow_time_zone_warnings_total"
+    for uuid, count in (("f00c0056-abd4-4e8e-b793-24eb760dda1f", 1), (FAILURE_UUID, 0)):
+        assert f'{name}{{wf_uuid="{uuid}"}} {count:.1f}' in metrics, [
+            m for m in metrics if name in m
+        ]
+    lines = [line for line in log.read_text().splitlines() if "local time zone" in line]
+    assert len(lines) == 1 and str(shifted.parent) in lines[0], lines

@@ -27,9 +27,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import structlog
-
-from monitord.cli.checks import whole_number
+from monitord.cli.options import (
+    ATTACH,
+    FOLLOW,
+    LEGACY,
+    REFERENCE,
+    REPLAY,
+    build_parser,
+    version_text,
+    warn_ignored_dests,
+)
 from monitord.core.readers.workflow_properties import load_properties, split_properties
 from monitord.daemon.config import ConfigError, MonitorConfig, Options, monitor_config
 from monitord.daemon.config import destinations as config_destinations
@@ -40,209 +47,7 @@ from monitord.daemon.run import run_follow, run_replay
 from monitord.system import loglevel
 from monitord.system.logs import configure_logging
 
-log = structlog.get_logger("monitord")
-
-
-_positive_or_zero = whole_number(0)
 PIPE_CLOSED = 141  # 128 + SIGPIPE: the events pipe's reader went away (``-d - | head``)
-
-
-def version_text(prog: str) -> str:
-    """``monitord 0.1.0`` (the installed distribution's version)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        ours = version("monitord")
-    except PackageNotFoundError:  # running from a source tree that is not installed
-        ours = "unknown"
-    if prog == "pegasus-monitord":
-        return f"pegasus-monitord (monitord {ours}, drop-in for Pegasus WMS 5.1.3)"
-    return f"monitord {ours}"
-
-
-# What the daemon's parser is for: the reference's options only, or a `monitord` command.
-REFERENCE, REPLAY, FOLLOW, ATTACH, LEGACY = "reference", "replay", "follow", "attach", "legacy"
-
-_DESCRIPTIONS = {
-    REFERENCE: "Follow a Pegasus workflow's DAGMan log and record it in the Stampede database.",
-    LEGACY: "Follow a Pegasus workflow's DAGMan log and record it in the Stampede database "
-    "(pegasus-monitord's options; see `monitord --help` for the commands).",
-    REPLAY: "Rebuild every output of a finished workflow (jobstate.log, the Stampede database, "
-    "event files) from its submit directory; the same as pegasus-monitord -r.",
-    FOLLOW: "Follow a running workflow until DAGMan and every sub-workflow have ended; "
-    "catches up first with what is already written (pegasus-monitord without -r).",
-    ATTACH: "Hand the workflow to the running monitord service (monitord serve), which follows "
-    "it with every other workflow of this host; the daemon's options apply.",
-}
-
-
-class _SeveralDests(argparse.Action):
-    """``monitord replay``/``follow``: the first ``-d`` is ``dest``, the others ``more_dests``."""
-
-    def __call__(self, parser: Any, ns: argparse.Namespace, value: Any, opt: Any = None) -> None:
-        if ns.dest is None:
-            ns.dest = value
-        else:
-            ns.more_dests = (*getattr(ns, "more_dests", ()), value)
-
-
-class _LastDest(argparse.Action):
-    """The drop-in forms: one ``-d``, the last, as the reference; the others are remembered in
-    ``dests_ignored`` for the warning (:func:`_warn_ignored_dests`)."""
-
-    def __call__(self, parser: Any, ns: argparse.Namespace, value: Any, opt: Any = None) -> None:
-        if ns.dest is not None:
-            ns.dests_ignored = (*getattr(ns, "dests_ignored", ()), ns.dest)
-        ns.dest = value
-
-
-def _warn_ignored_dests(args: argparse.Namespace) -> None:
-    ignored = getattr(args, "dests_ignored", ())
-    if ignored:
-        from monitord.system.secrets import mask_url_passwords as masked
-
-        log.warning(
-            "several -d given: pegasus-monitord writes to one, the last, as the reference "
-            "(`monitord replay`/`follow` write to each)",
-            used=masked(args.dest),
-            ignored=[masked(d) for d in ignored],
-        )
-
-
-def build_parser(prog: str = "pegasus-monitord", mode: str = REFERENCE) -> argparse.ArgumentParser:
-    """The daemon's options; ``mode`` adds what a ``monitord`` command has beyond the reference."""
-    p = argparse.ArgumentParser(
-        prog=prog,
-        description=_DESCRIPTIONS[mode],
-        epilog="Java-style properties may come first: -Dpegasus.monitord.encoding=json ...",
-    )
-    p.add_argument("dagman_out", help="the workflow's <wf>.dag.dagman.out")
-    p.add_argument("--version", action="version", version=version_text(prog))
-    p.add_argument(
-        "-a",
-        "--adjust",
-        type=float,
-        default=0.0,
-        help="seconds added to every dagman.out timestamp",
-    )
-    p.add_argument(
-        "-N",
-        "--condor-daemon",
-        action="store_true",
-        help="started by pegasus-dagman (process-group leader)",
-    )
-    p.add_argument("-j", "--job", dest="jobstate", help="alternative jobstate file name")
-    p.add_argument("-o", "--output-dir", help="directory for jobstate.log and monitord.* files")
-    p.add_argument("--conf", help="properties file (default: the workflow's, then ~/.pegasusrc)")
-    p.add_argument("--no-recursive", action="store_true", help="do not follow sub-workflows")
-    p.add_argument(
-        "--no-database",
-        "--nodatabase",
-        "--no-events",
-        dest="no_events",
-        action="store_true",
-        help="no event sinks at all (jobstate.log only)",
-    )
-    p.add_argument(
-        "--no-notifications",
-        "--no-notification",
-        dest="no_notifications",
-        action="store_true",
-        help="do not run the workflow's .notify scripts",
-    )
-    p.add_argument(
-        "--notifications-max",
-        type=_positive_or_zero,
-        default=None,
-        metavar="N",
-        help="notification scripts running at once (default 10; 0 turns them off)",
-    )
-    p.add_argument(
-        "--notifications-timeout",
-        type=_positive_or_zero,
-        default=None,
-        metavar="SECONDS",
-        help="kill a notification script after this long (default 0: never)",
-    )
-    p.add_argument(
-        "-S",
-        "--sim",
-        type=int,
-        default=None,
-        help="sleep MS milliseconds after each line (developer)",
-    )
-    replay_help = "rebuild the outputs of a finished workflow"
-    p.add_argument(
-        "-r",
-        "--replay",
-        action="store_true",
-        default=mode == REPLAY,
-        help=argparse.SUPPRESS if mode in (REPLAY, FOLLOW) else replay_help,
-    )
-    p.add_argument(
-        "--db-stats",
-        action="store_true",
-        help="accepted for compatibility (the reference's database statistics; no effect)",
-    )
-    p.add_argument(
-        "--keep-state", action="store_true", help="keep finished jobs when DAGMan restarts"
-    )
-    p.add_argument("--skip-stdout", action="store_true", help="do not store job stdout/stderr text")
-    p.add_argument("-f", "--force", action="store_true", help="skip the already-running check")
-    p.add_argument(
-        "-v",
-        "--verbose",
-        action="count",
-        default=0,
-        help="more log detail: -v debug, -vv trace (SIGUSR1/SIGUSR2 change it while running)",
-    )
-    p.add_argument("--fast-start", action="store_true", help="accepted; fast start is the default")
-    several = mode in (REPLAY, FOLLOW, ATTACH)
-    p.add_argument(
-        "-d",
-        "--dest",
-        action=_SeveralDests if several else _LastDest,
-        help="event destination: SQLAlchemy URL, file:// URL, path, or - for stdout"
-        + ("; repeat it for several, each gets every event" if several else ""),
-    )
-    p.add_argument(
-        "-e",
-        "--encoding",
-        choices=("bp", "json"),
-        default=None,
-        help="event file encoding: NetLogger bp (default) or JSON lines",
-    )
-    p.add_argument(
-        "--no-dashboard",
-        action="store_true",
-        help="do not record the workflow in the dashboard database (~/.pegasus/workflow.db)",
-    )
-    p.add_argument(
-        "--poll",
-        action="store_true",
-        help="live: poll dagman.out instead of using inotify (also MONITORD_FORCE_POLLING=1)",
-    )
-    p.add_argument(
-        "--state-dir",
-        help="live: where crash-resume snapshots are kept (default ~/.local/state/monitord)",
-    )
-    if mode != REFERENCE:
-        p.add_argument(
-            "-q",
-            "--quiet",
-            action="store_true",
-            help="no progress display (shown on a terminal), no summary line, errors only in the log",
-        )
-    if mode == ATTACH:  # taken out of argv by split_attach_options; listed here for --help
-        p.add_argument(
-            "--wait", action="store_true", help="wait until the service has followed it to its end"
-        )
-        p.add_argument(
-            "--config",
-            metavar="FILE",
-            help="the service's configuration, as for `monitord serve` (where its socket is)",
-        )
-    return p
 
 
 def destinations(args: argparse.Namespace, props: dict[str, str]) -> list[str | None]:
@@ -404,6 +209,10 @@ def _ended(status: int) -> int:
     return status
 
 
+class _Refused(Exception):
+    """A command line refused before anything runs: one line on stderr, status 1."""
+
+
 def run_daemon(
     argv: Sequence[str],
     *,
@@ -422,40 +231,71 @@ def run_daemon(
     configure_logging(args.verbose)
     if getattr(args, "quiet", False):
         loglevel.set_level(max(loglevel.level(), logging.ERROR))  # -q: errors only
-    if args.no_events and args.dest:
-        print(f"{prog}: error: --no-events conflicts with --dest", file=sys.stderr)
-        return 1
-    run_dir = os.path.dirname(os.path.abspath(args.dagman_out))
     try:
-        props = load_properties(args.conf, cli_props, run_dir)
-    except Exception as exc:
-        print(f"{prog}: error: cannot read properties: {exc}", file=sys.stderr)
+        args, config = _configure(parser, args, rest, cli_props)
+        _check_before_running(args, config, mode=mode, attach=attach)
+    except _Refused as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
+    # --- service hand-over (issue 7): `monitord attach`, or -N with a service configured
+    if not args.replay and (attach is not None or args.condor_daemon):
+        from monitord.cli.service import handover
+
+        handed = handover(config, attach, quiet=getattr(args, "quiet", False))
+        if handed is not None:
+            return handed
+    # --- end service hand-over
+    return _run_in_one_line(prog, args, config, mode=mode, progress=progress)
+
+
+def _run_dir(args: argparse.Namespace) -> str:
+    return os.path.dirname(os.path.abspath(args.dagman_out))
+
+
+def _configure(
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    rest: list[str],
+    cli_props: dict[str, str],
+) -> tuple[argparse.Namespace, MonitorConfig]:
+    """The options with the properties' (``pegasus.monitord.arguments`` parsed after the
+    command line's), and the one :class:`MonitorConfig` of them."""
+    if args.no_events and args.dest:
+        raise _Refused("--no-events conflicts with --dest")
+    try:
+        props = load_properties(args.conf, cli_props, _run_dir(args))
+    except Exception as exc:
+        raise _Refused(f"cannot read properties: {exc}") from None
     if props.get("pegasus.monitord.arguments"):
         extra = [a for a in props["pegasus.monitord.arguments"].split(" ") if a]
         args = parser.parse_args(rest + extra)
-    _warn_ignored_dests(args)
+    warn_ignored_dests(args)
     if args.condor_daemon and not args.replay:
         try:
             os.setpgid(0, 0)  # pegasus-dagman's -N: lead our own process group
         except OSError:
             pass
     try:
-        config = monitor_config(Options.from_args(args), props)
+        return args, monitor_config(Options.from_args(args), props)
     except ConfigError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 1
+        raise _Refused(str(exc)) from None
+
+
+def _check_before_running(
+    args: argparse.Namespace, config: MonitorConfig, *, mode: str, attach: Any | None
+) -> None:
+    """Refuse what cannot work (a malformed destination, a missing directory) before anything
+    runs; makes ``-o``'s directory."""
+    run_dir = _run_dir(args)
     if mode not in (REFERENCE, LEGACY):
         # refused before anything runs (the drop-in, as the reference, runs without it)
         from monitord.cli.checks import malformed_destination
 
         bad = malformed_destination(config, run_dir)
         if bad is not None:
-            print(f"{prog}: error: {bad}", file=sys.stderr)
-            return 1
+            raise _Refused(bad)
     if attach is not None and not os.path.isdir(run_dir):  # the file itself may come later
-        print(f"{prog}: error: {args.dagman_out}: no such directory {run_dir}", file=sys.stderr)
-        return 1
+        raise _Refused(f"{args.dagman_out}: no such directory {run_dir}")
     if args.output_dir:
         out = (
             args.output_dir
@@ -465,16 +305,13 @@ def run_daemon(
         try:
             os.makedirs(out, exist_ok=True)
         except OSError as exc:
-            print(f"{prog}: error: cannot create {out}: {exc.strerror}", file=sys.stderr)
-            return 1
-    # --- service hand-over (issue 7): `monitord attach`, or -N with a service configured
-    if not args.replay and (attach is not None or args.condor_daemon):
-        from monitord.cli.service import handover
+            raise _Refused(f"cannot create {out}: {exc.strerror}") from None
 
-        handed = handover(config, attach, quiet=getattr(args, "quiet", False))
-        if handed is not None:
-            return handed
-    # --- end service hand-over
+
+def _run_in_one_line(
+    prog: str, args: argparse.Namespace, config: MonitorConfig, *, mode: str, progress: bool
+) -> int:
+    """:func:`_run`, each way it can end said in one line on stderr (never a traceback)."""
     try:
         return _run(
             config,

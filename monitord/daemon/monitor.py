@@ -118,6 +118,7 @@ class Monitor(Generic[OutputsT]):
         self.restart = config.replay  # the outputs start over (a replay, or a recovery)
         self.pid_path: str | None = None
         self.shutting_down = False  # a service stop: leave monitord.recover for a successor
+        self.zone_warnings = 0  # start-ups that warned its times are read in the wrong zone
         # Followers process their chunks in worker threads; the pending event list, the
         # tracking lists and the sinks' batch order are shared, so one chunk at a time.
         self.feed_lock = threading.Lock()
@@ -131,7 +132,8 @@ class Monitor(Generic[OutputsT]):
     # ------------------------------------------------------------------ start-up
     def start(self) -> None:
         dagman_out, run_dir, bd = self._root()
-        warn_if_zone_differs(bd, run_dir, adjust=self.cfg.adjust)  # once per root workflow
+        if warn_if_zone_differs(bd, run_dir, adjust=self.cfg.adjust):  # once per root workflow
+            self.zone_warnings += 1
         self.pid_path = os.path.join(run_dir, "monitord.pid")
         if not self.cfg.force and other_instance_running(self.pid_path):
             raise MonitordError(

@@ -160,6 +160,13 @@ _WORKFLOWS: Section[WorkflowStatus] = Section(
             lambda w: w.out_of_order,
             counter=True,
         ),
+        Family(
+            "monitord_workflow_time_zone_warnings",
+            "Start-ups that warned the local time zone differs from the planner's (every "
+            "dagman.out time stored shifted; the warning line names the TZ to use).",
+            lambda w: w.zone_warnings,
+            counter=True,
+        ),
     ),
 )
 _JOBS: Section[tuple[WorkflowStatus, str]] = Section(

@@ -75,6 +75,7 @@ def workflow_statuses(item: Followed, now: float) -> list[WorkflowStatus]:
         if index == 0:
             status.events_per_second = rate
             status.events_total = monitor.events_total
+            status.zone_warnings = monitor.zone_warnings
             status.undelivered = undelivered_events(item)
             if status.undelivered and stats.ended and item.exit_code is None:
                 status.state = "delivering"  # ended, but not all its events are in the sinks yet

@@ -37,6 +37,7 @@ class WorkflowStatus:
     events_total: int
     undelivered: int = 0  # events handed to the sinks, not in them yet (spooled or queued)
     out_of_order: int = 0  # job states seen out of DAGMan's order (Workflow.out_of_order)
+    zone_warnings: int = 0  # root workflow: its start warned of the local time zone
 
 
 @dataclass(slots=True)
@@ -285,6 +286,7 @@ def _workflow(w: dict[str, Any]) -> WorkflowStatus:
         events_total=int(w["events_total"]),
         undelivered=int(w.get("undelivered", 0)),
         out_of_order=int(w.get("out_of_order", 0)),
+        zone_warnings=int(w.get("zone_warnings", 0)),
     )
 
 

@@ -143,6 +143,11 @@ class ServiceMonitor:
         return self.monitor.notifications.notifier
 
     @property
+    def zone_warnings(self) -> int:
+        """Start-ups of the workflow that warned local time shifts its times (0 or 1)."""
+        return self.monitor.zone_warnings
+
+    @property
     def shutting_down(self) -> bool:
         """A service stop: the Monitor leaves monitord.recover and a last snapshot."""
         return self.monitor.shutting_down

@@ -22,16 +22,28 @@ from monitord.tools.synthetic.dag import (
 )
 from monitord.tools.synthetic.planner_files import job_exec_argv
 
+_ROOT = (0, "root", 0, "root")  # uid, user, gid, group
+
+
+def _stat_fields(
+    mode: str, size: int, inode: int, times: tuple[str, str, str], owner: tuple[int, str, int, str]
+) -> str:
+    """The stat keys of a kickstart file entry (``times``: mtime, atime, ctime)."""
+    mtime, atime, ctime = times
+    uid, user, gid, group = owner
+    return (
+        f"      mode: {mode}\n      size: {size}\n      inode: {inode}\n"
+        f"      nlink: 1\n      blksize: 4096\n      blocks: {(size + 4095) // 4096 * 8}\n"
+        f"      mtime: {mtime}\n      atime: {atime}\n      ctime: {ctime}\n"
+        f"      uid: {uid}\n      user: {user}\n      gid: {gid}\n      group: {group}\n"
+    )
+
 
 def _stat(ctx: Ctx, head: str, mode: str, size: int, inode: int, mt: str) -> str:
-    """A kickstart ``files`` entry: ``head`` (name line plus leading keys) and stat fields."""
-    blocks = (size + 4095) // 4096 * 8
-    return (
-        f"    {head}      mode: {mode}\n      size: {size}\n      inode: {inode}\n"
-        f"      nlink: 1\n      blksize: 4096\n      blocks: {blocks}\n"
-        f"      mtime: {mt}\n      atime: {mt}\n      ctime: {mt}\n"
-        f"      uid: {ctx.uid}\n      user: {ctx.user}\n      gid: {ctx.gid}\n      group: {ctx.group}\n"
-    )
+    """A kickstart ``files`` entry of the job's user: ``head`` (name line plus leading keys)
+    and stat fields."""
+    owner = (ctx.uid, ctx.user, ctx.gid, ctx.group)
+    return f"    {head}" + _stat_fields(mode, size, inode, (mt, mt, mt), owner)
 
 
 def _data(text: str) -> str:
@@ -42,12 +54,9 @@ def _data(text: str) -> str:
     return f"      data_truncated: false\n      data: |\n{body}\n"
 
 
-_DEV_NULL_STDIN = (
-    "    stdin:\n      file_name: /dev/null\n      mode: 0o20666\n      size: 0\n"
-    "      inode: 3075\n      nlink: 1\n      blksize: 4096\n      blocks: 0\n"
-    "      mtime: 2023-01-25T15:24:15-08:00\n      atime: 2023-01-25T15:24:15-08:00\n"
-    "      ctime: 2023-01-25T15:24:15-08:00\n      uid: 0\n      user: root\n"
-    "      gid: 0\n      group: root\n"
+_DEV_NULL_TIME = "2023-01-25T15:24:15-08:00"
+_DEV_NULL_STDIN = "    stdin:\n      file_name: /dev/null\n" + _stat_fields(
+    "0o20666", 0, 3075, (_DEV_NULL_TIME,) * 3, _ROOT
 )
 
 
@@ -66,17 +75,29 @@ class Attempt:
     machine: str
 
 
-def kickstart_record(ctx: Ctx, a: Attempt) -> str:
-    """One 5.x kickstart YAML invocation record for an attempt."""
+@dataclass(slots=True)
+class _Run:
+    """What the parts of one kickstart record share, drawn once (in the generator's order)."""
+
+    pid: int
+    code: int
+    ks_dur: float
+    main_start: float
+    start_s: str
+    end_s: str
+    cwd: str
+    exe: str
+    exe_size: int
+    exe_argv: list[str]
+
+
+def _draw_run(ctx: Ctx, a: Attempt) -> _Run:
     rng = ctx.rng
     n = a.node
     compute = n.kind == COMPUTE
     pid = rng.randint(2000, 4_000_000)
-    code = 0 if a.success else 1
     ks_dur = a.main_dur + rng.uniform(0.05, 0.12)
     main_start = a.ks_start + rng.uniform(0.03, 0.1)
-    end_s = iso_s(int(a.ks_start + ks_dur))
-    start_s = iso_s(int(a.ks_start))
     cwd = (
         f"/var/lib/condor/execute/dir_{pid - 3}"
         if compute
@@ -91,13 +112,42 @@ def kickstart_record(ctx: Ctx, a: Attempt) -> str:
     else:
         exe, exe_size = f"{ctx.bindir}/pegasus-transfer", 2998
         exe_argv = ["--threads", "2"] + (["-m", "1"] if n.kind == STAGE_OUT else [])
-    utime = a.main_dur * rng.uniform(0.05, 0.95)
-    argv_yaml = "".join(f'      - "{arg}"\n' for arg in exe_argv)
-    rec = [
+    return _Run(
+        pid=pid,
+        code=0 if a.success else 1,
+        ks_dur=ks_dur,
+        main_start=main_start,
+        start_s=iso_s(int(a.ks_start)),
+        end_s=iso_s(int(a.ks_start + ks_dur)),
+        cwd=cwd,
+        exe=exe,
+        exe_size=exe_size,
+        exe_argv=exe_argv,
+    )
+
+
+def _usage(indent: str, utime: float, stime: float, *counts: int) -> str:
+    """A kickstart ``usage`` block: ``counts`` are maxrss, minflt, inblock, outblock, nvcsw,
+    nivcsw (the others are 0)."""
+    maxrss, minflt, inblock, outblock, nvcsw, nivcsw = counts
+    i = indent + "  "
+    return (
+        f"{indent}usage:\n{i}utime: {utime:.3f}\n{i}stime: {stime:.3f}\n"
+        f"{i}maxrss: {maxrss}\n{i}minflt: {minflt}\n{i}majflt: 0\n{i}nswap: 0\n"
+        f"{i}inblock: {inblock}\n{i}outblock: {outblock}\n{i}msgsnd: 0\n{i}msgrcv: 0\n"
+        f"{i}nsignals: 0\n{i}nvcsw: {nvcsw}\n{i}nivcsw: {nivcsw}\n"
+    )
+
+
+def _head(ctx: Ctx, a: Attempt, run: _Run) -> str:
+    """The record's first keys: the invocation, where it ran, as whom."""
+    n = a.node
+    compute = n.kind == COMPUTE
+    return (
         "- invocation: True\n"
         "  version: 3.0\n"
         f"  start: {iso_ms(a.ks_start)}\n"
-        f"  duration: {ks_dur:.3f}\n"
+        f"  duration: {run.ks_dur:.3f}\n"
         f'  transformation: "{n.xform}"\n'
         f'  derivation: "{n.task or "null"}"\n'
         f'  resource: "{"condorpool" if compute else "local"}"\n'
@@ -106,80 +156,87 @@ def kickstart_record(ctx: Ctx, a: Attempt) -> str:
         f"  interface: {'eth0' if compute else 'ens192'}\n"
         f"  hostaddr: {a.ip}\n"
         f"  hostname: {a.host}\n"
-        f"  pid: {pid}\n"
+        f"  pid: {run.pid}\n"
         f"  uid: {ctx.uid}\n"
         f"  user: {ctx.user}\n"
         f"  gid: {ctx.gid}\n"
         f"  group: {ctx.group}\n"
         "  umask: 0o0022\n"
+    )
+
+
+def _mainjob(ctx: Ctx, a: Attempt, run: _Run) -> str:
+    """The ``mainjob`` block: the user's executable, its usage, status and arguments."""
+    rng = ctx.rng
+    utime = a.main_dur * rng.uniform(0.05, 0.95)
+    usage = _usage(
+        "    ",
+        utime,
+        utime * rng.uniform(0.01, 0.3),
+        rng.randint(2_000, 2_000_000),
+        rng.randint(100, 500_000),
+        rng.randint(0, 4096),
+        rng.randint(0, 65536),
+        rng.randint(1, 20_000),
+        rng.randint(0, 500),
+    )
+    times = ("2023-02-09T16:23:16-08:00", run.start_s, "2023-02-09T22:13:39-08:00")
+    inode = 134_320_633 + run.exe_size
+    return (
         "  mainjob:\n"
-        f"    start: {iso_ms(main_start)}\n"
+        f"    start: {iso_ms(run.main_start)}\n"
         f"    duration: {a.main_dur:.3f}\n"
-        f"    pid: {pid + 1}\n"
-        "    usage:\n"
-        f"      utime: {utime:.3f}\n"
-        f"      stime: {utime * rng.uniform(0.01, 0.3):.3f}\n"
-        f"      maxrss: {rng.randint(2_000, 2_000_000)}\n"
-        f"      minflt: {rng.randint(100, 500_000)}\n"
-        "      majflt: 0\n"
-        "      nswap: 0\n"
-        f"      inblock: {rng.randint(0, 4096)}\n"
-        f"      outblock: {rng.randint(0, 65536)}\n"
-        "      msgsnd: 0\n"
-        "      msgrcv: 0\n"
-        "      nsignals: 0\n"
-        f"      nvcsw: {rng.randint(1, 20_000)}\n"
-        f"      nivcsw: {rng.randint(0, 500)}\n"
+        f"    pid: {run.pid + 1}\n"
+        f"{usage}"
         "    status:\n"
-        f"      raw: {code * 256}\n"
-        f"      regular_exitcode: {code}\n"
-        "    executable:\n"
-        f"      file_name: {exe}\n"
-        "      mode: 0o100755\n"
-        f"      size: {exe_size}\n"
-        f"      inode: {134_320_633 + exe_size}\n"
-        "      nlink: 1\n"
-        "      blksize: 4096\n"
-        f"      blocks: {(exe_size + 4095) // 4096 * 8}\n"
-        "      mtime: 2023-02-09T16:23:16-08:00\n"
-        f"      atime: {start_s}\n"
-        "      ctime: 2023-02-09T22:13:39-08:00\n"
-        "      uid: 0\n"
-        "      user: root\n"
-        "      gid: 0\n"
-        "      group: root\n"
-        "    argument_vector:\n"
-        f"{argv_yaml}"
-        "    procs:\n"
-        "  jobids:\n"
-        f"    condor: {a.cluster}.0\n"
-        f"  cwd: {cwd}\n"
-        "  usage:\n"
-        f"    utime: {rng.uniform(0.005, 0.03):.3f}\n"
-        f"    stime: {rng.uniform(0.03, 0.09):.3f}\n"
-        f"    maxrss: {rng.randint(2_400, 5_000)}\n"
-        f"    minflt: {rng.randint(120, 200)}\n"
-        "    majflt: 0\n"
-        "    nswap: 0\n"
-        "    inblock: 0\n"
-        "    outblock: 0\n"
-        "    msgsnd: 0\n"
-        "    msgrcv: 0\n"
-        "    nsignals: 0\n"
-        "    nvcsw: 2\n"
-        f"    nivcsw: {rng.randint(1, 9)}\n",
-        a.machine
-        % {
-            "ram_free": rng.randint(1_000_000, 30_000_000),
-            "load1": rng.uniform(0.1, 12),
-            "load5": rng.uniform(0.1, 10),
-            "load15": rng.uniform(0.1, 8),
-            "procs": rng.randint(300, 900),
-            "running": rng.randint(1, 16),
-            "sleeping": rng.randint(200, 600),
-        },
-        "  files:\n",
-    ]
+        f"      raw: {run.code * 256}\n"
+        f"      regular_exitcode: {run.code}\n"
+        f"    executable:\n      file_name: {run.exe}\n"
+        + _stat_fields("0o100755", run.exe_size, inode, times, _ROOT)
+        + "    argument_vector:\n"
+        + "".join(f'      - "{arg}"\n' for arg in run.exe_argv)
+        + "    procs:\n"
+    )
+
+
+def _kickstart_self(ctx: Ctx, a: Attempt, run: _Run) -> str:
+    """Kickstart's own part: the job ids, the working directory, its own usage."""
+    rng = ctx.rng
+    usage = _usage(
+        "  ",
+        rng.uniform(0.005, 0.03),
+        rng.uniform(0.03, 0.09),
+        rng.randint(2_400, 5_000),
+        rng.randint(120, 200),
+        0,
+        0,
+        2,
+        rng.randint(1, 9),
+    )
+    return f"  jobids:\n    condor: {a.cluster}.0\n  cwd: {run.cwd}\n{usage}"
+
+
+def _machine(ctx: Ctx, a: Attempt) -> str:
+    rng = ctx.rng
+    return a.machine % {
+        "ram_free": rng.randint(1_000_000, 30_000_000),
+        "load1": rng.uniform(0.1, 12),
+        "load5": rng.uniform(0.1, 10),
+        "load15": rng.uniform(0.1, 8),
+        "procs": rng.randint(300, 900),
+        "running": rng.randint(1, 16),
+        "sleeping": rng.randint(200, 600),
+    }
+
+
+def _files(ctx: Ctx, a: Attempt, run: _Run) -> list[str]:
+    """The ``files`` block: outputs (with checksums), an analysis's inputs, stdin, and the
+    captured stdout, stderr and metadata."""
+    rng = ctx.rng
+    n = a.node
+    compute = n.kind == COMPUTE
+    cwd, start_s, end_s = run.cwd, run.start_s, run.end_s
+    rec = ["  files:\n"]
     inode = rng.randint(1_000_000, 400_000_000)
     if a.success and n.kind in (COMPUTE, STAGE_IN):
         for lfn, size in n.outputs:
@@ -202,7 +259,7 @@ def kickstart_record(ctx: Ctx, a: Attempt) -> str:
         )
     else:
         rec.append(_DEV_NULL_STDIN)
-    out_text = _stdout_text(ctx, a, main_start)
+    out_text = _stdout_text(ctx, a, run.main_start)
     worked = len(n.inputs)
     err_data = (
         f"#Successfully worked on    : {worked} lines.\n#Worked on total number of : {worked} lines."
@@ -216,7 +273,17 @@ def kickstart_record(ctx: Ctx, a: Attempt) -> str:
     rec.append(_stat(ctx, head, "0o100600", len(err_data), inode + 3, end_s) + _data(err_data))
     head = f"metadata:\n      temporary_name: {cwd}/ks.meta.{tmp[1:]}Q\n      descriptor: 5\n"
     rec.append(_stat(ctx, head, "0o100600", 0, inode + 4, start_s))
-    return "".join(rec)
+    return rec
+
+
+def kickstart_record(ctx: Ctx, a: Attempt) -> str:
+    """One 5.x kickstart YAML invocation record for an attempt (its parts drawn from
+    ``ctx.rng`` in this order, so a seed gives the same record)."""
+    run = _draw_run(ctx, a)
+    parts = [_head(ctx, a, run), _mainjob(ctx, a, run), _kickstart_self(ctx, a, run)]
+    parts.append(_machine(ctx, a))
+    parts += _files(ctx, a, run)
+    return "".join(parts)
 
 
 def _stdout_text(ctx: Ctx, a: Attempt, start: float) -> str:
