@@ -21,7 +21,6 @@ LONG: dict[str, int] = {
     "monitord/cli/__init__.py:build_parser": 134,
     "monitord/cli/__init__.py:run_daemon": 96,
     "monitord/core/dagman.py:classify": 105,
-    "monitord/core/readers/kickstart/yaml_load.py:fast_load": 118,
     "monitord/core/workflow.py:Workflow.update_job_state": 62,
     "monitord/tools/synthetic/job_outputs.py:kickstart_record": 151,
 }
