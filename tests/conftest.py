@@ -158,6 +158,7 @@ QUICK_MODULES = frozenset(
         "test_file_sink",
         "test_function_length",
         "test_jobcounts",
+        "test_jobfiles",
         "test_jobstate_log",
         "test_ingest_units",
         "test_jobtext",

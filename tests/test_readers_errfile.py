@@ -34,6 +34,8 @@ def test_exitcode_first_line_start_only():
     assert pegasus_lite_exitcode(ERR) == "0"
     assert pegasus_lite_exitcode("no code\n") is None
     assert pegasus_lite_exitcode("PegasusLite: exitcode \n") is None
+    # a line-start mark without a number: the next line that has one
+    assert pegasus_lite_exitcode("PegasusLite: exitcode x\nPegasusLite: exitcode 5\n") == "5"
 
 
 def test_single_payload_removed_and_parsed():

@@ -15,7 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from monitord.core.readers.kickstart import parse_kickstart, parse_kickstart_generic
+from monitord.core.readers.kickstart import (
+    fast,
+    parse_kickstart,
+    parse_kickstart_extracting,
+    parse_kickstart_generic,
+)
 from monitord.core.readers.kickstart.fast import extract_invocation
 from monitord.tools.synthetic import generate
 
@@ -36,7 +41,7 @@ def _same(a, b) -> bool:
 
 
 def _records(text: str) -> list[tuple[str, dict]]:
-    return [(r.kind, r.data) for r in parse_kickstart(text)]
+    return [(r.kind, r.data) for r in parse_kickstart_extracting(text)]
 
 
 def _generic(text: str) -> list[tuple[str, dict]]:
@@ -325,6 +330,21 @@ def test_files_that_are_more_than_one_record_use_the_generic_split():
         assert_same_as_generic(text)
     records = parse_kickstart(BASE + cluster + BASE + cluster)
     assert [r.kind for r in records] == ["invocation", "task", "invocation", "task"]
+
+
+def test_a_process_first_records_skip_the_extractor_then_it_compiles(monkeypatch):
+    """Start-up (issue 30): a small replay never compiles the extractor's patterns."""
+    monkeypatch.setattr(fast, "_parsed", [0])
+    fast._patterns.cache_clear()
+    try:
+        want = _generic(BASE)
+        for _ in range(fast.WARM_UP):
+            assert _same([(r.kind, r.data) for r in parse_kickstart(BASE)], want)
+        assert fast._patterns.cache_info().currsize == 0  # the generic path so far
+        assert _same([(r.kind, r.data) for r in parse_kickstart(BASE)], want)
+        assert fast._patterns.cache_info().currsize == 1  # the extractor from then on
+    finally:
+        fast._patterns.cache_clear()
 
 
 # --- random mutations ---------------------------------------------------------------------

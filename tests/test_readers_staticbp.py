@@ -47,6 +47,23 @@ def test_bare_word_is_skipped() -> None:
     assert tokenize('a=1 solo b="x y"') == {"a": "1", "b": "x y"}
 
 
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # empty quoted and empty bare values, an unterminated quote, a quote inside a bare word
+        ('a="" b= c="x', {"a": "", "b": "", "c": "x"}),
+        ('k=b"c d="\\"" e="\\"', {"k": 'b"c', "d": '"', "e": '"'}),
+        # a repeated key keeps its first place and takes the last value, as a dict does
+        ('k="1" j=2 k=3', {"k": "3", "j": "2"}),
+        ('q="a b" r=x"y z"', {"q": "a b", "r": 'x"y'}),
+    ],
+)
+def test_tokenize_quoted_bare_and_empty_values(line: str, expected: dict[str, str]) -> None:
+    got = tokenize(line)
+    assert got == expected
+    assert list(got) == list(expected)
+
+
 @pytest.mark.parametrize("bad", ["", "   \n", "event=task.info a=1", "ts=2020-01-01T00:00:00Z a=1"])
 def test_line_without_ts_or_event_raises_with_location(bad: str) -> None:
     good = "ts=1970-01-01T00:00:01Z event=task.info\n"

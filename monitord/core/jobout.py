@@ -86,108 +86,161 @@ def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput
     PegasusLite, composite extras) and returns the events to send, in order.
     """
     out = JobOutput()
-    is_subdag = files.is_subdag
     suffix = ""
     if files.rotated:
         inst.rotated = True
         suffix = f".{inst.out_num or 0:03d}"
     base = os.path.join(inst.submit_dir, inst.name)
     noop = inst.name.startswith("noop_")
-
-    records: list[KickstartRecord] = []
-    out_text: str | None = None
-    if not is_subdag:
-        out_text = files.read_text(base + ".out" + suffix)
-        if out_text is None:
-            if not noop:
-                log.error("cannot open job output", path=base + ".out" + suffix, job=inst.name)
-        else:
-            records = parse_kickstart(out_text)
-
-    # The .err file: stderr text, payloads, PegasusLite host (PM-1274/1295/1355).
-    err_payloads: list[dict[str, Any]] = []
-    pl_host: str | None = None
-    pl_ip: str | None = None
-    err_text = files.read_text(base + ".err" + suffix)
-    if err_text is None:
-        if not noop:
-            log.warning("cannot open job error file", path=base + ".err" + suffix, job=inst.name)
-    else:
-        stderr_text, err_payloads = stderr_text_from_err(err_text)
-        host = errfile.pegasus_lite_host(err_text)
-        if host is not None:
-            pl_host, pl_ip = host
-        if files.store_stdout:
-            inst.stderr_text = stderr_text
-    # PegasusLite exit code (PM-733): from <run dir>/<error file of the .sub>[.NNN].
-    sub = inst.sub
-    if sub is not None and sub.stderr:
-        pl_text = err_text if os.path.join(files.run_dir, sub.stderr) == base + ".err" else None
-        if pl_text is None:
-            pl_text = files.read_text(os.path.join(files.run_dir, sub.stderr) + suffix)
-        if pl_text is not None:
-            code = errfile.pegasus_lite_exitcode(pl_text)
-            if code is not None:
-                inst.main_exitcode = code
+    out_text, records = _read_out(inst, files, base + ".out" + suffix, noop)
+    err_text, err_payloads, pl_host, pl_ip = _read_err(inst, files, base + ".err" + suffix, noop)
+    _pegasus_lite_exitcode(inst, files, base, suffix, err_text)
 
     invocations = [r for r in records if r.kind == "invocation"]
     clustered = [r for r in records if r.kind == "clustered"]
-    multipart = [r for r in records if r.kind == "multipart"]
-    tasks = [r for r in records if r.kind == "task"]
     if records:
         inst.kickstart_parsed = True
-
-    extra = inst.composite_extra
-    summaries: list[dict[str, Any]] = []
-    if invocations:
-        first = invocations[0].data
-        if first.get("resource"):
-            inst.site = shared(first["resource"])
-        if first.get("user") is not None:
-            inst.user = shared(first["user"])
-        if first.get("cwd") is not None:
-            inst.work_dir = shared(first["cwd"])
-        if invocations[0].fmt == "xml":
-            # Legacy records: CPU attributes of the last record, no uname/ram (reference).
-            last = invocations[-1].data
-            for key in CPU_KEYS:
-                if key in last:
-                    extra[key] = last[key]
-        else:
-            for key in MACHINE_KEYS:
-                if key in first:
-                    extra[key] = first[key]
-        if pl_host:
-            for rec in invocations:
-                if rec.data.get("hostname") != pl_host:
-                    rec.data["hostname"] = pl_host
-                    if pl_ip:
-                        rec.data["hostaddr"] = pl_ip
-        extra["hostname"] = pl_host or first.get("hostname")
-    elif pl_host:
-        extra["hostname"] = pl_host
+    _take_invocations(inst, invocations, pl_host, pl_ip)
     if clustered:
-        c = clustered[0].data
-        # The summary's duration text as written; its start as whole epoch seconds.
-        if c.get("duration") is not None:
-            inst.cluster_dur = c["duration"]
-        if c.get("start") is not None:
-            start = iso_to_epoch(str(c["start"]))
-            inst.cluster_start = int(start) if start is not None else None
+        _take_cluster_summary(inst, clustered[0].data)
+    record_payloads = _stdout_text(inst, files, records, out_text)
+    monitoring = _monitoring_payloads(inst, err_payloads + record_payloads)
 
-    record_payloads: list[dict[str, Any]] = []
+    keys: dict[str, Any] = {
+        "xwf_id": files.wf_uuid,
+        "job_id": inst.name,
+        "job_inst_id": inst.seq,
+        "fixed": files.fixed,
+    }
+    tasks = [r for r in records if r.kind == "task"]
+    summaries = _emit_invocations(out, inst, files, invocations, tasks, monitoring, keys, ts)
+    extra = inst.composite_extra
+    extra["int_error_count"] = _emit_integrity(
+        out, keys, integrity_metrics(records, record_payloads, err_payloads), ts
+    )
+    _merge_multipart(inst, [r for r in records if r.kind == "multipart"])
+    extra["invocations"] = summaries
+
+    if inst.name.startswith("register_") and int_or_none(inst.main_exitcode) == 0:
+        emit_registrations(out, inst, files, keys)
+    out.records = records
+    return out
+
+
+def _read_out(
+    inst: JobInstance, files: JobFiles, path: str, noop: bool
+) -> tuple[str | None, list[KickstartRecord]]:
+    """The .out file's text and its kickstart records (none for a DAG node of its own)."""
+    if files.is_subdag:
+        return None, []
+    out_text = files.read_text(path)
+    if out_text is None:
+        if not noop:
+            log.error("cannot open job output", path=path, job=inst.name)
+        return None, []
+    return out_text, parse_kickstart(out_text)
+
+
+def _read_err(
+    inst: JobInstance, files: JobFiles, path: str, noop: bool
+) -> tuple[str | None, list[dict[str, Any]], str | None, str | None]:
+    """The .err file: its text, payloads, PegasusLite host and IP (PM-1274/1295/1355);
+    sets the job's stderr text."""
+    err_text = files.read_text(path)
+    if err_text is None:
+        if not noop:
+            log.warning("cannot open job error file", path=path, job=inst.name)
+        return None, [], None, None
+    stderr_text, err_payloads = stderr_text_from_err(err_text)
+    host = errfile.pegasus_lite_host(err_text)
+    pl_host, pl_ip = host if host is not None else (None, None)
+    if files.store_stdout:
+        inst.stderr_text = stderr_text
+    return err_text, err_payloads, pl_host, pl_ip
+
+
+def _pegasus_lite_exitcode(
+    inst: JobInstance, files: JobFiles, base: str, suffix: str, err_text: str | None
+) -> None:
+    """PegasusLite exit code (PM-733): from <run dir>/<error file of the .sub>[.NNN]."""
+    sub = inst.sub
+    if sub is None or not sub.stderr:
+        return
+    path = os.path.join(files.run_dir, sub.stderr)
+    pl_text = err_text if path == base + ".err" else None
+    if pl_text is None:
+        pl_text = files.read_text(path + suffix)
+    if pl_text is not None:
+        code = errfile.pegasus_lite_exitcode(pl_text)
+        if code is not None:
+            inst.main_exitcode = code
+
+
+def _take_invocations(
+    inst: JobInstance, invocations: list[KickstartRecord], pl_host: str | None, pl_ip: str | None
+) -> None:
+    """Site, user, work dir and host attributes from the invocation records; the
+    PegasusLite host replaces the records' own."""
+    extra = inst.composite_extra
+    if not invocations:
+        if pl_host:
+            extra["hostname"] = pl_host
+        return
+    first = invocations[0].data
+    if first.get("resource"):
+        inst.site = shared(first["resource"])
+    if first.get("user") is not None:
+        inst.user = shared(first["user"])
+    if first.get("cwd") is not None:
+        inst.work_dir = shared(first["cwd"])
+    if invocations[0].fmt == "xml":
+        # Legacy records: CPU attributes of the last record, no uname/ram (reference).
+        last = invocations[-1].data
+        for key in CPU_KEYS:
+            if key in last:
+                extra[key] = last[key]
+    else:
+        for key in MACHINE_KEYS:
+            if key in first:
+                extra[key] = first[key]
+    if pl_host:
+        for rec in invocations:
+            if rec.data.get("hostname") != pl_host:
+                rec.data["hostname"] = pl_host
+                if pl_ip:
+                    rec.data["hostaddr"] = pl_ip
+    extra["hostname"] = pl_host or first.get("hostname")
+
+
+def _take_cluster_summary(inst: JobInstance, c: dict[str, Any]) -> None:
+    """The summary's duration text as written; its start as whole epoch seconds."""
+    if c.get("duration") is not None:
+        inst.cluster_dur = c["duration"]
+    if c.get("start") is not None:
+        start = iso_to_epoch(str(c["start"]))
+        inst.cluster_start = int(start) if start is not None else None
+
+
+def _stdout_text(
+    inst: JobInstance, files: JobFiles, records: list[KickstartRecord], out_text: str | None
+) -> list[dict[str, Any]]:
+    """Sets the job's stdout text; returns the payloads found in it."""
     if records:
         # Any record at all (even cluster lines only): text from the invocation records, maybe "".
         text, found = stdout_text_from_records(records)
-        record_payloads.extend(found)
         if files.store_stdout:
             inst.stdout_text = text
-    elif out_text is not None and not records and files.store_stdout:
+        return found
+    if out_text is not None and files.store_stdout:
         text, found = stdout_text_without_kickstart(out_text)
-        record_payloads.extend(found)
         inst.stdout_text = text
+        return found
+    return []
 
-    payloads = err_payloads + record_payloads
+
+def _monitoring_payloads(inst: JobInstance, payloads: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The payloads that are not integrity metrics; their metadata items go to the composite."""
+    extra = inst.composite_extra
     monitoring = [p for p in payloads if p.get("monitoring_event") != "int.metric"]
     for p in monitoring:
         if p.get("monitoring_event") == "metadata" or "metadata" in str(
@@ -196,16 +249,24 @@ def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput
             for item in p.get("payload") or []:
                 if isinstance(item, dict) and "name" in item:
                     extra[f"metadata.{item['name']}"] = item.get("value")
+    return monitoring
 
-    keys: dict[str, Any] = {
-        "xwf_id": files.wf_uuid,
-        "job_id": inst.name,
-        "job_inst_id": inst.seq,
-        "fixed": files.fixed,
-    }
+
+def _emit_invocations(
+    out: JobOutput,
+    inst: JobInstance,
+    files: JobFiles,
+    invocations: list[KickstartRecord],
+    tasks: list[KickstartRecord],
+    monitoring: list[dict[str, Any]],
+    keys: dict[str, Any],
+    ts: float,
+) -> list[dict[str, Any]]:
+    """Each invocation's events (or the cluster tasks', or one made up); their summaries."""
+    summaries: list[dict[str, Any]] = []
     if invocations:
         for n, rec in enumerate(invocations, start=1):
-            emit_invocation(out, inst, is_subdag, n, rec.data, keys)
+            emit_invocation(out, inst, files.is_subdag, n, rec.data, keys)
             for p in monitoring:
                 emit_monitoring(out, inst, p, keys, ts)
             emit_rc_meta(out, files, rec.data, ts)
@@ -214,8 +275,8 @@ def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput
     elif tasks:
         emit_cluster_tasks(out, inst, files, tasks, keys)
     else:
-        emit_invocation(out, inst, is_subdag, 1, {}, keys)
-        if is_subdag or inst.name.startswith("subdax_"):
+        emit_invocation(out, inst, files.is_subdag, 1, {}, keys)
+        if files.is_subdag or inst.name.startswith("subdax_"):
             local_name, local_ip = _local_host()
             emit_host(
                 out,
@@ -223,8 +284,13 @@ def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput
                 keys,
                 ts,
             )
+    return summaries
 
-    metrics = integrity_metrics(records, record_payloads, err_payloads)
+
+def _emit_integrity(
+    out: JobOutput, keys: dict[str, Any], metrics: list[dict[str, Any]], ts: float
+) -> int:
+    """An ``int.metric`` per integrity metric, a tag per failed one; the failures' count."""
     error_count = 0
     for m in metrics:
         count = event_count(m)
@@ -242,8 +308,12 @@ def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput
         error_count += failed
         if failed > 0:
             out.emit(JobInstTag(**keys, count=failed, ts=float(ts), name_="int.error"))
-    extra["int_error_count"] = error_count
+    return error_count
 
+
+def _merge_multipart(inst: JobInstance, multipart: list[KickstartRecord]) -> None:
+    """Multipart records' keys into the composite extras (lists add up)."""
+    extra = inst.composite_extra
     for rec in multipart:
         for key, value in rec.data.items():
             if key == "integrity_summary":
@@ -255,9 +325,3 @@ def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput
                     log.error("repeated multipart key", key=key, job=inst.name)
             else:
                 extra[key] = value
-    extra["invocations"] = summaries
-
-    if inst.name.startswith("register_") and int_or_none(inst.main_exitcode) == 0:
-        emit_registrations(out, inst, files, keys)
-    out.records = records
-    return out

@@ -114,27 +114,10 @@ def emit_invocation(
     rec: dict[str, Any],
     keys: dict[str, Any],
 ) -> None:
-    sub = inst.sub
-    if rec.get("start") is not None:
-        start = iso_to_epoch(str(rec["start"]))
-        start_time: int | None = int(start) if start is not None else None
-    elif inst.main_start is not None:
-        start_time = int(inst.main_start)
-    elif inst.main_end is not None:
-        start_time = int(inst.main_end)
-    else:
-        start_time = None
+    """``inv.start`` and ``inv.end`` of one invocation record (``{}``: made up from the job)."""
+    start_time = _start_time(inst, rec)
     out.emit(InvStart(**keys, inv_id=n, ts=UNSET if start_time is None else start_time))
-
-    transformation = rec.get("transformation")
-    if transformation is None:
-        if sub is not None and sub.transformation:
-            transformation = sub.transformation
-        elif is_subdag:
-            transformation = "condor::dagman"
-    task_id = rec.get("derivation")
-    if task_id is None or task_id == "null":
-        task_id = sub.dax_job_id if sub is not None else None
+    transformation, task_id = _task(inst, rec, is_subdag)
     if rec.get("duration") is not None:
         # As the record has it: a YAML number, or the text of an XML attribute / cluster line.
         dur: Any = rec["duration"]
@@ -155,17 +138,7 @@ def emit_invocation(
     elif inst.main_end is not None:
         ts = int(inst.main_end)
     exitcode = rec["raw"] if "raw" in rec else str(inst.main_exitcode)
-    if rec.get("name") is not None:
-        executable = rec["name"]
-    elif sub is not None and sub.executable:
-        executable = sub.executable
-    elif is_subdag:
-        executable = _condor_dagman_path()
-    else:
-        executable = ""
-    argv = rec.get("argument-vector")
-    if not argv:
-        argv = sub.arguments if sub is not None and sub.arguments else UNSET
+    executable, argv = _command(inst, rec, is_subdag)
     out.emit(
         InvEnd(
             **keys,
@@ -185,6 +158,50 @@ def emit_invocation(
         )
     )
     out.invocations.append((n, rec))
+
+
+def _start_time(inst: JobInstance, rec: dict[str, Any]) -> int | None:
+    """The record's start, else the job's main start, else its end (whole seconds)."""
+    if rec.get("start") is not None:
+        start = iso_to_epoch(str(rec["start"]))
+        return int(start) if start is not None else None
+    if inst.main_start is not None:
+        return int(inst.main_start)
+    if inst.main_end is not None:
+        return int(inst.main_end)
+    return None
+
+
+def _task(inst: JobInstance, rec: dict[str, Any], is_subdag: bool) -> tuple[Any, Any]:
+    """Transformation and task id: the record's, else the submit file's."""
+    sub = inst.sub
+    transformation = rec.get("transformation")
+    if transformation is None:
+        if sub is not None and sub.transformation:
+            transformation = sub.transformation
+        elif is_subdag:
+            transformation = "condor::dagman"
+    task_id = rec.get("derivation")
+    if task_id is None or task_id == "null":
+        task_id = sub.dax_job_id if sub is not None else None
+    return transformation, task_id
+
+
+def _command(inst: JobInstance, rec: dict[str, Any], is_subdag: bool) -> tuple[Any, Any]:
+    """Executable and arguments: the record's, else the submit file's (a DAG: condor_dagman)."""
+    sub = inst.sub
+    if rec.get("name") is not None:
+        executable = rec["name"]
+    elif sub is not None and sub.executable:
+        executable = sub.executable
+    elif is_subdag:
+        executable = _condor_dagman_path()
+    else:
+        executable = ""
+    argv = rec.get("argument-vector")
+    if not argv:
+        argv = sub.arguments if sub is not None and sub.arguments else UNSET
+    return executable, argv
 
 
 def emit_host(out: JobOutput, rec: dict[str, Any], keys: dict[str, Any], ts: float) -> None:

@@ -26,6 +26,7 @@ PREFIX = "stampede."
 # key=value, key="quoted \" value"; the possessive group never backtracks into
 # a \" escape, which is what the reference reader does.
 _TOKEN = re.compile(r'([^\s="]+)=(?:"((?:[^"\\]|\\"|\\)*+)"?|([^\s]*))')
+_FINDALL = _TOKEN.findall
 
 
 class StaticBPError(ValueError):
@@ -43,17 +44,13 @@ def static_bp_name(dag: str) -> str:
 
 
 def tokenize(line: str) -> dict[str, str]:
-    """Ordered ``key -> raw value`` of one BP line (quotes removed, ``\\"`` unescaped)."""
-    out: dict[str, str] = {}
-    for m in _TOKEN.finditer(line):
-        quoted = m.group(2)
-        if quoted is None:
-            out[m.group(1)] = m.group(3)
-        elif '\\"' in quoted:
-            out[m.group(1)] = quoted.replace('\\"', '"')
-        else:
-            out[m.group(1)] = quoted
-    return out
+    """Ordered ``key -> raw value`` of one BP line (quotes removed, ``\\"`` unescaped).
+
+    ``findall`` gives ``""`` for the group that did not match; a quoted value that is not
+    empty stays so unescaped, so ``or`` picks the bare one exactly when the quoted one is
+    empty, and then both are (one findall and a comprehension: no match object per token).
+    """
+    return {key: quoted.replace('\\"', '"') or bare for key, quoted, bare in _FINDALL(line)}
 
 
 def parse_static_bp(

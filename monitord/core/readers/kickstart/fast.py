@@ -31,7 +31,8 @@ record to the generic path.
 from __future__ import annotations
 
 import re
-from typing import Any
+from functools import cache
+from typing import Any, NamedTuple
 
 from monitord.core.readers.kickstart.yaml_load import (
     PLAIN_ASCII,
@@ -41,7 +42,7 @@ from monitord.core.readers.kickstart.yaml_load import (
     cached_value,
 )
 
-__all__ = ["RECORD_START", "extract_invocation"]
+__all__ = ["RECORD_START", "extract_invocation", "warmed_up"]
 
 RECORD_START = "- invocation: "
 
@@ -220,9 +221,6 @@ def _compile_record() -> re.Pattern[str]:
     return compiled
 
 
-_RECORD = _compile_record()
-# After files, on failed jobs: any top-level key but the mapped ones (which would replace them).
-_TAIL = re.compile(r"(?:  (?!(?:{}):){}{}|\n)++".format("|".join(_SCHEMA), _KEY, _after_key(2)))
 _TOP_LINE = re.compile(r"\n(?=  [^ \n])")
 
 # --- one ``files`` entry ---------------------------------------------------------------
@@ -247,7 +245,38 @@ def _compile_file_entry() -> re.Pattern[str]:
     return compiled
 
 
-_FILE_ENTRIES = _compile_file_entry()
+class _Patterns(NamedTuple):
+    record: re.Pattern[str]
+    tail: re.Pattern[str]  # after files, on failed jobs: top-level keys but the mapped ones
+    file_entries: re.Pattern[str]
+
+
+@cache
+def _patterns() -> _Patterns:
+    """The extractor's patterns, compiled on first use: they were most of the import time
+    of the daemon (tens of ms), which a command that parses no record need not pay."""
+    tail = r"(?:  (?!(?:{}):){}{}|\n)++".format("|".join(_SCHEMA), _KEY, _after_key(2))
+    return _Patterns(_compile_record(), re.compile(tail), _compile_file_entry())
+
+
+# Records a process parses with the generic path before the extractor compiles its patterns:
+# each costs a few hundred µs more than extracted, so a small workflow (a 10-job replay) does
+# better without the compile, and a large one loses a few ms of its seconds.
+WARM_UP = 64
+_parsed = [0]
+
+
+def warmed_up() -> bool:
+    """Whether this record should take the extractor; counts the records before the warm-up.
+
+    (Approximate when several threads parse: only when the compile happens moves.)
+    """
+    if _parsed[0] >= WARM_UP:
+        return True
+    _parsed[0] += 1
+    return False
+
+
 _EXCLUDED_FILES = frozenset(("stdin", "stdout", "stderr", "metadata"))
 _MB = 1048576
 
@@ -260,7 +289,7 @@ def _entries(body: str, pos: int, end: int) -> dict[Any, list[str]] | None:
     """
     files: dict[Any, list[str]] = {}
     covered = 0
-    for whole, key, *fields in _FILE_ENTRIES.findall(body, pos, end):
+    for whole, key, *fields in _patterns().file_entries.findall(body, pos, end):
         covered += len(whole)
         files[key[1:-1] if key[0] == '"' else cached_key(key)] = fields
     return files if covered == end - pos else None
@@ -330,7 +359,7 @@ def extract_invocation(body: str) -> dict[str, Any] | None:
     elif SPECIAL_CHARS.search(body):
         return None
     try:
-        match = _RECORD.fullmatch(body)
+        match = _patterns().record.fullmatch(body)
         if match is None:
             return None
         rec: dict[str, Any] = {}
@@ -352,7 +381,7 @@ def _map_files(body: str, start: int, end: int, rec: dict[str, Any]) -> None:
     files = _entries(body, start, end)
     if files is None:  # failed jobs: more top-level keys (environment, limits) follow
         top = _TOP_LINE.search(body, start - 1)
-        if top is None or _TAIL.fullmatch(body, top.end()) is None:
+        if top is None or _patterns().tail.fullmatch(body, top.end()) is None:
             raise _Bail("files entries outside the accepted style")
         files = _entries(body, start, top.end())
         if files is None:

@@ -148,13 +148,45 @@ def _sub(mapping: Any, key: str) -> dict[Any, Any]:
     return value if isinstance(value, dict) else {}
 
 
+# (source key, record key) of the mapped sections, in the record's order
+_STATUS_KEYS = (
+    ("raw", "raw"),
+    ("regular_exitcode", "exitcode"),
+    ("signalled_signal", "signal"),
+    ("signalled_name", "action"),
+    ("corefile", "corefile"),
+)
+_MACHINE_KEYS = (
+    ("ram_total", "ram"),
+    ("uname_system", "system"),
+    ("uname_release", "release"),
+    ("uname_machine", "machine"),
+    ("cpu_count", "cpu_count"),
+    ("cpu_speed", "cpu_speed"),
+    ("cpu_vendor", "cpu_vendor"),
+    ("cpu_model", "cpu_model"),
+    ("cpu_name", "cpu_model"),
+)
+
+
 def map_yaml_invocation(doc: dict[Any, Any]) -> dict[str, Any]:
     """Map one loaded YAML invocation to the internal record keys (spec 1.6 table)."""
     rec: dict[str, Any] = {}
     for key in _TOP_KEYS:
         if key in doc:
             rec[key] = doc[key]
-    mainjob = _sub(doc, "mainjob")
+    _map_mainjob(_sub(doc, "mainjob"), rec)
+    machine = _sub(doc, "machine")
+    for src, dst in _MACHINE_KEYS:
+        if src in machine:
+            rec[dst] = machine[src]
+    # a record cut before its files section has no size totals
+    _map_files(_sub(doc, "files"), rec, totals="files" in doc)
+    return rec
+
+
+def _map_mainjob(mainjob: dict[Any, Any], rec: dict[str, Any]) -> None:
+    """Start, duration, usage, status and executable of the main job."""
     if "start" in mainjob:
         rec["start"] = mainjob["start"]
     if "duration" in mainjob:
@@ -164,33 +196,16 @@ def map_yaml_invocation(doc: dict[Any, Any]) -> dict[str, Any]:
         if key in usage:
             rec[key] = usage[key]
     status = _sub(mainjob, "status")
-    for src, dst in (
-        ("raw", "raw"),
-        ("regular_exitcode", "exitcode"),
-        ("signalled_signal", "signal"),
-        ("signalled_name", "action"),
-        ("corefile", "corefile"),
-    ):
+    for src, dst in _STATUS_KEYS:
         if src in status:
             rec[dst] = status[src]
     executable = _sub(mainjob, "executable")
     if "file_name" in executable:
         rec["name"] = executable["file_name"]
-    machine = _sub(doc, "machine")
-    for src, dst in (
-        ("ram_total", "ram"),
-        ("uname_system", "system"),
-        ("uname_release", "release"),
-        ("uname_machine", "machine"),
-        ("cpu_count", "cpu_count"),
-        ("cpu_speed", "cpu_speed"),
-        ("cpu_vendor", "cpu_vendor"),
-        ("cpu_model", "cpu_model"),
-        ("cpu_name", "cpu_model"),
-    ):
-        if src in machine:
-            rec[dst] = machine[src]
-    files = _sub(doc, "files")
+
+
+def _map_files(files: dict[Any, Any], rec: dict[str, Any], *, totals: bool) -> None:
+    """Captured stdout/stderr, the outputs' metadata and the input/output size totals."""
     for stream in ("stdout", "stderr"):
         entry = _sub(files, stream)
         if "data" in entry:
@@ -218,10 +233,9 @@ def map_yaml_invocation(doc: dict[Any, Any]) -> dict[str, Any]:
             outputs[str(lfn)] = meta
     if outputs:
         rec["outputs"] = outputs
-    if "files" in doc:  # a record cut before its files section has no size totals
+    if totals:
         rec["tot_ip_size_mb"] = round(input_bytes / _MB, 6)
         rec["tot_op_size_mb"] = round(output_bytes / _MB, 6)
-    return rec
 
 
 def _size(entry: dict[Any, Any]) -> int:

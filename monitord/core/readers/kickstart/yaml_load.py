@@ -314,9 +314,8 @@ def _literal(lines: list[str], i: int, parent: int, header: str) -> tuple[str, i
 def fast_load(text: str) -> Any:
     """Load kickstart-style YAML without PyYAML; raise :class:`Unsupported` otherwise.
 
-    One pass over the lines with an explicit stack of open collections; the
-    common ``key: scalar`` line is handled inline with cached key/value
-    construction.
+    One pass over the lines with an explicit stack of open collections (:class:`_Nodes`);
+    the common ``key: scalar`` line is handled inline with cached key/value construction.
     """
     if text.isascii():
         if text.encode("ascii").translate(None, _PLAIN_ASCII):
@@ -325,13 +324,7 @@ def fast_load(text: str) -> Any:
         raise Unsupported("characters PyYAML treats specially")
     lines = text.split("\n")
     n = len(lines)
-    root: Any = None
-    frames: list[tuple[int, Any]] = []  # enclosing (indent, collection) pairs
-    top: Any = None  # innermost open collection
-    top_ind = -1
-    pending: Any = None  # collection waiting for the value of an empty "key:" / "-"
-    pending_key: Any = None
-    pending_ind = -1
+    nodes = _Nodes()
     i = 0
     while i < n:
         line = lines[i]
@@ -341,94 +334,133 @@ def fast_load(text: str) -> Any:
             continue
         ind = len(line) - len(content)
         item = content[0] == "-" and (len(content) == 1 or content[1] == " ")
-        if pending is not None:
-            if ind > pending_ind or (item and ind == pending_ind and type(pending) is dict):
-                new: Any = [] if item else {}
-                pending[pending_key] = new
-                frames.append((top_ind, top))
-                top, top_ind = new, ind
-            pending = None
-        elif root is None:
-            if content.startswith(("---", "...")):
-                raise Unsupported("document markers")
-            root = top = [] if item else {}
-            top_ind = ind
-        if ind != top_ind:
-            while ind < top_ind:
-                if not frames:
-                    raise Unsupported("content outside the root node")
-                top_ind, top = frames.pop()
-            if ind != top_ind:
-                raise Unsupported("unexpected indentation")
-        if type(top) is list:
-            if not item:
-                # a key at the indent of an indentless sequence closes it
-                if frames and frames[-1][0] == ind and type(frames[-1][1]) is dict:
-                    top_ind, top = frames.pop()
-                else:
-                    raise Unsupported("not a sequence item")
-        elif item:
-            raise Unsupported("sequence item inside a mapping")
-
+        top = nodes.top
+        if item or ind != nodes.top_ind or nodes.pending is not None or type(top) is not dict:
+            top = nodes.enter(content, ind, item)  # else: the next entry of the same mapping
         if item:
             rest = content[1:].lstrip(" ")
             if not rest:
                 top.append(None)
-                pending, pending_key, pending_ind = top, len(top) - 1, ind
+                nodes.wait(top, len(top) - 1, ind)
                 i += 1
                 continue
-            c = rest[0]
-            if c == '"' or c == "'":
-                _, tail = _double_quoted(rest) if c == '"' else _single_quoted(rest)
-                compact = tail[:1] == ":"
-            elif c == "|" or (c == "-" and (len(rest) == 1 or rest[1] == " ")):
-                raise Unsupported("block scalar or nested sequence as a compact item")
-            else:
-                compact = ": " in rest or rest[-1] == ":"
-            if not compact:
+            if not _compact_item(rest):
                 value = _VALUE_CACHE.get(rest, _MISSING)
                 top.append(_cached_value(rest) if value is _MISSING else value)
                 i += 1
                 continue
-            new = {}
-            top.append(new)
-            frames.append((top_ind, top))
-            top, top_ind = new, len(line) - len(rest)
+            top = nodes.open_item(len(line) - len(rest))
             content = rest
-
-        # mapping entry
-        c = content[0]
-        if c == '"' or c == "'":
-            key, rest = _double_quoted(content) if c == '"' else _single_quoted(content)
-            if rest == ":":
-                rest = ""
-            elif rest[:2] == ": ":
-                rest = rest[2:].lstrip(" ")
-            else:
-                raise Unsupported("quoted scalar where a key was expected")
-        else:
-            sep = content.find(": ")
-            if sep > 0:
-                key = _KEY_CACHE.get(content[:sep], _MISSING)
-                if key is _MISSING:
-                    key = _cached_key(content[:sep])
-                rest = content[sep + 2 :].lstrip(" ")
-            elif sep < 0 and content[-1] == ":" and len(content) > 1:
-                key = _cached_key(content[:-1])
-                rest = ""
-            else:
-                raise Unsupported("not a mapping entry")
+        key, rest = _entry_key(content)
         if not rest:
             top[key] = None
-            pending, pending_key, pending_ind = top, key, top_ind
+            nodes.wait(top, key, nodes.top_ind)
             i += 1
         elif rest[0] == "|":
-            top[key], i = _literal(lines, i, top_ind, rest)
+            top[key], i = _literal(lines, i, nodes.top_ind, rest)
         else:
             value = _VALUE_CACHE.get(rest, _MISSING)
             top[key] = _cached_value(rest) if value is _MISSING else value
             i += 1
-    return root
+    return nodes.root
+
+
+class _Nodes:
+    """:func:`fast_load`'s open collections: the innermost (``top``) and those enclosing it,
+    and the collection waiting for the value of an empty ``key:`` / ``-``."""
+
+    __slots__ = ("frames", "pending", "pending_ind", "pending_key", "root", "top", "top_ind")
+
+    def __init__(self) -> None:
+        self.root: Any = None
+        self.frames: list[tuple[int, Any]] = []  # enclosing (indent, collection) pairs
+        self.top: Any = None
+        self.top_ind = -1
+        self.pending: Any = None
+        self.pending_key: Any = None
+        self.pending_ind = -1
+
+    def wait(self, collection: Any, key: Any, ind: int) -> None:
+        """``collection[key]`` is the value of the lines that follow, if deeper."""
+        self.pending, self.pending_key, self.pending_ind = collection, key, ind
+
+    def enter(self, content: str, ind: int, item: bool) -> Any:
+        """The collection a line at ``ind`` belongs to: a new one under a waiting key,
+        the root, or an enclosing one after a dedent."""
+        pending = self.pending
+        if pending is not None:
+            if ind > self.pending_ind or (
+                item and ind == self.pending_ind and type(pending) is dict
+            ):
+                new: Any = [] if item else {}
+                pending[self.pending_key] = new
+                self.frames.append((self.top_ind, self.top))
+                self.top, self.top_ind = new, ind
+            self.pending = None
+        elif self.root is None:
+            if content.startswith(("---", "...")):
+                raise Unsupported("document markers")
+            self.root = self.top = [] if item else {}
+            self.top_ind = ind
+        if ind != self.top_ind:
+            frames = self.frames
+            while ind < self.top_ind:
+                if not frames:
+                    raise Unsupported("content outside the root node")
+                self.top_ind, self.top = frames.pop()
+            if ind != self.top_ind:
+                raise Unsupported("unexpected indentation")
+        if type(self.top) is list:
+            if not item:
+                # a key at the indent of an indentless sequence closes it
+                frames = self.frames
+                if frames and frames[-1][0] == ind and type(frames[-1][1]) is dict:
+                    self.top_ind, self.top = frames.pop()
+                else:
+                    raise Unsupported("not a sequence item")
+        elif item:
+            raise Unsupported("sequence item inside a mapping")
+        return self.top
+
+    def open_item(self, ind: int) -> dict[Any, Any]:
+        """A compact ``- key: value`` item: a new mapping at ``ind`` in the sequence."""
+        new: dict[Any, Any] = {}
+        self.top.append(new)
+        self.frames.append((self.top_ind, self.top))
+        self.top, self.top_ind = new, ind
+        return new
+
+
+def _compact_item(rest: str) -> bool:
+    """Whether a sequence item's text (after ``- ``) opens a mapping (``- key: value``)."""
+    c = rest[0]
+    if c == '"' or c == "'":
+        _, tail = _double_quoted(rest) if c == '"' else _single_quoted(rest)
+        return tail[:1] == ":"
+    if c == "|" or (c == "-" and (len(rest) == 1 or rest[1] == " ")):
+        raise Unsupported("block scalar or nested sequence as a compact item")
+    return ": " in rest or rest[-1] == ":"
+
+
+def _entry_key(content: str) -> tuple[Any, str]:
+    """A mapping entry's key and the text after its ``:`` (``""``: the value follows)."""
+    c = content[0]
+    if c == '"' or c == "'":
+        key, rest = _double_quoted(content) if c == '"' else _single_quoted(content)
+        if rest == ":":
+            return key, ""
+        if rest[:2] == ": ":
+            return key, rest[2:].lstrip(" ")
+        raise Unsupported("quoted scalar where a key was expected")
+    sep = content.find(": ")
+    if sep > 0:
+        key = _KEY_CACHE.get(content[:sep], _MISSING)
+        if key is _MISSING:
+            key = _cached_key(content[:sep])
+        return key, content[sep + 2 :].lstrip(" ")
+    if sep < 0 and content[-1] == ":" and len(content) > 1:
+        return _cached_key(content[:-1]), ""
+    raise Unsupported("not a mapping entry")
 
 
 # --- shared with the kickstart record extractor (kickstart.fast) -------------------

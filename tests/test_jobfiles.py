@@ -1,0 +1,27 @@
+"""The daemon's job file reader (``monitord/daemon/jobfiles.py``): whole files, any size."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from monitord.daemon import jobfiles
+
+
+@pytest.mark.parametrize("size", [0, 1, 3, 4, 5, 8, 9, 13])
+def test_whole_file_read_whatever_its_size_against_the_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int
+) -> None:
+    monkeypatch.setattr(jobfiles, "_BLOCK", 4)  # sizes below, at, and over one or more blocks
+    data = "".join(chr(ord("a") + i % 26) for i in range(size))
+    path = tmp_path / "job.out"
+    path.write_text(data, encoding="utf-8")
+    assert jobfiles.read_text(str(path)) == data
+
+
+def test_newlines_universal_bad_bytes_replaced_and_missing_file_none(tmp_path: Path) -> None:
+    path = tmp_path / "job.err"
+    path.write_bytes(b"a\r\nb\rc\n\xff")
+    assert jobfiles.read_text(str(path)) == "a\nb\nc\n\ufffd"
+    assert jobfiles.read_text(str(tmp_path / "missing")) is None
