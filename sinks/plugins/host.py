@@ -34,6 +34,7 @@ from sinks.plugins.contract import Installed, installed_plugins
 from sinks.plugins.isolated import ChildPlugin
 from sinks.plugins.sink import PluginSink
 from sinks.plugins.state import PluginState
+from sinks.runtime.bounded import BoundedQueue
 from sinks.runtime.health import SinkHealth
 from sinks.runtime.overflow import QueueBound
 from sinks.runtime.runner import SinkWorker
@@ -58,12 +59,14 @@ class Skipped:
 
 
 def plugin_runner(sink: PluginSink, spool: SpoolSettings | None = None) -> SinkWorker:
-    """The runtime's executor for a plugin: its settings are options of the one queue."""
+    """The runtime's executor for a plugin: its settings are options of the one queue, handed
+    to its delivery as that queue (``queue_size`` its bound, ``overflow_policy`` its overflow)."""
     settings = sink.settings
+    bound = QueueBound(settings.queue_size, settings.overflow_policy)
     return SinkWorker(
         sink,
         spool=spool if settings.spools else None,
-        bound=QueueBound(settings.queue_size, settings.overflow_policy),
+        queue=BoundedQueue(sink.name, bound),
     )
 
 

@@ -67,7 +67,7 @@ class Delivery:
     ) -> None:
         self.sink = sink
         self.destination = destination_of(sink)
-        self.queue = queue or BoundedQueue(sink.name, bound, max_queue)
+        self.queue = queue if queue is not None else BoundedQueue(sink.name, bound, max_queue)
         self.settings = spool
         self.policy = DeliveryState(
             RetryPolicy(

@@ -62,6 +62,7 @@ from __future__ import annotations
 import threading
 
 from sinks.runtime.base import Sink
+from sinks.runtime.bounded import BoundedQueue
 from sinks.runtime.delivery import (
     EXIT,
     Batch,
@@ -95,8 +96,11 @@ class SinkWorker(Delivery):
         retries: int = 10,
         spool: SpoolSettings | None = None,
         bound: QueueBound = UNBOUNDED,
+        queue: BoundedQueue | None = None,
     ) -> None:
-        super().__init__(sink, max_queue=max_queue, retries=retries, spool=spool, bound=bound)
+        super().__init__(
+            sink, max_queue=max_queue, retries=retries, spool=spool, bound=bound, queue=queue
+        )
         self._thread = threading.Thread(target=self._run, name=f"sink-{sink.name}", daemon=True)
 
     def start(self) -> None:
