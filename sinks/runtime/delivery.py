@@ -49,7 +49,11 @@ class Delivery:
     ``cond`` is the lock the producer and the executor share (the lane's for every delivery on
     a lane); ``wake`` (called with it held) tells the executor this delivery has work.
     ``queue``: its memory queue and that queue's bound, handed in (default: one bounded by
-    ``bound`` in events, else by ``max_queue`` batches).
+    ``bound`` in events, else by ``max_queue`` batches).  ``retry``: the backoff, when the
+    caller's is not the spool settings' (or the memory default, ``retries`` attempts);
+    ``held_upstream``: its batches stay durable where they came from until written (the
+    ingest: the broker keeps them unacknowledged), so a down sink is retried for ever
+    without a spool.
     """
 
     def __init__(
@@ -64,13 +68,17 @@ class Delivery:
         reporter: OutageReporter | None = None,
         bound: QueueBound = UNBOUNDED,
         queue: BoundedQueue | None = None,
+        retry: RetryPolicy | None = None,
+        held_upstream: bool = False,
     ) -> None:
         self.sink = sink
         self.destination = destination_of(sink)
         self.queue = queue if queue is not None else BoundedQueue(sink.name, bound, max_queue)
         self.settings = spool
+        self.held_upstream = held_upstream
         self.policy = DeliveryState(
-            RetryPolicy(
+            retry
+            or RetryPolicy(
                 first=spool.first_backoff if spool else MEMORY_FIRST_BACKOFF,
                 cap=spool.max_backoff if spool else MEMORY_MAX_BACKOFF,
                 max_attempts=retries,  # memory mode only: a spool waits for ever
@@ -262,8 +270,8 @@ class Delivery:
 
     # ------------------------------------------------------------------ state (cond held)
     def _can_wait(self) -> bool:
-        """Batches of a down sink can wait on disk (its spool)."""
-        if self.queue.bound.drops:
+        """Batches of a down sink can wait on disk (its spool, or upstream's)."""
+        if self.queue.bound.drops or self.held_upstream:
             return True  # a dropping queue never holds the producer: retry for ever
         return self.settings is not None and not self.held.broken
 

@@ -72,6 +72,7 @@ from sinks.runtime.delivery import (
     Wait,
 )
 from sinks.runtime.overflow import UNBOUNDED, QueueBound
+from sinks.runtime.policy import RetryPolicy
 from sinks.runtime.spool import SpoolSettings
 
 __all__ = [
@@ -97,9 +98,20 @@ class SinkWorker(Delivery):
         spool: SpoolSettings | None = None,
         bound: QueueBound = UNBOUNDED,
         queue: BoundedQueue | None = None,
+        retry: RetryPolicy | None = None,
+        held_upstream: bool = False,
+        reporter: OutageReporter | None = None,
     ) -> None:
         super().__init__(
-            sink, max_queue=max_queue, retries=retries, spool=spool, bound=bound, queue=queue
+            sink,
+            max_queue=max_queue,
+            retries=retries,
+            spool=spool,
+            bound=bound,
+            queue=queue,
+            retry=retry,
+            held_upstream=held_upstream,
+            reporter=reporter,
         )
         self._thread = threading.Thread(target=self._run, name=f"sink-{sink.name}", daemon=True)
 
