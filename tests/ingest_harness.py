@@ -359,8 +359,9 @@ def kind() -> str:
 
 @pytest.fixture
 def central(request: pytest.FixtureRequest, kind: str) -> Iterator[str]:
-    """A fresh database on the ``kind`` server, named after the test, dropped after it."""
-    url = fresh_db(kind, f"ingest_{request.node.originalname[5:25].lower()}")
+    """A fresh database on the ``kind`` server, named after the test and this session (two
+    sessions running one test on one server must not share rows), dropped after it."""
+    url = fresh_db(kind, f"ingest_{request.node.originalname[5:25].lower()}_{os.getpid()}")
     yield url
     drop(kind, url)
 

@@ -10,6 +10,7 @@ Nothing here stops a shared server.
 
 from __future__ import annotations
 
+import os
 import random
 import sqlite3
 import time
@@ -163,7 +164,7 @@ def test_a_restart_purge_takes_the_workflows_delivery_marks_with_its_rows() -> N
     left in a server database must go with the rows a recovery purges: else the recovery's
     events, numbered as before, would be skipped as held and the rows lost."""
     require_server("postgres")
-    url = fresh_db("postgres", "ingest_purge_marks")
+    url = fresh_db("postgres", f"ingest_purge_marks{os.getpid()}")
     stream = line_one_stream("root")
     events = [make_event("wf.plan", {"xwf.id": "root", "ts": 1, "root.xwf.id": "root"})]
     try:

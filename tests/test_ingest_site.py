@@ -26,6 +26,7 @@ too (``GroupingError: column "w.wf_id" must appear in the GROUP BY clause``).
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -128,7 +129,7 @@ def sources(tmp_path_factory: pytest.TempPathFactory) -> list[Source]:
 @pytest.fixture(params=["postgres", "mysql"])
 def central(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
     kind = request.param
-    url = fresh_db(kind, "ingest_site")
+    url = fresh_db(kind, f"ingest_site{os.getpid()}")  # other runs share the server
     yield kind, url
     drop(kind, url)
 

@@ -291,8 +291,8 @@ def test_drop_policies_never_block_and_count(policy: str) -> None:
         ["j0", "j1", "j2", "j3"] if policy == "drop-newest" else ["j0", "j7", "j8", "j9"]
     )
     (state,) = host.snapshot()
-    assert state.dropped == 6 and state.delivery is not None and state.delivery.dropped == 6
-    assert plugin.stopped == 1 and state.state == "stopped"
+    assert state.dropped == 6 and state.plugin is not None and state.plugin.ran
+    assert plugin.stopped == 1 and state.plugin.state == "stopped"
 
 
 def test_tick_runs_while_no_events_come_and_never_after_the_drain() -> None:
@@ -323,7 +323,9 @@ def test_raising_hooks_are_contained_and_counted() -> None:
     time.sleep(0.2)
     host.close()
     (snap,) = host.snapshot()
-    assert snap.delivered == 5 and snap.errors >= 6 and "stop" in str(snap.last_error)
+    hooks = snap.plugin
+    assert hooks is not None
+    assert hooks.delivered == 5 and hooks.errors >= 6 and "stop" in str(hooks.last_error)
 
 
 def test_start_and_stop_are_bounded() -> None:
@@ -376,7 +378,8 @@ def test_spool_policy_through_the_runtime_loses_nothing_and_never_blocks(tmp_pat
     host.close()
     assert plugin.seen == [("stampede.job_inst.main.start", e.job_id) for b in batches for e in b]
     (state,) = host.snapshot()
-    assert state.delivery_state == "up" and state.delivered == 90
+    assert state.delivery_state == "up" and state.plugin is not None
+    assert state.plugin.delivered == 90
 
 
 def test_host_snapshot_reports_each_plugin(tmp_path: Path) -> None:
@@ -393,8 +396,10 @@ def test_host_snapshot_reports_each_plugin(tmp_path: Path) -> None:
     time.sleep(0.1)
     both.close()
     (state,) = plugin_snapshot(both)
-    assert state.name == "t" and state.delivered == 4 and state.dropped == 0
-    assert state.spooled == 0 and state.state == "stopped" and state.delivery_state == "up"
+    hooks = state.plugin
+    assert hooks is not None
+    assert state.name == "t" and hooks.delivered == 4 and state.dropped == 0
+    assert state.spooled == 0 and hooks.state == "stopped" and state.delivery_state == "up"
 
 
 def test_enabled_but_missing_or_misconfigured_plugins_are_skipped() -> None:
@@ -465,7 +470,9 @@ def test_process_isolation_restarts_by_the_runtime_policy(tmp_path: Path) -> Non
     _wait(lambda: child.delivered >= 3, 60)
     host.close()
     (state,) = host.snapshot()
-    assert marker.exists() and state.restarts == 1 and state.delivered == 3
-    assert state.delivery is not None and state.delivery.retries == 1
+    hooks = state.plugin
+    assert hooks is not None
+    assert marker.exists() and hooks.restarts == 1 and hooks.delivered == 3
+    assert state.retries == 1
     seen = [r["kw"]["job__id"] for r in journal(out) if r["hook"] == "event"]
     assert seen == ["j0", "j0", "j1", "j2"]  # the first again: at least once, in order

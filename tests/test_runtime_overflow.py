@@ -18,6 +18,7 @@ import pytest
 
 from monitord.core.events import StampedeEvent, make_event
 from sinks.runtime.base import SinkError
+from sinks.runtime.bounded import BoundedQueue
 from sinks.runtime.capabilities import Capabilities
 from sinks.runtime.items import Batch, _Item
 from sinks.runtime.overflow import QueueBound, make_room
@@ -140,6 +141,26 @@ def test_a_dropping_queue_never_blocks_and_counts(overflow: str) -> None:
     sink.gate.set()
     worker.stop()
     assert sink.seen == ([0, 1, 2, 3] if overflow == "drop-newest" else [0, 7, 8, 9])
+
+
+def test_the_queue_handed_to_a_delivery_is_the_one_it_bounds_and_counts_with() -> None:
+    """Composition: a delivery holds the queue it is given; that queue's bound decides the
+    drops, its count is the delivery's health, and its head leaves only once written."""
+    queue = BoundedQueue("gated", QueueBound(3, "drop-oldest"))
+    sink = Gated()
+    worker = SinkWorker(sink, queue=queue)
+    assert worker.queue is queue
+    worker.start()
+    worker.put([ev(0)])
+    assert sink.entered.wait(10)
+    assert queue.in_hand is not None and stamps(queue.pending()) == [[0]]
+    for i in range(1, 6):
+        worker.put([ev(i)])
+    assert queue.dropped == worker.health().dropped == 2
+    assert stamps(queue.pending()) == [[0], [3], [4], [5]]  # the batch in hand never dropped
+    sink.gate.set()
+    worker.stop()
+    assert sink.seen == [0, 3, 4, 5] and not queue
 
 
 def test_a_dropping_queue_retries_a_failing_sink_for_ever() -> None:

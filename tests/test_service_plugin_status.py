@@ -18,8 +18,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from monitord.core.events import StampedeEvent, make_event
 from monitord.service.http import start_http
 from monitord.service.status import ServiceSnapshot, from_json, plugin_status, to_json
-from sinks.plugins.host import SinksAndPlugins, plugin_snapshot, start_plugins
-from sinks.plugins.state import PluginState
+from sinks.plugins.host import SinksAndPlugins, Skipped, plugin_snapshot, start_plugins
 from tests.conftest import require_corpus
 from tests.plugin_fixtures import install_plugin_packages, plugin_args
 from tests.test_endpoints import _replay as replay_sample
@@ -106,7 +105,7 @@ async def test_healthz_names_the_erroring_plugin_only(snapshot: ServiceSnapshot)
 
 
 async def test_healthz_names_a_skipped_plugin(snapshot: ServiceSnapshot) -> None:
-    skipped = plugin_status("wf-2", PluginState(name="ghost", state="skipped", last_error="gone"))
+    skipped = plugin_status("wf-2", Skipped("ghost", "gone").snapshot())
     snap = ServiceSnapshot(started_at=0.0, plugins=[*snapshot.plugins, skipped])
     doc = orjson.loads((await _page(snap, "/healthz"))[1])
     assert {p["name"] for p in doc["plugins"]} == {"raiser", "ghost"}

@@ -25,6 +25,7 @@ from sinks.plugins.config import PluginSettings
 from sinks.plugins.host import PluginHost, SinksAndPlugins, Skipped, plugin_runner, plugin_snapshot
 from sinks.plugins.sink import PluginSink
 from sinks.runtime.base import SinkError
+from sinks.runtime.health import SinkHealth
 from sinks.runtime.lanes import LaneHandle, SinkLane
 from sinks.runtime.runner import SinkWorker
 from sinks.runtime.sinkset import SharedSinkSet, SinkSet
@@ -98,7 +99,7 @@ def test_the_end_of_run_report_reads_the_health_record_only(tmp_path: Path) -> N
 
 
 def test_the_plugins_exit_line_and_summary_say_what_they_said_as_dicts() -> None:
-    """Each plugin is a typed record now (``PluginState``, its delivery a ``SinkHealth``); the
+    """Each plugin's health is a ``SinkHealth`` (its hooks' in ``plugin``), as every sink's; the
     daemon's "event plugins at exit" line and the summary's plugin parts are unchanged: a
     plugin that ran shows its delivery and counters, a skipped one its state and why."""
 
@@ -140,6 +141,30 @@ def test_the_plugins_exit_line_and_summary_say_what_they_said_as_dicts() -> None
         f"plugin t (stopped): 4 delivered, 1 errors, last error: {error}",
         "plugin ghost (skipped): 0 delivered, last error: gone",
     ]
+
+
+def test_a_plugins_health_is_a_sink_health_with_its_hooks_and_no_password() -> None:
+    """A skipped plugin's record is the one every sink reports (disabled, no delivery state
+    to show), its hooks' error masked like a sink's ``last_error``."""
+
+    class Raiser:
+        def handle_event(self, event: str, kw: dict[str, object]) -> None:
+            raise ValueError("cannot reach amqp://user:s3cret@broker/vhost")
+
+    calls = PluginCalls(PluginSettings(name="r"), Raiser())
+    assert calls.start({}, restart=False)
+    sink = PluginSink(calls)
+    host = PluginHost([(sink, plugin_runner(sink))], [Skipped("ghost", "gone")])
+    host.start()
+    host.publish(_events(1))
+    host.close()
+    ran, skipped = host.snapshot()
+    assert isinstance(ran, SinkHealth) and isinstance(skipped, SinkHealth)
+    assert ran.plugin is not None and ran.plugin.ran and ran.delivery_state == "up"
+    assert ran.plugin.errors == 1 and "s3cret" not in str(ran.plugin.last_error)
+    assert "amqp://user:" in str(ran.plugin.last_error)
+    assert skipped.plugin is not None and not skipped.plugin.ran
+    assert skipped.disabled and skipped.delivery_state is None
 
 
 def test_the_service_lanes_read_the_health_record_only(tmp_path: Path) -> None:

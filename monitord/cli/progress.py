@@ -24,9 +24,9 @@ from monitord.daemon.outputs import LocalOutputs
 from monitord.daemon.undelivered import closed_by_reader
 from monitord.system.secrets import mask_url_passwords as masked
 from sinks.plugins.host import plugin_snapshot
-from sinks.plugins.state import PluginState
 from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.executor import Executor
+from sinks.runtime.health import SinkHealth
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -121,20 +121,22 @@ def summary_line(monitor: Monitor[LocalOutputs], counter: ProgressCounter, *, re
     return f"monitord: {verb} {count} {noun} in {seconds:.1f} s: " + ", ".join(parts)
 
 
-def _plugin_part(p: PluginState) -> str:
+def _plugin_part(p: SinkHealth) -> str:
     """``plugin raiser (stopped): 6 delivered, 4 errors, last error: ...``."""
-    counts = [f"{p.delivered} delivered"]
+    hooks = p.plugin
+    assert hooks is not None  # (plugin_snapshot: a plugin's health carries its hooks)
+    counts = [f"{hooks.delivered} delivered"]
     for key, value in (
         ("dropped", p.dropped),
         ("spooled", p.spooled),
-        ("errors", p.errors),
-        ("restarts", p.restarts),
+        ("errors", hooks.errors),
+        ("restarts", hooks.restarts),
     ):
         if value:
             counts.append(f"{value} {key}")
     delivery = p.delivery_state
-    state = p.state + (f", delivery {delivery}" if delivery not in (None, "up") else "")
-    tail = f", last error: {p.last_error}" if p.last_error else ""
+    state = hooks.state + (f", delivery {delivery}" if delivery not in (None, "up") else "")
+    tail = f", last error: {hooks.last_error}" if hooks.last_error else ""
     return f"plugin {p.name} ({state}): " + ", ".join(counts) + tail
 
 

@@ -14,12 +14,11 @@ from monitord.daemon.config import MonitorConfig
 from monitord.daemon.errors import MonitordError
 from monitord.daemon.parts import MarkKeeper
 from sinks.plugins.host import plugin_snapshot
-from sinks.plugins.state import PluginState
 from sinks.registry import build_dashboard_sink, build_sink
 from sinks.runtime.base import Sink
 from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.executor import Executor
-from sinks.runtime.health import SinkHealth
+from sinks.runtime.health import PluginHooks, SinkHealth
 from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SpoolSettings
 
@@ -129,8 +128,8 @@ def log_plugins(sinks: Any) -> None:
         return
     summary = {p.name: _plugin_fields(p) for p in plugins}
     troubled = any(
-        p.state in ("skipped", "stuck")
-        or p.errors
+        _hooks(p).state in ("skipped", "stuck")
+        or _hooks(p).errors
         or p.dropped
         or p.delivery_state not in (None, "up")
         for p in plugins
@@ -138,19 +137,25 @@ def log_plugins(sinks: Any) -> None:
     (log.warning if troubled else log.info)("event plugins at exit", plugins=summary)
 
 
-def _plugin_fields(p: PluginState) -> dict[str, object]:
+def _hooks(p: SinkHealth) -> PluginHooks:
+    assert p.plugin is not None  # (plugin_snapshot: a plugin's health carries its hooks)
+    return p.plugin
+
+
+def _plugin_fields(p: SinkHealth) -> dict[str, object]:
     """What the exit line shows of a plugin: a skipped one only its state (and why)."""
-    fields: dict[str, object] = {"state": p.state}
-    if p.delivery is not None:  # it ran
+    hooks = _hooks(p)
+    fields: dict[str, object] = {"state": hooks.state}
+    if hooks.ran:
         fields.update(
-            delivery=p.delivery.state,
-            delivered=p.delivered,
+            delivery=p.state,
+            delivered=hooks.delivered,
             dropped=p.dropped,
-            spooled=p.delivery.spooled,
-            errors=p.errors,
+            spooled=p.spooled,
+            errors=hooks.errors,
         )
-        if p.restarts is not None:  # process-isolated
-            fields["restarts"] = p.restarts
-    if p.last_error:
-        fields["last_error"] = p.last_error
+        if hooks.restarts is not None:  # process-isolated
+            fields["restarts"] = hooks.restarts
+    if hooks.last_error:
+        fields["last_error"] = hooks.last_error
     return fields

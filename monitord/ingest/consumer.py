@@ -2,18 +2,22 @@
 
 Per partition queue one channel (``prefetch`` unacknowledged messages at most: the memory
 bound while the database is away) and one lane task that takes up to ``batch`` messages
-(or what came within ``batch_wait``), plans them (:mod:`monitord.ingest.batch`),
-dead-letters the refused ones (published with confirms before anything is acknowledged),
-commits the rest with the producers' marks in one transaction, then acknowledges the batch.
-A crash anywhere before the acknowledgement redelivers the batch, and the marks skip what
-was committed: exactly once for monitord producers.
+(or what came within ``batch_wait``) and hands them to its database writer, a sink of the
+delivery runtime (:mod:`monitord.ingest.loader`: planned, refused ones dead-lettered with
+confirms, the rest committed with the producers' marks in one transaction); the lane
+acknowledges the batch once the runtime says it is committed.  A crash anywhere before the
+acknowledgement redelivers the batch, and the marks skip what was committed: exactly once
+for monitord producers.
 
-Both outages are :class:`DeliveryState` s of the runtime's ``RECONNECT`` policy: waited out
-for ever, one warning line each.  Database outage: the batch is retried; nothing is
+Both outages are waited out for ever with the runtime's one ``RECONNECT`` policy, one warning
+line each.  Database outage: the writer's delivery retries the batch; nothing is
 acknowledged, the broker stops delivering once ``prefetch`` is reached, ``/healthz`` says
 ``database down``.  Broker outage (a restart's ``CONNECTION_FORCED``, a cut): every lane stops
 (unacknowledged messages go back to their queue), the connection is made again and the lanes
 start over; the client library's own lines (a traceback per lost connection) are silenced.
+The broker connection is not a sink of the runtime: it is where batches come from, and its
+retry is a reconnect loop of the event loop (:meth:`Ingest.run`) on the same
+:class:`~sinks.runtime.policy.DeliveryState`.
 """
 
 from __future__ import annotations
@@ -30,11 +34,12 @@ import structlog
 from aio_pika.abc import AbstractChannel, AbstractConnection
 from aiormq.abc import DeliveredMessage
 
-from monitord.ingest.batch import Item, Plan, classify, plan, stream_key
+from monitord.ingest.batch import Item, classify
 from monitord.ingest.config import IngestConfig
+from monitord.ingest.loader import Load, writers
 from monitord.ingest.metrics import IngestStats
-from monitord.ingest.store import MarkMoved, MarkUpdate, Store
-from sinks.amqp.broker import connect, in_thread, quiet_client_library
+from monitord.ingest.store import Store
+from sinks.amqp.broker import connect, quiet_client_library
 from sinks.amqp.topology import DEAD_DETAIL, DEAD_REASON, Names, declare
 from sinks.runtime.base import SinkError
 from sinks.runtime.policy import RECONNECT, DeliveryState, Verdict
@@ -108,34 +113,26 @@ class Lane:
             await self.ingest.process(self, batch)
 
 
-class Writer:
-    """One database connection's worth of the ingest: a :class:`Store` (its loader's id
-    caches are not shared) and the lock that gives it one batch at a time.  Partition ``p``
-    always writes through writer ``p mod len(writers)``: one producer's (so one workflow's)
-    batches stay in order on one writer, and the writers' round trips to the database
-    overlap instead of queueing behind one another (bench/README.md, ingest)."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.lock = asyncio.Lock()
-
-
 class Ingest:
     def __init__(
         self, cfg: IngestConfig, stores: Store | list[Store], stats: IngestStats | None = None
     ) -> None:
         self.cfg = cfg
         stores = stores if isinstance(stores, list) else [stores]
-        self.writers = [Writer(s) for s in stores]
         self.store = stores[0]
         self.stats = stats or IngestStats()
+        # one database writer per store: partition ``p`` always writes through writer
+        # ``p mod len(writers)``, so one producer's (one workflow's) batches stay in order on
+        # one writer, and the writers' round trips to the database overlap
+        # (bench/README.md, ingest)
+        self.writers = writers(stores, self._dead_letters, self.stats)
         self.names = Names(cfg.broker.exchange, cfg.prefix, cfg.partitions)
         self._dead_channel: AbstractChannel | None = None
         self._logged: set[str] = set()
         self._was_connected = False  # the session failing now had connected
-        # the broker connection's and the database's outages: the runtime's one retry policy
+        # the broker connection's outages (the database's: its writers' deliveries), with the
+        # runtime's one retry policy
         self.link = DeliveryState(RECONNECT)
-        self.database = DeliveryState(RECONNECT)
 
     # ------------------------------------------------------------------ connection
     async def _connect(self) -> AbstractConnection:
@@ -144,15 +141,28 @@ class Ingest:
     async def run(self, stop: asyncio.Event) -> None:
         """Consume until ``stop`` is set, reconnecting after any broker failure."""
         quiet_client_library()  # (its traceback per lost connection: the outage is logged here)
-        while not stop.is_set():
-            try:
-                await self._session(stop)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                delay = self._broker_down(exc)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), delay)
+        for writer in self.writers:
+            writer.start()
+        try:
+            while not stop.is_set():
+                try:
+                    await self._session(stop)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    delay = self._broker_down(exc)
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(stop.wait(), delay)
+        finally:
+            await self._stop_writers()
+
+    async def _stop_writers(self) -> None:
+        """The lanes are done: a batch being committed finishes, a waiting one (the database
+        down) is dropped, unacknowledged, for the broker to deliver again."""
+        for writer in self.writers:
+            writer.interrupt()
+        for writer in self.writers:
+            await asyncio.to_thread(writer.join)
 
     def _broker_down(self, exc: BaseException) -> float:
         """One warning and one count per outage (its first failure since the last connection,
@@ -277,6 +287,7 @@ class Ingest:
 
     # ------------------------------------------------------------------ one batch
     async def process(self, lane: Lane, messages: list[DeliveredMessage]) -> None:
+        """Hand the batch to the lane's writer; acknowledge it once the runtime committed it."""
         if not messages:
             return
         max_body = self.cfg.max_body
@@ -285,103 +296,18 @@ class Ingest:
             props = m.header.properties
             key = m.routing_key or ""
             items.append(classify(m, key, m.body, props.headers, props.user_id, max_body))
-        published: set[int] = set()
-        await self._apply(items, published, self.writers[lane.index % len(self.writers)])
+        loop = asyncio.get_running_loop()
+        load = Load(items, loop, loop.create_future())
+        self.writers[lane.index % len(self.writers)].put_batch(load.batch())
+        try:
+            await load.done  # committed (a dead letter the broker did not take: raises)
+        except asyncio.CancelledError:
+            load.abandoned = True  # (not written if not begun: the broker delivers it again)
+            raise
         tag = messages[-1].delivery_tag
         assert tag is not None  # (a Basic.Deliver always has one)
         await lane.channel.basic_ack(tag, multiple=True)
         self.stats.received += len(messages)
-
-    async def _apply(self, items: list[Item], published: set[int], w: Writer) -> None:
-        """Dead-letter and commit ``items``; returns once committed (retries through outages)."""
-        single = False
-        while True:
-            try:
-                if single:
-                    for item in items:
-                        await self._apply_one(item, published, w)
-                else:
-                    await self._commit(items, published, w)
-                if self.database.succeeded(backlog=False) is not None:
-                    log.info("ingest: database back", db=self.store.display_url)
-                self.stats.db_down_since, self.stats.db_error = None, None
-                return
-            except SinkError as exc:
-                if isinstance(exc.__cause__, MarkMoved):
-                    w.store.forget_caches()
-                    continue  # another process moved a mark: plan again from the database
-                if not exc.retryable and not single:
-                    w.store.forget_caches()
-                    single = True  # find the message the database refuses
-                    continue
-                w.store.forget_caches()
-                await asyncio.sleep(self._db_down(str(exc)))
-
-    def _db_down(self, error: str) -> float:
-        """One warning per outage (all writers share it); returns the pause before the batch
-        is tried again."""
-        verdict = retry(self.database, error)
-        if verdict.first:
-            self.stats.db_down_since = time.time()
-            log.warning("ingest: database unavailable, consumption paused", error=error)
-        self.stats.db_error = error
-        return verdict.delay
-
-    async def _plan(self, items: list[Item], w: Writer) -> Plan:
-        producers = {i.producer for i in items if i.producer is not None}
-        keys = {k for k in map(stream_key, items) if k is not None}
-        async with w.lock:
-            marks = await in_thread(w.store.marks, producers)
-            streams = await in_thread(w.store.streams, keys)
-            return await in_thread(plan, items, marks, w.store.workflows, streams)
-
-    async def _commit(self, items: list[Item], published: set[int], w: Writer) -> None:
-        todo = await self._plan(items, w)
-        await self._dead_letters(todo.dead, published)
-        async with w.lock:
-            await in_thread(
-                w.store.commit,
-                todo.events,
-                list(todo.marks.values()),
-                list(todo.streams.values()),
-            )
-        self.stats.count(todo, len(items))
-
-    async def _apply_one(self, item: Item, published: set[int], w: Writer) -> None:
-        """One message in its own transaction; one the database refuses is dead-lettered
-        and its producer's mark moves past it."""
-        if item.reason is not None:
-            await self._dead_letters([item], published)
-            return
-        try:
-            await self._commit([item], published, w)
-        except SinkError as exc:
-            if exc.retryable or isinstance(exc.__cause__, MarkMoved):
-                raise
-            item.reason, item.detail = "rejected", str(exc)[:500]
-            await self._dead_letters([item], published)
-            await self._past(item, w)
-
-    async def _past(self, item: Item, w: Writer) -> None:
-        """The marks of a message the database refused move past it (it is dead-lettered)."""
-        marks: list[MarkUpdate] = []
-        stream_marks: list[MarkUpdate] = []
-        key = stream_key(item)
-        async with w.lock:
-            if item.producer is not None and item.seq is not None:
-                old = (await in_thread(w.store.marks, {item.producer})).get(item.producer)
-                if old is None or old.seq < item.seq:
-                    marks.append(
-                        MarkUpdate(item.producer, item.user, old.seq if old else None, item.seq)
-                    )
-            if key is not None and item.number is not None:
-                was = (await in_thread(w.store.streams, {key})).get(key)
-                if was is None or was.seq < item.number:
-                    stream_marks.append(
-                        MarkUpdate(key, item.user, was.seq if was else None, item.number)
-                    )
-            if marks or stream_marks:
-                await in_thread(w.store.commit, [], marks, stream_marks)
 
     async def _dead_letters(self, items: list[Item], published: set[int]) -> None:
         channel = self._dead_channel

@@ -14,7 +14,6 @@ from typing import Any, Protocol
 
 import orjson
 
-from sinks.plugins.state import PluginState
 from sinks.runtime.health import SinkHealth
 
 # The job count columns of pegasus-status, in its order (%DONE is derived, see jobcounts).
@@ -69,19 +68,22 @@ class PluginStatus:
         )
 
 
-def plugin_status(workflow: str, plugin: PluginState) -> PluginStatus:
-    """One entry of ``plugin_snapshot`` as a :class:`PluginStatus`."""
+def plugin_status(workflow: str, plugin: SinkHealth) -> PluginStatus:
+    """One entry of ``plugin_snapshot`` (a plugin's health, its hooks' in ``plugin``) as a
+    :class:`PluginStatus`."""
+    hooks = plugin.plugin
+    assert hooks is not None  # (plugin_snapshot: a plugin's health carries its hooks)
     return PluginStatus(
         name=plugin.name,
         workflow=workflow,
-        state=plugin.state,
+        state=hooks.state,
         delivery=plugin.delivery_state,
-        delivered=plugin.delivered,
+        delivered=hooks.delivered,
         dropped=plugin.dropped,
         spooled=plugin.spooled,
-        errors=plugin.errors,
-        restarts=plugin.restarts or 0,
-        last_error=plugin.last_error,
+        errors=hooks.errors,
+        restarts=hooks.restarts or 0,
+        last_error=hooks.last_error,
     )
 
 

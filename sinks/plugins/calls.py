@@ -22,6 +22,7 @@ from monitord.core.events import StampedeEvent
 from sinks.plugins.config import PluginSettings
 from sinks.plugins.contract import call_start, event_filter, payload
 from sinks.plugins.properties import PluginProperties
+from sinks.runtime.health import SKIPPED
 
 log = structlog.get_logger(__name__)
 
@@ -29,7 +30,7 @@ ERROR_LOG_EVERY = 1000
 
 # A plugin's life: new -> running -> stopped, or skipped (start failed), or stuck (a hook did
 # not return within join_timeout: stop() skipped).  Its delivery's state is the runtime's.
-NEW, RUNNING, STOPPED, SKIPPED, STUCK = "new", "running", "stopped", "skipped", "stuck"
+NEW, RUNNING, STOPPED, STUCK = "new", "running", "stopped", "stuck"  # and SKIPPED: never ran
 
 
 def bounded(

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import structlog
@@ -33,8 +33,8 @@ from sinks.plugins.config import (
 from sinks.plugins.contract import Installed, installed_plugins
 from sinks.plugins.isolated import ChildPlugin
 from sinks.plugins.sink import PluginSink
-from sinks.plugins.state import PluginState
-from sinks.runtime.health import SinkHealth
+from sinks.runtime.bounded import BoundedQueue
+from sinks.runtime.health import DISABLED, PluginHooks, SinkHealth
 from sinks.runtime.overflow import QueueBound
 from sinks.runtime.runner import SinkWorker
 from sinks.runtime.spool import SpoolSettings
@@ -53,41 +53,42 @@ class Skipped:
     name: str
     reason: str
 
-    def snapshot(self) -> PluginState:
-        return PluginState(name=self.name, state=SKIPPED, last_error=self.reason)
+    def snapshot(self) -> SinkHealth:
+        """Disabled from the start: its hooks ``skipped``, and why."""
+        hooks = PluginHooks(state=SKIPPED, last_error=self.reason)
+        return SinkHealth(self.name, state=DISABLED, last_error=self.reason, plugin=hooks)
 
 
 def plugin_runner(sink: PluginSink, spool: SpoolSettings | None = None) -> SinkWorker:
-    """The runtime's executor for a plugin: its settings are options of the one queue."""
+    """The runtime's executor for a plugin: its settings are options of the one queue, handed
+    to its delivery as that queue (``queue_size`` its bound, ``overflow_policy`` its overflow)."""
     settings = sink.settings
+    bound = QueueBound(settings.queue_size, settings.overflow_policy)
     return SinkWorker(
         sink,
         spool=spool if settings.spools else None,
-        bound=QueueBound(settings.queue_size, settings.overflow_policy),
+        queue=BoundedQueue(sink.name, bound),
     )
 
 
-def plugin_state(sink: PluginSink, runner: SinkWorker) -> PluginState:
-    """A running plugin as the status pages see it: its hooks' counters, its delivery's
-    health (the one record every sink reports: dropped, spooled, state)."""
+def plugin_health(sink: PluginSink, runner: SinkWorker) -> SinkHealth:
+    """A running plugin's health: its delivery's (the one record every sink reports: state,
+    dropped, spooled), named after the plugin, with its hooks' life and counters."""
     plugin = sink.plugin
-    health = runner.health()
     child = plugin if isinstance(plugin, ChildPlugin) else None
-    return PluginState(
-        name=plugin.name,
+    hooks = PluginHooks(
         state=plugin.state,
         isolation=sink.settings.isolation,
         overflow_policy=sink.settings.overflow_policy,
         delivered=plugin.delivered,
         queued=sum(batch.count for batch in runner.pending_batches()),
-        dropped=health.dropped,
         errors=plugin.errors,
         last_error=plugin.last_error,
         ticks=None if child is not None else plugin.ticks,
         restarts=child.restarts if child is not None else None,
         pid=child.pid if child is not None else None,
-        delivery=health,
     )
+    return replace(runner.health(), name=plugin.name, plugin=hooks)
 
 
 class PluginHost:
@@ -157,11 +158,11 @@ class PluginHost:
         self.request_stop()
         self.join()
 
-    def snapshot(self) -> list[PluginState]:
-        """Per plugin: state, delivered, queued, dropped, errors, last error, and its delivery's
-        health (``up``; ``draining`` while its overflow waits in its spool; ``down`` while a
-        process-isolated one's child is restarted)."""
-        out = [plugin_state(sink, runner) for sink, runner in self.plugins]
+    def snapshot(self) -> list[SinkHealth]:
+        """Per plugin its health: its delivery's (``up``; ``draining`` while its overflow waits
+        in its spool; ``down`` while a process-isolated one's child is restarted; dropped,
+        spooled) and its hooks' (state, delivered, queued, errors, last error)."""
+        out = [plugin_health(sink, runner) for sink, runner in self.plugins]
         return out + [s.snapshot() for s in self.skipped]
 
 
@@ -282,6 +283,6 @@ def with_plugins(
     return sinks if host is None else SinksAndPlugins(sinks, host)
 
 
-def plugin_snapshot(sinks: object) -> list[PluginState]:
+def plugin_snapshot(sinks: object) -> list[SinkHealth]:
     """Per-plugin state of a daemon's sink set, for /healthz, /status.json and /metrics."""
     return sinks.plugins.snapshot() if isinstance(sinks, SinksAndPlugins) else []

@@ -4,13 +4,17 @@ The core of the delivery runtime (see :mod:`sinks.runtime.runner` for the whole 
 :class:`Delivery` knows what to do next (:meth:`Delivery.decide`) and does one step at a
 time (:meth:`Delivery.run`); where the steps run (thread, child process, a service lane) is the
 executor's business.  Decisions after a failure are the policy's, storage is the spool's.
+A delivery is composed of the objects that hold each concern: its memory queue and the
+queue's bound (:class:`~sinks.runtime.bounded.BoundedQueue`), the way between that queue and
+its spool (:class:`~sinks.runtime.spilling.SpoolSide`), its stop request
+(:class:`~sinks.runtime.stopping.StopRequest`) and its retry state
+(:class:`~sinks.runtime.policy.DeliveryState`).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import cast
@@ -19,16 +23,18 @@ import structlog
 
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import MarkingSink, Sink, TallyingSink, TickingSink
+from sinks.runtime.bounded import BoundedQueue
 from sinks.runtime.capabilities import capabilities_of, destination_of
-from sinks.runtime.codec import decode_marked
 from sinks.runtime.health import SinkHealth
-from sinks.runtime.items import EXIT, Batch, Step, Wait, _Flush, _Item
+from sinks.runtime.items import EXIT, Batch, Step, Wait, _Flush
 from sinks.runtime.marks import HeldMarks, MarkedBatch, Marks, marks_of
 from sinks.runtime.outage import OutageReporter
-from sinks.runtime.overflow import DROP_LOG_EVERY, UNBOUNDED, QueueBound, has_room, make_room
+from sinks.runtime.overflow import UNBOUNDED, QueueBound
 from sinks.runtime.policy import DRAINING, UP, DeliveryState, RetryPolicy
+from sinks.runtime.spilling import SpoolSide
 from sinks.runtime.spool import BatchSpool, SpoolSettings
 from sinks.runtime.spool.held import HeldSpool
+from sinks.runtime.stopping import StopRequest
 
 log = structlog.get_logger(__name__)
 
@@ -42,6 +48,12 @@ class Delivery:
     An executor runs it (:class:`SinkWorker`'s thread, a service lane among many others).
     ``cond`` is the lock the producer and the executor share (the lane's for every delivery on
     a lane); ``wake`` (called with it held) tells the executor this delivery has work.
+    ``queue``: its memory queue and that queue's bound, handed in (default: one bounded by
+    ``bound`` in events, else by ``max_queue`` batches).  ``retry``: the backoff, when the
+    caller's is not the spool settings' (or the memory default, ``retries`` attempts);
+    ``held_upstream``: its batches stay durable where they came from until written (the
+    ingest: the broker keeps them unacknowledged), so a down sink is retried for ever
+    without a spool.
     """
 
     def __init__(
@@ -55,15 +67,18 @@ class Delivery:
         wake: Callable[[], None] | None = None,
         reporter: OutageReporter | None = None,
         bound: QueueBound = UNBOUNDED,
+        queue: BoundedQueue | None = None,
+        retry: RetryPolicy | None = None,
+        held_upstream: bool = False,
     ) -> None:
         self.sink = sink
         self.destination = destination_of(sink)
-        self.max_queue = max_queue
-        self.bound = bound  # the queue's bound in events and overflow policy (overflow.py)
-        self.dropped = 0  # events a dropping bound lost
+        self.queue = queue if queue is not None else BoundedQueue(sink.name, bound, max_queue)
         self.settings = spool
+        self.held_upstream = held_upstream
         self.policy = DeliveryState(
-            RetryPolicy(
+            retry
+            or RetryPolicy(
                 first=spool.first_backoff if spool else MEMORY_FIRST_BACKOFF,
                 cap=spool.max_backoff if spool else MEMORY_MAX_BACKOFF,
                 max_attempts=retries,  # memory mode only: a spool waits for ever
@@ -88,18 +103,14 @@ class Delivery:
         self._cond = cond or threading.Condition()
         self._wake = wake
         self.reporter: OutageReporter = reporter or OutageReporter()
-        self._items: deque[_Item] = deque()
-        self._in_hand: Batch | None = None  # the queued batch the sink is writing
-        self._head_first = False  # a spooling bound spilled past the head: it goes first
+        self.spooling = SpoolSide(self.held, self.queue, self._cond, self._notify)
+        self._items = self.queue.items  # (the same deque: read by decide and the actions)
         self._opened = False
         self._recovered = False
         self._drained_before = 0
         self._needs_flush = False  # a sink flush failed: redo it before the next write
         self._unflushed = False  # batches written since the sink's last flush
-        self._stopping = False
-        self._abort = False
-        self._discard = False  # interrupted: queued batches are dropped, not written
-        self._stop_deadline = 0.0
+        self.stop_request = StopRequest()
         self.finished = threading.Event()  # ``finish`` ran: sink closed, spool released
         self.left_behind = 0  # events not delivered when it finished (spooled or lost)
 
@@ -122,9 +133,14 @@ class Delivery:
         return self.policy.retries + self.policy.permanent_failures
 
     @property
+    def dropped(self) -> int:
+        """Events a dropping bound lost."""
+        return self.queue.dropped
+
+    @property
     def queued(self) -> int:
         """Batches waiting in memory."""
-        return sum(1 for item in list(self._items) if isinstance(item, Batch))
+        return self.queue.batches
 
     @property
     def spooled(self) -> int:
@@ -147,7 +163,7 @@ class Delivery:
             spool_path=self.spool_path,
             left_behind=self.left_behind,
         )
-        if self.bound.events > 0:
+        if self.queue.bound.events > 0:
             # a bounded queue that sent its overflow to the spool is draining it, not down
             state = DRAINING if snap.state == UP and backlog[0] else snap.state
             snap = replace(snap, state=state, dropped=self.dropped)
@@ -168,18 +184,18 @@ class Delivery:
     def put_batch(self, batch: Batch) -> None:
         """Queue a batch; blocks only while a working sink's queue is full (back-pressure)."""
         with self._cond:
-            if self.bound.drops:
-                kept = self._make_room(batch)
+            if self.queue.bound.drops:
+                kept = self.queue.make_room(batch)
                 if kept is None:
                     return
                 batch = kept
-            while not self.failed and not self._discard:
-                if self._spool_takes_new() or self._overflows(batch):
-                    if self._append(batch):
+            while not self.failed and not self.stop_request.discard:
+                if self.spooling.takes_new(self.down) or self.spooling.overflows(batch):
+                    if self.spooling.append(batch):
                         self._notify()
                         return
                     continue  # the spool just broke: queue it in memory
-                if self._has_room(batch) or not self._running():
+                if self.queue.has_room(batch) or not self._running():
                     self._items.append(batch)
                     self._notify()
                     return
@@ -189,60 +205,19 @@ class Delivery:
         """The executor still serves this delivery."""
         return not self.finished.is_set()
 
-    # --- the queue's bound (sinks/runtime/overflow.py; cond held) ---
-    def _has_room(self, batch: Batch) -> bool:
-        return has_room(self.bound, self._items, self._in_hand, batch, self.max_queue)
-
-    def _make_room(self, batch: Batch) -> Batch | None:
-        """A dropping bound: cut the batch or the oldest waiting events (counted, logged)."""
-        kept, lost = make_room(self.bound, self._items, self._in_hand, batch)
-        if lost:
-            before = self.dropped
-            self.dropped += lost
-            if before == 0 or before // DROP_LOG_EVERY != self.dropped // DROP_LOG_EVERY:
-                log.warning(
-                    "buffer full, events dropped",
-                    sink=self.sink.name,
-                    policy=self.bound.overflow,
-                    dropped=self.dropped,
-                )
-        return kept
-
-    def _overflows(self, batch: Batch) -> bool:
-        """A spooling bound: ``batch`` goes to the spool, because the queue is full (what
-        waits in memory is spilled first, the batch in hand kept) or the spool already holds
-        newer batches than that one."""
-        if not self.bound.spools:
-            return False
-        if not self._head_first and self._has_room(batch):
-            return False
-        if not self.held.ensure():
-            return False
-        if not self._head_first:
-            self._spill(keep_head=True)
-        return True
-
     def spill_waiting(self) -> bool:
         """A spooling bound: make what the sink has not taken durable now (a flush that would
         wait for a slow sink); False when there is no spool to take it."""
         with self._cond:
-            if not self.bound.spools or not self._items or not self.held.ensure():
-                return False
-            self._spill(keep_head=True)
-            return True
+            return self.spooling.spill_waiting()
 
     def abandon(self) -> bool:
         """The executor is stuck in the sink (it did not return within its host's timeout):
         the queued batch in hand becomes the sink's (True: it has one, and says what it did not
         handle), the rest is spooled (or lost) by :meth:`finish`, which the caller runs."""
         with self._cond:
-            self._abort = self._stopping = True
-            head = self._in_hand
-            if head is not None and self._items and self._items[0] is head:
-                self._items.popleft()
-                self._head_first = False
-                return True
-            return False
+            self.stop_request.abort = self.stop_request.stopping = True
+            return self.queue.abandon_head()
 
     def flush(self, timeout: float | None = None) -> None:
         """Return once every batch handed over is in the sink or durably in the spool."""
@@ -273,80 +248,36 @@ class Delivery:
     def pending_batches(self) -> list[Batch]:
         """The batches waiting in memory (a copy)."""
         with self._cond:
-            return [item for item in self._items if isinstance(item, Batch)]
+            return self.queue.pending()
 
     def request_stop(self, drain_timeout: float | None = None, *, abort: bool = False) -> None:
         """Stop once everything is delivered, or after ``drain_timeout`` seconds of trying a
         down sink (default: the spool settings'; the rest stays spooled for the next start).
         ``abort``: stop after the current step, spooling what is still in memory."""
         with self._cond:
-            self._abort = self._abort or abort
             if drain_timeout is None:
                 # memory mode: the retries bound the wait, nothing can be left behind
                 drain_timeout = self.settings.drain_timeout if self.settings else float("inf")
-            deadline = time.monotonic() + drain_timeout
-            if not self._stopping or deadline < self._stop_deadline:
-                self._stop_deadline = deadline
-            self._stopping = True
+            self.stop_request.request(drain_timeout, abort=abort)
             self._notify()
 
     def interrupt(self) -> None:
         """Stop after the step in hand (a batch being written commits), dropping the batches
         queued and any put later: an interrupted replay, whose rerun rewrites every output."""
         with self._cond:
-            self._discard = True
+            self.stop_request.discard = True
             self.request_stop(abort=True)
 
     # ------------------------------------------------------------------ state (cond held)
-    def _spool_takes_new(self) -> bool:
-        """New batches go to the spool: it holds older ones, or the sink is down."""
-        if not self.held.ready or self._items:
-            return False
-        return self.down or self.held.backlog
-
-    def _append(self, batch: Batch) -> bool:
-        return self.held.append(batch.count, batch.encoded())
-
     def _can_wait(self) -> bool:
-        """Batches of a down sink can wait on disk (its spool)."""
-        if self.bound.drops:
+        """Batches of a down sink can wait on disk (its spool, or upstream's)."""
+        if self.queue.bound.drops or self.held_upstream:
             return True  # a dropping queue never holds the producer: retry for ever
         return self.settings is not None and not self.held.broken
 
-    def _spill(self, *, keep_head: bool = False) -> None:
-        """The sink is down: move the queue into the spool, in order, freeing the producer.
-        ``keep_head``: a first batch stays in memory and is written before the spool."""
-        if not self.held.ensure():
-            return
-        keep = 1 if keep_head and self._items and isinstance(self._items[0], Batch) else 0
-        if keep:
-            self._head_first = True
-        if len(self._items) > keep:
-            log.debug(
-                "the queue goes to the spool",
-                sink=self.sink.name,
-                batches=sum(1 for i in self._items if isinstance(i, Batch)) - keep,
-            )
-        while len(self._items) > keep:
-            item = self._items[keep]
-            if isinstance(item, Batch):
-                if not self._append(item):
-                    return  # the rest stays in memory, after what the spool holds
-            else:
-                self.held.sync()
-                item.done.set()
-            del self._items[keep]
-        self.held.sync()
-        self._notify()
-
     def _release_waiters(self) -> None:
-        if not self._items:
-            return
-        for item in self._items:
-            if isinstance(item, _Flush):
-                item.done.set()
-        self._items.clear()
-        self._notify()
+        if self.queue.release_waiters():
+            self._notify()
 
     # ------------------------------------------------------------------ the executor's side
     def decide(self) -> Step:
@@ -355,10 +286,10 @@ class Delivery:
             return self._recover_spool
         if self.failed:
             self._release_waiters()
-            return EXIT if self._stopping else Wait(None)
+            return EXIT if self.stop_request.stopping else Wait(None)
         backlog = self.held.backlog
         pending = backlog or bool(self._items) or self._needs_flush
-        if self._stopping and (self._abort or not pending):
+        if self.stop_request.over(pending):
             return EXIT
         if not pending and self._opened:
             if self.down:
@@ -369,18 +300,16 @@ class Delivery:
             return self._open if self.tick_every > 0 else Wait(None)
         now = time.monotonic()
         failing = self.policy.attempts > 0
-        if self._stopping and failing and now >= self._stop_deadline:
+        if failing and self.stop_request.expired(now):
             return EXIT  # the rest stays spooled for the next daemon
         wait = self.policy.wait()
         if wait > 0:
-            if self._stopping:
-                wait = min(wait, max(0.0, self._stop_deadline - now))
-            return Wait(max(0.01, wait))
+            return Wait(max(0.01, self.stop_request.capped(wait, now)))
         if not self._opened:
             return self._open
         if self._needs_flush:
             return self._flush_sink
-        if backlog and not (self._head_first and self._items):
+        if backlog and not (self.queue.head_first and self._items):
             return self._deliver
         item = self._items[0]
         return self._write_item if isinstance(item, Batch) else self._flush_item
@@ -436,25 +365,10 @@ class Delivery:
         self._next_tick = time.monotonic() + self.tick_every
 
     def _deliver(self) -> None:
-        spool = self.spool
-        assert spool is not None
-        head = spool.head()
-        if head is None:  # counted but unreadable (damaged frames were skipped)
-            with self._cond:
-                spool.forget_damaged()
+        """The spool's oldest batch into the sink (:meth:`SpoolSide.deliver_head`)."""
+        count = self.spooling.deliver_head(self._write, self.sink.flush)
+        if not count:
             return
-        count, data = head
-        began = time.perf_counter()
-        self._write(*decode_marked(data))
-        self.sink.flush()  # durable in the sink before the spool forgets it
-        spool.commit()
-        log.debug(
-            "spooled batch delivered",
-            sink=self.sink.name,
-            events=count,
-            seconds=round(time.perf_counter() - began, 4),
-            spooled=spool.events,
-        )
         with self._cond:
             self.events_written += count
             self.drained_events += count
@@ -467,16 +381,14 @@ class Delivery:
         assert isinstance(item, Batch)
         self._unflushed = True
         began = time.perf_counter()
-        self._in_hand = item
+        self.queue.in_hand = item
         try:
             self._write(item.decoded(), item.marks)
         finally:
-            self._in_hand = None
+            self.queue.in_hand = None
         seconds = time.perf_counter() - began
         with self._cond:
-            if self._items and self._items[0] is item:  # (not abandoned meanwhile)
-                self._items.popleft()
-            self._head_first = False
+            self.queue.take_head(item)  # (unless abandoned meanwhile)
             self.events_written += item.count
             queued = len(self._items)
             self._notify()
@@ -560,7 +472,7 @@ class Delivery:
             # writes the sink took but has not made durable yet must be flushed before more
             flushing = action in (self._flush_item, self._flush_sink)
             self._needs_flush = self._needs_flush or flushing or self._unflushed
-            self._spill(keep_head=self._head_first)
+            self.spooling.spill(keep_head=self.queue.head_first)
             never_opened = opening and not self._opened
             if not self._can_wait() or self.settings is None:
                 self.reporter.retrying(self, str(exc), verdict.attempt, None)
@@ -599,13 +511,17 @@ class Delivery:
         with self._cond:
             if self.finished.is_set():
                 return
-            self._stopping = True
-            if self._items and (self.down or self._abort) and not self._discard:
-                self._spill()
-            lost = sum(item.count for item in self._items if isinstance(item, Batch))
+            self.stop_request.stopping = True
+            if (
+                self._items
+                and (self.down or self.stop_request.abort)
+                and not self.stop_request.discard
+            ):
+                self.spooling.spill()
+            lost = self.queue.events()
             self._release_waiters()
             self.held.sync()
-        if lost and not self.failed and not self._discard:
+        if lost and not self.failed and not self.stop_request.discard:
             log.error("sink down at exit: events lost", sink=self.sink.name, events=lost)
         if self._opened:
             try:

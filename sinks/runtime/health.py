@@ -3,8 +3,10 @@
 
 Written once, by the runtime (:meth:`sinks.runtime.delivery.Delivery.health`, from its
 :class:`~sinks.runtime.policy.DeliveryState` and its spool); :func:`merge_health` folds the
-deliveries of many workflows to one destination (the service).  ``last_error`` is masked
-when the record is made, so no reader can show a password.
+deliveries of many workflows to one destination (the service).  An event plugin's health is
+the same record, its hooks' life and counters beside the delivery's in :class:`PluginHooks`
+(:func:`sinks.plugins.host.plugin_health`).  ``last_error`` is masked when the record is
+made, so no reader can show a password.
 """
 
 from __future__ import annotations
@@ -20,6 +22,40 @@ UP, DOWN, DRAINING, DISABLED = "up", "down", "draining", "disabled"
 _SEVERITY = {UP: 0, DRAINING: 1, DOWN: 2, DISABLED: 3}
 
 
+SKIPPED = "skipped"  # an enabled event plugin that never ran (PluginHooks.state)
+
+
+@dataclass(frozen=True, slots=True)
+class PluginHooks:
+    """An event plugin's hooks (:mod:`sinks.plugins`), beside its delivery's health.
+
+    ``state``: the hooks' (new, running, stopped, stuck; ``skipped``: it never ran, and the
+    health around it says only why); ``delivered``: events handed to ``handle_event`` (raised
+    or not); ``queued``: events waiting for it in memory; ``last_error``: its hooks' last
+    error (masked).  ``ticks`` is a thread plugin's, ``restarts`` and ``pid`` a
+    process-isolated one's (None for the other kind)."""
+
+    state: str
+    isolation: str | None = None
+    overflow_policy: str | None = None
+    delivered: int = 0
+    queued: int = 0
+    errors: int = 0
+    last_error: str | None = None
+    ticks: int | None = None
+    restarts: int | None = None
+    pid: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.last_error is not None:
+            object.__setattr__(self, "last_error", mask_url_passwords(self.last_error))
+
+    @property
+    def ran(self) -> bool:
+        """It was started and fed (not skipped): its delivery's fields mean something."""
+        return self.state != SKIPPED
+
+
 @dataclass(frozen=True, slots=True)
 class SinkHealth:
     """One sink's delivery (or, merged, one destination's over its workflows).
@@ -32,6 +68,8 @@ class SinkHealth:
     ``spool_path``: the durable spool its backlog waits in; ``left_behind``:
     events the runtime did not deliver when it finished (left in its spool, or lost from memory);
     ``dropped``: events its queue's drop policy lost (an event plugin's ``drop-newest``/``-oldest``).
+    ``plugin``: an event plugin's hooks (None for every other sink); ``name`` is then the
+    plugin's.
     """
 
     name: str
@@ -58,6 +96,7 @@ class SinkHealth:
     spool_path: str | None = None
     left_behind: int = 0
     dropped: int = 0  # events a dropping queue bound lost (sinks/runtime/overflow.py)
+    plugin: PluginHooks | None = None
 
     def __post_init__(self) -> None:
         if self.last_error is not None:
@@ -79,6 +118,11 @@ class SinkHealth:
     def healthy(self) -> bool:
         """Taking events: up, or back and delivering its backlog."""
         return self.state in (UP, DRAINING)
+
+    @property
+    def delivery_state(self) -> str | None:
+        """The delivery's state; None for an event plugin that never ran (skipped)."""
+        return None if self.plugin is not None and not self.plugin.ran else self.state
 
     def with_tallies(self, tallies: dict[str, int]) -> SinkHealth:
         """The sink's own counters (SQL: ``row_by_row_batches``, ``rows_rejected``) added."""

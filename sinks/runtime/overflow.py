@@ -5,8 +5,8 @@ back-pressure every native sink gets), loses events as upstream Pegasus's plugin
 (``drop-newest``, ``drop-oldest``: counted by the delivery), or sends what does not fit to the
 delivery's durable spool (``spool``: nothing lost, the producer never waits).  The batch the
 executor has in hand is never counted or dropped: the sink has taken it.  Pure functions on
-the queue, no lock of their own: :class:`sinks.runtime.delivery.Delivery` calls them with its
-``cond`` held.
+the queue, no lock of their own: the delivery's queue
+(:class:`sinks.runtime.bounded.BoundedQueue`) calls them with the delivery's ``cond`` held.
 """
 
 from __future__ import annotations

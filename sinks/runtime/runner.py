@@ -62,6 +62,7 @@ from __future__ import annotations
 import threading
 
 from sinks.runtime.base import Sink
+from sinks.runtime.bounded import BoundedQueue
 from sinks.runtime.delivery import (
     EXIT,
     Batch,
@@ -71,6 +72,7 @@ from sinks.runtime.delivery import (
     Wait,
 )
 from sinks.runtime.overflow import UNBOUNDED, QueueBound
+from sinks.runtime.policy import RetryPolicy
 from sinks.runtime.spool import SpoolSettings
 
 __all__ = [
@@ -95,8 +97,22 @@ class SinkWorker(Delivery):
         retries: int = 10,
         spool: SpoolSettings | None = None,
         bound: QueueBound = UNBOUNDED,
+        queue: BoundedQueue | None = None,
+        retry: RetryPolicy | None = None,
+        held_upstream: bool = False,
+        reporter: OutageReporter | None = None,
     ) -> None:
-        super().__init__(sink, max_queue=max_queue, retries=retries, spool=spool, bound=bound)
+        super().__init__(
+            sink,
+            max_queue=max_queue,
+            retries=retries,
+            spool=spool,
+            bound=bound,
+            queue=queue,
+            retry=retry,
+            held_upstream=held_upstream,
+            reporter=reporter,
+        )
         self._thread = threading.Thread(target=self._run, name=f"sink-{sink.name}", daemon=True)
 
     def start(self) -> None:
