@@ -20,7 +20,6 @@ ROOTS = ("monitord", "sinks", "notifications")
 LONG: dict[str, int] = {
     "monitord/cli/__init__.py:build_parser": 134,
     "monitord/cli/__init__.py:run_daemon": 96,
-    "monitord/core/dagman.py:classify": 105,
     "monitord/core/jobout.py:parse_job_output": 182,
     "monitord/core/jobout_events.py:emit_invocation": 79,
     "monitord/core/readers/kickstart/yaml_file.py:map_yaml_invocation": 74,
