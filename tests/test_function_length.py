@@ -24,7 +24,6 @@ LONG: dict[str, int] = {
     "monitord/core/jobout_events.py:emit_invocation": 79,
     "monitord/core/readers/kickstart/yaml_file.py:map_yaml_invocation": 74,
     "monitord/core/readers/kickstart/yaml_load.py:fast_load": 118,
-    "monitord/core/workflow.py:Workflow.update_job_state": 62,
     "monitord/tools/synthetic/job_outputs.py:kickstart_record": 151,
 }
 
