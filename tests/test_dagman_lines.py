@@ -128,3 +128,46 @@ def test_a_chunk_ending_on_the_banners_rule_is_a_restart(lead: str) -> None:
     assert restart_marker([_EXIT_LINE, lead + _RULE + "\n"]) is True
     assert restart_marker([_EXIT_LINE, lead + "** not a rule"]) is False
     assert restart_marker(["03/03/23 22:24:05 Parsing x.dag ..."]) is None
+
+
+# ------------------------------------------------- stamps looked up by their text (issue 30)
+def test_timestamp_follows_a_change_of_zone(monkeypatch):
+    """The stamp and hour caches are the zone's: after ``tzset`` the same line is read again
+    in the new zone (a cache keyed by the text alone kept the old zone's epoch)."""
+    line = "03/03/23 22:23:49 Event: ULOG_SUBMIT for HTCondor Node a (3.0.0) {03/03/23 22:23:44}"
+    utc = dagman_timestamp(line)
+    assert utc == dagman_timestamp(line) == 1677882224.0
+    monkeypatch.setenv("TZ", "America/Los_Angeles")
+    time.tzset()
+    assert dagman_timestamp(line) == utc + 8 * 3600
+    assert local_epoch(2023, 3, 3, 22, 0, 0) == 1677909600.0
+
+
+@pytest.mark.parametrize(
+    ("line", "stamp"),
+    [
+        ("03/03/23 22:23:49 Parsing a.dag ...", (22, 23, 49)),
+        (
+            "03/03/23 22:23:49 Event: ULOG_EXECUTE for Node a (1.0.0) {03/03/23 22:20:01}",
+            (22, 20, 1),
+        ),
+        # not where DAGMan writes it, or not two digits each: the last regex match still wins
+        ("03/03/23 22:23:49 Hold reason: since 3/3/23 21:00:00 ok", (21, 0, 0)),
+        ("03/03/23 22:23:49 Event: ULOG_EXECUTE for Node a (1.0.0) {3/3/23 22:20:01}", (22, 20, 1)),
+        (
+            "03/03/23 22:23:49 Event: ULOG_EXECUTE x {03/03/23 22:20:01} {03/03/23 22:20:02}",
+            (22, 20, 2),
+        ),
+        ("  03/03/23 22:23:49 Parsing a.dag ...", (22, 23, 49)),
+        ("3/3/23 2:23:49 Parsing a.dag ...", (2, 23, 49)),
+        ("03/03/23 22:23:495 x", (22, 23, 49)),
+    ],
+)
+def test_the_last_stamp_of_a_line_is_its_time(line, stamp):
+    for _ in range(2):  # computed, then looked up
+        assert dagman_timestamp(line) == local_epoch(2023, 3, 3, *stamp)
+        assert dagman_timestamp(line, adjust=5) == local_epoch(2023, 3, 3, *stamp) + 5
+
+
+def test_an_odd_stamp_reads_the_same_where_dagman_writes_it_or_not():
+    assert dagman_timestamp("99/99/99 99:99:99 x") == dagman_timestamp("99/99/99 99:99:99 x/")

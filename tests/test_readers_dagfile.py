@@ -106,3 +106,67 @@ def test_nodes_share_one_copy_of_their_script_path():
     assert a.executable == "/usr/bin/pegasus-exitcode"
     assert a.executable is b.executable
     assert (a.arguments, b.arguments) == ("-r $RETURN a.out", "-r $RETURN b.out")
+
+
+def _pegasus_dag(n: int) -> str:
+    """A .dag as Pegasus writes it: per node a JOB, its POST script, PRIORITY, RETRY, VARS."""
+    out = []
+    for i in range(n):
+        name, sub_dir = f"preprocess_ID{i:07d}", f"00/{i // 100:02d}"
+        out.append(
+            f"JOB {name} {sub_dir}/{name}.sub\n"
+            f"SCRIPT POST {name} /usr/bin/pegasus-exitcode  -r $RETURN -l wf-0.exitcode.log"
+            f" -M wf-0.cache.meta   .//{sub_dir}/{name}.out\n"
+            f'PRIORITY {name} 700\nRETRY {name} 1\nVARS {name} +DAGNodeRetry="$(RETRY)"\n\n'
+        )
+    return "".join(out)
+
+
+def test_the_parsed_dag_costs_little_per_node():
+    """The parsed .dag is kept to the workflow's end: per node its name and a small record
+    sharing its texts with the nodes alike (issue 30: ~480 B per node when each node kept
+    its own texts and script)."""
+    import gc
+    import tracemalloc
+
+    n = 2000
+    text = _pegasus_dag(n)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        info = parse_dag(text)
+        gc.collect()
+        per_node = (tracemalloc.get_traced_memory()[0] - before) / n
+    finally:
+        tracemalloc.stop()
+    assert len(info.nodes) == n
+    node = info.nodes["preprocess_ID0001234"]
+    assert node.submit_file == "00/12/preprocess_ID0001234.sub"
+    assert node.post_script is not None
+    assert node.post_script.arguments.endswith(" .//00/12/preprocess_ID0001234.out")
+    assert per_node < 250, per_node
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["a", "00", "e", "sub", "x\x00y"],  # names found inside the other texts, or holding \x00
+)
+def test_a_node_gives_back_its_values_whole(name):
+    text = (
+        f"JOB {name} 00/00/{name}.sub\n"
+        f"SCRIPT PRE {name} /bin/pre.sh -Dpegasus.log.*=/r/{name}.pre.log a {name}\x00 \n"
+        f"SCRIPT POST {name} /usr/bin/pegasus-exitcode -r $RETURN {name}{name}.out\n"
+        f"SUBDAG EXTERNAL s{name} {name}/inner-{name}.dag DIR {name}/dir\n"
+    )
+    info = parse_dag(text)
+    node, sub = info.nodes[name], info.nodes[f"s{name}"]
+    assert node.name == name and node.submit_file == f"00/00/{name}.sub"
+    assert node.pre_script is not None and node.post_script is not None
+    assert node.pre_script.executable == "/bin/pre.sh"
+    assert node.pre_script.arguments == f"-Dpegasus.log.*=/r/{name}.pre.log a {name}\x00 "
+    assert node.pre_script_log == f"/r/{name}.pre.log"
+    assert node.post_script.arguments == f"-r $RETURN {name}{name}.out"
+    assert (node.is_subdag, node.is_task, sub.is_subdag) == (False, False, True)
+    assert (sub.subdag_file, sub.subdag_dir) == (f"{name}/inner-{name}.dag", f"{name}/dir")
+    assert sub.submit_file is None and sub.post_script is None

@@ -11,6 +11,7 @@ matter.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from monitord.core.timeparse import dagman_timestamp
@@ -75,108 +76,132 @@ def message_of(line: str) -> str:
     return line[m.end() :] if m else line
 
 
+# What a rule takes from its line: (job, state, sched_id, status, text), the DagmanLine's
+# fields after kind and ts; None: the rule's line is malformed (the line is nothing);
+# _PASS: not this rule's line after all (the next rules are tried).
+Fields = tuple[str | None, str | None, str | None, int | None, str | None]
+_NOTHING: Fields = (None, None, None, None, None)
+_PASS: Fields = (None, None, None, None, "")
+
+
+def _ulog(line: str) -> Fields | None:
+    m = _ULOG.search(line)
+    return None if m is None else (m[2], m[1], f"{m[3]}.{m[4]}", None, None)
+
+
+def _submitting(line: str) -> Fields | None:
+    m = _SUBMITTING.search(line)
+    return None if m is None else (m[1], None, None, None, None)
+
+
+def _script_run(line: str) -> Fields | None:
+    m = _SCRIPT_RUN.match(message_of(line))
+    return None if m is None else (m[2], m[1], None, None, None)
+
+
+def _script_end(line: str) -> Fields | None:
+    m = _SCRIPT_END.match(message_of(line))
+    if m is None:
+        return None
+    tail = m[3]
+    status: int | None
+    if tail.endswith("completed successfully."):
+        status = 0
+    else:
+        fm = _FAILED_STATUS.match(tail)
+        status = int(fm[1]) if fm else None
+    return (m[2], m[1], None, status, tail)
+
+
+def _job_proc(line: str) -> Fields | None:
+    msg = message_of(line)
+    m = _JOB_FAIL.match(msg)
+    if m is not None:
+        return (m[1], "FAILURE", m[2], int(m[3]), None)
+    m = _JOB_OK.match(msg)
+    return None if m is None else (m[1], "SUCCESS", m[2], 0, None)
+
+
+def _text_of(pattern: re.Pattern[str]) -> Callable[[str], Fields | None]:
+    def parse(line: str) -> Fields | None:
+        m = pattern.search(line)
+        return None if m is None else (None, None, None, None, m[1])
+
+    return parse
+
+
+def _dagman_start(line: str) -> Fields | None:
+    m = _STARTING.search(line)
+    return None if m is None else (None, None, m[1], None, None)
+
+
+def _version(line: str) -> Fields | None:
+    m = _VERSION.search(line)
+    if m is None:
+        return None
+    return (None, None, None, int(m[1]) * 10000 + int(m[2]) * 100 + int(m[3]), None)
+
+
+def _condor_log(line: str) -> Fields | None:
+    m = _CONDOR_LOG.search(line)
+    return None if m is None else (None, None, None, None, m[1].strip())
+
+
+def _log_list_entry(line: str) -> Fields | None:
+    m = _LOG_LIST_ENTRY.search(line)
+    return _PASS if m is None else (None, None, None, None, m[1].strip())
+
+
+def _hold_reason(line: str) -> Fields | None:
+    return (None, None, None, None, line.split("Hold reason:", 1)[1])
+
+
+def _nothing(line: str) -> Fields | None:
+    return _NOTHING
+
+
+# (substring, second substring or None, kind, parse), in the reference's order: the first
+# rule whose substrings the line holds decides, its parse extracts the fields.
+Rule = tuple[str, str | None, str, Callable[[str], Fields | None]]
+_HEAD: tuple[Rule, ...] = (
+    ("Event: ULOG_", None, ULOG, _ulog),
+    ("Submitting ", " Node ", DAGMAN_SUBMIT, _submitting),
+    ("ERROR: submit attempt failed", None, SUBMIT_FAILED, _nothing),
+    ("script of ", "Running ", SCRIPT_STARTED, _script_run),
+    (" Script of ", None, SCRIPT_RESULT, _script_end),
+    (" job proc (", None, JOB_RESULT, _job_proc),
+    ("EXITING WITH STATUS", None, DAGMAN_EXIT, _text_of(_EXIT)),
+    ("STARTING UP", None, DAGMAN_START, _dagman_start),
+    ("** PID = ", None, PID, _text_of(_PID)),
+    ("Parsing ", None, PARSING, _text_of(_PARSING)),
+    ("$CondorVersion: ", None, CONDOR_VERSION, _version),
+    ("Condor log will be written to ", None, CONDOR_LOG, _condor_log),
+    ("All DAG node user log files:", None, LOG_LIST, _nothing),
+)
+_TAIL: tuple[Rule, ...] = (
+    ("Running in RECOVERY mode...", None, RECOVERY_START, _nothing),
+    ("...done with RECOVERY mode", None, RECOVERY_END, _nothing),
+    ("Received SIGUSR1", None, SIGUSR1, _nothing),
+    ("Hold reason:", None, HOLD_REASON, _hold_reason),
+)
+_RULES = _HEAD + _TAIL
+# After "All DAG node user log files:": an entry of the list (any line) is a Condor log.
+_RULES_IN_LOG_LIST = (*_HEAD, ("", None, CONDOR_LOG, _log_list_entry), *_TAIL)
+
+
 def classify(
     line: str, *, adjust: float = 0.0, expect_log_entry: bool = False
 ) -> DagmanLine | None:
     """Classify one (right-stripped) dagman.out line."""
-    kind: str
-    fields: dict[str, object]
-    if "Event: ULOG_" in line:
-        m = _ULOG.search(line)
-        if not m:
-            return None
-        kind = ULOG
-        fields = {"state": m.group(1), "job": m.group(2), "sched_id": f"{m.group(3)}.{m.group(4)}"}
-    elif "Submitting " in line and " Node " in line:
-        m = _SUBMITTING.search(line)
-        if not m:
-            return None
-        kind, fields = DAGMAN_SUBMIT, {"job": m.group(1)}
-    elif "ERROR: submit attempt failed" in line:
-        kind, fields = SUBMIT_FAILED, {}
-    elif "script of " in line and "Running " in line:
-        m = _SCRIPT_RUN.match(message_of(line))
-        if not m:
-            return None
-        kind, fields = SCRIPT_STARTED, {"state": m.group(1), "job": m.group(2)}
-    elif " Script of " in line:
-        m = _SCRIPT_END.match(message_of(line))
-        if not m:
-            return None
-        tail = m.group(3)
-        status: int | None
-        if tail.endswith("completed successfully."):
-            status = 0
-        else:
-            fm = _FAILED_STATUS.match(tail)
-            status = int(fm.group(1)) if fm else None
-        kind = SCRIPT_RESULT
-        fields = {"state": m.group(1), "job": m.group(2), "status": status, "text": tail}
-    elif " job proc (" in line:
-        msg = message_of(line)
-        m = _JOB_FAIL.match(msg)
-        if m:
-            kind = JOB_RESULT
-            fields = {
-                "state": "FAILURE",
-                "job": m.group(1),
-                "sched_id": m.group(2),
-                "status": int(m.group(3)),
-            }
-        else:
-            m = _JOB_OK.match(msg)
-            if not m:
+    for needle, also, kind, parse in _RULES_IN_LOG_LIST if expect_log_entry else _RULES:
+        if needle in line and (also is None or also in line):
+            fields = parse(line)
+            if fields is _PASS:
+                continue
+            if fields is None:
                 return None
-            kind = JOB_RESULT
-            fields = {"state": "SUCCESS", "job": m.group(1), "sched_id": m.group(2), "status": 0}
-    elif "EXITING WITH STATUS" in line:
-        m = _EXIT.search(line)
-        if not m:
-            return None
-        kind, fields = DAGMAN_EXIT, {"text": m.group(1)}
-    elif "STARTING UP" in line:
-        m = _STARTING.search(line)
-        if not m:
-            return None
-        kind, fields = DAGMAN_START, {"sched_id": m.group(1)}
-    elif "** PID = " in line:
-        m = _PID.search(line)
-        if not m:
-            return None
-        kind, fields = PID, {"text": m.group(1)}
-    elif "Parsing " in line:
-        m = _PARSING.search(line)
-        if not m:
-            return None
-        kind, fields = PARSING, {"text": m.group(1)}
-    elif "$CondorVersion: " in line:
-        m = _VERSION.search(line)
-        if not m:
-            return None
-        version = int(m.group(1)) * 10000 + int(m.group(2)) * 100 + int(m.group(3))
-        kind, fields = CONDOR_VERSION, {"status": version}
-    elif "Condor log will be written to " in line:
-        m = _CONDOR_LOG.search(line)
-        if not m:
-            return None
-        kind, fields = CONDOR_LOG, {"text": m.group(1).strip()}
-    elif "All DAG node user log files:" in line:
-        kind, fields = LOG_LIST, {}
-    elif expect_log_entry and _LOG_LIST_ENTRY.search(line):
-        m = _LOG_LIST_ENTRY.search(line)
-        assert m is not None
-        kind, fields = CONDOR_LOG, {"text": m.group(1).strip()}
-    elif "Running in RECOVERY mode..." in line:
-        kind, fields = RECOVERY_START, {}
-    elif "...done with RECOVERY mode" in line:
-        kind, fields = RECOVERY_END, {}
-    elif "Received SIGUSR1" in line:
-        kind, fields = SIGUSR1, {}
-    elif "Hold reason:" in line:
-        kind, fields = HOLD_REASON, {"text": line.split("Hold reason:", 1)[1]}
-    else:
-        return None
-    ts = dagman_timestamp(line, adjust)
-    if ts is None:
-        return None
-    return DagmanLine(kind, ts, **fields)  # type: ignore[arg-type]
+            ts = dagman_timestamp(line, adjust)
+            if ts is None:
+                return None
+            return DagmanLine(kind, ts, *fields)
+    return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import marshal
 import sys
 from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from typing import Any
 
 
@@ -98,7 +99,7 @@ class FinishedJob(bytes):
         packed: only numbers, texts and plain containers can)."""
         state = b"\xff" if inst.state is None else inst.state.encode()
         try:
-            packed = marshal.dumps(tuple(getattr(inst, attr) for attr in _PACKED))
+            packed = marshal.dumps(_packed_values(inst))
         except ValueError:
             return inst
         if len(state) > 254:
@@ -131,5 +132,6 @@ class FinishedJob(bytes):
 # in the clear.
 _PACKED = tuple(f.name for f in fields(JobInstance) if f.name not in ("name", "seq", "state"))
 _SCHED_ID = _PACKED.index("sched_id")
+_packed_values = attrgetter(*_PACKED)  # the tuple of those values, in one call
 # The texts many instances hold one copy of (see shared).
 _SHARED = frozenset(("submit_dir", "site", "user", "work_dir", "prev_state", "known_state"))

@@ -2,9 +2,12 @@
 
 dagman.out times are local wall-clock time without a zone, so they go through
 ``time.mktime`` (the OS decides DST), exactly like the reference.  ``mktime``
-is slow-ish and a replay converts millions of stamps, so conversions are
-cached per local hour: within one hour the epoch is the hour's epoch plus the
-minutes and seconds (DST changes happen on hour boundaries).
+is slow-ish and a replay converts hundreds of thousands of stamps, so conversions are
+cached per local hour (within one hour the epoch is the hour's epoch plus the
+minutes and seconds: DST changes happen on hour boundaries), and a line's usual
+stamp (``MM/DD/YY HH:MM:SS`` leading it, or in braces ending a ULOG line) is
+looked up by its text, once per second of the workflow.  Both caches belong to the
+zone they were computed in: ``time.tzset`` (a test, a service changing TZ) empties them.
 """
 
 from __future__ import annotations
@@ -23,18 +26,67 @@ _ISO_LINE = re.compile(
 )
 
 
+# A stamp text whose last regex match is itself, with every field two digits.
+_STRICT = re.compile(r"\d\d/\d\d/\d\d \d\d:\d\d:\d\d")
+_STAMP_CACHE_SIZE = 8192
+# stamp text -> epoch (no adjust); hour -> epoch; the zone (time.tzname) they were made in.
+_stamps: dict[str, float] = {}
+_zone: list[object] = [None]
+
+
 @lru_cache(maxsize=4096)
-def _local_hour_epoch(year: int, month: int, day: int, hour: int) -> float:
+def _hour_epoch(year: int, month: int, day: int, hour: int) -> float:
     return time.mktime((year, month, day, hour, 0, 0, 0, 0, -1))
+
+
+def _check_zone() -> None:
+    """Empty the caches when the process's zone changed (``tzset`` makes a new tzname)."""
+    if _zone[0] is not time.tzname:
+        _hour_epoch.cache_clear()
+        _stamps.clear()
+        _zone[0] = time.tzname
 
 
 def local_epoch(year: int, month: int, day: int, hour: int, minute: int, second: int) -> float:
     """Epoch of a local wall-clock time (DST decided by the OS, like mktime)."""
-    return _local_hour_epoch(year, month, day, hour) + minute * 60 + second
+    _check_zone()
+    return _hour_epoch(year, month, day, hour) + minute * 60 + second
+
+
+def _usual_stamp(line: str) -> str | None:
+    """The text of the line's last stamp when it is where DAGMan writes it: the braces
+    ending a ULOG line, or the line's start with no ``/`` after it (so no later stamp)."""
+    if line[-1:] == "}" and line[-19:-18] == "{":
+        return line[-18:-1]
+    if line.find("/", 17) < 0:
+        return line[:17]
+    return None
+
+
+def _strict_epoch(key: str) -> float:
+    """``MM/DD/YY HH:MM:SS`` (checked by _STRICT) to epoch."""
+    month, day, yy = int(key[0:2]), int(key[3:5]), int(key[6:8])
+    return local_epoch(yy + 2000, month, day, int(key[9:11]), int(key[12:14]), int(key[15:17]))
 
 
 def dagman_timestamp(line: str, adjust: float = 0.0) -> float | None:
     """Epoch of the last ``M/D[/YY] H:MM:SS`` in the line, else of a leading ISO stamp."""
+    key = _usual_stamp(line)
+    if key is not None:
+        if _zone[0] is not time.tzname:
+            _check_zone()
+        epoch = _stamps.get(key)
+        if epoch is not None:
+            return epoch + adjust
+        if _STRICT.fullmatch(key):
+            try:
+                epoch = _strict_epoch(key)
+            except (OverflowError, ValueError):
+                return None
+            if len(_stamps) >= _STAMP_CACHE_SIZE:
+                _stamps.clear()
+            _stamps[key] = epoch
+            return epoch + adjust
     matches = _DAGMAN_TS.findall(line)
     if matches:
         mon, day, yy, hh, mm, ss = matches[-1]

@@ -354,15 +354,13 @@ class Monitor(Generic[OutputsT]):
         assert wf is not None
         for observer in self.observers:
             observer.fed(tracked, lines)
-        feed = wf.feed
         kinds = self.debuglog.line_kinds()  # -vv: the kinds the machine classified, counted
         try:
             if kinds is None:
-                for line in lines:
-                    feed(line)
+                wf.feed_lines(lines)
             else:
                 for line in lines:
-                    kinds[feed(line) or "other"] += 1
+                    kinds[wf.feed(line) or "other"] += 1
         finally:
             if kinds is not None:
                 self.debuglog.classified(tracked, kinds)

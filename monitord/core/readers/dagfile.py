@@ -30,24 +30,89 @@ class DagScript:
     arguments: str
 
 
-@dataclass(slots=True)
+# A node's values as the parsed .dag keeps them: texts with the node's name replaced by
+# _NAME, so that nodes alike (every job of a directory running pegasus-exitcode) share one
+# tuple: (submit_file, pre executable, pre arguments, post executable, post arguments,
+# pre_script_log, subdag_file, subdag_dir, is_task, whether the name was taken out).
+_NAME = "\x00"
+(
+    _AT_SUBMIT,
+    _AT_PRE,
+    _AT_PRE_ARGS,
+    _AT_POST,
+    _AT_POST_ARGS,
+    _AT_PRE_LOG,
+    _AT_SUBDAG,
+    _AT_SUBDAG_DIR,
+    _AT_TASK,
+    _AT_NAMED,
+) = range(10)
+Shape = tuple[str | None, str | None, str | None, str | None, str | None, str | None,
+              str | None, str | None, bool, bool]  # fmt: skip
+_SCRIPTS = (_AT_PRE, _AT_POST)
+_EMPTY: Shape = (None, None, None, None, None, None, None, None, False, False)
+
+
 class DagNode:
-    name: str
-    submit_file: str | None = None
-    pre_script: DagScript | None = None
-    post_script: DagScript | None = None
-    pre_script_log: str | None = None
-    subdag_file: str | None = None
-    subdag_dir: str | None = None
-    is_task: bool = False
+    """One node of the .dag: its name and its shared :data:`Shape` (two slots, ~50 B; the
+    values are given back whole, the name put back in)."""
+
+    __slots__ = ("name", "_shape")
+
+    def __init__(self, name: str, shape: Shape = _EMPTY) -> None:
+        self.name = name
+        self._shape = shape
+
+    def _text(self, index: int) -> str | None:
+        value = self._shape[index]
+        if value is None or not self._shape[_AT_NAMED]:
+            return value  # type: ignore[return-value]
+        return value.replace(_NAME, self.name)  # type: ignore[union-attr]
+
+    def _script(self, index: int) -> DagScript | None:
+        executable = self._shape[index]
+        if executable is None:
+            return None
+        return DagScript(executable, self._text(index + 1) or "")  # type: ignore[arg-type]
+
+    @property
+    def submit_file(self) -> str | None:
+        return self._text(_AT_SUBMIT)
+
+    @property
+    def pre_script(self) -> DagScript | None:
+        return self._script(_AT_PRE)
+
+    @property
+    def post_script(self) -> DagScript | None:
+        return self._script(_AT_POST)
+
+    @property
+    def pre_script_log(self) -> str | None:
+        return self._text(_AT_PRE_LOG)
+
+    @property
+    def subdag_file(self) -> str | None:
+        return self._text(_AT_SUBDAG)
+
+    @property
+    def subdag_dir(self) -> str | None:
+        return self._text(_AT_SUBDAG_DIR)
+
+    @property
+    def is_task(self) -> bool:
+        return bool(self._shape[_AT_TASK])
 
     @property
     def is_subdag(self) -> bool:
-        return self.subdag_file is not None
+        return self._shape[_AT_SUBDAG] is not None
 
     @property
     def has_post_script(self) -> bool:
-        return self.post_script is not None
+        return self._shape[_AT_POST] is not None
+
+    def __repr__(self) -> str:
+        return f"DagNode({self.name!r}, {self._shape!r})"
 
 
 @dataclass(slots=True)
@@ -55,23 +120,19 @@ class DagInfo:
     nodes: dict[str, DagNode] = field(default_factory=dict)
     is_pmc: bool = False
 
-    def node(self, name: str) -> DagNode:
-        found = self.nodes.get(name)
-        if found is None:
-            found = self.nodes[name] = DagNode(name)
-        return found
-
     def submit_path(self, name: str, run_dir: str) -> str | None:
         """The node's submit file joined with the run dir (None: SUBDAG, TASK or unknown)."""
         node = self.nodes.get(name)
-        if node is None or node.submit_file is None:
+        submit_file = None if node is None else node.submit_file
+        if submit_file is None:
             return None
-        return os.path.join(run_dir, node.submit_file)
+        return os.path.join(run_dir, submit_file)
 
 
 def parse_dag(text: str) -> DagInfo:
     """Collect per-node information from the text of a ``.dag`` file."""
     info = DagInfo()
+    values: dict[str, list[object]] = {}  # node -> its Shape's values, while reading
     parts = text.split("\n")
     for i, part in enumerate(parts):
         raw = part + "\n" if i < len(parts) - 1 else part  # lines as a text file yields them
@@ -86,44 +147,73 @@ def parse_dag(text: str) -> DagInfo:
                 continue
             if words[-1].upper() == "DONE":
                 continue
-            info.node(words[1]).submit_file = words[2]
+            _values(values, words[1])[_AT_SUBMIT] = words[2]
         elif keyword == "TASK":
             if len(words) < 2:
                 log.warning("dag TASK line without name", line=line)
                 continue
-            info.node(words[1]).is_task = True
+            _values(values, words[1])[_AT_TASK] = True
             info.is_pmc = True
         elif keyword == "SCRIPT":
-            m = _SCRIPT.match(raw.lstrip())
-            if m is None:
-                log.debug("dag SCRIPT line not understood", line=line)
-                continue
-            kind, name, executable, arguments = m.groups()
-            node = info.node(name)
-            # One copy of the script's path (every node of a Pegasus DAG runs the same
-            # pegasus-exitcode): the parsed .dag is kept to the workflow's end.
-            script = DagScript(sys.intern(executable), arguments)
-            if kind.upper() == "PRE":
-                node.pre_script = script
-                log_match = _PRE_LOG.search(arguments)
-                if log_match is not None:
-                    node.pre_script_log = log_match.group(1)
-            else:
-                node.post_script = script
+            _script_line(values, raw, line)
         elif keyword == "SUBDAG":
-            if len(words) < 4 or words[1].upper() != "EXTERNAL":
-                log.warning("dag SUBDAG line not understood", line=line)
-                continue
-            if words[-1].upper() == "DONE":
-                continue
-            node = info.node(words[2])
-            node.subdag_file = words[3]
-            node.subdag_dir = os.path.dirname(words[3])
-            for i in range(4, len(words) - 1):
-                if words[i].upper() == "DIR":
-                    node.subdag_dir = words[i + 1]
-                    break
+            _subdag_line(values, words, line)
+    shapes: dict[Shape, Shape] = {}
+    info.nodes = {name: DagNode(name, _shape(name, got, shapes)) for name, got in values.items()}
     return info
+
+
+def _values(values: dict[str, list[object]], name: str) -> list[object]:
+    found = values.get(name)
+    if found is None:
+        found = values[name] = list(_EMPTY)
+    return found
+
+
+def _script_line(values: dict[str, list[object]], raw: str, line: str) -> None:
+    m = _SCRIPT.match(raw.lstrip())
+    if m is None:
+        log.debug("dag SCRIPT line not understood", line=line)
+        return
+    kind, name, executable, arguments = m.groups()
+    got = _values(values, name)
+    if kind.upper() == "PRE":
+        got[_AT_PRE], got[_AT_PRE_ARGS] = executable, arguments
+        log_match = _PRE_LOG.search(arguments)
+        if log_match is not None:
+            got[_AT_PRE_LOG] = log_match.group(1)
+    else:
+        got[_AT_POST], got[_AT_POST_ARGS] = executable, arguments
+
+
+def _subdag_line(values: dict[str, list[object]], words: list[str], line: str) -> None:
+    if len(words) < 4 or words[1].upper() != "EXTERNAL":
+        log.warning("dag SUBDAG line not understood", line=line)
+        return
+    if words[-1].upper() == "DONE":
+        return
+    got = _values(values, words[2])
+    got[_AT_SUBDAG] = words[3]
+    got[_AT_SUBDAG_DIR] = os.path.dirname(words[3])
+    for i in range(4, len(words) - 1):
+        if words[i].upper() == "DIR":
+            got[_AT_SUBDAG_DIR] = words[i + 1]
+            break
+
+
+def _shape(name: str, got: list[object], shapes: dict[Shape, Shape]) -> Shape:
+    """The node's values with its name taken out of the texts, as one tuple shared by alike
+    nodes (a node with a text holding _NAME already keeps its texts as they are; a script's
+    path is one text shared by every node running it)."""
+    named = bool(name) and not any(type(v) is str and _NAME in v for v in got)
+    out: list[object] = []
+    for at, value in enumerate(got):
+        if named and type(value) is str and at not in _SCRIPTS:
+            value = value.replace(name, _NAME)
+        out.append(sys.intern(value) if type(value) is str else value)
+    out[_AT_NAMED] = named
+    shape: Shape = tuple(out)  # type: ignore[assignment]
+    return shapes.setdefault(shape, shape)
 
 
 def read_dag(path: str) -> DagInfo | None:

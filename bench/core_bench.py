@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""CPU seconds of the core's per-line stages on a generated workflow (issue 30): classifying
+every dagman.out line, and parsing the .dag (with its bytes per node, tracemalloc).
+
+Runs this tree, or the tree on ``--tree`` (e.g. ``git archive REV monitord | tar -x -C DIR``),
+in a child process per round so both load their own modules; with ``--old DIR`` rounds
+alternate between the two and medians are printed (``time.process_time``: the machine's load
+does not count).
+
+    TZ=America/Los_Angeles .venv/bin/python bench/core_bench.py --dir /tmp/w20k --old /tmp/old
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import gc, json, sys, time, tracemalloc
+from monitord.core import dagman
+from monitord.core.readers.dagfile import parse_dag
+
+out_path, dag_path = sys.argv[1], sys.argv[2]
+lines = open(out_path, encoding="utf-8").read().split("\n")
+dag_text = open(dag_path, encoding="utf-8").read()
+start = time.process_time()
+for line in lines:
+    dagman.classify(line.rstrip())
+classify = time.process_time() - start
+start = time.process_time()
+info = parse_dag(dag_text)
+parse = time.process_time() - start
+del info
+gc.collect()
+tracemalloc.start()
+before = tracemalloc.get_traced_memory()[0]
+info = parse_dag(dag_text)
+gc.collect()
+per_node = (tracemalloc.get_traced_memory()[0] - before) / max(1, len(info.nodes))
+print(json.dumps({"classify": classify, "parse_dag": parse, "dag_bytes_per_node": per_node}))
+"""
+
+
+def run(tree: Path, dagman_out: Path, dag: Path) -> dict[str, float]:
+    code = f"import sys; sys.path.insert(0, {str(tree)!r})\n" + CHILD
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(dagman_out), str(dag)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dir", required=True, help="a generated workflow (monitord.tools.synthetic)")
+    ap.add_argument("--old", help="another tree (holding monitord/) to compare with")
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    run_dir = Path(args.dir)
+    dagman_out = next(run_dir.glob("*.dag.dagman.out"))
+    dag = dagman_out.with_name(dagman_out.name.removesuffix(".dagman.out"))
+    trees = {"new": ROOT} | ({"old": Path(args.old)} if args.old else {})
+    got: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
+    for _ in range(args.rounds):
+        for name in reversed(trees):  # old first, then new
+            got[name].append(run(trees[name], dagman_out, dag))
+    for name, rounds in got.items():
+        medians = {k: statistics.median(r[k] for r in rounds) for k in rounds[0]}
+        print(name, " ".join(f"{k}={v:.2f}" for k, v in medians.items()))
+
+
+if __name__ == "__main__":
+    main()
