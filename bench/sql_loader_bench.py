@@ -34,8 +34,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-# --old's child runs another tree: its PYTHONPATH comes first then
-sys.path.insert(int("MONITORD_BENCH_TREE" in os.environ), str(Path(__file__).resolve().parents[1]))
+# --old's child runs another tree (PYTHONPATH): this one goes last then
+sys.path.insert(
+    len(sys.path) if "MONITORD_BENCH_TREE" in os.environ else 0,
+    str(Path(__file__).resolve().parents[1]),
+)
 
 from monitord.core.events import StampedeEvent, make_event
 from sinks.sql import SQLSink
@@ -218,6 +221,10 @@ def load_events(path: Path, profile: int, db: str | None = None) -> dict[str, fl
 
             prof.disable()
             pstats.Stats(prof, stream=sys.stderr).sort_stats("tottime").print_stats(profile)
+        if os.environ.get("MONITORD_BENCH_TREE"):
+            import sinks.sql
+
+            print(f"tree: {Path(sinks.sql.__file__).parents[2]}", file=sys.stderr)
         sink.close()
     return {"cpu": cpu, "wall": wall, "events": sum(len(b) for b in batches)}
 
