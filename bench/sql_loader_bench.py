@@ -2,6 +2,18 @@
 
     .venv/bin/python bench/sql_loader_bench.py [-n 10000] [--batch 1000] [--db PATH]
 
+A real replay's events instead (the SQL thread's work alone, CPU seconds, medians):
+
+    .venv/bin/python bench/sql_loader_bench.py --capture DIR --events /tmp/ev.pickle
+    .venv/bin/python bench/sql_loader_bench.py --events /tmp/ev.pickle --rounds 3 [--profile 30]
+    .venv/bin/python bench/sql_loader_bench.py --events /tmp/ev.pickle --old /tmp/base
+
+``--capture`` replays the workflow of ``DIR`` (``-r``, into ``DIR``'s own database: it
+writes there) and keeps every batch the SQL sink is handed; ``--events`` writes those
+batches through a fresh ``SQLSink`` (a replay's: no fsync) into a new SQLite file.
+``--old TREE`` alternates rounds of this tree and of the source tree ``TREE`` (each in a
+child process, ``PYTHONPATH``), and prints both medians.
+
 Each job contributes job.info plus submit.start/end, main.start/term/end,
 post.start/term/end, inv.start/end ×2, host.info and composite (15 events, with
 the fixed attributes every real event carries), so N=10 000 is ~150 000 events.
@@ -10,6 +22,11 @@ the fixed attributes every real event carries), so N=10 000 is ~150 000 events.
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import pickle
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -17,7 +34,11 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# --old's child runs another tree (PYTHONPATH): this one goes last then
+sys.path.insert(
+    len(sys.path) if "MONITORD_BENCH_TREE" in os.environ else 0,
+    str(Path(__file__).resolve().parents[1]),
+)
 
 from monitord.core.events import StampedeEvent, make_event
 from sinks.sql import SQLSink
@@ -155,12 +176,111 @@ def synthetic_events(n_jobs: int) -> list[StampedeEvent]:
     return out
 
 
+def capture(workflow: Path, out: Path) -> None:
+    """Replay ``workflow`` and pickle every batch the SQL sink writes (a list of lists)."""
+    from monitord.cli import pegasus_main
+
+    batches: list[list[StampedeEvent]] = []
+    write = SQLSink.write_batch
+
+    def keep(self: SQLSink, events: Any) -> None:
+        batches.append(list(events))
+        write(self, events)
+
+    SQLSink.write_batch = keep  # type: ignore[method-assign]
+    dagman_out = next(workflow.glob("*.dag.dagman.out"))
+    try:
+        code = pegasus_main(["-r", str(dagman_out)])
+    finally:
+        SQLSink.write_batch = write  # type: ignore[method-assign]
+    with out.open("wb") as f:
+        pickle.dump(batches, f, protocol=pickle.HIGHEST_PROTOCOL)
+    n = sum(len(b) for b in batches)
+    print(f"replay exit {code}: {len(batches)} batches, {n} events -> {out}")
+
+
+def load_events(path: Path, profile: int, db: str | None = None) -> dict[str, float]:
+    """Write the captured batches into a new SQLite file; CPU and wall seconds."""
+    with path.open("rb") as f:
+        batches = pickle.load(f)
+    with tempfile.TemporaryDirectory() as tmp:
+        sink = SQLSink(f"sqlite:///{db or tmp + '/x.db'}", restart=True, durable=False)
+        sink.open()
+        prof = None
+        if profile:
+            import cProfile
+
+            prof = cProfile.Profile(time.process_time)
+            prof.enable()
+        cpu, wall = time.process_time(), time.perf_counter()
+        for batch in batches:
+            sink.write_batch(batch)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        if prof is not None:
+            import pstats
+
+            prof.disable()
+            pstats.Stats(prof, stream=sys.stderr).sort_stats("tottime").print_stats(profile)
+        if os.environ.get("MONITORD_BENCH_TREE"):
+            import sinks.sql
+
+            print(f"tree: {Path(sinks.sql.__file__).parents[2]}", file=sys.stderr)
+        sink.close()
+    return {"cpu": cpu, "wall": wall, "events": sum(len(b) for b in batches)}
+
+
+def compare(events: Path, old: Path, rounds: int) -> None:
+    """Alternate child processes of the old tree and of this one; medians per side."""
+    sides = {"old": {"MONITORD_BENCH_TREE": str(old), "PYTHONPATH": str(old)}, "new": {}}
+    got: dict[str, list[dict[str, float]]] = {k: [] for k in sides}
+    for _ in range(rounds):
+        for side, env in sides.items():
+            out = subprocess.run(
+                [sys.executable, __file__, "--events", str(events), "--json"],
+                env={**os.environ, **env},
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+            got[side].append(json.loads(out.splitlines()[-1]))
+    for side, runs in got.items():
+        cpus = ", ".join(f"{r['cpu']:.2f}" for r in runs)
+        print(
+            f"{side}: CPU s {cpus}; median CPU {statistics.median(r['cpu'] for r in runs):.2f} s,"
+            f" median wall {statistics.median(r['wall'] for r in runs):.2f} s"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", "--jobs", type=int, default=10_000)
     ap.add_argument("--batch", type=int, default=1000)
     ap.add_argument("--db", help="database file (default: a temporary one)")
+    ap.add_argument("--capture", type=Path, help="replay this workflow, keep its SQL batches")
+    ap.add_argument("--events", type=Path, help="pickled batches (from --capture) to write")
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--profile", type=int, default=0, help="print the top N by own CPU time")
+    ap.add_argument("--old", type=Path, help="a source tree to alternate with (--events)")
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+
+    if args.capture:
+        if not args.events:
+            ap.error("--capture needs --events FILE")
+        capture(args.capture, args.events)
+        return
+    if args.events and args.old:
+        compare(args.events, args.old, args.rounds)
+        return
+    if args.events:
+        runs = [load_events(args.events, args.profile, args.db) for _ in range(args.rounds)]
+        if args.json:
+            print(json.dumps(runs[-1]))
+            return
+        for r in runs:
+            print(f"{r['events']:.0f} events: CPU {r['cpu']:.2f} s, wall {r['wall']:.2f} s")
+        print(f"median CPU {statistics.median(r['cpu'] for r in runs):.2f} s")
+        return
 
     events = synthetic_events(args.jobs)
     with tempfile.TemporaryDirectory() as tmp:

@@ -487,3 +487,79 @@ def test_locked_database_is_a_retryable_error(tmp_path: Path) -> None:
     sink.close()
     assert rows(db, "select count(*) from job_instance") == [(1,)]
     assert rows(db, "select count(*) from jobstate") == [(1,)]
+
+
+def _many_jobs(n: int) -> list[list[StampedeEvent]]:
+    """``n`` jobs with a task each, every instance's life in a later batch, then a retry of
+    the first jobs: ids the loader must find again long after it cached them."""
+    static = [plan(), ev("xwf.start", ts=90.0, reason=None, restart_count=0)]
+    for i in range(n):
+        name = f"j{i}"
+        static.append(job(name))
+        static.append(
+            ev("task.info", task__id=f"ID{i}", type="1", type_desc="c", transformation="t")
+        )
+    static += [ev("wf.map.task_job", job__id=f"j{i}", task__id=f"ID{i}") for i in range(n)]
+    runs: list[StampedeEvent] = []
+    for seq, names in ((1, range(n)), (2, range(3))):
+        for i in names:
+            keys = inst(f"j{i}", seq)
+            runs += submit(f"j{i}", seq, ts=100 + i)
+            runs += [
+                ev("job_inst.main.start", ts=101 + i, js__id=2, **keys),
+                ev(
+                    "inv.end",
+                    inv__id=1,
+                    transformation="t",
+                    start_time=101 + i,
+                    dur=1.0,
+                    exitcode=0,
+                    executable="/bin/t",
+                    ts=102 + i,
+                    **keys,
+                ),
+                ev("job_inst.main.end", ts=103 + i, js__id=3, status=0, exitcode="0", **keys),
+            ]
+    # a duplicated line of an early instance, and a task's metadata, after every other id
+    late = [
+        ev("job_inst.post.start", ts=300, js__id=4, reason=None, sched__id="7.0", **inst("j0")),
+        ev("task.meta", task__id="ID0", key="k", value="v"),
+    ]
+    return [static, runs[: len(runs) // 2], runs[len(runs) // 2 :], late]
+
+
+def test_id_caches_are_bounded_and_dropped_ids_are_found_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 30: the loader's job, instance and task ids stay bounded in the job count (two
+    generations of ``ID_CACHE_GENERATION``); an id dropped is read back from the database,
+    so the rows are those of an unbounded cache."""
+    import subprocess
+    import sys
+
+    from sinks.sql import rowstore
+    from tests.conftest import STAMPEDE_DIFF
+
+    batches = _many_jobs(40)
+    load(tmp_path / "full.db", *batches)
+    monkeypatch.setattr(rowstore, "ID_CACHE_GENERATION", 4)
+    sink = SQLSink(f"sqlite:///{tmp_path / 'small.db'}", restart=True)
+    sink.open()
+    sizes = []
+    try:
+        for batch in batches:
+            sink.write_batch(batch)
+            wf = sink._loader._wfs[ROOT]
+            sizes.append((len(wf.jobs), len(wf.instances), len(wf.tasks)))
+    finally:
+        sink.close()
+    assert max(max(s) for s in sizes) <= 8, sizes
+    assert rows(tmp_path / "small.db", "select count(*) from job_instance") == [(43,)]
+    assert rows(tmp_path / "small.db", "select count(*) from task where job_id is null") == [(0,)]
+    diff = subprocess.run(
+        [sys.executable, str(STAMPEDE_DIFF), str(tmp_path / "full.db"), str(tmp_path / "small.db")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert diff.returncode == 0, diff.stdout[-4000:]

@@ -130,10 +130,40 @@ POST_END_COLS: ColumnMap = (
 
 def _row(ev: Any, cols: ColumnMap, out: Row) -> Row:
     """``out`` with each column of ``cols`` from the event's field (an unset one is NULL)."""
-    for field, col, conv in cols:
-        value = getattr(ev, field, None)
-        out[col] = conv(None if value is UNSET else value)
+    out.update(zip(_names(cols), values_of(cols)(ev), strict=True))
     return out
+
+
+_NAMES: dict[int, tuple[str, ...]] = {}
+_BUILDERS: dict[int, Callable[[Any], tuple[Any, ...]]] = {}
+
+
+def _names(cols: ColumnMap) -> tuple[str, ...]:
+    names = _NAMES.get(id(cols))
+    if names is None:
+        names = _NAMES[id(cols)] = tuple(col for _, col, _ in cols)
+    return names
+
+
+def values_of(cols: ColumnMap) -> Callable[[Any], tuple[Any, ...]]:
+    """The column values of ``cols`` from an event, as one function made once per map (one
+    call per row in place of a loop, a lookup and a call per column): an unset or absent
+    field is None, then coerced as :func:`_row` always did (``to_bool(None)`` is False)."""
+    build = _BUILDERS.get(id(cols))
+    if build is None:
+        scope: dict[str, Any] = {"UNSET": UNSET, "_get": getattr}
+        lines = ["def build(ev):"]
+        for i, (field, _, conv) in enumerate(cols):
+            lines.append(f"    v = _get(ev, {field!r}, None)")
+            if conv is _ident:
+                lines.append(f"    a{i} = None if v is UNSET else v")
+            else:
+                scope[f"c{i}"] = conv
+                lines.append(f"    a{i} = c{i}(None if v is UNSET else v)")
+        lines.append(f"    return ({''.join(f'a{i}, ' for i in range(len(cols)))})")
+        exec("\n".join(lines), scope)  # noqa: S102 - generated from the maps above
+        build = _BUILDERS[id(cols)] = scope["build"]
+    return build
 
 
 def _required(table: Table) -> tuple[str, ...]:
@@ -154,13 +184,34 @@ LEAF_TABLES: tuple[Table, ...] = (
     s.tag,
     s.workflow_files,
 )
+#: Per leaf table, the columns the loader fills, in the order its value tuples hold them.
+LEAF_COLUMNS: dict[str, tuple[str, ...]] = {
+    "workflowstate": ("wf_id", "state", "timestamp", "restart_count", "status", "reason"),
+    "workflow_meta": ("wf_id", "key", "value"),
+    "job_edge": ("wf_id", "parent_exec_job_id", "child_exec_job_id"),
+    "task_edge": ("wf_id", "parent_abs_task_id", "child_abs_task_id"),
+    "task_meta": ("task_id", "key", "value"),
+    "jobstate": ("job_instance_id", "state", "timestamp", "jobstate_submit_seq", "reason"),
+    "invocation": ("wf_id", "job_instance_id", *(col for _, col, _ in INVOCATION_COLS)),
+    "integrity": ("wf_id", "job_instance_id", "type", "file_type", "count", "duration"),
+    "tag": ("wf_id", "job_instance_id", "name", "count"),
+    "workflow_files": ("wf_id", "task_id", "lfn_id", "file_type"),
+}
 #: Leaf tables keyed by file, not by workflow: every workflow of a database writes the same
 #: rows, so a row already there is the row wanted (an insert that skips it, see RowStore).
 SHARED_LEAF_TABLES: tuple[Table, ...] = (s.rc_pfn,)
 #: rc_lfn is global and unbounded; its cache is simply restarted when this big.
 LFN_CACHE_MAX = 200_000
+#: A workflow's job, job instance and task ids: at most twice this many of each kept
+#: (rowstore.IdCache); past that a miss is one indexed SELECT.
+ID_CACHE_GENERATION = 16_384
 
 REQUIRED: dict[str, tuple[str, ...]] = {t.name: _required(t) for t in s.metadata.sorted_tables}
+#: Per leaf table, the places of its NOT NULL columns in its value tuples.
+REQUIRED_AT: dict[str, tuple[int, ...]] = {
+    name: tuple(i for i, col in enumerate(cols) if col in REQUIRED[name])
+    for name, cols in LEAF_COLUMNS.items()
+}
 
 
 def _natural_key(table: Table) -> tuple[str, ...]:

@@ -52,6 +52,7 @@ from .columns import (
     _row,
     to_float,
     to_int,
+    values_of,
 )
 from .rowstore import (
     _HOST_LINK,
@@ -70,6 +71,7 @@ _AHEAD: dict[type[StampedeEvent], tuple[Any, Any, str, str]] = {
     TaskInfo: (s.task, TASK_COLS, "abs_task_id", "tasks"),
 }
 _AHEAD_EXTRA: dict[str, Row] = {"job": {}, "task": {"job_id": None}}
+_INVOCATION_VALUES = values_of(INVOCATION_COLS)
 
 # --- jobstate names (7.3) ----------------------------------------------------
 
@@ -85,6 +87,16 @@ def jobstate_name(event_name: str, status: Any) -> str:
         return event_name[len("job_inst.") :].upper()
     failed = status is not None and status != 0 and status != "0"
     return names[1] if failed else names[0]
+
+
+def _jobstate_shape(cls: type[StampedeEvent]) -> tuple[tuple[str, str], bool, bool]:
+    """A ``job_inst.*`` class's states (ok, failed) and whether it has status and reason."""
+    name = cls.name
+    names = JOBSTATE_NAMES.get(name)
+    if names is None:
+        upper = name[len("job_inst.") :].upper()
+        names = (upper, upper)
+    return names, "status" in cls.fields, "reason" in cls.fields
 
 
 def _v(value: Any) -> Any:
@@ -175,7 +187,12 @@ class BatchLoader(RowStore):
             table, _, key, cache = _AHEAD[kind]
             keys = [r[key] for _, _, r in rows]
             known = getattr(rows[0][1], cache)
-            if len(rows) < 2 or len(set(keys)) < len(keys) or any(k in known for k in keys):
+            if (
+                len(rows) < 2
+                or len(set(keys)) < len(keys)
+                or known.dropped  # a key may be in the database, not in the cache
+                or any(k in known for k in keys)
+            ):
                 continue
             ids = self._raw.insert_ids(table, [r for _, _, r in rows], key)
             for (event_id, _, _), k in zip(rows, keys, strict=True):
@@ -258,14 +275,7 @@ class BatchLoader(RowStore):
     def _job_edge(self, ev: Any) -> None:
         wf = self._wf_of(ev)
         if wf is not None:
-            self._queue(
-                s.job_edge,
-                {
-                    "wf_id": wf.wf_id,
-                    "parent_exec_job_id": _v(ev.parent_job_id),
-                    "child_exec_job_id": _v(ev.child_job_id),
-                },
-            )
+            self._queue_values("job_edge", (wf.wf_id, _v(ev.parent_job_id), _v(ev.child_job_id)))
 
     def _task_info(self, ev: Any) -> None:
         wf = self._wf_of(ev)
@@ -286,14 +296,7 @@ class BatchLoader(RowStore):
     def _task_edge(self, ev: Any) -> None:
         wf = self._wf_of(ev)
         if wf is not None:
-            self._queue(
-                s.task_edge,
-                {
-                    "wf_id": wf.wf_id,
-                    "parent_abs_task_id": _v(ev.parent_task_id),
-                    "child_abs_task_id": _v(ev.child_task_id),
-                },
-            )
+            self._queue_values("task_edge", (wf.wf_id, _v(ev.parent_task_id), _v(ev.child_task_id)))
 
     def _map_task_job(self, ev: Any) -> None:
         wf = self._wf_of(ev)
@@ -323,20 +326,20 @@ class BatchLoader(RowStore):
         if task_id is None:
             log.error("task.meta for an unknown task", xwf_id=wf.uuid, task_id=ev.task_id)
             return
-        self._queue(s.task_meta, {"task_id": task_id, "key": _v(ev.key), "value": _v(ev.value)})
+        self._queue_values("task_meta", (task_id, _v(ev.key), _v(ev.value)))
 
     def _rc_meta(self, ev: Any) -> None:
         lfn_id = self._lfn_id(ev.lfn_id)
         if lfn_id is None:
             return
-        row: Row = {"lfn_id": lfn_id, "key": _v(ev.key), "value": _v(ev.value)}
-        col = self._missing("rc_meta", row)
-        if col is not None:
+        key, value = _v(ev.key), _v(ev.value)
+        if key is None or value is None:  # the NOT NULL columns (lfn_id is not None)
+            col = "key" if key is None else "value"
             log.error("rejected row: NOT NULL column is null", table="rc_meta", column=col)
         elif self._slow:
-            self._write_rc_meta([row])
+            self._write_rc_meta([{"lfn_id": lfn_id, "key": key, "value": value}])
         else:
-            self._meta_merges[(lfn_id, row["key"])] = row["value"]
+            self._meta_merges[(lfn_id, key)] = value
 
     def _rc_pfn(self, ev: Any) -> None:
         lfn_id = self._lfn_id(ev.lfn_id)
@@ -353,10 +356,7 @@ class BatchLoader(RowStore):
             return
         lfn_id = self._lfn_id(ev.lfn_id)
         if lfn_id is not None:
-            self._queue(
-                s.workflow_files,
-                {"wf_id": wf.wf_id, "task_id": task_id, "lfn_id": lfn_id, "file_type": None},
-            )
+            self._queue_values("workflow_files", (wf.wf_id, task_id, lfn_id, None))
 
     def _map_subwf_job(self, ev: Any) -> None:
         found = self._instance_of(ev)
@@ -372,15 +372,27 @@ class BatchLoader(RowStore):
 
     def _jobstate(self, ev: Any, ji_id: int) -> None:
         # Every job state kind: ``status`` and ``reason`` only where the kind has them.
-        self._queue(
-            s.jobstate,
-            {
-                "job_instance_id": ji_id,
-                "state": jobstate_name(ev.name, _v(getattr(ev, "status", None))),
-                "timestamp": to_float(_v(ev.ts)),
-                "jobstate_submit_seq": _v(ev.js_id),
-                "reason": _v(getattr(ev, "reason", None)),
-            },
+        shape = _JOBSTATE_SHAPES.get(type(ev))
+        if shape is None:  # an unknown ``job_inst.*`` kind (generic): read it by name
+            status = _v(getattr(ev, "status", None))
+            state = jobstate_name(ev.name, status)
+            reason = _v(getattr(ev, "reason", None))
+        else:
+            names, has_status, has_reason = shape
+            state = names[0]
+            if has_status:
+                status = ev.status
+                if status is not UNSET and status is not None and status != 0 and status != "0":
+                    state = names[1]
+            reason = ev.reason if has_reason else None
+            if reason is UNSET:
+                reason = None
+        ts = ev.ts
+        if type(ts) is not float:
+            ts = float(ts) if type(ts) is int else to_float(None if ts is UNSET else ts)
+        js_id = ev.js_id
+        self._queue_values(
+            "jobstate", (ji_id, state, ts, None if js_id is UNSET else js_id, reason)
         )
 
     def _jobstate_only(self, ev: Any) -> None:
@@ -485,23 +497,22 @@ class BatchLoader(RowStore):
         found = self._instance_of(ev)
         if found is not None:
             wf, ji_id = found
-            row = {"wf_id": wf.wf_id, "job_instance_id": ji_id}
-            self._queue(s.invocation, _row(ev, INVOCATION_COLS, row))
+            self._queue_values("invocation", (wf.wf_id, ji_id, *_INVOCATION_VALUES(ev)))
 
     def _int_metric(self, ev: Any) -> None:
         found = self._instance_of(ev)
         if found is not None:
             wf, ji_id = found
-            self._queue(
-                s.integrity,
-                {
-                    "wf_id": wf.wf_id,
-                    "job_instance_id": ji_id,
-                    "type": _v(ev.type),
-                    "file_type": _v(ev.file_type),
-                    "count": _v(ev.count),
-                    "duration": to_float(_v(ev.duration)),
-                },
+            self._queue_values(
+                "integrity",
+                (
+                    wf.wf_id,
+                    ji_id,
+                    _v(ev.type),
+                    _v(ev.file_type),
+                    _v(ev.count),
+                    to_float(_v(ev.duration)),
+                ),
             )
 
 
@@ -530,6 +541,11 @@ LOADERS: dict[str, Handler] = {
         BatchLoader._inv_end,
         BatchLoader._int_metric,
     )
+}
+
+#: Job state kinds (typed) -> what :meth:`BatchLoader._jobstate` needs of the class.
+_JOBSTATE_SHAPES: dict[type[StampedeEvent], tuple[tuple[str, str], bool, bool]] = {
+    cls: _jobstate_shape(cls) for name, cls in EVENT_CLASSES.items() if name.startswith("job_inst.")
 }
 
 #: Event class -> its loader function, from the catalogue (a kind naming no function of

@@ -12,6 +12,7 @@ classify them exactly like errors raised through Core.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Connection, Table, bindparam
@@ -23,18 +24,32 @@ Row = dict[str, Any]
 class Prepared:
     """One compiled statement and how to lay out its parameters."""
 
-    __slots__ = ("sql", "names", "positional", "returning")
+    __slots__ = ("sql", "names", "positional", "returning", "_take")
 
     def __init__(self, sql: str, names: Sequence[str], positional: bool, returning: bool) -> None:
         self.sql = sql
         self.names = tuple(names)
         self.positional = positional
         self.returning = returning
+        # one C call per row instead of a lookup per column (always a tuple)
+        self._take = itemgetter(*self.names) if len(self.names) > 1 else None
 
     def params(self, row: Row) -> Any:
         if self.positional:
+            if self._take is not None:
+                try:
+                    return self._take(row)
+                except KeyError:  # a column the row leaves out is NULL
+                    pass
             return tuple([row.get(n) for n in self.names])
         return {n: row.get(n) for n in self.names}
+
+    def params_of(self, cols: tuple[str, ...], rows: list[tuple[Any, ...]]) -> list[Any]:
+        """Parameters for ``rows`` of values in the order of ``cols``: the rows themselves
+        when the statement binds exactly those columns in that order (SQLite, MySQL)."""
+        if self.positional and self.names == cols:
+            return rows
+        return [self.params(dict(zip(cols, r, strict=True))) for r in rows]
 
 
 class RawSQL:
@@ -140,8 +155,15 @@ class RawSQL:
         """``executemany`` INSERT; every row carries the keys of the first one."""
         self.execute_many(self._insert(table, tuple(rows[0]), False), rows)
 
+    def insert_values(self, table: Table, cols: tuple[str, ...], rows: list[Any]) -> None:
+        """``executemany`` INSERT of value tuples in the order of ``cols``."""
+        prep = self._insert(table, cols, False)
+        self._run_many(prep, prep.params_of(cols, rows))
+
     def execute_many(self, prep: Prepared, rows: list[Row]) -> None:
-        params = [prep.params(r) for r in rows]
+        self._run_many(prep, [prep.params(r) for r in rows])
+
+    def _run_many(self, prep: Prepared, params: list[Any]) -> None:
         try:
             if self._dialect.driver == "psycopg2" and len(params) > 1:
                 # psycopg2's executemany is one server round trip per row; execute_batch

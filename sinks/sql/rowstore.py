@@ -14,16 +14,68 @@ from sqlalchemy import Connection, Table, and_, bindparam, select, update
 from sqlalchemy.exc import StatementError
 
 from . import schema as s
-from .columns import LEAF_TABLES, LFN_CACHE_MAX, REQUIRED, SHARED_LEAF_TABLES, Row, example_key
+from .columns import (
+    ID_CACHE_GENERATION,
+    LEAF_COLUMNS,
+    LEAF_TABLES,
+    LFN_CACHE_MAX,
+    REQUIRED,
+    REQUIRED_AT,
+    SHARED_LEAF_TABLES,
+    Row,
+    example_key,
+)
 from .errors import Rejected, is_transient
 from .rawsql import RawSQL
 
 log = structlog.get_logger(__name__)
 
 
+class IdCache:
+    """Ids by natural key, at most ``2 * size`` of them: memory flat in the job count.
+
+    Two generations: a full young one becomes the old one, and the old one before it is
+    dropped (``dropped`` from then on); a hit in the old one moves the key to the young
+    one.  A job instance's events come close together, so the ids still wanted stay.
+    Once ids were dropped, a miss no longer proves a row absent: the caller asks the
+    database (an indexed SELECT)."""
+
+    __slots__ = ("_young", "_old", "size", "dropped")
+
+    def __init__(self, size: int) -> None:
+        self._young: dict[Any, int] = {}
+        self._old: dict[Any, int] = {}
+        self.size = size
+        self.dropped = False
+
+    def get(self, key: Any) -> int | None:
+        found = self._young.get(key)
+        if found is None and self._old:
+            found = self._old.pop(key, None)
+            if found is not None:
+                self[key] = found
+        return found
+
+    def __contains__(self, key: Any) -> bool:
+        return key in self._young or key in self._old
+
+    def __setitem__(self, key: Any, value: int) -> None:
+        young = self._young
+        if len(young) >= self.size and key not in young:
+            if self._old:
+                self.dropped = True
+            self._old = young
+            young = self._young = {}
+        young[key] = value
+
+    def __len__(self) -> int:
+        return len(self._young) + len(self._old)
+
+
 class WfCache:
     """Ids known for one workflow.  ``complete`` means this loader created the
-    workflow row, so a cache miss proves the row is absent from the database."""
+    workflow row, so a cache miss proves the row is absent from the database (as long
+    as the cache dropped none: :class:`IdCache`)."""
 
     __slots__ = ("wf_id", "uuid", "root_id", "complete", "jobs", "instances", "tasks", "tagged")
 
@@ -32,9 +84,9 @@ class WfCache:
         self.uuid = uuid
         self.root_id = root_id
         self.complete = complete
-        self.jobs: dict[str, int] = {}
-        self.instances: dict[tuple[str, int], int] = {}
-        self.tasks: dict[str, int] = {}
+        self.jobs = IdCache(ID_CACHE_GENERATION)
+        self.instances = IdCache(ID_CACHE_GENERATION)
+        self.tasks = IdCache(ID_CACHE_GENERATION)
         self.tagged: set[int] = set()
 
 
@@ -56,7 +108,9 @@ class RowStore:
     # --- batch control ---------------------------------------------------
 
     def _begin_batch(self) -> None:
-        self._rows: dict[str, list[Row]] = {t.name: [] for t in LEAF_TABLES + SHARED_LEAF_TABLES}
+        #: leaf tables: value tuples in the order of ``LEAF_COLUMNS``
+        self._rows: dict[str, list[tuple[Any, ...]]] = {t.name: [] for t in LEAF_TABLES}
+        self._shared_rows: dict[str, list[Row]] = {t.name: [] for t in SHARED_LEAF_TABLES}
         self._ji_updates: dict[int, Row] = {}
         self._host_links: list[Row] = []
         self._task_jobs: list[Row] = []
@@ -92,16 +146,31 @@ class RowStore:
         return None
 
     def _queue(self, table: Table, row: Row) -> None:
-        col = self._missing(table.name, row)
-        if col is not None:
-            log.error("rejected row: NOT NULL column is null", table=table.name, column=col)
+        name = table.name
+        cols = LEAF_COLUMNS.get(name)
+        if cols is not None:
+            self._queue_values(name, tuple([row[c] for c in cols]))
             return
-        if not self._slow:
-            self._rows[table.name].append(row)
-        elif table in SHARED_LEAF_TABLES:
-            self._write_shared_rows(table, [row])
+        col = self._missing(name, row)
+        if col is not None:
+            log.error("rejected row: NOT NULL column is null", table=name, column=col)
+        elif not self._slow:
+            self._shared_rows[name].append(row)
         else:
-            self._try(table.insert(), row, table.name)
+            self._write_shared_rows(table, [row])
+
+    def _queue_values(self, name: str, values: tuple[Any, ...]) -> None:
+        """A leaf table's row as its values in the order of ``LEAF_COLUMNS[name]``."""
+        for i in REQUIRED_AT[name]:
+            if values[i] is None:
+                col = LEAF_COLUMNS[name][i]
+                log.error("rejected row: NOT NULL column is null", table=name, column=col)
+                return
+        if not self._slow:
+            self._rows[name].append(values)
+        else:
+            table = s.metadata.tables[name]
+            self._try(table.insert(), dict(zip(LEAF_COLUMNS[name], values, strict=True)), name)
 
     def _try(self, stmt: Any, params: Row, what: str) -> Any:
         """Slow mode: one statement in a SAVEPOINT; a rejected row is counted, not raised."""
@@ -129,11 +198,11 @@ class RowStore:
     def _write_pending(self) -> None:
         raw = self._raw
         for table in LEAF_TABLES:
-            rows = self._rows[table.name]
-            if rows:
-                raw.insert_many(table, rows)
+            leaf = self._rows[table.name]
+            if leaf:
+                raw.insert_values(table, LEAF_COLUMNS[table.name], leaf)
         for table in SHARED_LEAF_TABLES:
-            rows = self._rows[table.name]
+            rows = self._shared_rows[table.name]
             if rows:
                 self._write_shared_rows(table, rows)
         if self._meta_merges:
@@ -246,35 +315,43 @@ class RowStore:
         return wf
 
     def _job_id(self, wf: WfCache, exec_job_id: str) -> int | None:
-        job_id = wf.jobs.get(exec_job_id)
-        if job_id is None and not wf.complete:
-            j = s.job
-            job_id = self.conn.execute(
-                select(j.c.job_id).where(j.c.wf_id == wf.wf_id, j.c.exec_job_id == exec_job_id)
-            ).scalar()
+        jobs = wf.jobs
+        job_id = jobs.get(exec_job_id)
+        if job_id is None and (not wf.complete or jobs.dropped):
+            job_id = self._select("job_id", _JOB_FIND, wf_id=wf.wf_id, exec_job_id=exec_job_id)
             if job_id is not None:
-                wf.jobs[exec_job_id] = job_id
+                jobs[exec_job_id] = job_id
         return job_id
+
+    def _select(self, key: str, stmt: Any, **params: Any) -> Any:
+        """The first column of the first row (an id), or None: compiled once, on the raw
+        cursor outside slow mode (a cache miss in a big workflow is one per job)."""
+        if self._slow:
+            return self.conn.execute(stmt, params).scalar()
+        raw = self._raw
+        return raw.scalar(raw.prepare(key, stmt), params)
 
     def _instance_id(self, wf: WfCache, exec_job_id: str, seq: int) -> int | None:
         key = (exec_job_id, seq)
-        ji_id = wf.instances.get(key)
-        if ji_id is None and not wf.complete:
+        instances = wf.instances
+        ji_id = instances.get(key)
+        if ji_id is None and (not wf.complete or instances.dropped):
             job_id = self._job_id(wf, exec_job_id)
             if job_id is None:
                 return None
-            ji = s.job_instance
-            ji_id = self.conn.execute(
-                select(ji.c.job_instance_id).where(
-                    ji.c.job_id == job_id, ji.c.job_submit_seq == seq
-                )
-            ).scalar()
+            ji_id = self._select("ji_id", _INSTANCE_FIND, job_id=job_id, seq=seq)
             if ji_id is not None:
-                wf.instances[key] = ji_id
+                instances[key] = ji_id
         return ji_id
 
     def _instance_of(self, ev: Any) -> tuple[WfCache, int] | None:
         """The workflow and job instance an event is about, or None (logged)."""
+        wf = self._wfs.get(ev.xwf_id)
+        if wf is not None:  # the common case: both cached
+            seq = ev.job_inst_id
+            ji_id = wf.instances.get((ev.job_id, seq if type(seq) is int else int(seq)))
+            if ji_id is not None:
+                return wf, ji_id
         wf = self._wf_of(ev)
         if wf is None:
             return None
@@ -291,14 +368,12 @@ class RowStore:
         return wf, ji_id
 
     def _task_id(self, wf: WfCache, abs_task_id: str) -> int | None:
-        task_id = wf.tasks.get(abs_task_id)
-        if task_id is None and not wf.complete:
-            t = s.task
-            task_id = self.conn.execute(
-                select(t.c.task_id).where(t.c.wf_id == wf.wf_id, t.c.abs_task_id == abs_task_id)
-            ).scalar()
+        tasks = wf.tasks
+        task_id = tasks.get(abs_task_id)
+        if task_id is None and (not wf.complete or tasks.dropped):
+            task_id = self._select("task_id", _TASK_FIND, wf_id=wf.wf_id, abs_task_id=abs_task_id)
             if task_id is not None:
-                wf.tasks[abs_task_id] = task_id
+                tasks[abs_task_id] = task_id
         return task_id
 
     def _lfn_id(self, lfn: str) -> int | None:
@@ -369,6 +444,16 @@ _TASK_JOB_UPDATE = (
 )
 
 _LFN_FIND = select(s.rc_lfn.c.lfn_id).where(s.rc_lfn.c.lfn == bindparam("lfn"))
+_JOB_FIND = select(s.job.c.job_id).where(
+    s.job.c.wf_id == bindparam("wf_id"), s.job.c.exec_job_id == bindparam("exec_job_id")
+)
+_INSTANCE_FIND = select(s.job_instance.c.job_instance_id).where(
+    s.job_instance.c.job_id == bindparam("job_id"),
+    s.job_instance.c.job_submit_seq == bindparam("seq"),
+)
+_TASK_FIND = select(s.task.c.task_id).where(
+    s.task.c.wf_id == bindparam("wf_id"), s.task.c.abs_task_id == bindparam("abs_task_id")
+)
 
 #: First host per job instance wins, even across sessions.
 _HOST_LINK = (
