@@ -92,7 +92,9 @@ def _declared_options() -> set[str]:
                     found.update(
                         a.value
                         for a in node.args
-                        if isinstance(a, ast.Constant) and str(a.value).startswith("--")
+                        if isinstance(a, ast.Constant)
+                        and isinstance(a.value, str)
+                        and a.value.startswith("--")
                     )
     for script in (PROJECT / "scripts").glob("*.sh"):
         found.update(re.findall(r'"(--[a-z][a-z0-9-]+)"', script.read_text(encoding="utf-8")))
