@@ -195,3 +195,15 @@ def test_the_layer_tables_modules_are_modules_of_their_packages() -> None:
             if not found:
                 wrong.append(f"{row[1].strip()}: {name}")
     assert not wrong, f"docs/architecture.md's layer table names no such module: {wrong}"
+
+
+def test_the_sizes_the_page_states_are_the_codes() -> None:
+    from monitord.daemon.monitor import CHUNK
+    from monitord.daemon.plan_events import BATCH
+
+    text = _text()
+    chunk = re.search(r"in (\d+) KiB chunks \(`CHUNK`\)", text)
+    batch = re.search(r"batches of at most ([\d,]+) \(`BATCH`\)", text)
+    assert chunk and batch, "the page no longer states CHUNK and BATCH as this test reads them"
+    assert int(chunk[1]) * 1024 == CHUNK
+    assert int(batch[1].replace(",", "")) == BATCH
