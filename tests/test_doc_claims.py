@@ -3,13 +3,13 @@
 Two kinds of name are checked mechanically, so a rename that leaves a page behind fails here:
 every Prometheus series a page names is one the service's or the ingest's ``/metrics``
 exposes (or a table the code creates, for the ``monitord_*`` tables); every ``--option`` a
-page names is an option some command of the project declares (``add_argument``, or the
-shell scripts' own options).
+page names is an option string of the project's code (the CLI's option table,
+``add_argument``, the scripts); every ``MONITORD_*`` environment variable a page names is read
+by the code, with the default the page states.
 """
 
 from __future__ import annotations
 
-import ast
 import re
 from functools import cache
 from pathlib import Path
@@ -80,25 +80,23 @@ def test_every_metric_a_page_names_is_exposed() -> None:
 
 
 @cache
+def _code_text() -> str:
+    paths = [
+        p
+        for root in ("monitord", "sinks", "notifications", "scripts", "tests", "bench")
+        for pattern in ("*.py", "*.sh")
+        for p in (PROJECT / root).rglob(pattern)
+        if p.name != Path(__file__).name
+    ]
+    return "\n".join(p.read_text(encoding="utf-8") for p in paths)
+
+
+@cache
 def _declared_options() -> set[str]:
-    """Every ``--option`` a call of the project declares (``add_argument("--x", ...)``, the
-    CLI's option table ``_opt("--x", ...)``), and those the shell scripts compare an argument
-    with (``"--quick"``)."""
-    found: set[str] = set()
-    for root in ("monitord", "sinks", "notifications", "bench", "tests", "scripts"):
-        for path in (PROJECT / root).rglob("*.py"):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if isinstance(node, ast.Call):
-                    found.update(
-                        a.value
-                        for a in node.args
-                        if isinstance(a, ast.Constant)
-                        and isinstance(a.value, str)
-                        and a.value.startswith("--")
-                    )
-    for script in (PROJECT / "scripts").glob("*.sh"):
-        found.update(re.findall(r'"(--[a-z][a-z0-9-]+)"', script.read_text(encoding="utf-8")))
-    return found | {"--help"}
+    """Every ``"--option"`` string of the project's code and scripts: the CLI's option table
+    (``_opt("--x", ...)``), ``add_argument``, the shell scripts' ``"--quick"``, and the
+    command lines the tests run (which fail if the option is gone)."""
+    return set(re.findall(r"""["'](--[a-z][a-z0-9-]+)["']""", _code_text())) | {"--help"}
 
 
 def test_every_option_a_page_names_is_declared() -> None:
@@ -112,3 +110,23 @@ def test_every_option_a_page_names_is_declared() -> None:
     assert {"--no-dashboard", "--state-dir"} <= set(named)
     missing = {o: sorted(p) for o, p in named.items() if o not in _declared_options()}
     assert not missing, f"options the pages name that no command declares: {missing}"
+
+
+_ENV = re.compile(r"`(MONITORD_[A-Z_]+)(?:=\w+)?`(?:[^.;`]{0,40}?default\s+(\d+))?")
+
+
+def test_every_environment_variable_a_page_names_is_read_with_the_default_it_states() -> None:
+    texts = [page.read_text(encoding="utf-8") for page in PAGES]
+    named = {(m[0], m[1]) for text in texts for m in _ENV.findall(text)}
+    assert {"MONITORD_TEST_WORKERS", "MONITORD_KILL_SEED"} <= {v for v, d in named if d}
+    code = _code_text()
+    every = {v for text in texts for v in re.findall(r"\bMONITORD_[A-Z_]+[A-Z]", text)}
+    unread = sorted(var for var in every if not re.search(rf"\b{var}\b", code))
+    assert not unread, f"environment variables the pages name that nothing reads: {unread}"
+    wrong = sorted(
+        f"{var} (default {default})"
+        for var, default in named
+        if default
+        and not re.search(rf"""{var}["'], ["']?{default}\b|\${{{var}:-{default}}}""", code)
+    )
+    assert not wrong, f"defaults the pages state that the code does not use: {wrong}"
