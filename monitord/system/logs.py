@@ -30,6 +30,9 @@ class _CurrentStderr:
         sys.stderr.flush()
 
 
+_PLAIN = frozenset({int, float, bool, type(None)})  # values that cannot hold a URL
+
+
 def mask_passwords(
     _logger: Any, _method: str, event_dict: MutableMapping[str, Any]
 ) -> MutableMapping[str, Any]:
@@ -44,12 +47,13 @@ def mask_passwords(
         if isinstance(exc, BaseException):
             event_dict["exception"] = masked_traceback(exc)
     for key, value in event_dict.items():
-        text = value if type(value) is str else None
-        if text is None and not isinstance(value, int | float | bool | type(None)):
-            text = repr(value)  # an exception, a list of URLs: masked only if it holds one
-        if text is not None and "://" in text and "@" in text:
+        kind = type(value)
+        if kind in _PLAIN:
+            continue
+        text = value if kind is str else repr(value)  # an exception, a list of URLs
+        if "://" in text and "@" in text:
             masked = mask_url_passwords(text)
-            if masked != text:
+            if masked != text:  # (a value that holds no password keeps its type)
                 event_dict[key] = masked
     return event_dict
 
