@@ -12,12 +12,13 @@ does not count).
 
 from __future__ import annotations
 
-import argparse
 import json
-import statistics
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
+
+from alternate import alternate, medians, options
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,22 +60,16 @@ def run(tree: Path, dagman_out: Path, dag: Path) -> dict[str, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--dir", required=True, help="a generated workflow (monitord.tools.synthetic)")
-    ap.add_argument("--old", help="another tree (holding monitord/) to compare with")
-    ap.add_argument("--rounds", type=int, default=3)
-    args = ap.parse_args()
+    args = options(
+        __doc__, "another tree (holding monitord/) to compare with", rounds=3
+    ).parse_args()
     run_dir = Path(args.dir)
     dagman_out = next(run_dir.glob("*.dag.dagman.out"))
     dag = dagman_out.with_name(dagman_out.name.removesuffix(".dagman.out"))
     trees = {"new": ROOT} | ({"old": Path(args.old)} if args.old else {})
-    got: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
-    for _ in range(args.rounds):
-        for name in reversed(trees):  # old first, then new
-            got[name].append(run(trees[name], dagman_out, dag))
-    for name, rounds in got.items():
-        medians = {k: statistics.median(r[k] for r in rounds) for k in rounds[0]}
-        print(name, " ".join(f"{k}={v:.2f}" for k, v in medians.items()))
+    sides = {name: partial(run, trees[name], dagman_out, dag) for name in reversed(trees)}
+    for name, rounds in alternate(sides, args.rounds).items():  # old first, then new
+        print(name, " ".join(f"{k}={v:.2f}" for k, v in medians(rounds).items()))
 
 
 if __name__ == "__main__":

@@ -14,13 +14,10 @@ Each stage's results are checked equal between the sides first.
 
 from __future__ import annotations
 
-import argparse
-import importlib.util
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -28,6 +25,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from alternate import alternate, cpu_seconds, load_module, options  # noqa: E402
 
 from monitord.core.readers import errfile, staticbp, subfile  # noqa: E402
 from monitord.daemon import jobfiles  # noqa: E402
@@ -48,12 +47,7 @@ def load_old(rev: str, work: Path) -> dict[str, ModuleType]:
         ).stdout
         file = work / f"old_{name}.py"
         file.write_bytes(source)
-        spec = importlib.util.spec_from_file_location(f"old_{name}", file)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[f"old_{name}"] = module  # dataclasses look their module up
-        spec.loader.exec_module(module)
-        modules[name] = module
+        modules[name] = load_module(f"old_{name}", file)
     return modules
 
 
@@ -80,13 +74,7 @@ def stages(mods: dict[str, Any], run_dir: Path) -> dict[str, Callable[[], Any]]:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    p.add_argument("--dir", type=Path, required=True, help="a generated workflow's submit dir")
-    p.add_argument("--old", required=True, help="the commit to compare with")
-    p.add_argument("--rounds", type=int, default=3)
-    args = p.parse_args()
+    args = options(__doc__, "the commit to compare with", rounds=3, required=True).parse_args()
     new = {"staticbp": staticbp, "jobfiles": jobfiles, "errfile": errfile, "subfile": subfile}
     with tempfile.TemporaryDirectory() as work:
         sides = {
@@ -96,12 +84,7 @@ def main() -> int:
         for name in sides["new"]:
             assert sides["old"][name]() == sides["new"][name](), f"{name}: results differ"
         for name in sides["new"]:
-            times: dict[str, list[float]] = {"old": [], "new": []}
-            for _ in range(args.rounds):
-                for side in ("old", "new"):
-                    start = time.process_time()
-                    sides[side][name]()
-                    times[side].append(time.process_time() - start)
+            times = alternate({side: cpu_seconds(sides[side][name]) for side in sides}, args.rounds)
             old, new_ = statistics.median(times["old"]), statistics.median(times["new"])
             print(f"{name:40} old {old:6.3f}  new {new_:6.3f} CPU s  ({new_ / old - 1:+.0%})")
     return 0

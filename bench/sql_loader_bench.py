@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 import uuid
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,8 @@ sys.path.insert(
     len(sys.path) if "MONITORD_BENCH_TREE" in os.environ else 0,
     str(Path(__file__).resolve().parents[1]),
 )
+
+from alternate import alternate, medians
 
 from monitord.core.events import StampedeEvent, make_event
 from sinks.sql import SQLSink
@@ -231,23 +234,24 @@ def load_events(path: Path, profile: int, db: str | None = None) -> dict[str, fl
 
 def compare(events: Path, old: Path, rounds: int) -> None:
     """Alternate child processes of the old tree and of this one; medians per side."""
-    sides = {"old": {"MONITORD_BENCH_TREE": str(old), "PYTHONPATH": str(old)}, "new": {}}
-    got: dict[str, list[dict[str, float]]] = {k: [] for k in sides}
-    for _ in range(rounds):
-        for side, env in sides.items():
-            out = subprocess.run(
-                [sys.executable, __file__, "--events", str(events), "--json"],
-                env={**os.environ, **env},
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout
-            got[side].append(json.loads(out.splitlines()[-1]))
+    envs = {"old": {"MONITORD_BENCH_TREE": str(old), "PYTHONPATH": str(old)}, "new": {}}
+
+    def child(env: dict[str, str]) -> dict[str, float]:
+        out = subprocess.run(
+            [sys.executable, __file__, "--events", str(events), "--json"],
+            env={**os.environ, **env},
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        return json.loads(out.splitlines()[-1])  # type: ignore[no-any-return]
+
+    got = alternate({side: partial(child, env) for side, env in envs.items()}, rounds)
     for side, runs in got.items():
         cpus = ", ".join(f"{r['cpu']:.2f}" for r in runs)
+        med = medians(runs)
         print(
-            f"{side}: CPU s {cpus}; median CPU {statistics.median(r['cpu'] for r in runs):.2f} s,"
-            f" median wall {statistics.median(r['wall'] for r in runs):.2f} s"
+            f"{side}: CPU s {cpus}; median CPU {med['cpu']:.2f} s, median wall {med['wall']:.2f} s"
         )
 
 

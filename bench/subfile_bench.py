@@ -11,59 +11,41 @@ does not count).
 
 from __future__ import annotations
 
-import argparse
-import importlib.util
 import statistics
 import sys
-import time
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from alternate import alternate, cpu_seconds, load_module, options  # noqa: E402
+
 from monitord.core.readers import subfile  # noqa: E402
 
 
-def load_old(path: Path) -> Any:
-    spec = importlib.util.spec_from_file_location("old_subfile", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["old_subfile"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-def cpu(parse: Any, texts: list[tuple[str, str]]) -> float:
-    start = time.process_time()
+def parse_all(parse: Any, texts: list[tuple[str, str]]) -> None:
     for name, text in texts:
         parse(text, job_name=name, orig_submit_dir="/orig")
-    return time.process_time() - start
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    p.add_argument("--dir", type=Path, required=True, help="a generated workflow's submit dir")
-    p.add_argument("--old", type=Path, help="another tree's monitord/core/readers/subfile.py")
-    p.add_argument("--rounds", type=int, default=5)
-    args = p.parse_args()
+    old_help = "another tree's monitord/core/readers/subfile.py"
+    args = options(__doc__, old_help, rounds=5, path=True).parse_args()
     files = sorted(args.dir.glob("**/*.sub"))
     texts = [(f.stem, f.read_text(encoding="utf-8", errors="replace")) for f in files]
     sides = {"this tree": subfile.parse_submit_file}
     if args.old:
-        old = load_old(args.old)
+        old = load_module("old_subfile", args.old)
         sides = {"old": old.parse_submit_file, **sides}
         for name, text in texts[:200]:
             a = old.parse_submit_file(text, job_name=name, orig_submit_dir="/orig")
             b = subfile.parse_submit_file(text, job_name=name, orig_submit_dir="/orig")
             assert asdict(a) == asdict(b), name
-    times: dict[str, list[float]] = {side: [] for side in sides}
-    for _ in range(args.rounds):
-        for side, parse in sides.items():
-            times[side].append(cpu(parse, texts))
+    runs = {side: cpu_seconds(partial(parse_all, parse, texts)) for side, parse in sides.items()}
+    times = alternate(runs, args.rounds)
     for side, values in times.items():
         med = statistics.median(values)
         print(

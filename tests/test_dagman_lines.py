@@ -171,3 +171,19 @@ def test_the_last_stamp_of_a_line_is_its_time(line, stamp):
 
 def test_an_odd_stamp_reads_the_same_where_dagman_writes_it_or_not():
     assert dagman_timestamp("99/99/99 99:99:99 x") == dagman_timestamp("99/99/99 99:99:99 x/")
+
+
+def test_in_the_log_list_an_entry_is_a_condor_log_and_any_other_line_tries_the_next_rules():
+    entry = "03/03/23 22:23:44   /scratch/run/00/ls_ID0000001.log"
+    other = "03/03/23 22:23:45 Running in RECOVERY mode..."
+    rec = D.classify(entry, expect_log_entry=True)
+    assert rec is not None and (rec.kind, rec.text) == (
+        D.CONDOR_LOG,
+        "/scratch/run/00/ls_ID0000001.log",
+    )
+    rec = D.classify(other, expect_log_entry=True)  # the entry rule passes: the tail's rule
+    assert rec is not None and rec.kind == D.RECOVERY_START
+    assert (
+        D.classify("03/03/23 22:23:45 Number of idle job procs: 0", expect_log_entry=True) is None
+    )
+    assert D.classify(entry) is None  # outside the list an entry is no DAGMan line we act on

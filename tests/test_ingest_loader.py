@@ -125,3 +125,25 @@ def test_a_broker_failure_fails_the_batch_not_the_writer_and_an_abandoned_one_wa
 
     asyncio.run(main())
     assert store.committed == [["wf2"]] and not worker.failed
+
+
+def test_a_lanes_batch_carries_its_events_and_anything_else_is_refused_by_name() -> None:
+    """Load.batch hands the runtime the lane's decoded events (a refused message has none),
+    carrying the Load; a batch not from a lane is a permanent SinkError, not an
+    AttributeError deep in the writer."""
+    loop = asyncio.new_event_loop()
+    try:
+        load = Load([item("wf0"), item("wf1", reason="undecodable")], loop, loop.create_future())
+        batch = load.batch()
+        assert batch.count == 2 and [str(e.xwf_id) for e in batch.decoded()] == ["wf0", "wf1"]
+        load.items[1].event = None  # as the consumer leaves a message it could not decode
+        assert [str(e.xwf_id) for e in Load(load.items, loop, load.done).batch().decoded()] == [
+            "wf0"
+        ]
+        (writer,) = writers(cast(list[Store], [FlakyStore()]), _no_dead_letters, IngestStats())
+        sink: Any = writer.sink  # type: ignore[attr-defined]
+        with pytest.raises(SinkError, match="not from an ingest lane") as raised:
+            sink.write_batch([load.items[0].event])
+        assert not raised.value.retryable
+    finally:
+        loop.close()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from monitord.core.readers.dagfile import parse_dag, read_dag
+from monitord.core.readers.dagfile import DagScript, parse_dag, read_dag
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
@@ -69,6 +69,19 @@ def test_pre_log_needs_following_whitespace() -> None:
     info = parse_dag("SCRIPT PRE j pre.sh -Dpegasus.log.*=/at/the/end\n")
     assert info.nodes["j"].pre_script is not None
     assert info.nodes["j"].pre_script_log is None
+
+
+def test_pre_and_post_fill_their_own_slots_and_only_pre_has_a_log() -> None:
+    text = (
+        "SCRIPT POST j post.sh -Dpegasus.log.*=/post.log x\n"
+        "SCRIPT PRE j pre.sh -Dpegasus.log.*=/pre.log y\n"
+    )
+    node = parse_dag(text).nodes["j"]
+    assert node.pre_script == DagScript("pre.sh", "-Dpegasus.log.*=/pre.log y")
+    assert node.post_script == DagScript("post.sh", "-Dpegasus.log.*=/post.log x")
+    assert node.pre_script_log == "/pre.log"
+    post_only = parse_dag("SCRIPT POST k post.sh -Dpegasus.log.*=/post.log x\n").nodes["k"]
+    assert post_only.pre_script is None and post_only.pre_script_log is None
 
 
 def test_pmc_task_lines() -> None:

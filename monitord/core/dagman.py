@@ -10,6 +10,7 @@ matter.
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -81,7 +82,15 @@ def message_of(line: str) -> str:
 # _PASS: not this rule's line after all (the next rules are tried).
 Fields = tuple[str | None, str | None, str | None, int | None, str | None]
 _NOTHING: Fields = (None, None, None, None, None)
-_PASS: Fields = (None, None, None, None, "")
+
+
+class _Pass(enum.Enum):
+    """A rule's answer that is no fields at all, so no tuple a rule builds can be taken for it."""
+
+    PASS = enum.auto()
+
+
+_PASS = _Pass.PASS
 
 
 def _ulog(line: str) -> Fields | None:
@@ -147,7 +156,7 @@ def _condor_log(line: str) -> Fields | None:
     return None if m is None else (None, None, None, None, m[1].strip())
 
 
-def _log_list_entry(line: str) -> Fields | None:
+def _log_list_entry(line: str) -> Fields | _Pass:
     m = _LOG_LIST_ENTRY.search(line)
     return _PASS if m is None else (None, None, None, None, m[1].strip())
 
@@ -162,7 +171,7 @@ def _nothing(line: str) -> Fields | None:
 
 # (substring, second substring or None, kind, parse), in the reference's order: the first
 # rule whose substrings the line holds decides, its parse extracts the fields.
-Rule = tuple[str, str | None, str, Callable[[str], Fields | None]]
+Rule = tuple[str, str | None, str, Callable[[str], Fields | _Pass | None]]
 _HEAD: tuple[Rule, ...] = (
     ("Event: ULOG_", None, ULOG, _ulog),
     ("Submitting ", " Node ", DAGMAN_SUBMIT, _submitting),

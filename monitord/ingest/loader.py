@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import structlog
 
@@ -75,12 +75,22 @@ class Load:
 
     def batch(self) -> Batch:
         """As the runtime's queue holds it (never encoded: there is no spool)."""
-        return Batch(len(self.items), events=cast(Sequence[StampedeEvent], self))
+        return Batch(len(self.items), events=LaneBatch(self))
 
     def settle(self, error: BaseException | None = None) -> None:
         """Committed (``error`` None), or failed in a way only a new session can mend."""
         with contextlib.suppress(RuntimeError):  # (the loop is closed: nobody waits)
             self.loop.call_soon_threadsafe(_settle, self.done, error)
+
+
+class LaneBatch(list[StampedeEvent]):
+    """A lane's decoded events as the runtime carries them to :meth:`LoadSink.write_batch`,
+    with the :class:`Load` they came in (as :class:`~sinks.runtime.marks.MarkedBatch` carries
+    its marks): the sink needs the lane's items and future, not only the events."""
+
+    def __init__(self, load: Load) -> None:
+        super().__init__(item.event for item in load.items if item.event is not None)
+        self.load = load
 
 
 def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
@@ -113,7 +123,9 @@ class LoadSink:
         """The store is closed by the process around the ingest."""
 
     def write_batch(self, events: Sequence[StampedeEvent]) -> None:
-        load = cast(Load, events)  # (Load.batch: the runtime carries the lane's batch as is)
+        if not isinstance(events, LaneBatch):  # (Load.batch: only lanes put batches here)
+            raise SinkError(f"{self.name}: a batch not from an ingest lane", retryable=False)
+        load = events.load
         if load.abandoned:
             return
         try:

@@ -11,6 +11,8 @@ import sys
 
 import structlog
 
+from monitord.system.logs import mask_passwords
+
 LEVELS = {
     "debug": logging.DEBUG,
     "info": logging.INFO,
@@ -30,7 +32,7 @@ def configure_service_logging(fmt: str = "json", level: str = "info") -> None:
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso"),
-            structlog.processors.format_exc_info,
+            mask_passwords,  # (formats exc_info itself, masked)
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(LEVELS.get(level, logging.INFO)),

@@ -30,6 +30,7 @@ from monitord.service.sinkpool import SharedSinkSet, SinkPool
 from monitord.service.status import EventRate
 from monitord.service.watcher import FileWatcher
 from monitord.system import ownership
+from monitord.system.secrets import mask_url_passwords
 from notifications.notifier import Notifier
 from sinks.runtime.base import Sink
 from sinks.runtime.capabilities import capabilities_of
@@ -254,14 +255,14 @@ async def _follow(
         if item.stop.is_set() and not shutting_down():
             code = 1  # interrupted like SIGINT of the per-workflow daemon
     except MonitordError as exc:
-        log.error("workflow not followed", error=str(exc), exit_code=exc.exit_code)
-        item.error = str(exc)
+        item.error = mask_url_passwords(str(exc))  # (the attach client's "ended" line)
+        log.error("workflow not followed", error=item.error, exit_code=exc.exit_code)
         code = exc.exit_code
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # contained: one workflow, logged with its id
-        log.exception("workflow failed", error=repr(exc))
-        item.error = repr(exc)
+        item.error = mask_url_passwords(repr(exc))
+        log.exception("workflow failed", error=item.error)
         code = 1
     finally:
         service_monitor.following_over.set()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import traceback
 from urllib.parse import quote
 
 MASK = "***"
@@ -30,3 +31,9 @@ def mask_url_passwords(text: str) -> str:
     """``scheme://user:***@host``: the password of every URL in ``text`` masked (an error a
     driver wrote, where the sink's own password is not known to the reader)."""
     return _URL_PASSWORD.sub(r"\g<head>***@", text)
+
+
+def masked_traceback(exc: BaseException) -> str:
+    """``exc``'s traceback as text, every URL password in it masked: a plugin's or driver's
+    message may quote a URL, and a log's ``exc_info`` would show it unmasked."""
+    return mask_url_passwords("".join(traceback.format_exception(exc)).rstrip())

@@ -19,6 +19,7 @@ from typing import Any
 import structlog
 
 from monitord.core.events import StampedeEvent
+from monitord.system.secrets import mask_url_passwords, masked_traceback
 from sinks.plugins.config import PluginSettings
 from sinks.plugins.contract import call_start, event_filter, payload
 from sinks.plugins.properties import PluginProperties
@@ -69,9 +70,12 @@ class PluginCounters:
         self.last_error: str | None = None
         self.ticks = 0
 
-    def _error(self, text: str) -> None:
+    def _error(self, text: str) -> str:
+        """Count a failure; its text, any URL password in it masked (a plugin's exception may
+        quote a database or broker URL), which is what the log and the health show."""
         self.errors += 1
-        self.last_error = text
+        self.last_error = mask_url_passwords(text)
+        return self.last_error
 
 
 class PluginCalls(PluginCounters):
@@ -105,8 +109,8 @@ class PluginCalls(PluginCounters):
             return False
         if exc is not None:
             self.state = SKIPPED
-            self._error(f"start() raised {exc!r}")
-            log.error("plugin start failed, skipping it", plugin=self.name, error=repr(exc))
+            error = self._error(f"start() raised {exc!r}")
+            log.error("plugin start failed, skipping it", plugin=self.name, error=error)
             return False
         self.filter = event_filter(self.plugin, self.settings.events, self.name)
         self.state = RUNNING
@@ -145,8 +149,8 @@ class PluginCalls(PluginCounters):
             self._error(f"stop() did not return within {self.settings.join_timeout:g} s")
             log.error("plugin stop() timed out", plugin=self.name)
         elif exc is not None:
-            self._error(f"stop() raised {exc!r}")
-            log.error("plugin stop() failed", plugin=self.name, error=repr(exc))
+            error = self._error(f"stop() raised {exc!r}")
+            log.error("plugin stop() failed", plugin=self.name, error=error)
 
     # ------------------------------------------------------------------ the hooks
     def handle(self, events: Sequence[StampedeEvent]) -> None:
@@ -186,16 +190,16 @@ class PluginCalls(PluginCounters):
         self._next_tick = time.monotonic() + self.settings.tick_interval
 
     def _hook_failed(self, hook: str, exc: Exception, event: str | None) -> None:
-        self._error(f"{hook}() raised {exc!r}")
+        error = self._error(f"{hook}() raised {exc!r}")
         try:
             if self.errors <= 3 or self.errors % ERROR_LOG_EVERY == 0:
                 log.error(
                     f"plugin {hook}() raised",
                     plugin=self.name,
                     stampede_event=event,
-                    error=repr(exc),
+                    error=error,
                     errors=self.errors,
-                    exc_info=exc if self.errors == 1 else None,
+                    traceback=masked_traceback(exc) if self.errors == 1 else None,
                 )
         except Exception:  # noqa: BLE001, S110 - the plugin's worker must survive anything
             pass

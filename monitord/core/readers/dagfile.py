@@ -177,13 +177,11 @@ def _script_line(values: dict[str, list[object]], raw: str, line: str) -> None:
         return
     kind, name, executable, arguments = m.groups()
     got = _values(values, name)
-    if kind.upper() == "PRE":
-        got[_AT_PRE], got[_AT_PRE_ARGS] = executable, arguments
-        log_match = _PRE_LOG.search(arguments)
-        if log_match is not None:
-            got[_AT_PRE_LOG] = log_match.group(1)
-    else:
-        got[_AT_POST], got[_AT_POST_ARGS] = executable, arguments
+    at = _AT_PRE if kind.upper() == "PRE" else _AT_POST  # its arguments are at + 1
+    got[at], got[at + 1] = executable, arguments
+    log_match = _PRE_LOG.search(arguments) if at == _AT_PRE else None
+    if log_match is not None:
+        got[_AT_PRE_LOG] = log_match.group(1)
 
 
 def _subdag_line(values: dict[str, list[object]], words: list[str], line: str) -> None:

@@ -1,0 +1,132 @@
+"""What README.md and docs/*.md name is what the code has (issue 27: every claim checked).
+
+Two kinds of name are checked mechanically, so a rename that leaves a page behind fails here:
+every Prometheus series a page names is one the service's or the ingest's ``/metrics``
+exposes (or a table the code creates, for the ``monitord_*`` tables); every ``--option`` a
+page names is an option string of the project's code (the CLI's option table,
+``add_argument``, the scripts); every ``MONITORD_*`` environment variable a page names is read
+by the code, with the default the page states.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+from prometheus_client import generate_latest
+
+from monitord.ingest.metrics import IngestStats, registry
+from monitord.service.metrics import render_metrics
+from monitord.service.status import ServiceSnapshot
+from tests.conftest import PROJECT
+
+pytestmark = pytest.mark.quick
+
+PAGES = [PROJECT / "README.md", *sorted((PROJECT / "docs").glob("*.md"))]
+_SERIES = re.compile(r"`(monitord_\w+|_\w+)(?:\{[^`]*\})?`")
+_OPTION = re.compile(r"(?:^|[\s`(\[])(--[a-z][a-z0-9-]+)")
+
+
+def _paragraphs(page: Path) -> list[str]:
+    return re.split(r"\n\s*\n", page.read_text(encoding="utf-8"))
+
+
+def _named_series() -> dict[str, set[str]]:
+    """Per series named on a page, the pages naming it; `_queued` after `monitord_sink_up` in
+    a paragraph is `monitord_sink_queued` (the pages list a family's members so)."""
+    out: dict[str, set[str]] = {}
+    for page in PAGES:
+        for para in _paragraphs(page):
+            family = None
+            for name in _SERIES.findall(para):
+                if name.startswith("monitord_"):
+                    family = re.match(r"monitord_[a-z]+_", name)
+                    full = name
+                elif family is not None:
+                    full = family[0] + name[1:]
+                else:
+                    continue
+                out.setdefault(full, set()).add(page.name)
+    return out
+
+
+def _exposed() -> set[str]:
+    service = render_metrics(ServiceSnapshot(started_at=0.0))
+    stats = IngestStats()
+    stats.last_commit = 1.0
+    ingest = generate_latest(registry(stats)).decode()
+    return set(re.findall(r"^# TYPE (\S+)", service + ingest, re.M))
+
+
+def _tables() -> set[str]:
+    """``monitord_*`` names the code creates as tables (delivery marks, the ingest's marks)."""
+    text = "\n".join(
+        p.read_text(encoding="utf-8")
+        for p in [*(PROJECT / "sinks" / "sql").glob("*.py"), PROJECT / "monitord/ingest/store.py"]
+    )
+    return set(re.findall(r"""["'](monitord_\w+)["']""", text))
+
+
+def test_every_metric_a_page_names_is_exposed() -> None:
+    named = _named_series()
+    assert {"monitord_sink_up", "monitord_sink_queued", "monitord_ingest_batches_total"} <= set(
+        named
+    )  # the parse reads the lists as the pages write them
+    known = _exposed() | _tables()
+    missing = {name: sorted(pages) for name, pages in named.items() if name not in known}
+    assert not missing, f"series the pages name that /metrics does not expose: {missing}"
+
+
+@cache
+def _code_text() -> str:
+    paths = [
+        p
+        for root in ("monitord", "sinks", "notifications", "scripts", "tests", "bench")
+        for pattern in ("*.py", "*.sh")
+        for p in (PROJECT / root).rglob(pattern)
+        if p.name != Path(__file__).name
+    ]
+    return "\n".join(p.read_text(encoding="utf-8") for p in paths)
+
+
+@cache
+def _declared_options() -> set[str]:
+    """Every ``"--option"`` string of the project's code and scripts: the CLI's option table
+    (``_opt("--x", ...)``), ``add_argument``, the shell scripts' ``"--quick"``, and the
+    command lines the tests run (which fail if the option is gone)."""
+    return set(re.findall(r"""["'](--[a-z][a-z0-9-]+)["']""", _code_text())) | {"--help"}
+
+
+def test_every_option_a_page_names_is_declared() -> None:
+    named: dict[str, set[str]] = {}
+    for page in PAGES:
+        for line in page.read_text(encoding="utf-8").splitlines():
+            if "-->" in line:  # an arrow of a diagram, not an option
+                continue
+            for option in _OPTION.findall(line):
+                named.setdefault(option, set()).add(page.name)
+    assert {"--no-dashboard", "--state-dir"} <= set(named)
+    missing = {o: sorted(p) for o, p in named.items() if o not in _declared_options()}
+    assert not missing, f"options the pages name that no command declares: {missing}"
+
+
+_ENV = re.compile(r"`(MONITORD_[A-Z_]+)(?:=\w+)?`(?:[^.;`]{0,40}?default\s+(\d+))?")
+
+
+def test_every_environment_variable_a_page_names_is_read_with_the_default_it_states() -> None:
+    texts = [page.read_text(encoding="utf-8") for page in PAGES]
+    named = {(m[0], m[1]) for text in texts for m in _ENV.findall(text)}
+    assert {"MONITORD_TEST_WORKERS", "MONITORD_KILL_SEED"} <= {v for v, d in named if d}
+    code = _code_text()
+    every = {v for text in texts for v in re.findall(r"\bMONITORD_[A-Z_]+[A-Z]", text)}
+    unread = sorted(var for var in every if not re.search(rf"\b{var}\b", code))
+    assert not unread, f"environment variables the pages name that nothing reads: {unread}"
+    wrong = sorted(
+        f"{var} (default {default})"
+        for var, default in named
+        if default
+        and not re.search(rf"""{var}["'], ["']?{default}\b|\${{{var}:-{default}}}""", code)
+    )
+    assert not wrong, f"defaults the pages state that the code does not use: {wrong}"
