@@ -55,6 +55,29 @@ def children_titled(word: str) -> dict[int, str]:
     return found
 
 
+# ---------------------------------------------------------------- the crossing
+
+
+@pytest.mark.quick
+def test_the_crossing_gives_back_the_same_classes_values_and_order() -> None:
+    from monitord.core.eventbase import Fixed
+    from monitord.core.events import InvStart, make_event
+    from sinks.runtime.crossing import decode_events, encode_events
+
+    fixed = Fixed(xwf_id="u", root_xwf_id="r", wf_ts=7, submit_dir="/s")
+    events = [
+        InvStart(xwf_id="u", job_id="j", job_inst_id=1, inv_id=2, fixed=fixed),  # ts UNSET
+        make_event("xwf.start", {"xwf.id": "u", "ts": 1, "restart_count": 0}),  # wire order
+        InvStart(xwf_id="u", job_id="j", job_inst_id=1, inv_id=3, ts=5).sent_last("job_id"),
+        make_event("no.such.kind", {"b": 2, "a": 1}),  # generic
+    ]
+    back = decode_events(encode_events(events))
+    assert [type(e) for e in back] == [type(e) for e in events]
+    assert back == events
+    assert [e.wire_items() for e in back] == [e.wire_items() for e in events]  # the order too
+    assert back[0].fixed == fixed and back[0].ts is events[0].ts  # UNSET stays the one UNSET
+
+
 # ---------------------------------------------------------------- the sink, in process
 
 
