@@ -57,6 +57,7 @@ class Child:
             theirs.close()
         self._conn = Connection(ours.detach())
         try:
+            self._conn.send(sys.path)  # first: the payload may need it to unpickle
             self._conn.send((self.serve, self.payload, self.title, self.level))
             if not self._conn.poll(timeout):
                 raise ChildGone(f"no answer within {timeout:g} s")
@@ -65,20 +66,27 @@ class Child:
             self.kill()
             raise ChildGone(self._why(exc)) from None
 
-    def call(self, message: Any) -> Any:
-        """Send ``message``, wait for the answer (holding no GIL while waiting)."""
+    def call(self, message: Any, timeout: float | None = None) -> Any:
+        """Send ``message``, wait for the answer (holding no GIL while waiting); no answer
+        within ``timeout`` (None: no limit) is a ChildGone too, and the child is killed."""
         conn = self._conn
         if conn is None:
             raise ChildGone("no child")
         try:
             conn.send(message)
+            if timeout is not None and not conn.poll(timeout):
+                raise ChildGone(f"no answer within {timeout:g} s")
             return conn.recv()
-        except (EOFError, OSError) as exc:
+        except (EOFError, OSError, ChildGone) as exc:
             self.kill()
             raise ChildGone(self._why(exc)) from None
 
+    @property
+    def exit_code(self) -> int | None:
+        return self._proc.returncode if self._proc is not None else None
+
     def _why(self, exc: BaseException) -> str:
-        code = self._proc.returncode if self._proc is not None else None
+        code = self.exit_code
         what = f"exit code {code}" if code is not None else type(exc).__name__
         return f"child process {self.pid} gone ({what}{': ' + str(exc) if str(exc) else ''})"
 
@@ -95,13 +103,14 @@ class Child:
                 self._proc.wait()
 
     def kill(self) -> None:
+        """Kill it first (a thread blocked reading the pipe then sees the end), then close."""
+        if self._proc is not None:
+            if self._proc.poll() is None:
+                self._proc.kill()
+            self._proc.wait()
         if self._conn is not None:
             self._conn.close()
             self._conn = None
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.kill()
-        if self._proc is not None:
-            self._proc.wait()
 
 
 def _serve_function(target: str) -> Any:
@@ -114,6 +123,7 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the daemon ends us, after the batch in hand
     conn = Connection(int(argv[1]))
     try:
+        sys.path[:] = conn.recv()  # the daemon's (a plugin installed beside it, a test's)
         serve, payload, title, level = conn.recv()
     except (EOFError, OSError):
         return 0
