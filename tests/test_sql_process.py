@@ -60,7 +60,7 @@ def children_titled(word: str) -> dict[int, str]:
 
 @pytest.mark.quick
 def test_the_crossing_gives_back_the_same_classes_values_and_order() -> None:
-    from monitord.core.eventbase import Fixed
+    from monitord.core.eventbase import UNSET, Fixed
     from monitord.core.events import InvStart, make_event
     from sinks.runtime.crossing import decode_events, encode_events
 
@@ -75,7 +75,9 @@ def test_the_crossing_gives_back_the_same_classes_values_and_order() -> None:
     assert [type(e) for e in back] == [type(e) for e in events]
     assert back == events
     assert [e.wire_items() for e in back] == [e.wire_items() for e in events]  # the order too
-    assert back[0].fixed == fixed and back[0].ts is events[0].ts  # UNSET stays the one UNSET
+    first = back[0]
+    assert isinstance(first, InvStart) and first.fixed == fixed
+    assert first.ts is UNSET  # the one UNSET, not a copy
 
 
 # ---------------------------------------------------------------- the sink, in process
