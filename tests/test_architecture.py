@@ -34,9 +34,11 @@ from monitord.daemon.config import MonitorConfig
 from monitord.daemon.monitor import Monitor
 from monitord.daemon.run import daemon_monitor, run_replay
 from sinks.sql.dashboard import DashboardSink
+from sinks.runtime.process_sink import ProcessSink
 from sinks.sql.sink import SQLSink
 
 seen = {"threads": set(), "processes": set(), "stages": {}}
+titles = {}
 
 
 def sample(stage):
@@ -52,6 +54,11 @@ def sample(stage):
                 continue
             if fields[1] == me:
                 seen["processes"].add(pid)
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                        titles[pid] = fh.read().replace(b"\0", b" ").decode().strip()
+                except OSError:
+                    pass
 
 
 def wrap(cls, name, stage):
@@ -74,10 +81,13 @@ class Probe:
 if hasattr(Monitor, "_replay_file"):
     wrap(Monitor, "_replay_file", "read")
 wrap(SQLSink, "write_batch", "write sql")
+wrap(ProcessSink, "write_batch", "write sql")
 wrap(DashboardSink, "write_batch", "write dashboard")
-config = MonitorConfig(sys.argv[1], replay=True, dests=sys.argv[2:] or None)
+sql_process = os.environ.get("PROBE_SQL_PROCESS") == "1"
+config = MonitorConfig(sys.argv[1], replay=True, dests=sys.argv[2:] or None, sql_process=sql_process)
 monitor = daemon_monitor(config, observers=[Probe()])
 asyncio.run(run_replay(config, monitor))
+seen["processes"] = {titles.get(pid, pid) for pid in seen["processes"]}  # the last title seen
 print(json.dumps({k: sorted(v) if isinstance(v, set) else {s: sorted(t) for s, t in v.items()}
                   for k, v in seen.items()}))
 """
@@ -89,9 +99,10 @@ def _documented(heading: str) -> set[str]:
     return set(re.findall(r"`([^`]+)`", line.split(":", 1)[1]))
 
 
-def _probe(home: Path, dagman_out: Path, *destinations: str) -> Any:
-    """Run the probed replay in a child process; what it saw (stages, threads, processes)."""
-    env = {**os.environ, "HOME": str(home), "TZ": "UTC"}
+def _probe(home: Path, dagman_out: Path, *destinations: str, sql_process: bool = False) -> Any:
+    """Run the probed replay in a child process; what it saw (stages, threads, processes:
+    their titles)."""
+    env = {**os.environ, "HOME": str(home), "TZ": "UTC", "PROBE_SQL_PROCESS": str(int(sql_process))}
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, str(dagman_out), *destinations],
         capture_output=True,
@@ -116,6 +127,36 @@ def test_a_replay_runs_the_threads_and_crossings_the_page_names(tmp_path: Path) 
     assert set(seen["threads"]) == _documented("Threads of a replay:"), seen["threads"]
     assert seen["processes"] == [], "a replay starts no process"
     assert _documented("Processes of a replay:") == {"none"}
+
+
+def test_a_sql_process_replay_adds_the_one_process_the_page_names(tmp_path: Path) -> None:
+    """``--sql-process``: the same threads, the SQL sink's batches handed to one child process
+    titled as the page says (its database named, never a password); no other process."""
+    gen = generate(tmp_path / "run", 400, retry_fraction=0.05, seed=27, name="arch")
+    seen = _probe(tmp_path, gen.dagman_out, sql_process=True)
+    stages = {stage: set(threads) for stage, threads in seen["stages"].items()}
+    assert stages.get("read") == stages["feed"] == stages["publish"] == {"parser_0"}, stages
+    assert stages["write sql"] == {"sink-sql"}  # the wrapper's, in the daemon
+    assert stages["write dashboard"] == {"sink-dashboard"}
+    threads = _documented("Threads of a replay with `--sql-process`:")
+    assert set(seen["threads"]) == threads, seen["threads"]
+    db = next(gen.dagman_out.parent.glob("*.stampede.db"))
+    shown = {t.replace(f"sqlite:///{db}", "<database>") for t in seen["processes"]}
+    assert shown == _documented("Processes of a replay with `--sql-process`:"), seen["processes"]
+
+
+def test_the_page_names_the_sql_process_crossing_with_its_files_and_functions() -> None:
+    line = next(
+        x
+        for x in PAGE.read_text().splitlines()
+        if x.startswith("Crossing of a replay with `--sql-process`")
+    )
+    pairs = re.findall(r"`((?:monitord|sinks)/[\w/]+\.py)` `([\w.]+)`", line)
+    assert len(pairs) == 5, line
+    for path, name in pairs:
+        text = (PROJECT / path).read_text()
+        *owner, function = name.split(".")
+        assert all(f"class {o}" in text for o in owner) and f"def {function}(" in text, name
 
 
 def test_an_amqp_destination_adds_its_sink_thread_and_its_connection_thread_only(

@@ -7,7 +7,8 @@ Each replay runs in a process group of its own and gets the signal there, as a t
 Ctrl-C does, at a seeded moment after it has started writing (``MONITORD_INTERRUPT_SEED``).
 The 2 s bound is stretched only by how far the machine is loaded beyond its cores (the
 1-minute load average over the CPU count), so that a busy CI host does not fail it; the
-time each stop took is printed (``-s``).  The last test (issue 27, one path for a line): a
+time each stop took is printed (``-s``).  With ``--sql-process`` (issue 30) the same holds, and
+the loader child is gone when the replay has ended.  The last test (issue 27, one path for a line): a
 replay of the size that once switched to a loader process starts none.
 """
 
@@ -53,10 +54,26 @@ def env(home: Path) -> dict[str, str]:
 
 
 def command(form: str, db: Path, dagman_out: Path) -> list[str]:
+    """``replay``/``dropin``; ``+sql-process``: the database written by a child process."""
     dest = ["-d", f"sqlite:///{db}"]
-    if form == "replay":
+    if form.endswith("+sql-process"):
+        dest.append("--sql-process")
+    if form.startswith("replay"):
         return [*MONITORD, "replay", *dest, dagman_out.name]
     return [*PEGASUS_MONITORD, "-r", *dest, dagman_out.name]
+
+
+def loader_children(db: Path) -> list[int]:
+    """The --sql-process children writing ``db`` (their title names it)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            title = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if title.startswith(b"monitord sink-sql") and str(db).encode() in title:
+            found.append(int(pid))
+    return found
 
 
 def diff(*args: str) -> subprocess.CompletedProcess[str]:
@@ -144,6 +161,9 @@ def check_rerun(wf: Workflow, cmd: list[str], db: Path) -> None:
         (10000, "replay", signal.SIGINT),
         (3000, "dropin", signal.SIGINT),
         (3000, "dropin", signal.SIGTERM),
+        (3000, "replay+sql-process", signal.SIGINT),
+        (10000, "replay+sql-process", signal.SIGINT),
+        (3000, "dropin+sql-process", signal.SIGTERM),
     ],
 )
 def test_an_interrupted_replay_ends_at_once_and_its_rerun_is_whole(
@@ -187,6 +207,7 @@ def test_an_interrupted_replay_ends_at_once_and_its_rerun_is_whole(
         err.seek(0)
         stderr = err.read()
     check_stop(proc.returncode, sig, took, limit, stderr)
+    assert loader_children(db) == [], "the loader child outlived the replay"
     check_rerun(wf, cmd, db)
 
 

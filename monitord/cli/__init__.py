@@ -262,6 +262,8 @@ def _configure(
     command line's), and the one :class:`MonitorConfig` of them."""
     if args.no_events and args.dest:
         raise _Refused("--no-events conflicts with --dest")
+    if args.sql_process and not args.replay:
+        raise _Refused("--sql-process applies to a replay only (-r, monitord replay)")
     try:
         props = load_properties(args.conf, cli_props, _run_dir(args))
     except Exception as exc:

@@ -173,6 +173,12 @@ _OUTPUT_OPTIONS: tuple[Option, ...] = (
         help="do not record the workflow in the dashboard database (~/.pegasus/workflow.db)",
     ),
     _opt(
+        "--sql-process",
+        action="store_true",
+        help="replay only: write each SQL database (-d, the default one; not the dashboard) "
+        "from a child process, beside the parser on another core; following keeps the thread",
+    ),
+    _opt(
         "--poll",
         action="store_true",
         help="live: poll dagman.out instead of using inotify (also MONITORD_FORCE_POLLING=1)",

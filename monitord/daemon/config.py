@@ -53,6 +53,8 @@ class MonitorConfig:
     notifications_full_log: bool = True  # full records (daemon at INFO or more verbose)
     # Live daemon: where crash-resume snapshots are kept (None: statedir.default_state_dir()).
     state_dir: str | None = None
+    # Replay only (--sql-process): each SQL destination written by a child process.
+    sql_process: bool = False
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ class Options:
     # warning, instead of refusing to start.
     strict_notifications: bool = True
     state_dir: str | None = None  # --state-dir: the live daemon's snapshots (statedir.py)
+    sql_process: bool = False  # --sql-process: a replay's SQL destinations in a child process
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Options:
@@ -182,5 +185,6 @@ def monitor_config(opts: Options, props: dict[str, str]) -> MonitorConfig:
         dashboard_url=dashboard_url,
         polling=opts.poll,
         state_dir=opts.state_dir or props.get("pegasus.monitord.state.dir") or None,
+        sql_process=opts.sql_process and opts.replay,
         **notify,
     )

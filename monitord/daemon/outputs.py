@@ -70,7 +70,22 @@ def build_outputs(cfg: MonitorConfig, run_dir: str, bd: Any, *, restart: bool) -
             )
         except Exception as exc:
             log.warning("dashboard disabled", error=str(exc))
+    if cfg.sql_process and cfg.replay:
+        out.sinks = [in_child_process(sink) for sink in out.sinks]
     return out
+
+
+def in_child_process(sink: Sink) -> Sink:
+    """``--sql-process``: a SQL destination (not the dashboard, which stays a thread: 0.1 s of
+    a 20,000-job replay) is written by a child process, a sink of the same runtime
+    (docs/architecture.md, "A replay with --sql-process")."""
+    from monitord.system import loglevel
+    from sinks.runtime.process_sink import ProcessSink
+    from sinks.sql.sink import SQLSink
+
+    if not isinstance(sink, SQLSink):
+        return sink
+    return ProcessSink(sink, again=SQLSink.reopening, level=loglevel.level())
 
 
 class LocalOutputs:

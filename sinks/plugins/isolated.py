@@ -1,8 +1,9 @@
 """``isolation = process``: a plugin's hooks called in a child process.
 
-A plugin that segfaults, leaks or holds the GIL then cannot hurt the daemon.  The child
-(spawned, so it shares no thread or lock state with the daemon) loads the plugin by its entry
-point and runs :class:`~sinks.plugins.calls.PluginCalls` in it; the parent
+A plugin that segfaults, leaks or holds the GIL then cannot hurt the daemon.  The child (a
+fresh interpreter, :class:`sinks.runtime.child.Child`, the same as ``--sql-process``'s: it shares
+no thread or lock state with the daemon) loads the plugin by its entry point and runs
+:class:`~sinks.plugins.calls.PluginCalls` in it; the parent
 (:class:`ChildPlugin`, the same interface) sends it each batch over a pipe and waits for the
 child to say it handled it.  The child is a transport, not a runtime: the plugin's queue,
 overflow policy, spool and retries are its delivery's (:mod:`sinks.plugins.sink`), like every
@@ -15,7 +16,6 @@ again: every event at least once.
 from __future__ import annotations
 
 import importlib
-import multiprocessing
 from collections.abc import Mapping, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
@@ -23,9 +23,11 @@ from typing import Any
 import structlog
 
 from monitord.core.events import StampedeEvent
+from monitord.system import loglevel
 from sinks.plugins.calls import RUNNING, SKIPPED, STOPPED, STUCK, PluginCalls, PluginCounters
 from sinks.plugins.config import PluginSettings
 from sinks.runtime.base import SinkError
+from sinks.runtime.child import Child, ChildGone
 from sinks.runtime.codec import decode_batch, encode_batch
 
 log = structlog.get_logger(__name__)
@@ -36,13 +38,15 @@ SPAWN_ALLOWANCE = 20.0  # seconds a child may take to start Python before start(
 # ---------------------------------------------------------------- the child
 
 
-def _child_main(
-    target: str, settings: PluginSettings, props: dict[str, str], restart: bool, conn: Connection
-) -> None:
-    """Load and start the plugin, then handle batches until told to stop (or the daemon dies)."""
-    from monitord.system.logs import configure_logging
+SERVE = "sinks.plugins.isolated:serve_plugin"
 
-    configure_logging(0)
+
+def serve_plugin(
+    conn: Connection, payload: tuple[str, PluginSettings, dict[str, str], bool]
+) -> None:
+    """Load and start the plugin, then handle batches until told to stop (or the daemon dies:
+    the pipe closes, and :mod:`sinks.runtime.child` ends the child)."""
+    target, settings, props, restart = payload
     try:
         module, _, attr = target.partition(":")
         obj: Any = importlib.import_module(module)
@@ -58,10 +62,7 @@ def _child_main(
         return
     conn.send(("started", True, None, calls.filter))
     while True:
-        try:
-            message = conn.recv()
-        except (EOFError, OSError):
-            return  # the daemon is gone: so are we
+        message = conn.recv()
         if message[0] == "events":
             calls.handle(decode_batch(message[1]))
         elif message[0] == "tick":
@@ -84,16 +85,14 @@ class ChildPlugin(PluginCounters):
         self.target = target
         self.restarts = 0
         self._props: dict[str, str] = {}
-        self._proc: Any = None
-        self._conn: Connection | None = None
+        self._child: Child | None = None
         self._base = (0, 0, 0)  # delivered, errors, ticks of the children before this one
         self._batch: Sequence[StampedeEvent] = ()
-        self._ctx = multiprocessing.get_context("spawn")
 
     @property
     def pid(self) -> int | None:
-        proc = self._proc
-        return proc.pid if proc is not None else None
+        child = self._child
+        return child.pid if child is not None else None
 
     # ------------------------------------------------------------------ life cycle
     def start(self, props: Mapping[str, str], *, restart: bool) -> bool:
@@ -109,52 +108,46 @@ class ChildPlugin(PluginCounters):
 
     def _spawn(self, *, restart: bool) -> str | None:
         """Start a child and its plugin; None, or why it did not start."""
-        parent, child = self._ctx.Pipe()
-        proc = self._ctx.Process(
-            target=_child_main,
-            args=(self.target, self.settings, self._props, restart, child),
-            name=f"monitord-plugin-{self.name}",
-            daemon=True,
+        child = Child(
+            SERVE,
+            (self.target, self.settings, self._props, restart),
+            title=f"monitord plugin-{self.name}",
+            level=loglevel.level(),
         )
-        proc.start()
-        child.close()
         limit = self.settings.start_timeout + SPAWN_ALLOWANCE
         try:
-            reply = parent.recv() if parent.poll(limit) else None
-        except (EOFError, OSError):
+            reply = child.start(limit)
+        except ChildGone:
             reply = None
         if reply is None or not reply[1]:
             why = reply[2] if reply else f"start() did not return within {limit:g} s"
             log.error("plugin process did not start", plugin=self.name, error=why)
-            proc.kill()
-            proc.join(5)
-            parent.close()
+            child.kill()
             return str(why or "start failed")
         self.filter = reply[3]
-        self._proc, self._conn = proc, parent
+        self._child = child
         return None
 
-    def _ensure_child(self) -> Connection:
-        """The running child's pipe; a dead one is replaced here (the runtime's backoff has
-        passed: this is the delivery's retry)."""
-        if self._conn is not None:
-            return self._conn
+    def _ensure_child(self) -> Child:
+        """The running child; a dead one is replaced here (the runtime's backoff has passed:
+        this is the delivery's retry)."""
+        if self._child is not None:
+            return self._child
         self.restarts += 1
         why = self._spawn(restart=False)
         if why is not None:
             self._error(why)
             raise SinkError(f"plugin {self.name} cannot be restarted: {why}", retryable=True)
         log.info("plugin process restarted", plugin=self.name, pid=self.pid)
-        assert self._conn is not None
-        return self._conn
+        assert self._child is not None
+        return self._child
 
     def _call(self, message: tuple[Any, ...]) -> None:
         """Send a message, wait for the child's answer; its death is a retryable failure."""
-        conn = self._ensure_child()
+        child = self._ensure_child()
         try:
-            conn.send(message)
-            reply = conn.recv()
-        except (EOFError, OSError, ValueError):
+            reply = child.call(message)
+        except ChildGone:
             raise self._died() from None
         self._counted(reply)
 
@@ -168,11 +161,8 @@ class ChildPlugin(PluginCounters):
         self.ticks = base_ticks + ticks
 
     def _died(self) -> SinkError:
-        proc = self._proc
-        self._conn, self._proc = None, None
-        if proc is not None:
-            proc.join(5)
-        exit_code = proc.exitcode if proc is not None else None
+        child, self._child = self._child, None
+        exit_code = child.exit_code if child is not None else None
         why = f"plugin process died (exit code {exit_code})"
         self._error(why)
         self._base = (self.delivered, self.errors, self.ticks)
@@ -192,15 +182,13 @@ class ChildPlugin(PluginCounters):
         if self.state != RUNNING:
             return
         self.state = STOPPED
-        conn, proc = self._conn, self._proc
-        if conn is not None and proc is not None:
+        child = self._child
+        if child is not None:
             try:
-                conn.send(("stop",))
-                if conn.poll(self.settings.join_timeout + 5):
-                    self._counted(conn.recv())
-            except (EOFError, OSError, ValueError):
-                pass  # it died on the way out: nothing left to stop
-            proc.join(5)
+                self._counted(child.call(("stop",), timeout=self.settings.join_timeout + 5))
+            except ChildGone:
+                pass  # it died on the way out, or did not answer (killed): nothing to stop
+            child.close(5)
         self._kill()
 
     def abandon(self) -> None:
@@ -214,10 +202,9 @@ class ChildPlugin(PluginCounters):
         self._kill()
 
     def _kill(self) -> None:
-        proc = self._proc
-        if proc is not None and proc.is_alive():
-            proc.kill()
-            proc.join(5)
+        child = self._child
+        if child is not None:
+            child.kill()
 
     # ------------------------------------------------------------------ the hooks
     def handle(self, events: Sequence[StampedeEvent]) -> None:
@@ -226,7 +213,7 @@ class ChildPlugin(PluginCounters):
         self._batch = ()
 
     def tick(self) -> None:
-        if self.settings.tick_interval > 0 and self._conn is not None:
+        if self.settings.tick_interval > 0 and self._child is not None:
             try:
                 self._call(("tick",))
             except SinkError:

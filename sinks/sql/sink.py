@@ -11,6 +11,7 @@ loader skips them in the batch.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -119,6 +120,17 @@ class SQLSink:
             engine_kw=connect_timeout_args(request.dest, timeout) if timeout else None,
             durable=not request.replay,
         )
+
+    def reopening(self) -> SQLSink:
+        """This sink (not opened) for another process to open after one opened it already (a
+        new loader child after the first died: :class:`~sinks.runtime.process_sink.ProcessSink`):
+        the first open rotated the file or purged the workflow, this one must not undo the
+        rows written since."""
+        again = copy.copy(self)
+        again._restart = False
+        again._rotated = True
+        again._loader = BatchLoader()
+        return again
 
     @property
     def destination(self) -> str:

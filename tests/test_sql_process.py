@@ -1,0 +1,296 @@
+"""``--sql-process`` (issue 30): a replay's SQL destinations written by a child process.
+
+The child is a sink of the one runtime (``sinks/runtime/process_sink.py``): its database is the
+thread's, row for row (stampede-diff: the corpus and a generated workflow), also when the child
+is killed in the middle (the delivery retries the batch in a new child: every row exactly once);
+a permanent error from the child stays permanent; the child shows no password in its title and
+does not outlive a daemon killed with SIGKILL; the option is refused where it does not apply.
+The Ctrl-C/SIGTERM stop with it is in tests/test_replay_interrupt.py, its threads and process
+in tests/test_architecture.py.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from monitord.core.events import StampedeEvent
+from monitord.tools.synthetic import generate
+from sinks.runtime.base import SinkError
+from sinks.runtime.process_sink import ProcessSink
+from tests.conftest import CORPUS, CORPUS_TZ, STAMPEDE_DIFF, replay_copy, require_corpus
+from tests.test_cli_commands import MONITORD, PEGASUS_MONITORD
+
+SECRET = "Sq1Pr0cessS3cret"
+
+
+def diff(expected: Path, got: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(STAMPEDE_DIFF), str(expected), str(got)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def children_titled(word: str) -> dict[int, str]:
+    """Every process whose command line (its title) holds ``word``: pid -> title."""
+    found = {}
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                title = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if title.startswith("monitord sink-") and word in title:
+                found[int(pid)] = title
+    return found
+
+
+# ---------------------------------------------------------------- the crossing
+
+
+@pytest.mark.quick
+def test_the_crossing_gives_back_the_same_classes_values_and_order() -> None:
+    from monitord.core.eventbase import UNSET, Fixed
+    from monitord.core.events import InvStart, make_event
+    from sinks.runtime.crossing import decode_events, encode_events
+
+    fixed = Fixed(xwf_id="u", root_xwf_id="r", wf_ts=7, submit_dir="/s")
+    events = [
+        InvStart(xwf_id="u", job_id="j", job_inst_id=1, inv_id=2, fixed=fixed),  # ts UNSET
+        make_event("xwf.start", {"xwf.id": "u", "ts": 1, "restart_count": 0}),  # wire order
+        InvStart(xwf_id="u", job_id="j", job_inst_id=1, inv_id=3, ts=5).sent_last("job_id"),
+        make_event("no.such.kind", {"b": 2, "a": 1}),  # generic
+    ]
+    back = decode_events(encode_events(events))
+    assert [type(e) for e in back] == [type(e) for e in events]
+    assert back == events
+    assert [e.wire_items() for e in back] == [e.wire_items() for e in events]  # the order too
+    first = back[0]
+    assert isinstance(first, InvStart) and first.fixed == fixed
+    assert first.ts is UNSET  # the one UNSET, not a copy
+
+
+# ---------------------------------------------------------------- the sink, in process
+
+
+class Scripted:
+    """A sink that fails as told (picklable: it crosses into the child)."""
+
+    name = "scripted"
+
+    def __init__(self, retryable: bool | None, destination: str = "scripted://x") -> None:
+        self.retryable = retryable  # None: writes succeed
+        self.destination = destination
+
+    def open(self) -> None:
+        pass
+
+    def write_batch(self, events: Sequence[StampedeEvent]) -> None:
+        if self.retryable is not None:
+            raise SinkError("scripted failure", retryable=self.retryable)
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _events() -> list[StampedeEvent]:
+    from monitord.core.events import make_event
+
+    return [make_event("xwf.start", {"xwf.id": "u", "ts": 1, "restart_count": 0})]
+
+
+@pytest.mark.parametrize("retryable", [False, True])
+def test_the_childs_error_keeps_its_kind(monkeypatch: pytest.MonkeyPatch, retryable: bool) -> None:
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)  # the child imports tests.*
+    sink = ProcessSink(Scripted(retryable))  # type: ignore[arg-type]
+    sink.open()
+    try:
+        with pytest.raises(SinkError) as exc:
+            sink.write_batch(_events())
+        assert exc.value.retryable is retryable and "scripted failure" in str(exc.value)
+        assert sink.children == 1  # an error is not a death: the same child goes on
+    finally:
+        sink.close()
+
+
+def test_a_dead_child_is_retryable_and_the_retry_opens_it_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    reopened: list[Scripted] = []
+
+    def again(sink: Scripted) -> Scripted:
+        reopened.append(sink)
+        return sink
+
+    sink = ProcessSink(Scripted(None), again=again)  # type: ignore[arg-type]
+    sink.open()
+    try:
+        sink.write_batch(_events())
+        assert sink.pid is not None
+        os.kill(sink.pid, signal.SIGKILL)
+        with pytest.raises(SinkError) as exc:
+            sink.write_batch(_events())
+        assert exc.value.retryable and "gone" in str(exc.value)
+        sink.write_batch(_events())  # the delivery's retry: a new child
+        assert sink.children == 2 and len(reopened) == 1
+    finally:
+        sink.close()
+
+
+def test_the_childs_title_shows_no_password(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    url = f"postgresql://monitord:{SECRET}@db.example/stampede"
+    sink = ProcessSink(Scripted(None, destination=url))  # type: ignore[arg-type]
+    sink.open()
+    try:
+        title = Path(f"/proc/{sink.pid}/cmdline").read_bytes()
+        deadline = time.monotonic() + 30
+        while b"monitord sink-scripted" not in title and time.monotonic() < deadline:
+            time.sleep(0.05)  # (set once the payload is read: it answered, so it is)
+            title = Path(f"/proc/{sink.pid}/cmdline").read_bytes()
+        assert b"monitord sink-scripted postgresql://monitord:***@db.example" in title
+        assert SECRET.encode() not in title
+    finally:
+        sink.close()
+
+
+# ---------------------------------------------------------------- whole replays
+
+
+def test_the_corpus_database_is_the_threads(tmp_path: Path) -> None:
+    require_corpus()
+    case = CORPUS / "process_wf_success"
+    thread = replay_copy(case / "input", tmp_path / "thread")
+    child = replay_copy(case / "input", tmp_path / "child", "--sql-process")
+    (db,) = child.glob("*.stampede.db")
+    assert diff(case / "expected" / "stampede.db", db).returncode == 0, diff(
+        case / "expected" / "stampede.db", db
+    ).stdout[-3000:]
+    got = diff(next(thread.glob("*.stampede.db")), db)
+    assert got.returncode == 0, got.stdout[-3000:]
+
+
+def _replay(
+    dagman_out: Path, db: Path, home: Path, *extra: str, stderr: Any = subprocess.PIPE
+) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*MONITORD, "replay", *extra, "-d", f"sqlite:///{db}", dagman_out.name],
+        cwd=dagman_out.parent,
+        env={**os.environ, "TZ": CORPUS_TZ, "HOME": str(home)},
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+        text=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """A generated 300-job workflow and its database replayed by the thread."""
+    root = tmp_path_factory.mktemp("gen")
+    out = generate(root / "run", 300, seed=30, retry_fraction=0.05, name="sqlp").dagman_out
+    home = root / "home"
+    home.mkdir()
+    expected = root / "thread.db"
+    proc = _replay(out, expected, home, "-q")
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-3000:]
+    return out, expected, home
+
+
+def test_a_generated_workflows_database_is_the_threads(
+    generated: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    out, expected, home = generated
+    db = tmp_path / "child.db"
+    proc = _replay(out, db, home, "-q", "--sql-process")
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-3000:]
+    got = diff(expected, db)
+    assert got.returncode == 0, got.stdout[-3000:]
+
+
+def test_a_child_killed_mid_replay_leaves_every_row_once(tmp_path: Path) -> None:
+    """SIGKILL the loader child once it has committed a batch: the delivery retries the batch
+    in hand in a new child, which neither rotates the file nor rewrites a committed row."""
+    out = generate(tmp_path / "run", 1500, seed=31, retry_fraction=0.05, name="kill").dagman_out
+    home = tmp_path / "home"
+    home.mkdir()
+    expected = tmp_path / "thread.db"
+    proc = _replay(out, expected, home, "-q", stderr=subprocess.DEVNULL)
+    assert proc.wait(timeout=600) == 0
+    db = tmp_path / "killed.db"
+    log = tmp_path / "stderr"
+    with open(log, "w") as err:
+        proc = _replay(out, db, home, "--sql-process", "-v", stderr=err)
+        killed = None
+        deadline = time.monotonic() + 300
+        while killed is None and proc.poll() is None and time.monotonic() < deadline:
+            if "sink=sql written=" in log.read_text():  # a batch committed
+                (killed,) = children_titled(f"monitord sink-sql sqlite:///{db}")
+                os.kill(killed, signal.SIGKILL)
+            time.sleep(0.01)
+        proc.wait(timeout=600)
+    text = log.read_text()
+    assert killed is not None, "the replay ended before the child could be killed"
+    assert proc.returncode == 0, text[-3000:]
+    assert "sink process died; its batch is retried in a new one" in text, text[-3000:]
+    assert text.count("sink process started") == 2, text[-3000:]
+    got = diff(expected, db)
+    assert got.returncode == 0, got.stdout[-3000:]
+    assert not list(tmp_path.glob("killed.db.*")), "the new child rotated the file again"
+
+
+def test_a_daemon_killed_with_sigkill_leaves_no_child(
+    generated: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    out, _, home = generated
+    db = tmp_path / "orphan.db"
+    proc = _replay(out, db, home, "-q", "--sql-process")
+    title = f"monitord sink-sql sqlite:///{db}"
+    deadline = time.monotonic() + 300
+    while not children_titled(title):
+        assert proc.poll() is None and time.monotonic() < deadline, "no child started"
+        time.sleep(0.01)
+    proc.kill()
+    proc.communicate(timeout=60)
+    deadline = time.monotonic() + 60  # the batch in hand, at most, then the closed pipe
+    while children_titled(title) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert children_titled(title) == {}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [*MONITORD, "follow", "--sql-process"],
+        [*PEGASUS_MONITORD, "--sql-process"],
+    ],
+)
+def test_the_option_is_refused_without_a_replay(tmp_path: Path, argv: list[str]) -> None:
+    out = generate(tmp_path / "run", 2, seed=1, name="refused").dagman_out
+    proc = subprocess.run(
+        [*argv, str(out)],
+        env={**os.environ, "HOME": str(tmp_path), "TZ": CORPUS_TZ},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.strip().endswith(
+        "error: --sql-process applies to a replay only (-r, monitord replay)"
+    ), proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
