@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import time
 from pathlib import Path
 
@@ -402,3 +403,31 @@ def test_failing_input_costs_one_pass():
     began = time.perf_counter()
     assert extract_invocation(text) is None
     assert time.perf_counter() - began < 2.0
+
+
+def test_text_shortcut_types_every_scalar_like_the_value_cache():
+    # fast._text skips the value cache for strings as written (paths, checksums): for every
+    # scalar the patterns accept it must give what cached_value gives, type included
+    from monitord.core.readers.kickstart.yaml_load import cached_value
+
+    rng = random.Random(30)
+    pieces = ["0x", "0b", "0o", "0", "1", "9", "e", "E", "f", "a", "/", ".", "_", "-", "+", ":"]
+    pieces += ["yes", "No", "off", "null", "~", "inf", ".nan", "2023-02-04", "T", " ", "'"]
+    scalars = [f"{i:08x}" * 8 for i in range(200)] + ["0x" + "ab" * 31, "0b" + "01" * 31]
+    scalars += ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 8))) for _ in range(4000)]
+    pattern = re.compile(fast._SCALAR)
+    checked = 0
+    for raw in scalars:
+        if pattern.fullmatch(raw) is None:
+            continue
+        checked += 1
+        assert _same(_outcome(fast._text, raw), _outcome(cached_value, raw)), raw
+    assert checked > 1000
+
+
+def _outcome(convert, raw):
+    """The value, or the exception's type (an exception sends the record to the generic path)."""
+    try:
+        return convert(raw)
+    except Exception as exc:
+        return type(exc)

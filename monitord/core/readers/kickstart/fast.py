@@ -31,11 +31,15 @@ record to the generic path.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from monitord.core.readers.kickstart.yaml_load import (
+    NOT_PLAIN_START,
     PLAIN_ASCII,
+    RESOLVED_FIRST,
     SPECIAL_CHARS,
     block_literal,
     cached_key,
@@ -249,6 +253,7 @@ class _Patterns(NamedTuple):
     record: re.Pattern[str]
     tail: re.Pattern[str]  # after files, on failed jobs: top-level keys but the mapped ones
     file_entries: re.Pattern[str]
+    captured: Callable[[tuple[Any, ...]], tuple[Any, ...]]  # match.groups() -> _CAPTURED's
 
 
 @cache
@@ -256,7 +261,9 @@ def _patterns() -> _Patterns:
     """The extractor's patterns, compiled on first use: they were most of the import time
     of the daemon (tens of ms), which a command that parses no record need not pay."""
     tail = r"(?:  (?!(?:{}):){}{}|\n)++".format("|".join(_SCHEMA), _KEY, _after_key(2))
-    return _Patterns(_compile_record(), re.compile(tail), _compile_file_entry())
+    record = _compile_record()
+    captured = itemgetter(*(record.groupindex[group] - 1 for group in _GROUPS))
+    return _Patterns(record, re.compile(tail), _compile_file_entry(), captured)
 
 
 # Records a process parses with the generic path before the extractor compiles its patterns:
@@ -340,7 +347,42 @@ def _block(lines: str, chomp: str) -> str:
     return str(block_literal(["", *lines.split("\n")], 0, 6, chomp)[0])
 
 
-_RECORD_FIELDS = tuple((key, _scalar if number else cached_value) for key, _, number in _CAPTURED)
+# A plain scalar's first character that no implicit resolver (bool, int, float, null,
+# timestamp, merge, ...) starts with and that is no indicator: the scalar is its own text.
+_TEXT_FIRST = frozenset(
+    chr(c) for c in range(0x21, 0x7F) if chr(c) not in RESOLVED_FIRST | NOT_PLAIN_START
+)
+
+
+def _text(raw: str) -> Any:
+    """``cached_value(raw)`` for a scalar the patterns accepted, without the value cache for
+    the shapes that are strings as written: a cwd, a path, a checksum, mostly unique, would
+    only push the repeated values out of the cache.
+
+    The patterns' scalars hold no tab, ``": "`` or ``" #"`` and do not end in ``:``: only the
+    first character (and a checksum's hex digits: YAML 1.1 reads ``0x``/``0b`` prefixes and
+    digits-only as ints, and a float needs a ``.``) decides whether a resolver applies.
+    """
+    if raw[-1] != " ":
+        first = raw[0]
+        if first in _TEXT_FIRST:
+            return raw
+        if (
+            first.isdigit()
+            and raw.isascii()
+            and raw.isalnum()
+            and not raw.isdigit()
+            and raw[1:2] not in ("x", "b")
+        ):
+            return raw
+    return cached_value(raw)
+
+
+_TEXT_UNIQUE = frozenset(("cwd",))  # record keys whose value seldom repeats (dir_<pid>)
+_RECORD_FIELDS = tuple(
+    (key, _scalar if number else _text if key in _TEXT_UNIQUE else cached_value)
+    for key, _, number in _CAPTURED
+)
 
 
 class _Bail(Exception):
@@ -359,11 +401,14 @@ def extract_invocation(body: str) -> dict[str, Any] | None:
     elif SPECIAL_CHARS.search(body):
         return None
     try:
-        match = _patterns().record.fullmatch(body)
+        patterns = _patterns()
+        match = patterns.record.fullmatch(body)
         if match is None:
             return None
         rec: dict[str, Any] = {}
-        for (key, convert), raw in zip(_RECORD_FIELDS, match.group(*_GROUPS), strict=True):
+        for (key, convert), raw in zip(
+            _RECORD_FIELDS, patterns.captured(match.groups()), strict=True
+        ):
             if raw is not None:
                 rec[key] = convert(raw)
         start, end = match.span(FILES)
@@ -417,7 +462,7 @@ def _map_files(body: str, start: int, end: int, rec: dict[str, Any]) -> None:
                 meta["ctime"] = _scalar(ctime)
             if sha256:
                 meta["checksum.type"] = "sha256"
-                meta["checksum.value"] = cached_value(sha256)
+                meta["checksum.value"] = _text(sha256)
                 if timing:
                     meta["checksum.timing"] = str(_scalar(timing))
             outputs[str(lfn)] = meta

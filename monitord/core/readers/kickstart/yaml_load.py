@@ -467,6 +467,8 @@ def _entry_key(content: str) -> tuple[Any, str]:
 # Same objects, so both paths type scalars identically and share the caches.
 PLAIN_ASCII = _PLAIN_ASCII
 SPECIAL_CHARS = _SPECIAL_CHARS
+NOT_PLAIN_START = _NOT_PLAIN_START
+RESOLVED_FIRST = frozenset(_RESOLVERS)  # a plain scalar starting otherwise stays a string
 block_literal = _literal
 cached_key = _cached_key
 cached_value = _cached_value
