@@ -171,3 +171,15 @@ def test_the_last_stamp_of_a_line_is_its_time(line, stamp):
 
 def test_an_odd_stamp_reads_the_same_where_dagman_writes_it_or_not():
     assert dagman_timestamp("99/99/99 99:99:99 x") == dagman_timestamp("99/99/99 99:99:99 x/")
+
+
+def test_log_list_entry_or_the_next_rules():
+    """In the list of log files, an entry is a Condor log; any other line is not the entry
+    rule's (PASS) and the rules after it decide, as outside the list."""
+    entry = D.classify("02/04/23 18:21:06    /r/wf-0.log", expect_log_entry=True)
+    assert entry is not None and (entry.kind, entry.text) == (D.CONDOR_LOG, "/r/wf-0.log")
+    after = D.classify("02/04/23 18:21:06 Received SIGUSR1", expect_log_entry=True)
+    assert after is not None and after.kind == D.SIGUSR1
+    assert (
+        D.classify("02/04/23 18:21:06 Number of idle job procs: 0", expect_log_entry=True) is None
+    )
