@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from monitord.core.readers.staticbp import (
     read_static_bp,
     static_bp_name,
     tokenize,
+    tokenize_regex,
 )
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -91,3 +93,30 @@ def test_corpus_static_bp_files_parse_like_bp_reader() -> None:
             assert {k: v for k, v in attrs.items() if k != "ts"} == {
                 k: v for k, v in raw.items() if k not in ("ts", "event")
             }
+
+
+# Pieces a BP line is made of, the awkward ones included: an escape, a lone or doubled
+# quote, ``=`` in every place, whitespace str.split and the regex's \s both know.
+_PIECES = ('k="v w"', "a", "b", "=", '"', " ", "\\", '\\"', "\t", "x=", '="', "\xa0", "\x1c")
+
+
+def test_split_tokenizer_agrees_with_the_regex_on_random_lines() -> None:
+    """The str.split fast path and the regex give the same items in the same order."""
+    rnd = random.Random(30)
+    fast = 0
+    for _ in range(30_000):
+        line = "".join(rnd.choice(_PIECES) for _ in range(rnd.randint(0, 12)))
+        assert list(tokenize(line).items()) == list(tokenize_regex(line).items()), repr(line)
+        fast += "\\" not in line and line.count('"') % 2 == 0
+    assert fast > 5_000  # the fast path was taken, not only the fallback
+
+
+def test_planner_lines_take_the_split_path_and_agree() -> None:
+    line = (
+        'ts=1970-02-16T16:11:29.467813Z event=task.info xwf.id=78e5 task.id="ID0000001" '
+        'type="1" argv="-a keg -T 253 -i f.0.in -o f.0.0" empty="" bare= solo'
+    )
+    got = tokenize(line)
+    assert list(got.items()) == list(tokenize_regex(line).items())
+    assert got["argv"] == "-a keg -T 253 -i f.0.in -o f.0.0"
+    assert got["empty"] == "" and got["bare"] == "" and "solo" not in got

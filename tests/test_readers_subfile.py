@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import os
+import random
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 
 from monitord.core.readers.braindump import read_braindump
 from monitord.core.readers.dagfile import read_dag
-from monitord.core.readers.subfile import max_rsl_minutes, parse_environment, parse_submit_file
+from monitord.core.readers.subfile import (
+    SubmitInfo,
+    _apply_classads,
+    max_rsl_minutes,
+    parse_environment,
+    parse_submit_file,
+)
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
@@ -126,3 +135,71 @@ def test_corpus_submit_files_match_reference_main_start() -> None:
                 assert {k: ev[k] for k in ("req_cpus", "req_gpus") if k in ev} == info.requirements
                 checked += 1
     assert checked > 20
+
+
+def _plain_rules(text: str, job_name: str) -> SubmitInfo:
+    """The .sub rules written plainly, one test per line (what the reader must agree with)."""
+    info = SubmitInfo()
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, value = (part.strip() for part in line.split("=", 1))
+        if key.startswith(("pegasus_", "+pegasus_")):
+            info.classads[key.lstrip("+")] = value
+        elif key.lower() == "globusrsl":
+            minutes = max_rsl_minutes(value)
+            if minutes is not None:
+                info.time_requirement_minutes = minutes
+        elif key == "executable":
+            info.executable = value.replace('"', "")
+        elif key == "arguments":
+            if value.startswith('"') and value.rfind('"') > 0:
+                info.arguments = value[1 : value.rfind('"')]
+        elif key in ("input", "output", "error"):
+            path = value.replace('"', "")
+            path = os.path.normpath(path) if path else path
+            setattr(info, {"input": "stdin", "output": "stdout", "error": "stderr"}[key], path)
+        elif key == "environment" and job_name.startswith(("pegasus-plan", "subdax_")):
+            info.environment = parse_environment(value)
+            info.dagman_log = info.environment.get("_CONDOR_DAGMAN_LOG")
+    _apply_classads(info, job_name)
+    return info
+
+
+_LINES = (
+    "# input = /commented",
+    "#pegasus_site = x",
+    " = orphan value",
+    "",
+    "   ",
+    "queue",
+    "executable = /bin/x",
+    'Executable = "/bin/other"',
+    '  arguments =  "-a  b"  ',
+    "arguments = unquoted",
+    "input = a//b/./c",
+    'output= "x y"',
+    "error =",
+    "ERROR = /ignored",
+    "GlobusRSL = (maxwalltime=4)(maxtime=9)",
+    "globusrsl=(count=1)",
+    '+pegasus_site = "condorpool"',
+    "pegasus_cores=3",
+    "++pegasus_gpus = 1",
+    "+pegasus_job_class = 2\r",
+    "+pegasus_wf_dax_job_id = null",
+    'environment = "A=1 _CONDOR_DAGMAN_LOG=/d.out"',
+    "environment = B=2;C=3",
+    "priority = 30",
+    "a = b = c",
+)
+
+
+@pytest.mark.parametrize("job_name", ["ls_ID1", "pegasus-plan_x", "subdax_y"])
+def test_reader_agrees_with_the_plain_rules_on_random_files(job_name: str) -> None:
+    rnd = random.Random(30)
+    for _ in range(3_000):
+        text = "\n".join(rnd.choice(_LINES) for _ in range(rnd.randint(0, 10)))
+        got = parse_submit_file(text, job_name=job_name, orig_submit_dir=None)
+        assert asdict(got) == asdict(_plain_rules(text, job_name)), text

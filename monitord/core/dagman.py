@@ -14,6 +14,7 @@ import enum
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from monitord.core.timeparse import dagman_timestamp
 
@@ -77,20 +78,20 @@ def message_of(line: str) -> str:
     return line[m.end() :] if m else line
 
 
+class Verdict(enum.Enum):
+    """What a rule's parse returns instead of fields when its line is not its own."""
+
+    PASS = "pass"  # not this rule's line after all: the next rules are tried
+
+
+PASS = Verdict.PASS
+
 # What a rule takes from its line: (job, state, sched_id, status, text), the DagmanLine's
 # fields after kind and ts; None: the rule's line is malformed (the line is nothing);
-# _PASS: not this rule's line after all (the next rules are tried).
+# PASS: the next rules are tried.
 Fields = tuple[str | None, str | None, str | None, int | None, str | None]
+Parsed = Fields | Literal[Verdict.PASS] | None
 _NOTHING: Fields = (None, None, None, None, None)
-
-
-class _Pass(enum.Enum):
-    """A rule's answer that is no fields at all, so no tuple a rule builds can be taken for it."""
-
-    PASS = enum.auto()
-
-
-_PASS = _Pass.PASS
 
 
 def _ulog(line: str) -> Fields | None:
@@ -156,9 +157,9 @@ def _condor_log(line: str) -> Fields | None:
     return None if m is None else (None, None, None, None, m[1].strip())
 
 
-def _log_list_entry(line: str) -> Fields | _Pass:
+def _log_list_entry(line: str) -> Parsed:
     m = _LOG_LIST_ENTRY.search(line)
-    return _PASS if m is None else (None, None, None, None, m[1].strip())
+    return PASS if m is None else (None, None, None, None, m[1].strip())
 
 
 def _hold_reason(line: str) -> Fields | None:
@@ -171,7 +172,7 @@ def _nothing(line: str) -> Fields | None:
 
 # (substring, second substring or None, kind, parse), in the reference's order: the first
 # rule whose substrings the line holds decides, its parse extracts the fields.
-Rule = tuple[str, str | None, str, Callable[[str], Fields | _Pass | None]]
+Rule = tuple[str, str | None, str, Callable[[str], Parsed]]
 _HEAD: tuple[Rule, ...] = (
     ("Event: ULOG_", None, ULOG, _ulog),
     ("Submitting ", " Node ", DAGMAN_SUBMIT, _submitting),
@@ -205,7 +206,7 @@ def classify(
     for needle, also, kind, parse in _RULES_IN_LOG_LIST if expect_log_entry else _RULES:
         if needle in line and (also is None or also in line):
             fields = parse(line)
-            if fields is _PASS:
+            if fields is PASS:
                 continue
             if fields is None:
                 return None

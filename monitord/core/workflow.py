@@ -96,9 +96,7 @@ class Workflow(JobActions):
         parent_uuid: str | None = None,
         wf_ts: int | None = None,
     ) -> None:
-        self.ctx = ctx
-        self.opts = ctx.options
-        self.events = ctx.events
+        self._plug(ctx)
         self.run_dir = run_dir
         self.bd = braindump
         self.dag = dag
@@ -147,7 +145,7 @@ class Workflow(JobActions):
         )
 
     # ------------------------------------------------------------------ resume snapshots
-    _CONTEXT = ("ctx", "opts", "events")
+    _CONTEXT = ("ctx", "opts", "events", "emit")
 
     def __getstate__(self) -> dict[str, Any]:
         """Everything but the daemon's context (callbacks, the shared event list): a snapshot
@@ -159,15 +157,17 @@ class Workflow(JobActions):
 
     def attach(self, ctx: WorkflowContext) -> None:
         """Plug a restored machine into a daemon's context."""
+        self._plug(ctx)
+
+    def _plug(self, ctx: WorkflowContext) -> None:
         self.ctx = ctx
         self.opts = ctx.options
         self.events = ctx.events
-
-    # ------------------------------------------------------------------ output
-    def emit(self, event: StampedeEvent) -> None:
-        """Send ``event`` (built by its producer, with :attr:`fixed` where its kind has them)."""
-        if self.opts.events_enabled:
-            self.events.append(event)
+        # ``emit(event)`` sends an event (built by its producer, with :attr:`fixed` where its
+        # kind has them): the list's own append, or nothing without events. Decided here
+        # once, not per event (a replay sends ~600,000): the daemon settles
+        # ``events_enabled`` before it opens or restores a workflow.
+        self.emit = ctx.events.append if ctx.options.events_enabled else _drop
 
     def internal(self, ts: float, text: str) -> None:
         self.jobstate_lines.append(f"{int(ts)} INTERNAL *** {text} ***\n")
@@ -531,6 +531,10 @@ class Workflow(JobActions):
                 retry=inst.out_num or 0,
             )
         )
+
+
+def _drop(event: StampedeEvent) -> None:
+    """``emit`` without events (``--no-events``, no sink)."""
 
 
 def _reusable(inst: JobInstance | FinishedJob) -> bool:

@@ -23,6 +23,10 @@ from monitord.daemon.errors import MonitordError
 # enough for executemany to pay off, small enough that the few batches queued per sink keep
 # memory flat however long the workflow is.
 BATCH = 5000
+# static.bp is read in chunks of this many bytes, not the text layer's 8 KiB: each read is a
+# system call that lets the SQL thread take the GIL, and the parser then waits to take it
+# back (a 20,000-job static.bp: 2,905 reads -> ~360; CPU no higher, 1 MiB costs more).
+STATIC_CHUNK = 1 << 16
 
 
 def emit_plan(wf: Workflow, bd: Any, wf_ts: int) -> None:
@@ -61,9 +65,11 @@ def open_static(run_dir: str, bd: Any) -> TextIO:
     base = dag[: dag.rindex(".")] if "." in dag else dag
     path = os.path.join(run_dir, base + ".static.bp")
     try:
-        return open(path, encoding="utf-8", errors="replace")
+        fh = open(path, encoding="utf-8", errors="replace", buffering=STATIC_CHUNK)
     except OSError as exc:
         raise MonitordError(f"cannot read {path}: {exc.strerror}") from None
+    fh._CHUNK_SIZE = STATIC_CHUNK  # type: ignore[attr-defined]
+    return fh
 
 
 def emit_static(wf: Workflow, fh: TextIO, publish: Callable[[], None]) -> None:

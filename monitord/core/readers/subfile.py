@@ -103,40 +103,32 @@ def parse_environment(value: str) -> dict[str, str]:
     return env
 
 
+#: the keys besides the classads that :func:`parse_submit_file` reads (``globusrsl``: any case)
+_USED_KEYS = frozenset(("executable", "arguments", "input", "output", "error", "environment"))
+
+
 def parse_submit_file(text: str, *, job_name: str, orig_submit_dir: str | None) -> SubmitInfo:
-    """Extract what monitord uses from one submit file's text."""
+    """Extract what monitord uses from one submit file's text.
+
+    Most of a file's ~40 lines are keys monitord does not read: a line costs a partition,
+    a strip and a set lookup before its value is looked at.  A comment or an empty key
+    matches no key, so it needs no test of its own.
+    """
     info = SubmitInfo()
-    wants_env = job_name.startswith("pegasus-plan") or job_name.startswith("subdax_")
+    classads = info.classads
     for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line[0] == "#":
-            continue
-        key, sep, value = line.partition("=")
+        key, sep, value = raw.partition("=")
         if not sep:
             continue
         key = key.strip()
-        value = value.strip()
         if key.startswith("pegasus_") or key.startswith("+pegasus_"):
-            info.classads[key.lstrip("+")] = value
+            classads[key.lstrip("+")] = value.strip()
+        elif key in _USED_KEYS:
+            _read_key(info, key, value.strip(), job_name)
         elif key.lower() == "globusrsl":
-            minutes = max_rsl_minutes(value)
+            minutes = max_rsl_minutes(value.strip())
             if minutes is not None:
                 info.time_requirement_minutes = minutes
-        elif key == "executable":
-            info.executable = _unquote(value)
-        elif key == "arguments":
-            end = value.rfind('"')
-            if value.startswith('"') and end > 0:
-                info.arguments = value[1:end]
-        elif key == "input":
-            info.stdin = _norm(value)
-        elif key == "output":
-            info.stdout = _norm(value)
-        elif key == "error":
-            info.stderr = _norm(value)
-        elif key == "environment" and wants_env:
-            info.environment = parse_environment(value)
-            info.dagman_log = info.environment.get("_CONDOR_DAGMAN_LOG")
     _apply_classads(info, job_name)
     if orig_submit_dir:
         prefix = orig_submit_dir.rstrip("/") + "/"
@@ -144,6 +136,25 @@ def parse_submit_file(text: str, *, job_name: str, orig_submit_dir: str | None) 
         info.stdout = _strip_prefix(info.stdout, prefix)
         info.stderr = _strip_prefix(info.stderr, prefix)
     return info
+
+
+def _read_key(info: SubmitInfo, key: str, value: str, job_name: str) -> None:
+    """One of :data:`_USED_KEYS` into ``info``."""
+    if key == "executable":
+        info.executable = _unquote(value)
+    elif key == "arguments":
+        end = value.rfind('"')
+        if value.startswith('"') and end > 0:
+            info.arguments = value[1:end]
+    elif key == "input":
+        info.stdin = _norm(value)
+    elif key == "output":
+        info.stdout = _norm(value)
+    elif key == "error":
+        info.stderr = _norm(value)
+    elif job_name.startswith("pegasus-plan") or job_name.startswith("subdax_"):  # environment
+        info.environment = parse_environment(value)
+        info.dagman_log = info.environment.get("_CONDOR_DAGMAN_LOG")
 
 
 def _strip_prefix(path: str | None, prefix: str) -> str | None:
