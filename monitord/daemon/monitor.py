@@ -29,7 +29,7 @@ import structlog
 
 from monitord.core.events import StampedeEvent
 from monitord.core.readers.braindump import BraindumpError, read_braindump
-from monitord.core.readers.dagfile import parse_dag
+from monitord.core.readers.dagfile import DagInfo, read_dag
 from monitord.core.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.debuglog import DebugLog
@@ -290,14 +290,11 @@ class Monitor(Generic[OutputsT]):
     ) -> Workflow:
         """The workflow's state machine, on its .dag, going on where ``info`` (a clean stop's
         monitord.info) says."""
-        dag_text = read_text(os.path.join(run_dir, bd.dag))
-        if dag_text is None:
-            log.warning("cannot read the .dag file", path=os.path.join(run_dir, bd.dag))
         wf = Workflow(
             self.ctx,
             run_dir=run_dir,
             braindump=bd,
-            dag=parse_dag(dag_text or ""),
+            dag=read_dag(os.path.join(run_dir, bd.dag)) or DagInfo(),
             root_uuid=self.registry.root_uuid or bd.wf_uuid,
             parent_uuid=parent.parent.uuid if parent else None,
             wf_ts=wf_ts,
