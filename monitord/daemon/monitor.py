@@ -57,6 +57,7 @@ from monitord.daemon.statefiles import (
 )
 from monitord.daemon.tracked import Tracked
 from monitord.daemon.zonewarning import warn_if_zone_differs
+from monitord.system.heap import HeapTrimmer
 from sinks.plugins.host import with_plugins
 from sinks.runtime.base import Sink
 from sinks.runtime.sinkset import SinkSet
@@ -93,6 +94,7 @@ class Monitor(Generic[OutputsT]):
         self.waiter: ChangeWaiter = waiter or WatchWaiter(polling=True if config.polling else None)
         self.resume = resume or CrashResume()
         self.debuglog = DebugLog(chunks=config.replay)  # what -v/-vv show
+        self._heap = HeapTrimmer()
         self.observers = (*observers, self.debuglog)
         self.notifications = Notifications(config, scripts_as_owner=scripts_as_owner)
         self.registry = Registry()
@@ -345,6 +347,7 @@ class Monitor(Generic[OutputsT]):
         for start in range(0, len(events), BATCH):
             self.sinks.publish(self.resume.mark(events[start : start + BATCH]))
         events.clear()
+        self._heap.due_trim()  # what the sinks wrote since is freed: give its pages back
 
     def _feed(self, tracked: Tracked, lines: list[str]) -> None:
         wf = tracked.wf
