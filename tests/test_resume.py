@@ -269,43 +269,6 @@ def test_snapshot_write_is_atomic(tmp_path: Path) -> None:
     assert len(list((tmp_path / "r").iterdir())) == 1  # no temporary file left
 
 
-def test_a_staged_snapshot_is_never_held_in_memory(tmp_path: Path) -> None:
-    """Issue 30: the live daemon's snapshot (its whole state) waited in the checkpointer as
-    one ``bytes`` until the sinks' flush (~30 MB of a 20,000-job follow's peak).  Staged, it
-    is pickled into a temporary file at once; writing it is a rename; superseded or unwritten
-    ones go when the workflow ends."""
-    import tracemalloc
-
-    require_corpus()
-    src = CORPUS / "process_wf_success" / "input"
-    dagman_out = next(src.glob("*.dag.dagman.out"))
-    wf = open_workflow(dagman_out)
-    store = ResumeStore(str(tmp_path / "resume"))
-    point = ResumePoint(
-        wf.uuid, str(dagman_out), "s", {wf.uuid: 3},
-        [TrackedPoint(wf, str(src), str(dagman_out), {}, 0.0, 0, 100, None, 0, False)],
-        set(), {},
-    )  # fmt: skip
-    size = len(dumps(point))
-    tracemalloc.start()
-    try:
-        first = store.stage(point)
-        kept = tracemalloc.get_traced_memory()[0]
-    finally:
-        tracemalloc.stop()
-    assert first.data == b"" and first.staged is not None
-    assert kept < size / 4, (kept, size)  # the pickle is in the file, not in memory
-    assert Path(first.staged).stat().st_size == size
-    point.counts[wf.uuid] = 4
-    second = store.stage(point)
-    store.write(second)
-    loaded = store.load(str(dagman_out), wf.uuid)
-    assert loaded is not None and loaded.counts == {wf.uuid: 4}
-    assert Path(first.staged).exists()  # superseded, not yet discarded
-    store.remove(str(dagman_out))  # the workflow ended in order
-    assert list((tmp_path / "resume").iterdir()) == []
-
-
 # --- which start resumes --------------------------------------------------------------
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -103,13 +102,10 @@ class ResumePoint:
 
 @dataclass
 class Snapshot:
-    """A pickled :class:`ResumePoint`, waiting in the checkpointer for the sinks' flush:
-    ``data``, or ``staged``, a temporary file of the store's that already holds it
-    (:meth:`ResumeStore.stage`: the pickle never held in memory)."""
+    """A pickled :class:`ResumePoint`, waiting in the checkpointer for the sinks' flush."""
 
     root_dagman_out: str
-    data: bytes = b""
-    staged: str | None = None
+    data: bytes
 
 
 class ResumeStore:
@@ -124,49 +120,9 @@ class ResumeStore:
         key = hashlib.sha256(os.path.abspath(root_dagman_out).encode()).hexdigest()[:32]
         return os.path.join(self.directory, f"{key}.pickle")
 
-    def _staging_prefix(self, root_dagman_out: str) -> str:
-        return ".snapshot-" + os.path.basename(self.path(root_dagman_out))[:-7] + "-"
-
-    def stage(self, point: ResumePoint) -> Snapshot:
-        """``point`` pickled straight into a temporary file beside its snapshot (a follow's
-        whole state: 14 MB at 20,000 jobs; as one ``bytes`` it stayed in memory until the
-        sinks' flush), to be put in place by :meth:`write`."""
-        os.makedirs(self.directory, mode=0o700, exist_ok=True)
-        prefix = self._staging_prefix(point.root_dagman_out)
-        fd, tmp = tempfile.mkstemp(prefix=prefix, dir=self.directory)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                pickle.dump(point, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        except BaseException:
-            discard_file(tmp)
-            raise
-        return Snapshot(point.root_dagman_out, staged=tmp)
-
     def write(self, snapshot: Snapshot) -> None:
-        """Put ``snapshot`` in place (atomically; after a crash the older one stays)."""
-        if snapshot.staged is None:
-            os.makedirs(self.directory, mode=0o700, exist_ok=True)
-            replace_file(self.path(snapshot.root_dagman_out), snapshot.data, prefix=".snapshot-")
-            return
-        fd = os.open(snapshot.staged, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(snapshot.staged, self.path(snapshot.root_dagman_out))
-
-    def discard_staged(self, root_dagman_out: str, keep: str | None = None) -> None:
-        """Remove the workflow's staged snapshots but ``keep`` (superseded, or never put in
-        place: the workflow ended or the daemon stopped first)."""
-        prefix = self._staging_prefix(root_dagman_out)
-        try:
-            names = os.listdir(self.directory)
-        except OSError:
-            return
-        for name in names:
-            path = os.path.join(self.directory, name)
-            if name.startswith(prefix) and path != keep:
-                discard_file(path)
+        os.makedirs(self.directory, mode=0o700, exist_ok=True)
+        replace_file(self.path(snapshot.root_dagman_out), snapshot.data, prefix=".snapshot-")
 
     def load(self, root_dagman_out: str, root_uuid: str) -> ResumePoint | None:
         """The workflow's snapshot, or None (none, or unusable)."""
@@ -195,7 +151,6 @@ class ResumeStore:
         return point, ""
 
     def remove(self, root_dagman_out: str) -> None:
-        self.discard_staged(root_dagman_out)
         try:
             os.unlink(self.path(root_dagman_out))
         except FileNotFoundError:
@@ -232,11 +187,3 @@ def describe(point: Any) -> dict[str, Any]:
         "workflows": len(following),
         "resumed_at_bytes": sum(p.offset for p in point.tracked),  # dagman.out bytes not read again
     }
-
-
-def discard_file(path: str) -> None:
-    """Remove ``path`` if it is there (a staged snapshot)."""
-    try:
-        os.unlink(path)
-    except OSError:
-        pass

@@ -23,7 +23,6 @@ from monitord.daemon.resume import (
     Snapshot,
     SnapshotClock,
     TrackedPoint,
-    discard_file,
     dumps,
     new_stream,
 )
@@ -58,7 +57,6 @@ class CrashResume:
         self._clock = SnapshotClock()
         self._failed = False  # the last snapshot failed (logged once)
         self.last_written: float | None = None  # when this daemon last wrote a snapshot
-        self._staged: list[str | None] = []  # snapshots staged, not yet written (feed lock)
 
     # ------------------------------------------------------------------ the decision
     def decide(
@@ -180,8 +178,7 @@ class CrashResume:
         )
         snapshot = None
         try:
-            snapshot = self.store.stage(point)
-            self._staged.append(snapshot.staged)
+            snapshot = Snapshot(point.root_dagman_out, dumps(point))
         except Exception as exc:  # never stop following for a snapshot: recovery still works
             if not self._failed:
                 log.warning("cannot take a resume snapshot", error=repr(exc))
@@ -192,23 +189,12 @@ class CrashResume:
     def write(self, snapshot: Snapshot, registry: Registry, lock: threading.Lock) -> None:
         """The checkpointer's turn: the sinks hold everything the snapshot covers."""
         store = self.store
-        if store is None:
-            return
-        with lock:  # the staged files older than this one were superseded: never written
-            while snapshot.staged in self._staged:
-                older = self._staged.pop(0)
-                if older != snapshot.staged and older is not None:
-                    discard_file(older)
         root = registry.root.wf if registry.root is not None else None
-        if root is None or root.finished:
-            if snapshot.staged is not None:
-                discard_file(snapshot.staged)
+        if store is None or root is None or root.finished:
             return  # ended in order meanwhile: nothing to resume
         try:
             store.write(snapshot)  # not under the feed lock: followers go on meanwhile
         except OSError as exc:  # the next start resumes from an older one, or recovers
-            if snapshot.staged is not None:
-                discard_file(snapshot.staged)
             if not self._failed:  # once, not every two seconds
                 log.warning(
                     "cannot write the resume snapshot", path=store.directory, error=str(exc)
