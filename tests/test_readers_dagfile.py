@@ -183,3 +183,45 @@ def test_a_node_gives_back_its_values_whole(name):
     assert (node.is_subdag, node.is_task, sub.is_subdag) == (False, False, True)
     assert (sub.subdag_file, sub.subdag_dir) == (f"{name}/inner-{name}.dag", f"{name}/dir")
     assert sub.submit_file is None and sub.post_script is None
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("last_break", [True, False])
+def test_a_dag_read_from_its_file_is_parsed_as_its_text(tmp_path, newline, last_break):
+    """read_dag (the daemon's reader) takes the file line by line; the nodes are those of
+    the whole text (a last line without a break, CRLF line ends)."""
+    text = DAG + "SCRIPT POST last /bin/post.sh"
+    text = text + "\n" if last_break else text
+    path = tmp_path / "wf.dag"
+    path.write_bytes(text.replace("\n", newline).encode())
+    read = read_dag(str(path))
+    assert read is not None
+    whole = parse_dag(text)
+    assert read.is_pmc == whole.is_pmc
+    assert sorted(read.nodes) == sorted(whole.nodes)
+    for name, node in whole.nodes.items():
+        assert repr(read.nodes[name]) == repr(node), name
+    assert ("last" in read.nodes) is last_break  # the script needs its line break
+
+
+def test_reading_a_dag_never_holds_its_text_whole(tmp_path):
+    """Issue 30: reading the .dag whole (its text, then its list of lines) was the peak of a
+    100,000-job replay (~200 MB above the run's course for a moment).  Line by line, what is
+    allocated for a moment beyond the parsed nodes is their values while reading (~450 B a
+    node here); the whole text and its lines were ~1,400 B a node."""
+    import gc
+    import tracemalloc
+
+    n = 5000
+    path = tmp_path / "wf.dag"
+    path.write_text(_pegasus_dag(n))
+    gc.collect()
+    tracemalloc.start()
+    try:
+        info = read_dag(str(path))
+        kept, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert info is not None and len(info.nodes) == n
+    transient_per_node = (peak - kept) / n
+    assert transient_per_node < 800, transient_per_node

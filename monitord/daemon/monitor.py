@@ -29,7 +29,7 @@ import structlog
 
 from monitord.core.events import StampedeEvent
 from monitord.core.readers.braindump import BraindumpError, read_braindump
-from monitord.core.readers.dagfile import parse_dag
+from monitord.core.readers.dagfile import DagInfo, read_dag
 from monitord.core.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.debuglog import DebugLog
@@ -57,6 +57,7 @@ from monitord.daemon.statefiles import (
 )
 from monitord.daemon.tracked import Tracked
 from monitord.daemon.zonewarning import warn_if_zone_differs
+from monitord.system.heap import HeapTrimmer
 from sinks.plugins.host import with_plugins
 from sinks.runtime.base import Sink
 from sinks.runtime.sinkset import SinkSet
@@ -93,6 +94,7 @@ class Monitor(Generic[OutputsT]):
         self.waiter: ChangeWaiter = waiter or WatchWaiter(polling=True if config.polling else None)
         self.resume = resume or CrashResume()
         self.debuglog = DebugLog(chunks=config.replay)  # what -v/-vv show
+        self._heap = HeapTrimmer()
         self.observers = (*observers, self.debuglog)
         self.notifications = Notifications(config, scripts_as_owner=scripts_as_owner)
         self.registry = Registry()
@@ -290,14 +292,11 @@ class Monitor(Generic[OutputsT]):
     ) -> Workflow:
         """The workflow's state machine, on its .dag, going on where ``info`` (a clean stop's
         monitord.info) says."""
-        dag_text = read_text(os.path.join(run_dir, bd.dag))
-        if dag_text is None:
-            log.warning("cannot read the .dag file", path=os.path.join(run_dir, bd.dag))
         wf = Workflow(
             self.ctx,
             run_dir=run_dir,
             braindump=bd,
-            dag=parse_dag(dag_text or ""),
+            dag=read_dag(os.path.join(run_dir, bd.dag)) or DagInfo(),
             root_uuid=self.registry.root_uuid or bd.wf_uuid,
             parent_uuid=parent.parent.uuid if parent else None,
             wf_ts=wf_ts,
@@ -348,6 +347,7 @@ class Monitor(Generic[OutputsT]):
         for start in range(0, len(events), BATCH):
             self.sinks.publish(self.resume.mark(events[start : start + BATCH]))
         events.clear()
+        self._heap.due_trim()  # what the sinks wrote since is freed: give its pages back
 
     def _feed(self, tracked: Tracked, lines: list[str]) -> None:
         wf = tracked.wf
