@@ -18,7 +18,6 @@ import json
 import os
 import re
 import shutil
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,8 @@ from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
+
+from latency_bench import db_jobs  # noqa: E402  (bench/ is the script's directory)
 
 from monitord.tools.player import Player  # noqa: E402
 from monitord.tools.synthetic import generate  # noqa: E402
@@ -57,17 +58,6 @@ def vm_mb(pid: int, field: str = "VmRSS") -> float | None:
     except OSError:
         return None
     return None
-
-
-def db_jobs(db: Path) -> int:
-    try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=0.5)
-        try:
-            return int(con.execute("SELECT COUNT(*) FROM job").fetchone()[0])
-        finally:
-            con.close()
-    except sqlite3.Error:
-        return 0
 
 
 class Sampler(threading.Thread):
