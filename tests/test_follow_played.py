@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from monitord.tools.player import Pause, Player, run_starts
+from monitord.tools.player import Append, Pause, Player, run_starts
 from tests.conftest import (
     CORPUS,
     CORPUS_TZ,
@@ -42,6 +42,7 @@ CASES = Path(__file__).resolve().parent / "data" / "cases"
 BP_IGNORE = "stampede.static.start:ts,stampede.static.end:ts,stampede.rc.pfn:ts"
 RATE = 2500.0  # dagman.out lines per second
 PLAYED_KILL_TRIALS = int(os.environ.get("MONITORD_PLAYED_KILL_TRIALS", "3"))
+STOP = "<stop point>"  # the path of the pause a play makes at ``kill_at``
 
 
 def _followable(case: Path) -> bool:
@@ -76,7 +77,10 @@ class Following:
     Daemons are started as pegasus-dagman would: one when the play begins and, when a
     daemon has ended at a DAGMan exit, a new one before the next DAGMan run starts.
     ``kill_at`` (a number of root dagman.out lines) SIGKILLs the running daemon once the
-    player has written that many; the supervisor then starts its successor at once.
+    player has written that many; the supervisor then starts its successor at once.  The play
+    waits there, at a pause of no length in its plan (:meth:`_at_stop` runs on the player's
+    thread), so the stop comes with exactly those lines written: a busy machine's backlog,
+    written in one flush, cannot carry the play past DAGMan's exit line first.
     """
 
     def __init__(
@@ -110,6 +114,8 @@ class Following:
         ]
         self.starts = run_starts(self.root_lines)
         self.kill_at = kill_at
+        if kill_at is not None:
+            self._insert_stop(kill_at)
         self.kills = 0
         self.killed = False
         self.written = 0
@@ -173,16 +179,28 @@ class Following:
         return code
 
     # -- player hooks (player thread)
+    def _insert_stop(self, at: int) -> None:
+        """The play pauses right after the ``at``-th root dagman.out line (see the class)."""
+        seen = 0
+        for i, action in enumerate(self.player.actions):
+            if isinstance(action, Append) and action.path == self.root_out:
+                seen += 1
+                if seen == at:
+                    self.player.actions.insert(i + 1, Pause(0.0, STOP))
+                    return
+        raise ValueError(f"no root dagman.out line {at} to stop at")
+
     def _on_flush(self, lines: list[tuple[str, str]], _t: float) -> None:
         self.written += sum(1 for path, _ in lines if path == self.root_out)
-        if self.kill_at is not None and self.written >= self.kill_at:
-            self.kill_at = None
-            with self.lock:
-                assert self.daemon is not None
-                if self.daemon.poll() is None:
-                    _kill_group(self.daemon)
-                    self.kills += 1
-                    self.killed = True  # the supervisor starts the successor
+
+    def _at_stop(self) -> None:
+        """The play waits at ``kill_at``: the daemon is killed, its successor started later."""
+        with self.lock:
+            assert self.daemon is not None
+            if self.daemon.poll() is None:
+                _kill_group(self.daemon)
+                self.kills += 1
+                self.killed = True  # the supervisor starts the successor
 
     def _supervise(self) -> None:
         """While the player plays: a killed daemon's successor starts at once."""
@@ -197,6 +215,9 @@ class Following:
 
     def _on_pause(self, pause: Pause) -> None:
         """Between two DAGMan runs: if the run ended with an exit line, so does the daemon."""
+        if pause.path == STOP:
+            self._at_stop()
+            return
         if pause.path != self.root_out:
             return
         run = sum(1 for s in self.starts if s < self.written)  # runs written so far

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import signal
+import subprocess
 import threading
 import time
 from collections import Counter
@@ -28,6 +29,10 @@ from tests.test_otlp_golden import normalised
 SRC = CASES / "held_released_aborted"
 GOLDEN_NAME = "case_held_released_aborted"
 RESUMED = "resuming from a snapshot"
+STOP_WAIT = 120.0  # seconds for a snapshot, or for a held export (a hang, not a race)
+# The daemon's OTLP export timeout (ms): longer than the test, so a held export is never
+# given up (retried, then spooled at the end: a daemon ending with 0 before its kill).
+EXPORT_TIMEOUT_MS = str(int(10 * STOP_WAIT * 1000))
 
 
 def _with_traces(following: Following, receiver: Receiver) -> Following:
@@ -50,6 +55,13 @@ class _Stopped(Following):
     before the kill was answered and recorded by the sink.  A kill between an export's answer
     and that record re-sends the export's spans (docs/traces.md: the one at-least-once window,
     tests/test_otlp_sink.py) -- a window a busy machine's fsync makes wide enough to hit.
+
+    No race with the daemon's end, under any load: the play waits at ``kill_at`` (a pause in
+    its plan, :class:`Following`) until the snapshot is there and the signal sent or the gate
+    shut, so the daemon has not read DAGMan's exit line yet; the workflow's span ends after
+    it, so some later export is held, and a held export is never answered while the gate
+    stands (the daemon's export timeout is longer than the test): the daemon is still
+    running when the kill comes.
     """
 
     def __init__(self, *args: Any, gate: Path, interrupt: bool = False, **kwargs: Any) -> None:
@@ -59,35 +71,46 @@ class _Stopped(Following):
         self.snapshots = self.logs / ".local" / "state" / "monitord" / "resume"
         self.exit_codes: list[int] = []
 
-    def _on_flush(self, lines: list[tuple[str, str]], _t: float) -> None:
-        self.written += sum(1 for path, _ in lines if path == self.root_out)
-        if self.kill_at is not None and self.written >= self.kill_at:
-            self.kill_at = None  # the player goes on meanwhile
-            threading.Thread(target=self._stop_after_snapshot, daemon=True).start()
-
-    def _stop_after_snapshot(self) -> None:
-        deadline = time.monotonic() + 120
-        while not any(self.snapshots.glob("*.pickle")) and time.monotonic() < deadline:
+    def _at_stop(self) -> None:
+        """The play waits here until the daemon has a snapshot and is interrupted, or its
+        next export will be held and then killed."""
+        deadline = time.monotonic() + STOP_WAIT
+        while not any(self.snapshots.glob("*.pickle")):
+            if time.monotonic() > deadline:
+                self.errors.append(f"no snapshot {STOP_WAIT} s after the stop point")
+                break
             time.sleep(0.005)
+        with self.lock:
+            daemon = self.daemon
+        assert daemon is not None
         if self.interrupt:
-            self._stop(signal.SIGINT)
+            self._stop(daemon, signal.SIGINT)
             return
-        self.gate.touch()  # the daemon's next export is held
-        while not self.held.exists() and time.monotonic() < deadline:
+        self.gate.touch()  # the daemon's next export is held; the lines that make it follow
+        threading.Thread(target=self._kill_when_held, args=(daemon,), daemon=True).start()
+
+    def _kill_when_held(self, daemon: subprocess.Popen[bytes]) -> None:
+        deadline = time.monotonic() + STOP_WAIT
+        while not self.held.exists():
+            if time.monotonic() > deadline:
+                self.errors.append(f"no export held {STOP_WAIT} s after the gate was shut")
+                break
             time.sleep(0.005)
-        self._stop(signal.SIGKILL)
+        self._stop(daemon, signal.SIGKILL)
         self.gate.unlink()
 
-    def _stop(self, sig: signal.Signals) -> None:
-        with self.lock:
-            assert self.daemon is not None
-            if self.daemon.poll() is None:
-                if sig == signal.SIGKILL:
-                    _kill_group(self.daemon)
-                else:
-                    self.daemon.send_signal(sig)
-                self.kills += 1
-                self.killed = True
+    def _stop(self, daemon: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+        """Not under ``self.lock``: after the play, :meth:`run` holds it waiting for this
+        daemon's end."""
+        if daemon.poll() is not None:
+            self.errors.append(f"the daemon had ended (status {daemon.returncode})")
+            return
+        if sig == signal.SIGKILL:
+            _kill_group(daemon)
+        else:
+            daemon.send_signal(sig)
+        self.kills += 1
+        self.killed = True  # the supervisor starts the successor (after the play: run())
 
     def _reap(self, timeout: float) -> int | None:
         """The interrupted daemon ends with status 130, without a traceback."""
@@ -114,7 +137,14 @@ def _follow(tmp_path: Path, seed: int, *, interrupt: bool) -> tuple[_Stopped, li
         kill_at = random.Random(2800 + seed).randint(20, len(probe.root_lines) - 40)
         gate = tmp_path / "received.jsonl.gate"
         following = _Stopped(
-            SRC, tmp_path, rate=600, seed=seed, kill_at=kill_at, gate=gate, interrupt=interrupt
+            SRC,
+            tmp_path,
+            rate=600,
+            seed=seed,
+            kill_at=kill_at,
+            gate=gate,
+            interrupt=interrupt,
+            env={"OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": EXPORT_TIMEOUT_MS},
         )
         _with_traces(following, receiver).run()
     finally:
