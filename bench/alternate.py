@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -69,3 +71,13 @@ def load_module(name: str, path: Path) -> ModuleType:
     sys.modules[name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
+
+
+def run_child(tree: Path, code: str, *args: str) -> dict[str, Any]:
+    """``code`` in a fresh interpreter importing from ``tree`` (a side's checkout) first,
+    with ``args`` as its ``sys.argv[1:]``: the JSON object its last output line prints."""
+    head = f"import sys; sys.path.insert(0, {str(tree)!r})\n"
+    proc = subprocess.run(
+        [sys.executable, "-c", head + code, *args], capture_output=True, text=True, check=True
+    )
+    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]

@@ -12,13 +12,10 @@ does not count).
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from functools import partial
 from pathlib import Path
 
-from alternate import alternate, medians, options
+from alternate import alternate, medians, options, run_child
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,14 +46,7 @@ print(json.dumps({"classify": classify, "parse_dag": parse, "dag_bytes_per_node"
 
 
 def run(tree: Path, dagman_out: Path, dag: Path) -> dict[str, float]:
-    code = f"import sys; sys.path.insert(0, {str(tree)!r})\n" + CHILD
-    proc = subprocess.run(
-        [sys.executable, "-c", code, str(dagman_out), str(dag)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    return run_child(tree, CHILD, str(dagman_out), str(dag))
 
 
 def main() -> None:

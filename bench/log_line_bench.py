@@ -13,13 +13,10 @@ alternate and medians are printed (``time.process_time``).
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
 from functools import partial
 from pathlib import Path
 
-from alternate import alternate, medians
+from alternate import alternate, medians, run_child
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,11 +40,7 @@ print(json.dumps(out))
 
 
 def run(tree: Path, lines: int) -> dict[str, float]:
-    code = f"import sys; sys.path.insert(0, {str(tree)!r})\n" + CHILD
-    proc = subprocess.run(
-        [sys.executable, "-c", code, str(lines)], capture_output=True, text=True, check=True
-    )
-    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    return run_child(tree, CHILD, str(lines))
 
 
 def main() -> None:

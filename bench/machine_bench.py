@@ -15,11 +15,10 @@ and jobstate.log line counts are printed: they must be equal.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
-import sys
 from pathlib import Path
+
+from alternate import run_child
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -65,11 +64,7 @@ print(json.dumps({"static": static_s, "machine": machine_s,
 
 
 def run(tree: Path, run_dir: Path) -> dict[str, object]:
-    code = f"import sys; sys.path.insert(0, {str(tree)!r})\n" + CHILD
-    proc = subprocess.run(
-        [sys.executable, "-c", code, str(run_dir)], capture_output=True, text=True, check=True
-    )
-    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    return run_child(tree, CHILD, str(run_dir))
 
 
 def main() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +13,7 @@ from tests.conftest import PROJECT
 
 sys.path.insert(0, str(PROJECT / "bench"))
 
-from alternate import alternate, cpu_seconds, medians, options  # noqa: E402
+from alternate import alternate, cpu_seconds, medians, options, run_child  # noqa: E402
 
 pytestmark = pytest.mark.quick
 
@@ -40,3 +41,15 @@ def test_the_options_every_old_new_bench_takes() -> None:
     assert (str(args.dir), args.old, args.rounds) == ("/w", None, 4)
     with pytest.raises(SystemExit):
         options("doc", "a commit", rounds=3, required=True).parse_args(["--dir", "/w"])
+
+
+def test_a_child_imports_from_its_side_s_tree_and_hands_back_its_last_json_line(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "side_mark.py").write_text("MARK = 'the old tree'\n")
+    code = (
+        "import json, side_mark\n"
+        "print('noise')\n"
+        "print(json.dumps({'mark': side_mark.MARK, 'args': sys.argv[1:]}))"
+    )
+    assert run_child(tmp_path, code, "a", "2") == {"mark": "the old tree", "args": ["a", "2"]}
