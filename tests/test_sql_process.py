@@ -32,13 +32,15 @@ from tests.test_cli_commands import MONITORD, PEGASUS_MONITORD
 SECRET = "Sq1Pr0cessS3cret"
 
 
-def diff(expected: Path, got: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+def assert_same_rows(expected: Path, got: Path) -> None:
+    """stampede-diff finds ``got``'s rows equal to ``expected``'s."""
+    proc = subprocess.run(
         [sys.executable, str(STAMPEDE_DIFF), str(expected), str(got)],
         capture_output=True,
         text=True,
         check=False,
     )
+    assert proc.returncode == 0, proc.stdout[-3000:]
 
 
 def children_titled(word: str) -> dict[int, str]:
@@ -177,11 +179,8 @@ def test_the_corpus_database_is_the_threads(tmp_path: Path) -> None:
     thread = replay_copy(case / "input", tmp_path / "thread")
     child = replay_copy(case / "input", tmp_path / "child", "--sql-process")
     (db,) = child.glob("*.stampede.db")
-    assert diff(case / "expected" / "stampede.db", db).returncode == 0, diff(
-        case / "expected" / "stampede.db", db
-    ).stdout[-3000:]
-    got = diff(next(thread.glob("*.stampede.db")), db)
-    assert got.returncode == 0, got.stdout[-3000:]
+    assert_same_rows(case / "expected" / "stampede.db", db)
+    assert_same_rows(next(thread.glob("*.stampede.db")), db)
 
 
 def _replay(
@@ -197,6 +196,13 @@ def _replay(
     )
 
 
+def _replayed(dagman_out: Path, db: Path, home: Path, *extra: str) -> None:
+    """A whole replay into ``db``; it must end with 0 (its stderr's tail, else)."""
+    proc = _replay(dagman_out, db, home, *extra)
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-3000:]
+
+
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """A generated 300-job workflow and its database replayed by the thread."""
@@ -205,9 +211,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Pat
     home = root / "home"
     home.mkdir()
     expected = root / "thread.db"
-    proc = _replay(out, expected, home, "-q")
-    _, err = proc.communicate(timeout=600)
-    assert proc.returncode == 0, err[-3000:]
+    _replayed(out, expected, home, "-q")
     return out, expected, home
 
 
@@ -216,11 +220,8 @@ def test_a_generated_workflows_database_is_the_threads(
 ) -> None:
     out, expected, home = generated
     db = tmp_path / "child.db"
-    proc = _replay(out, db, home, "-q", "--sql-process")
-    _, err = proc.communicate(timeout=600)
-    assert proc.returncode == 0, err[-3000:]
-    got = diff(expected, db)
-    assert got.returncode == 0, got.stdout[-3000:]
+    _replayed(out, db, home, "-q", "--sql-process")
+    assert_same_rows(expected, db)
 
 
 def test_a_child_killed_mid_replay_leaves_every_row_once(tmp_path: Path) -> None:
@@ -230,8 +231,7 @@ def test_a_child_killed_mid_replay_leaves_every_row_once(tmp_path: Path) -> None
     home = tmp_path / "home"
     home.mkdir()
     expected = tmp_path / "thread.db"
-    proc = _replay(out, expected, home, "-q", stderr=subprocess.DEVNULL)
-    assert proc.wait(timeout=600) == 0
+    _replayed(out, expected, home, "-q")
     db = tmp_path / "killed.db"
     log = tmp_path / "stderr"
     with open(log, "w") as err:
@@ -249,8 +249,7 @@ def test_a_child_killed_mid_replay_leaves_every_row_once(tmp_path: Path) -> None
     assert proc.returncode == 0, text[-3000:]
     assert "sink process died; its batch is retried in a new one" in text, text[-3000:]
     assert text.count("sink process started") == 2, text[-3000:]
-    got = diff(expected, db)
-    assert got.returncode == 0, got.stdout[-3000:]
+    assert_same_rows(expected, db)
     assert not list(tmp_path.glob("killed.db.*")), "the new child rotated the file again"
 
 
