@@ -2,7 +2,8 @@
 
 The child is a sink of the one runtime (``sinks/runtime/process_sink.py``): its database is the
 thread's, row for row (stampede-diff: the corpus and a generated workflow), also when the child
-is killed in the middle (the delivery retries the batch in a new child: every row exactly once);
+is killed in the middle (the delivery retries the batch in a new child: every row exactly once)
+or in its first open (the retry rotates the file no second time);
 a permanent error from the child stays permanent; the child shows no password in its title and
 does not outlive a daemon killed with SIGKILL; the option is refused where it does not apply.
 The Ctrl-C/SIGTERM stop with it is in tests/test_replay_interrupt.py, its threads and process
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -26,6 +28,7 @@ from monitord.core.events import StampedeEvent
 from monitord.tools.synthetic import generate
 from sinks.runtime.base import SinkError
 from sinks.runtime.process_sink import ProcessSink
+from sinks.sql.sink import SQLSink, sqlite_file
 from tests.conftest import CORPUS, CORPUS_TZ, STAMPEDE_DIFF, replay_copy, require_corpus
 from tests.test_cli_commands import MONITORD, PEGASUS_MONITORD
 
@@ -151,6 +154,53 @@ def test_a_dead_child_is_retryable_and_the_retry_opens_it_again(
         assert sink.children == 2 and len(reopened) == 1
     finally:
         sink.close()
+
+
+class DiesInItsFirstOpen(SQLSink):
+    """The SQL sink of a replay whose first loader child dies once its open has rotated
+    the file and made the new one (picklable: it crosses into the child)."""
+
+    def open(self) -> None:
+        super().open()
+        died = Path(str(sqlite_file(self._url)) + ".died")
+        if not died.exists():
+            died.touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+@pytest.mark.parametrize("earlier", [True, False], ids=["earlier-database", "no-database"])
+def test_a_child_dead_in_its_first_open_rotates_the_file_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, earlier: bool
+) -> None:
+    """The delivery's retry of the first open opens the file the dead child made, it does not
+    rotate that aside (a stray ``.001``, the earlier database's backup emptied)."""
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    db = tmp_path / "w.db"
+    if earlier:
+        with sqlite3.connect(db) as conn:
+            conn.execute("CREATE TABLE earlier (run TEXT)")
+            conn.execute("INSERT INTO earlier VALUES ('the earlier replay')")
+        conn.close()
+    sink = ProcessSink(DiesInItsFirstOpen(f"sqlite:///{db}", restart=True), again=SQLSink.reopening)
+    with pytest.raises(SinkError) as exc:
+        sink.open()
+    assert exc.value.retryable and "gone" in str(exc.value)
+    try:
+        sink.open()  # the delivery's retry: a new child
+        sink.write_batch(_events())
+    finally:
+        sink.close()
+    assert sink.children == 2
+    backups = sorted(p.name for p in tmp_path.glob("w.db.[0-9]*"))
+    assert backups == (["w.db.000"] if earlier else [])
+    if earlier:
+        with sqlite3.connect(tmp_path / "w.db.000") as conn:
+            assert conn.execute("SELECT run FROM earlier").fetchall() == [("the earlier replay",)]
+        conn.close()
+    with sqlite3.connect(db) as conn:  # the new database, made by the first child
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master")}
+    conn.close()
+    assert "workflow" in tables and "earlier" not in tables
 
 
 def test_the_childs_title_shows_no_password(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,6 +12,7 @@ loader skips them in the batch.
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -60,6 +61,16 @@ def sqlite_file(url: URL) -> str | None:
     return database
 
 
+def _identity(url: URL) -> tuple[int, int] | None:
+    """A SQLite file's (device, inode), None when absent (or not a SQLite file)."""
+    path = sqlite_file(url) if is_sqlite(url) else None
+    try:
+        st = os.stat(path) if path is not None else None
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if st is not None else None
+
+
 class SQLSink:
     """Workflow database sink (``sqlite:///…``, ``postgresql://…``, ``mysql://…``, ``jdbc:…``).
 
@@ -87,6 +98,9 @@ class SQLSink:
             raise SinkError(f"invalid database URL {safe_url(url)}") from None
         self._restart = restart
         self._rotated = False
+        # The file a restart rotates, as it is now: a copy of this sink opened in a loader
+        # child after one died in its first open rotates only a file no open has rotated yet.
+        self._unrotated = _identity(self._url) if restart else None
         self._purge_uuid = purge_wf_uuid
         self._pegasus_version = pegasus_version
         self._engine_kw = engine_kw or {}
@@ -159,7 +173,7 @@ class SQLSink:
         try:
             if self._restart and is_sqlite(url) and not self._rotated:
                 path = sqlite_file(url)
-                if path is not None:
+                if path is not None and _identity(url) == self._unrotated:
                     rotate_sqlite_file(path)
                 self._rotated = True  # a retried open keeps the fresh file
             if is_sqlite(url) and (path := sqlite_file(url)) is not None:
