@@ -8,8 +8,9 @@ Ctrl-C does, at a seeded moment after it has started writing (``MONITORD_INTERRU
 The 2 s bound is stretched only by how far the machine is loaded beyond its cores (the
 1-minute load average over the CPU count), so that a busy CI host does not fail it; the
 time each stop took is printed (``-s``).  With ``--sql-process`` (issue 30) the same holds, and
-the loader child is gone when the replay has ended.  The last test (issue 27, one path for a line): a
-replay of the size that once switched to a loader process starts none.
+the loader child is gone when the replay has ended.  The last tests (issue 27, one path for a
+line): a replay of the size that once switched to a loader process starts no child process of
+any kind (/proc), and the same probe sees the one ``--sql-process`` starts.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -269,38 +271,81 @@ def test_ctrl_c_on_a_terminal(workflows: Callable[[int], Workflow], tmp_path: Pa
     check_rerun(wf, cmd, db)
 
 
-def test_a_large_replay_starts_no_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """One path for a line (issue 27): a replay of any size loads its database in a thread of
-    the daemon; the process it once switched to for a dagman.out of 2 MiB or more on a machine
-    with a second core is what hung on Ctrl-C."""
-    import multiprocessing.process
+def children() -> dict[int, str]:
+    """This process's child processes: pid -> command line (a process title)."""
+    me, found = str(os.getpid()), {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                parent = fh.read().rsplit(")", 1)[1].split()[1]
+            if parent == me:
+                title = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+                found[int(pid)] = title.decode(errors="replace").strip()
+        except (OSError, IndexError):
+            continue
+    return found
+
+
+def _children_of_a_large_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *options: str
+) -> tuple[dict[int, str], list[str]]:
+    """A replay of the size that once switched to a loader process, in this process on a
+    machine with a second core: the child processes it had while its sinks wrote (sampled
+    from /proc at every batch, whatever started them), and the threads it started."""
     import threading
 
     from monitord import cli
+    from sinks.runtime.process_sink import ProcessSink
+    from sinks.sql.dashboard import DashboardSink
+    from sinks.sql.sink import SQLSink
 
     out = generate(tmp_path / "run", 1000, seed=SEED, retry_fraction=0.05, name="big").dagman_out
     assert out.stat().st_size >= 2 << 20  # the size that switched
     monkeypatch.setattr(os, "cpu_count", lambda: 2)  # and a second core
-    processes: list[str] = []
+    before = children()
+    seen: dict[int, str] = {}
     threads: list[str] = []
-    start_process = multiprocessing.process.BaseProcess.start
     start_thread = threading.Thread.start
-
-    def process_started(self: multiprocessing.process.BaseProcess) -> None:
-        processes.append(self.name)
-        start_process(self)
 
     def thread_started(self: threading.Thread) -> None:
         threads.append(self.name)
         start_thread(self)
 
-    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", process_started)
+    def sampled(cls: type[Any]) -> None:
+        write = cls.write_batch
+
+        def write_batch(self: object, events: object) -> None:
+            seen.update((pid, t) for pid, t in children().items() if pid not in before)
+            write(self, events)
+
+        monkeypatch.setattr(cls, "write_batch", write_batch)
+
+    for cls in (SQLSink, DashboardSink, ProcessSink):
+        sampled(cls)
     monkeypatch.setattr(threading.Thread, "start", thread_started)
     monkeypatch.setenv("TZ", CORPUS_TZ)
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.chdir(out.parent)
     db = tmp_path / "w.db"
-    assert cli.main(["replay", "-q", "-d", f"sqlite:///{db}", out.name]) == 0
-    assert processes == []
-    assert {"sink-sql", "sink-dashboard"} <= set(threads), threads
+    assert cli.main(["replay", "-q", *options, "-d", f"sqlite:///{db}", out.name]) == 0
     assert db.stat().st_size > 0
+    return seen, threads
+
+
+def test_a_large_replay_starts_no_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One path for a line (issue 27): a replay of any size loads its database in a thread of
+    the daemon; the process it once switched to for a dagman.out of 2 MiB or more on a machine
+    with a second core is what hung on Ctrl-C.  No child of any kind (multiprocessing,
+    subprocess) while it writes."""
+    seen, threads = _children_of_a_large_replay(tmp_path, monkeypatch)
+    assert seen == {}
+    assert {"sink-sql", "sink-dashboard"} <= set(threads), threads
+
+
+def test_the_probe_sees_the_loader_child_sql_process_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same probe finds the one child ``--sql-process`` starts (through subprocess, not
+    multiprocessing): the test above can fail."""
+    seen, _ = _children_of_a_large_replay(tmp_path, monkeypatch, "--sql-process")
+    assert [t.split()[:2] for t in seen.values()] == [["monitord", "sink-sql"]], seen
