@@ -415,7 +415,7 @@ class Workflow(JobActions):
         for key, inst in list(self.jobs.items()):
             name, seq = key
             node = self.dag.nodes.get(name) if self.dag else None
-            has_post = bool(node and node.post_script)
+            has_post = node is not None and node.has_post_script
             if inst.state == "POST_SCRIPT_SUCCESS" or (
                 inst.state == "JOB_SUCCESS" and not has_post
             ):
