@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """CPU seconds of the parser thread's two stages on a generated workflow (issue 30), no sink:
 the static.bp into typed events, and dagman.out through the workflow machine into events and
-jobstate.log lines (classify, the job state table, .sub and job-file parses, event build).
+jobstate.log lines (classify, the job state table, .sub and job-file parses, event build);
+``--skip-job-output`` leaves the finished jobs' files unread (the events counted are then fewer).
 
 Each round runs in a child process of this tree, or of the tree on ``--old DIR`` (e.g. ``git
 archive REV | tar -x -C DIR``), alternating; medians of ``time.process_time`` are printed (the
@@ -40,6 +41,8 @@ wf = Workflow(ctx, run_dir=run_dir, braindump=bd, dag=dag, root_uuid=bd.wf_uuid,
 static = glob.glob(os.path.join(run_dir, "*.static.bp"))[0]
 out = glob.glob(os.path.join(run_dir, "*.dag.dagman.out"))[0]
 lines = open(out, encoding="utf-8", errors="replace").read().split("\n")
+if sys.argv[2] == "skip":  # --skip-job-output: the machine without the job-output parse
+    wf.read_job_output = lambda inst, ts: None
 
 n_static = 0
 start = time.process_time()
@@ -63,8 +66,8 @@ print(json.dumps({"static": static_s, "machine": machine_s,
 """
 
 
-def run(tree: Path, run_dir: Path) -> dict[str, object]:
-    return run_child(tree, CHILD, str(run_dir))
+def run(tree: Path, run_dir: Path, skip_job_output: bool) -> dict[str, object]:
+    return run_child(tree, CHILD, str(run_dir), "skip" if skip_job_output else "parse")
 
 
 def main() -> None:
@@ -72,6 +75,11 @@ def main() -> None:
     ap.add_argument("--dir", required=True, type=Path, help="a generated workflow")
     ap.add_argument("--old", type=Path, help="another tree (holding monitord/) to compare with")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument(
+        "--skip-job-output",
+        action="store_true",
+        help="leave the finished jobs' files unread (dagman lines, job machine, .sub, events)",
+    )
     args = ap.parse_args()
     sides = {"this tree": ROOT}
     if args.old:
@@ -79,7 +87,7 @@ def main() -> None:
     got: dict[str, list[dict[str, object]]] = {side: [] for side in sides}
     for _ in range(args.rounds):
         for side, tree in sides.items():
-            got[side].append(run(tree, args.dir.resolve()))
+            got[side].append(run(tree, args.dir.resolve(), args.skip_job_output))
     for side, runs in got.items():
         line = [f"{side:10s}"]
         for stage in ("static", "machine"):

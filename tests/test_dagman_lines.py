@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import time
 
 import pytest
@@ -187,3 +188,61 @@ def test_in_the_log_list_an_entry_is_a_condor_log_and_any_other_line_tries_the_n
         D.classify("03/03/23 22:23:45 Number of idle job procs: 0", expect_log_entry=True) is None
     )
     assert D.classify(entry) is None  # outside the list an entry is no DAGMan line we act on
+
+
+def _by_the_table(line: str, rules: tuple[D.Rule, ...]) -> D.DagmanLine | None:
+    """The rule table applied as it reads: the first rule whose substrings the line holds
+    decides, a PASS goes on to the next."""
+    for needle, also, kind, parse in rules:
+        if needle in line and (also is None or also in line):
+            fields = parse(line)
+            if fields is D.PASS:
+                continue
+            if fields is None:
+                return None
+            ts = dagman_timestamp(line)
+            return None if ts is None else D.DagmanLine(kind, ts, *fields)
+    return None
+
+
+_PIECES = (
+    "03/03/23 22:23:44 ",
+    "1/2 3:04:05 ",
+    "Event: ULOG_EXECUTE for HTCondor Node a_1 (12.0.0) {03/03/23 22:23:40}",
+    "Submitting HTCondor Node b_2 job(s)...",
+    "Submitting node b_2 from file x.sub",
+    "ERROR: submit attempt failed",
+    "Running PRE script of Node c_3...",
+    "POST Script of node c_3 completed successfully.",
+    "PRE Script of Node c_3 failed with status 2",
+    "Node d_4 job proc (7.0.0) failed with status 1.",
+    "Node d_4 job proc (7.0.0) completed successfully.",
+    "EXITING WITH STATUS 0",
+    "** condor_scheduniv_exec.9.0 (CONDOR_DAGMAN) STARTING UP",
+    "** PID = 42",
+    "Parsing 1 dagfiles ...",
+    "$CondorVersion: 10.2.1 2023 $",
+    "Condor log will be written to /x.log, a",
+    "All DAG node user log files:",
+    "   /scratch/x.log",
+    "Running in RECOVERY mode...",
+    "...done with RECOVERY mode",
+    "Received SIGUSR1",
+    "Hold reason: no",
+    " Node ",
+    "script of ",
+    "Running ",
+    "junk",
+)
+
+
+@pytest.mark.parametrize("in_log_list", [False, True])
+def test_classify_is_the_rule_table_in_its_order(in_log_list: bool) -> None:
+    """The generated classifier agrees with the table read plainly on lines of one to three
+    rules' pieces (fails when a rule's second needle, its order or a PASS is lost)."""
+    rules = D._RULES_IN_LOG_LIST if in_log_list else D._RULES
+    rnd = random.Random(30)
+    for _ in range(20_000):
+        line = "".join(rnd.choice(_PIECES) for _ in range(rnd.randint(1, 3)))
+        got = D.classify(line, expect_log_entry=in_log_list)
+        assert got == _by_the_table(line, rules), line

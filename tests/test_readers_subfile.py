@@ -14,6 +14,7 @@ from monitord.core.readers.dagfile import read_dag
 from monitord.core.readers.subfile import (
     SubmitInfo,
     _apply_classads,
+    _normpath,
     max_rsl_minutes,
     parse_environment,
     parse_submit_file,
@@ -193,6 +194,13 @@ _LINES = (
     "environment = B=2;C=3",
     "priority = 30",
     "a = b = c",
+    "input = a/../b",
+    "output = /x/.h//y/",
+    "error = ./e",
+    "\tpegasus_memory_mb\t= 2",
+    "xpegasus_cores = 9",
+    "globusrsl_x = (maxwalltime=1)",
+    "GLOBUSrsl = (maxtime=8)",
 )
 
 
@@ -203,3 +211,13 @@ def test_reader_agrees_with_the_plain_rules_on_random_files(job_name: str) -> No
         text = "\n".join(rnd.choice(_LINES) for _ in range(rnd.randint(0, 10)))
         got = parse_submit_file(text, job_name=job_name, orig_submit_dir=None)
         assert asdict(got) == asdict(_plain_rules(text, job_name)), text
+
+
+def test_normpath_shortcut_agrees_with_os_path_normpath() -> None:
+    """The shortcut returns a path unchanged only where normpath would (fails when one of its
+    guards is dropped: each was tried)."""
+    rnd = random.Random(30)
+    parts = ["/", ".", "..", "//", "./", "/.", "a", "b.", ".c", "d/"]
+    for _ in range(50_000):
+        path = "".join(rnd.choice(parts) for _ in range(rnd.randint(0, 6)))
+        assert _normpath(path) == os.path.normpath(path), path

@@ -199,19 +199,41 @@ _RULES = _HEAD + _TAIL
 _RULES_IN_LOG_LIST = (*_HEAD, ("", None, CONDOR_LOG, _log_list_entry), *_TAIL)
 
 
+def _compiled(rules: tuple[Rule, ...]) -> Callable[[str, float], DagmanLine | None]:
+    """The rules as one function of straight ``if needle in line`` tests, generated from the
+    table: a loop over the 17 rules unpacked each rule per line, 60-70 % of the cost of the
+    ~60 % of lines that match none (bench/README.md, "parse30b")."""
+    env: dict[str, object] = {
+        "PASS": PASS,
+        "DagmanLine": DagmanLine,
+        "dagman_timestamp": dagman_timestamp,
+    }
+    src = ["def classify(line, adjust):"]
+    for i, (needle, also, kind, parse) in enumerate(rules):
+        env[f"parse_{i}"], env[f"kind_{i}"] = parse, kind
+        test = f"{needle!r} in line" + ("" if also is None else f" and {also!r} in line")
+        src += [
+            f"    if {test}:",
+            f"        fields = parse_{i}(line)",
+            "        if fields is not PASS:",
+            "            if fields is None:",
+            "                return None",
+            "            ts = dagman_timestamp(line, adjust)",
+            f"            return None if ts is None else DagmanLine(kind_{i}, ts, *fields)",
+        ]
+    src.append("    return None")
+    exec("\n".join(src), env)  # the source is the table above, nothing read
+    return env["classify"]  # type: ignore[return-value]
+
+
+#: ``classify`` of a line outside the list of log files, and of one inside it.
+classify_line = _compiled(_RULES)
+classify_in_log_list = _compiled(_RULES_IN_LOG_LIST)
+
+
 def classify(
     line: str, *, adjust: float = 0.0, expect_log_entry: bool = False
 ) -> DagmanLine | None:
-    """Classify one (right-stripped) dagman.out line."""
-    for needle, also, kind, parse in _RULES_IN_LOG_LIST if expect_log_entry else _RULES:
-        if needle in line and (also is None or also in line):
-            fields = parse(line)
-            if fields is PASS:
-                continue
-            if fields is None:
-                return None
-            ts = dagman_timestamp(line, adjust)
-            if ts is None:
-                return None
-            return DagmanLine(kind, ts, *fields)
-    return None
+    """Classify one (right-stripped) dagman.out line: the first rule whose substrings the
+    line holds decides (a PASS of its parse goes on to the next)."""
+    return (classify_in_log_list if expect_log_entry else classify_line)(line, adjust)

@@ -129,9 +129,7 @@ class StampedeEvent:
         order of a kind's second producer (a PRE/POST script's ``inv.end`` sends ``ts`` after
         ``argv``).  Call it on a new event, before it is sent."""
         own = self.by_wire
-        last = [k for f in fields for k, g in own.items() if g == f]
-        if len(last) != len(fields):
-            raise KeyError(f"{self.name}: not fields of this kind: {fields}")
+        last = _last_keys(type(self), fields)
         wire: dict[str, Any] = {}
         moved: dict[str, Any] = {}
         rest = []
@@ -172,6 +170,21 @@ class StampedeEvent:
         ``fixed`` is merged into ``attrs`` as ``dict.update`` does; without it, a fixed
         kind's fixed attributes in ``attrs`` become its :class:`Fixed`."""
         raise NotImplementedError  # generated per kind
+
+
+_LAST_KEYS: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
+
+
+def _last_keys(cls: type[StampedeEvent], fields: tuple[str, ...]) -> tuple[str, ...]:
+    """The wire keys of ``fields`` of ``cls`` (:meth:`StampedeEvent.sent_last`), found once
+    per kind and fields: searching the kind's keys per event cost as much as the reordering."""
+    keys = _LAST_KEYS.get((cls.name, fields))
+    if keys is None:
+        keys = tuple(k for f in fields for k, g in cls.by_wire.items() if g == f)
+        if len(keys) != len(fields):
+            raise KeyError(f"{cls.name}: not fields of this kind: {fields}")
+        _LAST_KEYS[(cls.name, fields)] = keys
+    return keys
 
 
 _FIXED_FIELDS: dict[str, str] = {a.name: a.field for a in FIXED}

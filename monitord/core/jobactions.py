@@ -151,8 +151,15 @@ class JobActions:
         exitcode: str = UNSET,
     ) -> None:
         """A job state's event ``name`` (the job state table's: one of the brief kinds)."""
-        fields = self._state_keys(inst, ts)
-        fields["reason"] = reason
+        fields = {  # _state_keys, spelt out: ~6 brief events per job
+            "xwf_id": self.uuid,
+            "job_id": inst.name,
+            "job_inst_id": inst.seq,
+            "ts": int(ts),
+            "js_id": inst.js_seq,
+            "fixed": self.fixed,
+            "reason": reason,
+        }
         if inst.sched_id is not None:
             fields["sched_id"] = inst.sched_id
         if site and inst.site is not None:
@@ -271,7 +278,7 @@ class JobActions:
             run_dir=self.run_dir,
             wf_uuid=self.uuid,
             is_subdag=bool(node is not None and node.is_subdag),
-            rotated=bool(node is not None and node.post_script) or bool(self.dag.is_pmc),
+            rotated=(node is not None and node.has_post_script) or bool(self.dag.is_pmc),
             store_stdout=self.opts.store_stdout,
             fixed=self.fixed,
         )

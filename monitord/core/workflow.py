@@ -200,13 +200,18 @@ class Workflow(JobActions):
         """:meth:`feed` each line of a chunk, with the per-line lookups made once (a replay's
         417,096 lines for 20,000 jobs); the rare lines (already processed, in recovery, in
         the list of log files) go through :meth:`feed` itself."""
-        classify, handlers, adjust, feed = D.classify, self._handlers, self.opts.adjust, self.feed
+        classify, handlers, adjust, feed = (
+            D.classify_line,
+            self._handlers,
+            self.opts.adjust,
+            self.feed,
+        )
         for line in lines:
             if self.in_recovery or self.expect_log_entry or self.line_no < self.last_processed_line:
                 feed(line)
                 continue
             self.line_no += 1
-            rec = classify(line.rstrip(), adjust=adjust)
+            rec = classify(line.rstrip(), adjust)
             if rec is not None:
                 handler = handlers.get(rec.kind)
                 if handler is not None:
@@ -410,7 +415,7 @@ class Workflow(JobActions):
         for key, inst in list(self.jobs.items()):
             name, seq = key
             node = self.dag.nodes.get(name) if self.dag else None
-            has_post = bool(node and node.post_script)
+            has_post = node is not None and node.has_post_script
             if inst.state == "POST_SCRIPT_SUCCESS" or (
                 inst.state == "JOB_SUCCESS" and not has_post
             ):
