@@ -22,7 +22,10 @@ whole and renamed into place.
 
 from __future__ import annotations
 
+import copyreg
 import hashlib
+import io
+import operator
 import os
 import pickle
 import time
@@ -162,7 +165,9 @@ class ResumeStore:
 
 
 class SnapshotClock:
-    """When the next snapshot is due: every MIN_INTERVAL seconds, less often when costly."""
+    """When the next snapshot is due: every MIN_INTERVAL seconds, less often when costly
+    (COST_FACTOR times the CPU the last one took: snapshots never take more than 1/COST_FACTOR
+    of a core, whatever the machine's load; wall time would count the GIL's waits)."""
 
     def __init__(self) -> None:
         self._next = 0.0
@@ -170,13 +175,111 @@ class SnapshotClock:
     def due(self) -> bool:
         return time.monotonic() >= self._next
 
-    def taken(self, started: float) -> None:
-        now = time.monotonic()
-        self._next = now + max(MIN_INTERVAL, COST_FACTOR * (now - started))
+    def taken(self, cpu_seconds: float) -> None:
+        self._next = time.monotonic() + max(MIN_INTERVAL, COST_FACTOR * cpu_seconds)
 
 
-def dumps(point: ResumePoint) -> bytes:
-    return pickle.dumps(point, protocol=pickle.HIGHEST_PROTOCOL)
+CHUNK = 512  # job records per piece of a workflow's ``jobs`` pickled once (SnapshotCache)
+
+
+@dataclass
+class _Piece:
+    keys: tuple[Any, ...]
+    values: tuple[Any, ...]
+    blob: bytes  # pickle of list(zip(keys, values))
+
+
+@dataclass
+class _Frozen:
+    """What one workflow's earlier snapshots pickled that has not changed since."""
+
+    dag: Any = None  # the DagInfo object the blob is of (the .dag never changes once read)
+    dag_blob: bytes = b""
+    pieces: dict[int, _Piece] = field(default_factory=dict)  # first position -> piece
+
+
+class SnapshotCache:
+    """A snapshot without the O(jobs) pickling every time: the parts of a workflow that do not
+    change are pickled once and their bytes reused by every later snapshot.
+
+    The parsed ``.dag`` never changes once read; a finished job instance's record is immutable
+    (``FinishedJob``, a ``bytes``): a workflow's ``jobs`` are cut by insertion position into
+    pieces of CHUNK records, and a piece whose records are all immutable is pickled once and
+    reused for as long as every key and record at its positions are the same objects (checked
+    by identity: a rescue DAG's restart, which drops records, shifts the positions and the
+    pieces are pickled again).  Live instances are pickled each time with the rest.  A
+    restored workflow equals the one pickled whole (``tests/test_resume_pieces.py``).
+    """
+
+    def __init__(self) -> None:
+        self._frozen: dict[str, _Frozen] = {}
+
+    def reduce(self, wf: Any) -> tuple[Any, ...]:
+        """``wf``'s reduce tuple: its state with the .dag and the finished pieces as bytes."""
+        frozen = self._frozen.setdefault(wf.uuid, _Frozen())
+        state = wf.__getstate__()
+        dag = state.pop("dag", None)
+        jobs = state.pop("jobs")
+        if dag is not None:
+            if frozen.dag is not dag:
+                frozen.dag, frozen.dag_blob = dag, pickle.dumps(dag, pickle.HIGHEST_PROTOCOL)
+            dag = frozen.dag_blob
+        keys, values = tuple(jobs), tuple(jobs.values())
+        parts: list[bytes | list[tuple[Any, Any]]] = []
+        pieces: dict[int, _Piece] = {}
+        for start in range(0, len(keys), CHUNK):
+            k, v = keys[start : start + CHUNK], values[start : start + CHUNK]
+            piece = frozen.pieces.get(start)
+            if piece is not None and _same(piece.keys, k) and _same(piece.values, v):
+                pieces[start] = piece
+                parts.append(piece.blob)
+            elif len(v) == CHUNK and all(isinstance(x, bytes) for x in v):
+                piece = _Piece(
+                    k, v, pickle.dumps(list(zip(k, v, strict=True)), pickle.HIGHEST_PROTOCOL)
+                )
+                pieces[start] = piece
+                parts.append(piece.blob)
+            else:
+                parts.append(list(zip(k, v, strict=True)))
+        frozen.pieces = pieces
+        # NEWOBJ first (the object memoized before its state: references back to it work).
+        return (_NEWOBJ, (type(wf),), (state, dag, parts), None, None, _restore)
+
+
+_NEWOBJ = copyreg.__newobj__  # type: ignore[attr-defined]
+
+
+def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    return len(a) == len(b) and all(map(operator.is_, a, b))
+
+
+def _restore(wf: Any, state: tuple[Any, Any, list[Any]]) -> None:
+    """Unpickling: the workflow whose state :meth:`SnapshotCache.reduce` cut into pieces."""
+    rest, dag, parts = state
+    jobs: dict[Any, Any] = {}
+    for part in parts:
+        jobs.update(pickle.loads(part) if isinstance(part, bytes) else part)
+    if isinstance(dag, bytes):
+        dag = pickle.loads(dag)
+    wf.__setstate__({**rest, "dag": dag, "jobs": jobs})
+
+
+class _Pickler(pickle.Pickler):
+    def __init__(self, file: io.BytesIO, cache: SnapshotCache) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._cache = cache
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is Workflow:
+            return self._cache.reduce(obj)
+        return NotImplemented
+
+
+def dumps(point: ResumePoint, cache: SnapshotCache | None = None) -> bytes:
+    """``point`` pickled; with ``cache``, what did not change since its last use is reused."""
+    buf = io.BytesIO()
+    _Pickler(buf, cache if cache is not None else SnapshotCache()).dump(point)
+    return buf.getvalue()
 
 
 def describe(point: Any) -> dict[str, Any]:
