@@ -25,7 +25,6 @@ from __future__ import annotations
 import copyreg
 import hashlib
 import io
-import operator
 import os
 import pickle
 import time
@@ -180,7 +179,10 @@ class SnapshotClock:
         self._next = time.monotonic() + max(MIN_INTERVAL, COST_FACTOR * cpu_seconds)
 
 
-CHUNK = 512  # job records per piece of a workflow's ``jobs`` pickled once (SnapshotCache)
+CHUNK = 512  # entries per piece of a workflow's large dicts pickled once (SnapshotCache)
+# A workflow's dicts that grow with its jobs, and the values an entry keeps as long as it does
+# not change: finished instances' records (FinishedJob, a bytes), latest seqs, output counters.
+PIECED = {"jobs": bytes, "latest": int, "out_counters": int}
 
 
 @dataclass
@@ -196,19 +198,19 @@ class _Frozen:
 
     dag: Any = None  # the DagInfo object the blob is of (the .dag never changes once read)
     dag_blob: bytes = b""
-    pieces: dict[int, _Piece] = field(default_factory=dict)  # first position -> piece
+    pieces: dict[tuple[str, int], _Piece] = field(default_factory=dict)  # (dict, start) -> piece
 
 
 class SnapshotCache:
     """A snapshot without the O(jobs) pickling every time: the parts of a workflow that do not
     change are pickled once and their bytes reused by every later snapshot.
 
-    The parsed ``.dag`` never changes once read; a finished job instance's record is immutable
-    (``FinishedJob``, a ``bytes``): a workflow's ``jobs`` are cut by insertion position into
-    pieces of CHUNK records, and a piece whose records are all immutable is pickled once and
-    reused for as long as every key and record at its positions are the same objects (checked
-    by identity: a rescue DAG's restart, which drops records, shifts the positions and the
-    pieces are pickled again).  Live instances are pickled each time with the rest.  A
+    The parsed ``.dag`` never changes once read.  The dicts that grow with the jobs (PIECED:
+    ``jobs``, whose finished instances' records are immutable ``FinishedJob`` bytes, ``latest``,
+    ``out_counters``) are cut by insertion position into pieces of CHUNK entries; a piece whose
+    values are all immutable is pickled once and reused for as long as the keys and values at
+    its positions are equal (a rescue DAG's restart, which drops records, shifts the positions:
+    the pieces are pickled again).  Live instances are pickled each time with the rest.  A
     restored workflow equals the one pickled whole (``tests/test_resume_pieces.py``).
     """
 
@@ -216,40 +218,38 @@ class SnapshotCache:
         self._frozen: dict[str, _Frozen] = {}
 
     def reduce(self, wf: Any) -> tuple[Any, ...]:
-        """``wf``'s reduce tuple: its state with the .dag and the finished pieces as bytes."""
+        """``wf``'s reduce tuple: its state with the .dag and the unchanged pieces as bytes."""
         frozen = self._frozen.setdefault(wf.uuid, _Frozen())
         state = wf.__getstate__()
         dag = state.pop("dag", None)
-        jobs = state.pop("jobs")
         if dag is not None:
             if frozen.dag is not dag:
                 frozen.dag, frozen.dag_blob = dag, _packed(dag)
             dag = frozen.dag_blob
-        keys, values = tuple(jobs), tuple(jobs.values())
-        parts: list[bytes | list[tuple[Any, Any]]] = []
-        pieces: dict[int, _Piece] = {}
-        for start in range(0, len(keys), CHUNK):
-            k, v = keys[start : start + CHUNK], values[start : start + CHUNK]
-            piece = frozen.pieces.get(start)
-            if piece is not None and _same(piece.keys, k) and _same(piece.values, v):
-                pieces[start] = piece
-                parts.append(piece.blob)
-            elif len(v) == CHUNK and all(isinstance(x, bytes) for x in v):
-                piece = _Piece(k, v, _packed(list(zip(k, v, strict=True))))
-                pieces[start] = piece
-                parts.append(piece.blob)
-            else:
-                parts.append(list(zip(k, v, strict=True)))
+        pieces: dict[tuple[str, int], _Piece] = {}
+        cut: dict[str, list[bytes | list[tuple[Any, Any]]]] = {}
+        for name, kind in PIECED.items():
+            table = state.pop(name)
+            keys, values = tuple(table), tuple(table.values())
+            parts = cut[name] = []
+            for start in range(0, len(keys), CHUNK):
+                k, v = keys[start : start + CHUNK], values[start : start + CHUNK]
+                piece = frozen.pieces.get((name, start))
+                if piece is None or piece.keys != k or piece.values != v:
+                    piece = None
+                    if len(v) == CHUNK and all(isinstance(x, kind) for x in v):
+                        piece = _Piece(k, v, _packed(list(zip(k, v, strict=True))))
+                if piece is None:
+                    parts.append(list(zip(k, v, strict=True)))
+                else:
+                    pieces[name, start] = piece
+                    parts.append(piece.blob)
         frozen.pieces = pieces
         # NEWOBJ first (the object memoized before its state: references back to it work).
-        return (_NEWOBJ, (type(wf),), (state, dag, parts), None, None, _restore)
+        return (_NEWOBJ, (type(wf),), (state, dag, cut), None, None, _restore)
 
 
 _NEWOBJ = copyreg.__newobj__  # type: ignore[attr-defined]
-
-
-def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
-    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 def _packed(obj: Any) -> bytes:
@@ -262,15 +262,17 @@ def _unpacked(blob: bytes) -> Any:
     return pickle.loads(zlib.decompress(blob))
 
 
-def _restore(wf: Any, state: tuple[Any, Any, list[Any]]) -> None:
+def _restore(wf: Any, state: tuple[Any, Any, dict[str, list[Any]]]) -> None:
     """Unpickling: the workflow whose state :meth:`SnapshotCache.reduce` cut into pieces."""
-    rest, dag, parts = state
-    jobs: dict[Any, Any] = {}
-    for part in parts:
-        jobs.update(_unpacked(part) if isinstance(part, bytes) else part)
+    rest, dag, cut = state
+    for name, parts in cut.items():
+        table: dict[Any, Any] = {}
+        for part in parts:
+            table.update(_unpacked(part) if isinstance(part, bytes) else part)
+        rest[name] = table
     if isinstance(dag, bytes):
         dag = _unpacked(dag)
-    wf.__setstate__({**rest, "dag": dag, "jobs": jobs})
+    wf.__setstate__({**rest, "dag": dag})
 
 
 class _Pickler(pickle.Pickler):
