@@ -73,7 +73,7 @@ def main() -> int:
                 [TrackedPoint(wf, wf.run_dir, str(dagman_out), {}, 0.0, 0, 0, None, 0, False)],
                 set(), {},
             )  # fmt: skip
-            data = dumps(point)
+            data = pickle.dumps(point, protocol=pickle.HIGHEST_PROTOCOL)  # whole, as before pieces
             take = time.perf_counter() - t0
             t0 = time.perf_counter()
             pickle.loads(data)
