@@ -21,6 +21,7 @@ from monitord.daemon.resume import (
     ResumePoint,
     ResumeStore,
     Snapshot,
+    SnapshotCache,
     SnapshotClock,
     TrackedPoint,
     dumps,
@@ -55,6 +56,7 @@ class CrashResume:
         self.counts: dict[str, int] = {}  # per workflow: events published (the marks)
         self.resumed: ResumePoint | None = None  # the snapshot this start resumed from
         self._clock = SnapshotClock()
+        self._cache = SnapshotCache()  # what earlier snapshots pickled that did not change
         self._failed = False  # the last snapshot failed (logged once)
         self.last_written: float | None = None  # when this daemon last wrote a snapshot
 
@@ -131,7 +133,7 @@ class CrashResume:
         if self.store is None:
             return
         try:
-            self.store.write(Snapshot(point.root_dagman_out, dumps(point)))
+            self.store.write(Snapshot(point.root_dagman_out, dumps(point, self._cache)))
             self.last_written = time.time()
         except Exception as exc:  # the older snapshot stays: still a valid one
             log.warning("cannot rewrite the resume snapshot", error=repr(exc))
@@ -153,7 +155,7 @@ class CrashResume:
             self._clock = SnapshotClock()
         if not self._clock.due():
             return None
-        started = time.monotonic()
+        started = time.thread_time()  # this worker thread's CPU: the snapshot's cost
         points = []
         for t in registry.tracked:
             if t.wf is None:
@@ -178,12 +180,12 @@ class CrashResume:
         )
         snapshot = None
         try:
-            snapshot = Snapshot(point.root_dagman_out, dumps(point))
+            snapshot = Snapshot(point.root_dagman_out, dumps(point, self._cache))
         except Exception as exc:  # never stop following for a snapshot: recovery still works
             if not self._failed:
                 log.warning("cannot take a resume snapshot", error=repr(exc))
             self._failed = True
-        self._clock.taken(started)
+        self._clock.taken(time.thread_time() - started)
         return snapshot
 
     def write(self, snapshot: Snapshot, registry: Registry, lock: threading.Lock) -> None:

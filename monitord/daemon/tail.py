@@ -65,6 +65,10 @@ class LineFollower:
         """Bytes on disk that have not been read yet."""
         return self.size() > self.offset + len(self._tail)
 
+    def pending_at_least(self, n: int) -> bool:
+        """At least ``n`` bytes on disk not read yet (a follower behind, not caught up)."""
+        return self.size() >= self.offset + len(self._tail) + n
+
     async def read_lines(self, limit: int = READ_SIZE) -> list[str]:
         """Complete lines appended since the last call (up to about ``limit`` bytes)."""
         start = self.offset + len(self._tail)

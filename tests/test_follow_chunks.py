@@ -1,0 +1,108 @@
+"""The follow loop's chunks (monitord/daemon/following.py ``CHUNK_PERIOD``): a follower that
+caught up lets the next lines gather before it reads again, so a steady writer's lines come
+in chunks at most every CHUNK_PERIOD (each paying one worker-thread hop, one sink flush and
+one checkpoint), and every line still arrives, in order, once."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from monitord.daemon import following
+from monitord.daemon.following import CHUNK_PERIOD, FollowLoop
+from monitord.daemon.registry import Registry
+from monitord.daemon.tail import READ_SIZE, LineFollower
+from monitord.daemon.tracked import Tracked
+
+
+class Host:
+    shutting_down = False
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def feed_chunk(self, tracked: Tracked, lines: list[str], offset: int) -> None:
+        self.lines.extend(lines)
+        assert tracked.wf is not None
+        tracked.wf.line_no += len(lines)
+
+    def end_workflow(self, tracked: Tracked) -> None:
+        pass
+
+    def stop_workflow(self, tracked: Tracked) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
+
+    def checkpoint(self, target: Any, line_no: int) -> None:
+        pass
+
+
+class Polling:
+    """A waiter that looks again every 2 ms: the old loop then read about that often."""
+
+    def watch(self, path: str) -> None:
+        pass
+
+    async def wait(self, path: str, timeout: float) -> None:
+        await asyncio.sleep(min(timeout, 0.002))
+
+    async def unwatch(self, path: str) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
+
+def test_a_steady_writers_lines_come_in_chunks_at_most_every_chunk_period(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads: list[float] = []
+
+    class Recording(LineFollower):
+        async def read_lines(self, limit: int = READ_SIZE) -> list[str]:
+            lines = await super().read_lines(limit)
+            if lines:
+                reads.append(time.monotonic())
+            return lines
+
+    monkeypatch.setattr(following, "LineFollower", Recording)
+    path = tmp_path / "w.dag.dagman.out"
+    path.write_text("")
+    wf = SimpleNamespace(
+        uuid="u", parent_uuid=None, line_no=0, last_processed_line=0, dagman_exit=None,
+        state=None, dagman_pid=None, monitord_exit=0,
+    )  # fmt: skip
+    registry = Registry(root_uuid="u")
+    registry.queue(Tracked(wf, str(tmp_path), str(path), None, 0.0, {}))  # type: ignore[arg-type]
+    host = Host()
+    written = [f"line {n}" for n in range(600)]
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = FollowLoop(host, registry, Polling())  # type: ignore[arg-type]
+        follow = asyncio.create_task(loop.run(stop))
+        with path.open("a") as fh:
+            for n, line in enumerate(written):  # 600 lines at ~500 lines/s
+                fh.write(line + "\n")
+                fh.flush()
+                if n % 5 == 4:
+                    await asyncio.sleep(0.01)
+        for _ in range(1000):  # until everything was read (generous: a loaded machine)
+            if len(host.lines) == len(written):
+                break
+            await asyncio.sleep(0.01)
+        stop.set()
+        await follow
+        await loop.close()
+
+    asyncio.run(main())
+    assert host.lines == written  # every line, in order, once
+    gaps = [b - a for a, b in zip(reads, reads[1:], strict=False)]
+    assert len(reads) >= 2 and min(gaps) >= CHUNK_PERIOD * 0.95, gaps
