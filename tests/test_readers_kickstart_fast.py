@@ -203,6 +203,12 @@ ACCEPTED = [
     ("      sha256: 891b", "      sha256: 1234"),
     ("    input.dat:\n", "    1.0:\n"),  # a float file name
     ("    input.dat:\n", '    "listing.txt":\n'),  # the same file twice: the last wins
+    # file names the extractor takes as written only when no resolver applies: the others
+    # resolve first, so two spellings of one key are one entry, the last one's fields
+    ("    input.dat:\n", "    1.00:\n      size: 4\n    1.0:\n"),
+    ("    input.dat:\n", "    yes:\n      size: 4\n    True:\n"),
+    ("    input.dat:\n", '    input.dat:\n      size: 4\n    "input.dat":\n'),
+    ("    stdout:\n", '    "stdout":\n'),  # quoted, still the stream
     ("    stdin:\n      size: 5\n", "    stdin: 5\n"),
     ("    input.dat:\n      lfn", "    other: 7\n    input.dat:\n      lfn"),
     ("    input.dat:\n      lfn", "    other:\n      - a\n    input.dat:\n      lfn"),

@@ -90,14 +90,13 @@ def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput
     if files.rotated:
         inst.rotated = True
         suffix = f".{inst.out_num or 0:03d}"
-    base = os.path.join(inst.submit_dir, inst.name)
+    base = _join(inst.submit_dir, inst.name)
     noop = inst.name.startswith("noop_")
     out_text, records = _read_out(inst, files, base + ".out" + suffix, noop)
     err_text, err_payloads, pl_host, pl_ip = _read_err(inst, files, base + ".err" + suffix, noop)
     _pegasus_lite_exitcode(inst, files, base, suffix, err_text)
 
-    invocations = [r for r in records if r.kind == "invocation"]
-    clustered = [r for r in records if r.kind == "clustered"]
+    invocations, clustered, tasks, multipart = _by_kind(records)
     if records:
         inst.kickstart_parsed = True
     _take_invocations(inst, invocations, pl_host, pl_ip)
@@ -112,19 +111,39 @@ def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput
         "job_inst_id": inst.seq,
         "fixed": files.fixed,
     }
-    tasks = [r for r in records if r.kind == "task"]
     summaries = _emit_invocations(out, inst, files, invocations, tasks, monitoring, keys, ts)
     extra = inst.composite_extra
     extra["int_error_count"] = _emit_integrity(
         out, keys, integrity_metrics(records, record_payloads, err_payloads), ts
     )
-    _merge_multipart(inst, [r for r in records if r.kind == "multipart"])
+    _merge_multipart(inst, multipart)
     extra["invocations"] = summaries
 
     if inst.name.startswith("register_") and int_or_none(inst.main_exitcode) == 0:
         emit_registrations(out, inst, files, keys)
     out.records = records
     return out
+
+
+def _join(head: str, tail: str) -> str:
+    """``os.path.join`` of two parts, without its generic work for the usual ones (twice a job)."""
+    if not head or tail.startswith("/"):
+        return os.path.join(head, tail)
+    return head + tail if head.endswith("/") else f"{head}/{tail}"
+
+
+_KINDS = ("invocation", "clustered", "task", "multipart")
+
+
+def _by_kind(records: list[KickstartRecord]) -> list[list[KickstartRecord]]:
+    """The records of each of :data:`_KINDS`, in order; one pass (usually one invocation)."""
+    if len(records) == 1 and records[0].kind == "invocation":
+        return [records[:], [], [], []]
+    found: dict[str, list[KickstartRecord]] = {kind: [] for kind in _KINDS}
+    for rec in records:
+        if rec.kind in found:
+            found[rec.kind].append(rec)
+    return list(found.values())
 
 
 def _read_out(
@@ -166,7 +185,7 @@ def _pegasus_lite_exitcode(
     sub = inst.sub
     if sub is None or not sub.stderr:
         return
-    path = os.path.join(files.run_dir, sub.stderr)
+    path = _join(files.run_dir, sub.stderr)
     pl_text = err_text if path == base + ".err" else None
     if pl_text is None:
         pl_text = files.read_text(path + suffix)

@@ -118,23 +118,30 @@ def emit_invocation(
     start_time = _start_time(inst, rec)
     out.emit(InvStart(**keys, inv_id=n, ts=UNSET if start_time is None else start_time))
     transformation, task_id = _task(inst, rec, is_subdag)
-    if rec.get("duration") is not None:
+    duration = rec.get("duration")
+    rec_dur = _num(duration)  # the record's duration as a number, once
+    if duration is not None:
         # As the record has it: a YAML number, or the text of an XML attribute / cluster line.
-        dur: Any = rec["duration"]
-    elif inst.main_start is not None and inst.main_end is not None:
-        dur = int(inst.main_end - inst.main_start)
+        dur: Any = duration
+        dur_f = rec_dur
     else:
-        dur = 0
+        dur = (
+            int(inst.main_end - inst.main_start)
+            if inst.main_start is not None and inst.main_end is not None
+            else 0
+        )
+        dur_f = float(dur)
     cpu: Any = UNSET
     avg_cpu: Any = UNSET
-    if rec.get("utime") is not None and rec.get("stime") is not None:
-        cpu = float(rec["utime"]) + float(rec["stime"])
-        dur_f = _num(dur)
+    utime = rec.get("utime")
+    stime = rec.get("stime")
+    if utime is not None and stime is not None:
+        cpu = float(utime) + float(stime)
         if dur_f:
             avg_cpu = cpu / dur_f
     ts: Any = UNSET
-    if _num(rec.get("duration")) is not None and start_time is not None:
-        ts = int(start_time + (_num(rec["duration"]) or 0.0))
+    if rec_dur is not None and start_time is not None:
+        ts = int(start_time + rec_dur)
     elif inst.main_end is not None:
         ts = int(inst.main_end)
     exitcode = rec["raw"] if "raw" in rec else str(inst.main_exitcode)
@@ -224,18 +231,16 @@ def emit_host(out: JobOutput, rec: dict[str, Any], keys: dict[str, Any], ts: flo
 
 
 def emit_rc_meta(out: JobOutput, files: JobFiles, rec: dict[str, Any], ts: float) -> None:
-    for lfn, meta in (rec.get("outputs") or {}).items():
+    outputs = rec.get("outputs")
+    if not outputs:
+        return
+    emit = out.events.append
+    xwf_id = files.wf_uuid
+    fixed = files.fixed
+    ts = float(ts)
+    for lfn, meta in outputs.items():
         for key, value in meta.items():
-            out.emit(
-                RcMeta(
-                    xwf_id=files.wf_uuid,
-                    lfn_id=lfn,
-                    ts=float(ts),
-                    key=key,
-                    value=value,
-                    fixed=files.fixed,
-                )
-            )
+            emit(RcMeta(xwf_id=xwf_id, lfn_id=lfn, ts=ts, key=key, value=value, fixed=fixed))
 
 
 def emit_monitoring(

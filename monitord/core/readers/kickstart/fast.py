@@ -288,23 +288,36 @@ _EXCLUDED_FILES = frozenset(("stdin", "stdout", "stderr", "metadata"))
 _MB = 1048576
 
 
-def _entries(body: str, pos: int, end: int) -> dict[Any, list[str]] | None:
-    """Captured fields by file name (YAML's last-wins order); None unless entries tile it.
+_WHOLE = itemgetter(0)  # a files entry's whole text, in findall's tuples
+_LFN = itemgetter(1)  # its key, as written
+# the fields of a findall tuple: (whole, lfn, output, size, user, ctime, sha256, timing,
+# data, data_chomp, data_lines)
+_OUTPUT, _SIZE, _DATA = 2, 3, 8
+
+
+def _entries(body: str, pos: int, end: int) -> dict[Any, tuple[str, ...]] | None:
+    """findall tuples by file name (YAML's last-wins order); None unless entries tile it.
 
     Fields exist only in entries that are mappings; a mapping without any counts as
     an input of size 0, which is what an entry that is not a mapping counts as.
+    A key whose first character no resolver and no indicator starts with is its own
+    text (as in :func:`_text`): only the others are resolved (:func:`cached_key`).
     """
-    files: dict[Any, list[str]] = {}
-    covered = 0
-    for whole, key, *fields in _patterns().file_entries.findall(body, pos, end):
-        covered += len(whole)
-        files[key[1:-1] if key[0] == '"' else cached_key(key)] = fields
-    return files if covered == end - pos else None
+    found = _patterns().file_entries.findall(body, pos, end)
+    if sum(map(len, map(_WHOLE, found))) != end - pos:
+        return None
+    names = [
+        lfn if lfn[0] in _TEXT_FIRST else lfn[1:-1] if lfn[0] == '"' else cached_key(lfn)
+        for lfn in map(_LFN, found)
+    ]
+    return dict(zip(names, found, strict=True))
 
 
 def _size(raw: str) -> int:
     if not raw:
         return 0
+    if raw.isdigit() and raw.isascii() and (raw[0] != "0" or len(raw) == 1):
+        return int(raw)  # what _scalar gives this shape, without its other tests
     try:
         return int(_scalar(raw))
     except (TypeError, ValueError):
@@ -435,7 +448,7 @@ def _map_files(body: str, start: int, end: int, rec: dict[str, Any]) -> None:
         fields = files.get(stream)
         if fields is None:
             continue
-        data, chomp, lines = fields[6:]  # findall gives "" for a group that did not match
+        data, chomp, lines = fields[_DATA:]  # findall gives "" for a group that did not match
         if data:
             if chomp:
                 raise _Bail("data given twice, in two forms")
@@ -448,10 +461,11 @@ def _map_files(body: str, start: int, end: int, rec: dict[str, Any]) -> None:
     for lfn, fields in files.items():
         if lfn in _EXCLUDED_FILES:
             continue
-        output, size, user, ctime, sha256, timing = fields[:6]
+        output = fields[_OUTPUT]
         if not output:
-            input_bytes += _size(size)
+            input_bytes += _size(fields[_SIZE])
         elif cached_value(output):
+            _, _, _, size, user, ctime, sha256, timing, *_ = fields
             output_bytes += _size(size)
             meta: dict[str, Any] = {}
             if user:
