@@ -197,6 +197,17 @@ LEAF_COLUMNS: dict[str, tuple[str, ...]] = {
     "tag": ("wf_id", "job_instance_id", "name", "count"),
     "workflow_files": ("wf_id", "task_id", "lfn_id", "file_type"),
 }
+#: Tables whose ids the loader assigns itself on SQLite (``RowStore._new_id``: the largest id
+#: plus one, under the batch's write lock), parents first: their rows are queued like a leaf
+#: table's and written with one ``executemany`` each.
+NUMBERED_TABLES: tuple[Table, ...] = (s.job, s.task, s.job_instance)
+#: Per numbered table, the columns of a row's values as the loader builds them (the id not
+#: among them: it is put first when the row is queued).
+NUMBERED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "job": ("wf_id", *(col for _, col, _ in JOB_COLS)),
+    "task": ("wf_id", "job_id", *(col for _, col, _ in TASK_COLS)),
+    "job_instance": ("job_id", "job_submit_seq", "sched_id", "site", "multiplier_factor"),
+}
 #: Leaf tables keyed by file, not by workflow: every workflow of a database writes the same
 #: rows, so a row already there is the row wanted (an insert that skips it, see RowStore).
 SHARED_LEAF_TABLES: tuple[Table, ...] = (s.rc_pfn,)
@@ -207,10 +218,10 @@ LFN_CACHE_MAX = 200_000
 ID_CACHE_GENERATION = 16_384
 
 REQUIRED: dict[str, tuple[str, ...]] = {t.name: _required(t) for t in s.metadata.sorted_tables}
-#: Per leaf table, the places of its NOT NULL columns in its value tuples.
+#: Per leaf and numbered table, the places of its NOT NULL columns in its value tuples.
 REQUIRED_AT: dict[str, tuple[int, ...]] = {
     name: tuple(i for i, col in enumerate(cols) if col in REQUIRED[name])
-    for name, cols in LEAF_COLUMNS.items()
+    for name, cols in (LEAF_COLUMNS | NUMBERED_COLUMNS).items()
 }
 
 

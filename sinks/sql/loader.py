@@ -72,6 +72,8 @@ _AHEAD: dict[type[StampedeEvent], tuple[Any, Any, str, str]] = {
 }
 _AHEAD_EXTRA: dict[str, Row] = {"job": {}, "task": {"job_id": None}}
 _INVOCATION_VALUES = values_of(INVOCATION_COLS)
+_JOB_VALUES = values_of(JOB_COLS)
+_TASK_VALUES = values_of(TASK_COLS)
 
 # --- jobstate names (7.3) ----------------------------------------------------
 
@@ -138,6 +140,7 @@ class BatchLoader(RowStore):
         self._conn = conn
         self._slow = slow
         self._begin_batch()
+        self._numbering = not slow and self.shared is None and conn.dialect.name == "sqlite"
         handlers = DISPATCH
         self._raw.open(conn)
         try:
@@ -268,7 +271,7 @@ class BatchLoader(RowStore):
             return
         job_id = self._ahead.pop(id(ev), None)
         if job_id is None:
-            job_id = self._insert_id(s.job, _row(ev, JOB_COLS, {"wf_id": wf.wf_id}))
+            job_id = self._new_id(s.job, (wf.wf_id, *_JOB_VALUES(ev)))
         if job_id is not None:
             wf.jobs[exec_job_id] = job_id
 
@@ -287,9 +290,7 @@ class BatchLoader(RowStore):
             return
         task_id = self._ahead.pop(id(ev), None)
         if task_id is None:
-            task_id = self._insert_id(
-                s.task, _row(ev, TASK_COLS, {"wf_id": wf.wf_id, "job_id": None})
-            )
+            task_id = self._new_id(s.task, (wf.wf_id, None, *_TASK_VALUES(ev)))
         if task_id is not None:
             wf.tasks[abs_task_id] = task_id
 
@@ -418,15 +419,8 @@ class BatchLoader(RowStore):
                     job_id=exec_job_id,
                 )
                 return
-            row: Row = {
-                "job_id": job_id,
-                "job_submit_seq": seq,
-                "sched_id": _v(ev.sched_id),
-                "multiplier_factor": 1,
-            }
-            if type(ev) is JobInstSubmitStart:
-                row["site"] = _v(ev.site)
-            ji_id = self._insert_id(s.job_instance, row)
+            site = _v(ev.site) if type(ev) is JobInstSubmitStart else None
+            ji_id = self._new_id(s.job_instance, (job_id, seq, _v(ev.sched_id), site, 1))
             if ji_id is None:
                 return
             wf.instances[(exec_job_id, seq)] = ji_id
