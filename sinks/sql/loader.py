@@ -313,11 +313,10 @@ class BatchLoader(RowStore):
                 job_id=ev.job_id,
             )
             return
-        row = {"_task": task_id, "job_id": job_id}
         if self._slow:
-            self._try(_TASK_JOB_UPDATE, row, "task")
+            self._try(_TASK_JOB_UPDATE, {"_task": task_id, "job_id": job_id}, "task")
         else:
-            self._task_jobs.append(row)
+            self._task_jobs.append((job_id, task_id))
 
     def _task_meta(self, ev: Any) -> None:
         wf = self._wf_of(ev)
@@ -462,11 +461,10 @@ class BatchLoader(RowStore):
         found = self._instance_of(ev)
         if host_id is None or found is None:
             return
-        row = {"_ji": found[1], "host_id": host_id}
         if self._slow:
-            self._try(_HOST_LINK, row, "job_instance")
+            self._try(_HOST_LINK, {"_ji": found[1], "host_id": host_id}, "job_instance")
         else:
-            self._host_links.append(row)
+            self._host_links.append((host_id, found[1]))
 
     def _tag(self, ev: Any) -> None:
         found = self._instance_of(ev)

@@ -157,7 +157,10 @@ class RawSQL:
 
     def insert_values(self, table: Table, cols: tuple[str, ...], rows: list[Any]) -> None:
         """``executemany`` INSERT of value tuples in the order of ``cols``."""
-        prep = self._insert(table, cols, False)
+        self.run_values(self._insert(table, cols, False), cols, rows)
+
+    def run_values(self, prep: Prepared, cols: tuple[str, ...], rows: list[Any]) -> None:
+        """``executemany`` of ``prep`` with value tuples in the order of ``cols``."""
         self._run_many(prep, prep.params_of(cols, rows))
 
     def execute_many(self, prep: Prepared, rows: list[Row]) -> None:

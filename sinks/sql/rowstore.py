@@ -6,11 +6,11 @@ each event means)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 import structlog
-from sqlalchemy import Connection, Table, and_, bindparam, func, select, update
+from sqlalchemy import Connection, Table, bindparam, func, select, update
 from sqlalchemy.exc import StatementError
 
 from . import schema as s
@@ -120,8 +120,8 @@ class RowStore:
         self._next_ids: dict[str, int] = {}  # numbered table -> the id its next row gets
         self._shared_rows: dict[str, list[Row]] = {t.name: [] for t in SHARED_LEAF_TABLES}
         self._ji_updates: dict[int, Row] = {}
-        self._host_links: list[Row] = []
-        self._task_jobs: list[Row] = []
+        self._host_links: list[tuple[int, int]] = []  # (host_id, job_instance_id)
+        self._task_jobs: list[tuple[int, int]] = []  # (job_id, task_id)
         self._meta_merges: dict[tuple[int, str], Any] = {}
         self._ended: list[str] = []
         self._ahead: dict[int, int] = {}  # id(event) -> the id its row was inserted with
@@ -260,36 +260,36 @@ class RowStore:
                 self._write_shared_rows(table, rows)
         if self._meta_merges:
             merges = self._meta_merges.items()
-            self._write_rc_meta([{"lfn_id": k[0], "key": k[1], "value": v} for k, v in merges])
+            if self.shared is not None:
+                self._upsert_rc_meta([{"lfn_id": k[0], "key": k[1], "value": v} for k, v in merges])
+            else:  # one upsert per row, its values as they are
+                upsert = raw.prepare("rc_meta_upsert", _rc_meta_upsert(self.conn.dialect.name))
+                raw.run_values(upsert, _RC_META_COLS, [(*k, v) for k, v in merges])
         if self._task_jobs:
-            raw.execute_many(raw.prepare("task_job", _TASK_JOB_UPDATE), self._task_jobs)
-        groups: dict[tuple[str, ...], list[Row]] = {}
+            prep = raw.prepare("task_job", _TASK_JOB_UPDATE)
+            raw.run_values(prep, ("job_id", "_task"), self._task_jobs)
+        # updates merged per instance, one executemany per set of columns
+        groups: dict[tuple[str, ...], list[tuple[Any, ...]]] = {}
         for ji_id, values in self._ji_updates.items():
-            groups.setdefault(tuple(values), []).append({"_ji": ji_id, **values})
-        for cols, updates in groups.items():
-            raw.execute_many(raw.prepare(("ji", cols), _ji_update(cols)), updates)
+            cols = tuple(values)
+            group = groups.get(cols)
+            if group is None:
+                group = groups[cols] = []
+            group.append((*values.values(), ji_id))
+        for cols, group in groups.items():
+            raw.run_values(raw.prepare(("ji", cols), _ji_update(cols)), (*cols, "_ji"), group)
         if self._host_links:
-            raw.execute_many(raw.prepare("host_link", _HOST_LINK), self._host_links)
+            prep = raw.prepare("host_link", _HOST_LINK)
+            raw.run_values(prep, ("host_id", "_ji"), self._host_links)
 
     def _write_rc_meta(self, rows: list[Row]) -> None:
-        """Merge semantics, portable: delete the keys, then insert the new values."""
+        """Slow mode: the merge (the new value replaces the old one), one upsert per row."""
         if self.shared is not None:
             self._upsert_rc_meta(rows)
             return
-        m = s.rc_meta
-        delete_stmt = m.delete().where(
-            and_(m.c.lfn_id == bindparam("b_lfn"), m.c.key == bindparam("b_key"))
-        )
-        keys = [{"b_lfn": r["lfn_id"], "b_key": r["key"]} for r in rows]
-        if self._slow:
-            for key, row in zip(keys, rows, strict=True):
-                with self.conn.begin_nested():
-                    self.conn.execute(delete_stmt, key)
-                self._try(m.insert(), row, "rc_meta")
-        else:
-            raw = self._raw
-            raw.execute_many(raw.prepare("rc_meta_delete", delete_stmt), keys)
-            raw.insert_many(m, rows)
+        stmt = _rc_meta_upsert(self.conn.dialect.name)
+        for row in rows:
+            self._try(stmt, row, "rc_meta")
 
     def _upsert_rc_meta(self, rows: list[Row]) -> None:
         """Merge on the shared connection: one upsert, keys in a fixed order (no deadlocks)."""
@@ -573,6 +573,10 @@ def _key_order(row: Row) -> tuple[tuple[bool, Any], ...]:
     return tuple((v is None, "" if v is None else v) for v in row.values())
 
 
+_RC_META_COLS = ("lfn_id", "key", "value")
+
+
+@cache
 def _rc_meta_upsert(dialect: str) -> Any:
     """``rc_meta`` merge as one statement: the new value replaces the old one."""
     m = s.rc_meta
