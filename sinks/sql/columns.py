@@ -157,12 +157,40 @@ def values_of(cols: ColumnMap) -> Callable[[Any], tuple[Any, ...]]:
             lines.append(f"    v = _get(ev, {field!r}, None)")
             if conv is _ident:
                 lines.append(f"    a{i} = None if v is UNSET else v")
+            elif conv is to_float:  # most are floats already: no call
+                scope[f"c{i}"] = conv
+                lines.append(
+                    f"    a{i} = v if v.__class__ is float else c{i}(None if v is UNSET else v)"
+                )
             else:
                 scope[f"c{i}"] = conv
                 lines.append(f"    a{i} = c{i}(None if v is UNSET else v)")
         lines.append(f"    return ({''.join(f'a{i}, ' for i in range(len(cols)))})")
         exec("\n".join(lines), scope)  # noqa: S102 - generated from the maps above
         build = _BUILDERS[id(cols)] = scope["build"]
+    return build
+
+
+_CHANGES: dict[int, Callable[[Any], Row]] = {}
+
+
+def changes_of(cols: ColumnMap) -> Callable[[Any], Row]:
+    """The columns of ``cols`` an event sets, coerced (an unset or absent field is left
+    out), as one function made once per map, like :func:`values_of`."""
+    build = _CHANGES.get(id(cols))
+    if build is None:
+        scope: dict[str, Any] = {"UNSET": UNSET, "_get": getattr}
+        lines = ["def build(ev):", "    out = {}"]
+        for i, (field, col, conv) in enumerate(cols):
+            lines += [f"    v = _get(ev, {field!r}, UNSET)", "    if v is not UNSET:"]
+            if conv is _ident:
+                lines.append(f"        out[{col!r}] = v")
+            else:
+                scope[f"c{i}"] = conv
+                lines.append(f"        out[{col!r}] = c{i}(v)")
+        lines.append("    return out")
+        exec("\n".join(lines), scope)  # noqa: S102 - generated from the maps above
+        build = _CHANGES[id(cols)] = scope["build"]
     return build
 
 

@@ -50,6 +50,7 @@ from .columns import (
     WORKFLOW_COLS,
     Row,
     _row,
+    changes_of,
     to_float,
     to_int,
     values_of,
@@ -74,6 +75,8 @@ _AHEAD_EXTRA: dict[str, Row] = {"job": {}, "task": {"job_id": None}}
 _INVOCATION_VALUES = values_of(INVOCATION_COLS)
 _JOB_VALUES = values_of(JOB_COLS)
 _TASK_VALUES = values_of(TASK_COLS)
+_MAIN_END_CHANGES = changes_of(MAIN_END_COLS)
+_POST_END_CHANGES = changes_of(POST_END_COLS)
 
 # --- jobstate names (7.3) ----------------------------------------------------
 
@@ -329,10 +332,14 @@ class BatchLoader(RowStore):
         self._queue_values("task_meta", (task_id, _v(ev.key), _v(ev.value)))
 
     def _rc_meta(self, ev: Any) -> None:
-        lfn_id = self._lfn_id(ev.lfn_id)
+        lfn_id = self._lfns.get(ev.lfn_id) or self._lfn_id(ev.lfn_id)
         if lfn_id is None:
             return
-        key, value = _v(ev.key), _v(ev.value)
+        key, value = ev.key, ev.value
+        if key is UNSET:
+            key = None
+        if value is UNSET:
+            value = None
         if key is None or value is None:  # the NOT NULL columns (lfn_id is not None)
             col = "key" if key is None else "value"
             log.error("rejected row: NOT NULL column is null", table="rc_meta", column=col)
@@ -354,7 +361,7 @@ class BatchLoader(RowStore):
         if task_id is None:
             log.error("wf.map.file for an unknown task", xwf_id=wf.uuid, task_id=ev.task_id)
             return
-        lfn_id = self._lfn_id(ev.lfn_id)
+        lfn_id = self._lfns.get(ev.lfn_id) or self._lfn_id(ev.lfn_id)
         if lfn_id is not None:
             self._queue_values("workflow_files", (wf.wf_id, task_id, lfn_id, None))
 
@@ -432,12 +439,7 @@ class BatchLoader(RowStore):
         if found is None:
             return
         ji_id = found[1]
-        cols_map = MAIN_END_COLS if type(ev) is JobInstMainEnd else POST_END_COLS
-        cols = {
-            col: conv(value)
-            for field, col, conv in cols_map
-            if (value := getattr(ev, field)) is not UNSET
-        }
+        cols = (_MAIN_END_CHANGES if type(ev) is JobInstMainEnd else _POST_END_CHANGES)(ev)
         if cols.get("multiplier_factor", 1) is None:
             del cols["multiplier_factor"]
         if cols:
