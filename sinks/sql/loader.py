@@ -1,7 +1,8 @@
 """Stampede events → database rows (behaviour spec 7.2/7.3), one transaction per batch.
 
 Rows whose ids later rows need (workflow, job, job_instance, host, rc_lfn, task)
-are inserted as soon as their event is seen and their ids cached by natural key.
+get their id as soon as their event is seen, cached by natural key: inserted at once, or
+on SQLite (job, task, job_instance) numbered by the loader and queued (``RowStore._new_id``).
 Everything else is queued per table and written with ``executemany`` when the
 batch ends; ``job_instance`` updates are merged per instance first, so the last
 value of each column wins exactly as the reference's successive merges do.

@@ -1,7 +1,7 @@
 """The loader's hot path: Core statements compiled once, run on the DBAPI cursor.
 
 SQLAlchemy's per-``execute`` bookkeeping costs more than SQLite's own insert, and
-a replay does one id-returning insert per job and per job instance.  So the fast
+a replay writes hundreds of thousands of rows.  So the fast
 path compiles each statement once for the engine's dialect and drives the
 driver cursor of the *same* connection (hence the same transaction) directly.
 Values are already coerced by the loader, so no bind processors are needed.
