@@ -563,3 +563,40 @@ def test_id_caches_are_bounded_and_dropped_ids_are_found_again(
         check=False,
     )
     assert diff.returncode == 0, diff.stdout[-4000:]
+
+
+def test_writers_sharing_a_sqlite_file_each_number_their_rows_in_turn(db: Path) -> None:
+    """Issue 30: on SQLite the loader numbers job, task and job instance rows itself (the
+    largest id plus one, under the batch's write lock).  Two daemons writing their workflows
+    into one file take turns at the lock: each batch must read the largest ids again, so that
+    neither reuses an id the other took meanwhile (a clash would roll the batch back and
+    write it row by row)."""
+    sinks = {wf: SQLSink(f"sqlite:///{db}") for wf in (ROOT, OTHER)}
+    for sink in sinks.values():
+        sink.open()
+    try:
+        for wf, sink in sinks.items():
+            sink.write_batch([plan(wf, wf), job(f"{wf[:1]}0", wf), *submit(f"{wf[:1]}0", wf=wf)])
+        for n in range(1, 4):  # in turn: each batch after the other writer's
+            for wf, sink in sinks.items():
+                name = f"{wf[:1]}{n}"
+                task = ev(
+                    "task.info", wf, task__id=f"t{n}", transformation="x", type_desc="compute"
+                )
+                link = ev("wf.map.task_job", wf, task__id=f"t{n}", job__id=name)
+                sink.write_batch([job(name, wf), task, link, *submit(name, wf=wf)])
+        assert [s.counters["row_by_row_batches"] for s in sinks.values()] == [0, 0]
+    finally:
+        for sink in sinks.values():
+            sink.close()
+    owners = rows(
+        db,
+        "select w.wf_uuid, j.exec_job_id, t.abs_task_id from job_instance i"
+        " join job j using (job_id) join workflow w using (wf_id)"
+        " left join task t on t.job_id = j.job_id order by 1, 2",
+    )
+    expected = [
+        (wf, f"{wf[:1]}{n}", f"t{n}" if n else None) for wf in (ROOT, OTHER) for n in range(4)
+    ]
+    assert owners == sorted(expected)
+    assert rows(db, "select count(*), count(distinct job_id) from job_instance") == [(8, 8)]

@@ -406,16 +406,16 @@ def test_failed_batch_is_retried_without_duplicates(
     sample = "hierarchical_wf_success"
     expected = CORPUS / sample / "expected" / "stampede.db"
     url = f"sqlite:///{tmp_path / 'x.db'}" if kind == "sqlite" else fresh_db(kind, "retry")
-    original = RawSQL.execute_many
+    original = RawSQL._run_many
     calls = {"n": 0, "fail_at": -1}
 
-    def flaky(self: RawSQL, prep: object, rows: list[dict[str, object]]) -> None:
+    def flaky(self: RawSQL, prep: object, rows: list[object]) -> None:
         calls["n"] += 1
         if calls["n"] == calls["fail_at"]:
             raise OperationalError("INSERT …", None, ConnectionError("injected: connection lost"))
         original(self, prep, rows)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(RawSQL, "execute_many", flaky)
+    monkeypatch.setattr(RawSQL, "_run_many", flaky)
     events = load_bp_events(CORPUS / sample / "expected" / "events.bp")
     sink = SQLSink(url)
     sink.open()

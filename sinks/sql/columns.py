@@ -157,12 +157,40 @@ def values_of(cols: ColumnMap) -> Callable[[Any], tuple[Any, ...]]:
             lines.append(f"    v = _get(ev, {field!r}, None)")
             if conv is _ident:
                 lines.append(f"    a{i} = None if v is UNSET else v")
+            elif conv is to_float:  # most are floats already: no call
+                scope[f"c{i}"] = conv
+                lines.append(
+                    f"    a{i} = v if v.__class__ is float else c{i}(None if v is UNSET else v)"
+                )
             else:
                 scope[f"c{i}"] = conv
                 lines.append(f"    a{i} = c{i}(None if v is UNSET else v)")
         lines.append(f"    return ({''.join(f'a{i}, ' for i in range(len(cols)))})")
         exec("\n".join(lines), scope)  # noqa: S102 - generated from the maps above
         build = _BUILDERS[id(cols)] = scope["build"]
+    return build
+
+
+_CHANGES: dict[int, Callable[[Any], Row]] = {}
+
+
+def changes_of(cols: ColumnMap) -> Callable[[Any], Row]:
+    """The columns of ``cols`` an event sets, coerced (an unset or absent field is left
+    out), as one function made once per map, like :func:`values_of`."""
+    build = _CHANGES.get(id(cols))
+    if build is None:
+        scope: dict[str, Any] = {"UNSET": UNSET, "_get": getattr}
+        lines = ["def build(ev):", "    out = {}"]
+        for i, (field, col, conv) in enumerate(cols):
+            lines += [f"    v = _get(ev, {field!r}, UNSET)", "    if v is not UNSET:"]
+            if conv is _ident:
+                lines.append(f"        out[{col!r}] = v")
+            else:
+                scope[f"c{i}"] = conv
+                lines.append(f"        out[{col!r}] = c{i}(v)")
+        lines.append("    return out")
+        exec("\n".join(lines), scope)  # noqa: S102 - generated from the maps above
+        build = _CHANGES[id(cols)] = scope["build"]
     return build
 
 
@@ -197,6 +225,17 @@ LEAF_COLUMNS: dict[str, tuple[str, ...]] = {
     "tag": ("wf_id", "job_instance_id", "name", "count"),
     "workflow_files": ("wf_id", "task_id", "lfn_id", "file_type"),
 }
+#: Tables whose ids the loader assigns itself on SQLite (``RowStore._new_id``: the largest id
+#: plus one, under the batch's write lock), parents first: their rows are queued like a leaf
+#: table's and written with one ``executemany`` each.
+NUMBERED_TABLES: tuple[Table, ...] = (s.job, s.task, s.job_instance)
+#: Per numbered table, the columns of a row's values as the loader builds them (the id not
+#: among them: it is put first when the row is queued).
+NUMBERED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "job": ("wf_id", *(col for _, col, _ in JOB_COLS)),
+    "task": ("wf_id", "job_id", *(col for _, col, _ in TASK_COLS)),
+    "job_instance": ("job_id", "job_submit_seq", "sched_id", "site", "multiplier_factor"),
+}
 #: Leaf tables keyed by file, not by workflow: every workflow of a database writes the same
 #: rows, so a row already there is the row wanted (an insert that skips it, see RowStore).
 SHARED_LEAF_TABLES: tuple[Table, ...] = (s.rc_pfn,)
@@ -207,10 +246,10 @@ LFN_CACHE_MAX = 200_000
 ID_CACHE_GENERATION = 16_384
 
 REQUIRED: dict[str, tuple[str, ...]] = {t.name: _required(t) for t in s.metadata.sorted_tables}
-#: Per leaf table, the places of its NOT NULL columns in its value tuples.
+#: Per leaf and numbered table, the places of its NOT NULL columns in its value tuples.
 REQUIRED_AT: dict[str, tuple[int, ...]] = {
     name: tuple(i for i, col in enumerate(cols) if col in REQUIRED[name])
-    for name, cols in LEAF_COLUMNS.items()
+    for name, cols in (LEAF_COLUMNS | NUMBERED_COLUMNS).items()
 }
 
 

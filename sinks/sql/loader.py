@@ -1,7 +1,8 @@
 """Stampede events → database rows (behaviour spec 7.2/7.3), one transaction per batch.
 
 Rows whose ids later rows need (workflow, job, job_instance, host, rc_lfn, task)
-are inserted as soon as their event is seen and their ids cached by natural key.
+get their id as soon as their event is seen, cached by natural key: inserted at once, or
+on SQLite (job, task, job_instance) numbered by the loader and queued (``RowStore._new_id``).
 Everything else is queued per table and written with ``executemany`` when the
 batch ends; ``job_instance`` updates are merged per instance first, so the last
 value of each column wins exactly as the reference's successive merges do.
@@ -50,6 +51,7 @@ from .columns import (
     WORKFLOW_COLS,
     Row,
     _row,
+    changes_of,
     to_float,
     to_int,
     values_of,
@@ -72,6 +74,10 @@ _AHEAD: dict[type[StampedeEvent], tuple[Any, Any, str, str]] = {
 }
 _AHEAD_EXTRA: dict[str, Row] = {"job": {}, "task": {"job_id": None}}
 _INVOCATION_VALUES = values_of(INVOCATION_COLS)
+_JOB_VALUES = values_of(JOB_COLS)
+_TASK_VALUES = values_of(TASK_COLS)
+_MAIN_END_CHANGES = changes_of(MAIN_END_COLS)
+_POST_END_CHANGES = changes_of(POST_END_COLS)
 
 # --- jobstate names (7.3) ----------------------------------------------------
 
@@ -138,6 +144,7 @@ class BatchLoader(RowStore):
         self._conn = conn
         self._slow = slow
         self._begin_batch()
+        self._numbering = not slow and self.shared is None and conn.dialect.name == "sqlite"
         handlers = DISPATCH
         self._raw.open(conn)
         try:
@@ -268,7 +275,7 @@ class BatchLoader(RowStore):
             return
         job_id = self._ahead.pop(id(ev), None)
         if job_id is None:
-            job_id = self._insert_id(s.job, _row(ev, JOB_COLS, {"wf_id": wf.wf_id}))
+            job_id = self._new_id(s.job, (wf.wf_id, *_JOB_VALUES(ev)))
         if job_id is not None:
             wf.jobs[exec_job_id] = job_id
 
@@ -287,9 +294,7 @@ class BatchLoader(RowStore):
             return
         task_id = self._ahead.pop(id(ev), None)
         if task_id is None:
-            task_id = self._insert_id(
-                s.task, _row(ev, TASK_COLS, {"wf_id": wf.wf_id, "job_id": None})
-            )
+            task_id = self._new_id(s.task, (wf.wf_id, None, *_TASK_VALUES(ev)))
         if task_id is not None:
             wf.tasks[abs_task_id] = task_id
 
@@ -312,11 +317,10 @@ class BatchLoader(RowStore):
                 job_id=ev.job_id,
             )
             return
-        row = {"_task": task_id, "job_id": job_id}
         if self._slow:
-            self._try(_TASK_JOB_UPDATE, row, "task")
+            self._try(_TASK_JOB_UPDATE, {"_task": task_id, "job_id": job_id}, "task")
         else:
-            self._task_jobs.append(row)
+            self._task_jobs.append((job_id, task_id))
 
     def _task_meta(self, ev: Any) -> None:
         wf = self._wf_of(ev)
@@ -329,10 +333,14 @@ class BatchLoader(RowStore):
         self._queue_values("task_meta", (task_id, _v(ev.key), _v(ev.value)))
 
     def _rc_meta(self, ev: Any) -> None:
-        lfn_id = self._lfn_id(ev.lfn_id)
+        lfn_id = self._lfns.get(ev.lfn_id) or self._lfn_id(ev.lfn_id)
         if lfn_id is None:
             return
-        key, value = _v(ev.key), _v(ev.value)
+        key, value = ev.key, ev.value
+        if key is UNSET:
+            key = None
+        if value is UNSET:
+            value = None
         if key is None or value is None:  # the NOT NULL columns (lfn_id is not None)
             col = "key" if key is None else "value"
             log.error("rejected row: NOT NULL column is null", table="rc_meta", column=col)
@@ -354,7 +362,7 @@ class BatchLoader(RowStore):
         if task_id is None:
             log.error("wf.map.file for an unknown task", xwf_id=wf.uuid, task_id=ev.task_id)
             return
-        lfn_id = self._lfn_id(ev.lfn_id)
+        lfn_id = self._lfns.get(ev.lfn_id) or self._lfn_id(ev.lfn_id)
         if lfn_id is not None:
             self._queue_values("workflow_files", (wf.wf_id, task_id, lfn_id, None))
 
@@ -418,15 +426,8 @@ class BatchLoader(RowStore):
                     job_id=exec_job_id,
                 )
                 return
-            row: Row = {
-                "job_id": job_id,
-                "job_submit_seq": seq,
-                "sched_id": _v(ev.sched_id),
-                "multiplier_factor": 1,
-            }
-            if type(ev) is JobInstSubmitStart:
-                row["site"] = _v(ev.site)
-            ji_id = self._insert_id(s.job_instance, row)
+            site = _v(ev.site) if type(ev) is JobInstSubmitStart else None
+            ji_id = self._new_id(s.job_instance, (job_id, seq, _v(ev.sched_id), site, 1))
             if ji_id is None:
                 return
             wf.instances[(exec_job_id, seq)] = ji_id
@@ -439,12 +440,7 @@ class BatchLoader(RowStore):
         if found is None:
             return
         ji_id = found[1]
-        cols_map = MAIN_END_COLS if type(ev) is JobInstMainEnd else POST_END_COLS
-        cols = {
-            col: conv(value)
-            for field, col, conv in cols_map
-            if (value := getattr(ev, field)) is not UNSET
-        }
+        cols = (_MAIN_END_CHANGES if type(ev) is JobInstMainEnd else _POST_END_CHANGES)(ev)
         if cols.get("multiplier_factor", 1) is None:
             del cols["multiplier_factor"]
         if cols:
@@ -468,11 +464,10 @@ class BatchLoader(RowStore):
         found = self._instance_of(ev)
         if host_id is None or found is None:
             return
-        row = {"_ji": found[1], "host_id": host_id}
         if self._slow:
-            self._try(_HOST_LINK, row, "job_instance")
+            self._try(_HOST_LINK, {"_ji": found[1], "host_id": host_id}, "job_instance")
         else:
-            self._host_links.append(row)
+            self._host_links.append((host_id, found[1]))
 
     def _tag(self, ev: Any) -> None:
         found = self._instance_of(ev)

@@ -1,7 +1,7 @@
 """The loader's hot path: Core statements compiled once, run on the DBAPI cursor.
 
 SQLAlchemy's per-``execute`` bookkeeping costs more than SQLite's own insert, and
-a replay does one id-returning insert per job and per job instance.  So the fast
+a replay writes hundreds of thousands of rows.  So the fast
 path compiles each statement once for the engine's dialect and drives the
 driver cursor of the *same* connection (hence the same transaction) directly.
 Values are already coerced by the loader, so no bind processors are needed.
@@ -157,7 +157,10 @@ class RawSQL:
 
     def insert_values(self, table: Table, cols: tuple[str, ...], rows: list[Any]) -> None:
         """``executemany`` INSERT of value tuples in the order of ``cols``."""
-        prep = self._insert(table, cols, False)
+        self.run_values(self._insert(table, cols, False), cols, rows)
+
+    def run_values(self, prep: Prepared, cols: tuple[str, ...], rows: list[Any]) -> None:
+        """``executemany`` of ``prep`` with value tuples in the order of ``cols``."""
         self._run_many(prep, prep.params_of(cols, rows))
 
     def execute_many(self, prep: Prepared, rows: list[Row]) -> None:

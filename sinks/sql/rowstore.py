@@ -6,11 +6,11 @@ each event means)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 import structlog
-from sqlalchemy import Connection, Table, and_, bindparam, select, update
+from sqlalchemy import Connection, Table, bindparam, func, select, update
 from sqlalchemy.exc import StatementError
 
 from . import schema as s
@@ -19,6 +19,8 @@ from .columns import (
     LEAF_COLUMNS,
     LEAF_TABLES,
     LFN_CACHE_MAX,
+    NUMBERED_COLUMNS,
+    NUMBERED_TABLES,
     REQUIRED,
     REQUIRED_AT,
     SHARED_LEAF_TABLES,
@@ -103,6 +105,8 @@ class RowStore:
         self._conn: Connection | None = None
         self._raw = RawSQL()
         self._slow = False
+        #: this batch numbers job, task and job instance rows itself (``_new_id``)
+        self._numbering = False
         self._begin_batch()
 
     # --- batch control ---------------------------------------------------
@@ -110,10 +114,14 @@ class RowStore:
     def _begin_batch(self) -> None:
         #: leaf tables: value tuples in the order of ``LEAF_COLUMNS``
         self._rows: dict[str, list[tuple[Any, ...]]] = {t.name: [] for t in LEAF_TABLES}
+        #: numbered tables: (id, *values in the order of ``NUMBERED_COLUMNS``), not yet written
+        self._numbered: dict[str, list[tuple[Any, ...]]] = {t.name: [] for t in NUMBERED_TABLES}
+        self._numbered_pending = False
+        self._next_ids: dict[str, int] = {}  # numbered table -> the id its next row gets
         self._shared_rows: dict[str, list[Row]] = {t.name: [] for t in SHARED_LEAF_TABLES}
         self._ji_updates: dict[int, Row] = {}
-        self._host_links: list[Row] = []
-        self._task_jobs: list[Row] = []
+        self._host_links: list[tuple[int, int]] = []  # (host_id, job_instance_id)
+        self._task_jobs: list[tuple[int, int]] = []  # (job_id, task_id)
         self._meta_merges: dict[tuple[int, str], Any] = {}
         self._ended: list[str] = []
         self._ahead: dict[int, int] = {}  # id(event) -> the id its row was inserted with
@@ -195,8 +203,53 @@ class RowStore:
             return int(result.inserted_primary_key[0])
         return self._raw.insert_id(table, row)
 
+    def _new_id(self, table: Table, values: tuple[Any, ...]) -> int | None:
+        """A job, task or job instance row (values in the order of ``NUMBERED_COLUMNS``) and
+        its new id, or None (a NULL in a NOT NULL column: logged).
+
+        SQLite outside slow mode: the id is the table's largest plus one, as SQLite's own
+        would be (these tables are not ``AUTOINCREMENT``), and the row is queued for one
+        ``executemany`` per table (:meth:`_write_numbered`) in place of an insert per row.
+        That is safe because the batch holds the file's write lock from its ``BEGIN
+        IMMEDIATE`` (``database.write_transaction``): no other writer can take an id until
+        it commits, and the largest id is read again in every batch.  A server is shared by
+        writers whose inserts interleave with ours, so it keeps the database's ids."""
+        name = table.name
+        for i in REQUIRED_AT[name]:
+            if values[i] is None:
+                col = NUMBERED_COLUMNS[name][i]
+                log.error("rejected row: NOT NULL column is null", table=name, column=col)
+                return None
+        if not self._numbering:
+            return self._insert_id(table, dict(zip(NUMBERED_COLUMNS[name], values, strict=True)))
+        new_id = self._next_ids.get(name)
+        if new_id is None:
+            new_id = self._max_id(table) + 1
+        self._next_ids[name] = new_id + 1
+        self._numbered[name].append((new_id, *values))
+        self._numbered_pending = True
+        return new_id
+
+    def _max_id(self, table: Table) -> int:
+        pk = table.autoincrement_column
+        assert pk is not None
+        raw = self._raw
+        found = raw.scalar(raw.prepare(("max_id", table.name), select(func.max(pk))), {})
+        return 0 if found is None else int(found)
+
+    def _write_numbered(self) -> None:
+        """The numbered rows queued so far, parents first (the foreign keys are checked)."""
+        for table in NUMBERED_TABLES:
+            rows = self._numbered[table.name]
+            if rows:
+                self._raw.insert_values(table, _NUMBERED_ROWS[table.name], rows)
+                self._numbered[table.name] = []
+        self._numbered_pending = False
+
     def _write_pending(self) -> None:
         raw = self._raw
+        if self._numbered_pending:
+            self._write_numbered()
         for table in LEAF_TABLES:
             leaf = self._rows[table.name]
             if leaf:
@@ -207,36 +260,36 @@ class RowStore:
                 self._write_shared_rows(table, rows)
         if self._meta_merges:
             merges = self._meta_merges.items()
-            self._write_rc_meta([{"lfn_id": k[0], "key": k[1], "value": v} for k, v in merges])
+            if self.shared is not None:
+                self._upsert_rc_meta([{"lfn_id": k[0], "key": k[1], "value": v} for k, v in merges])
+            else:  # one upsert per row, its values as they are
+                upsert = raw.prepare("rc_meta_upsert", _rc_meta_upsert(self.conn.dialect.name))
+                raw.run_values(upsert, _RC_META_COLS, [(*k, v) for k, v in merges])
         if self._task_jobs:
-            raw.execute_many(raw.prepare("task_job", _TASK_JOB_UPDATE), self._task_jobs)
-        groups: dict[tuple[str, ...], list[Row]] = {}
+            prep = raw.prepare("task_job", _TASK_JOB_UPDATE)
+            raw.run_values(prep, ("job_id", "_task"), self._task_jobs)
+        # updates merged per instance, one executemany per set of columns
+        groups: dict[tuple[str, ...], list[tuple[Any, ...]]] = {}
         for ji_id, values in self._ji_updates.items():
-            groups.setdefault(tuple(values), []).append({"_ji": ji_id, **values})
-        for cols, updates in groups.items():
-            raw.execute_many(raw.prepare(("ji", cols), _ji_update(cols)), updates)
+            cols = tuple(values)
+            group = groups.get(cols)
+            if group is None:
+                group = groups[cols] = []
+            group.append((*values.values(), ji_id))
+        for cols, group in groups.items():
+            raw.run_values(raw.prepare(("ji", cols), _ji_update(cols)), (*cols, "_ji"), group)
         if self._host_links:
-            raw.execute_many(raw.prepare("host_link", _HOST_LINK), self._host_links)
+            prep = raw.prepare("host_link", _HOST_LINK)
+            raw.run_values(prep, ("host_id", "_ji"), self._host_links)
 
     def _write_rc_meta(self, rows: list[Row]) -> None:
-        """Merge semantics, portable: delete the keys, then insert the new values."""
+        """Slow mode: the merge (the new value replaces the old one), one upsert per row."""
         if self.shared is not None:
             self._upsert_rc_meta(rows)
             return
-        m = s.rc_meta
-        delete_stmt = m.delete().where(
-            and_(m.c.lfn_id == bindparam("b_lfn"), m.c.key == bindparam("b_key"))
-        )
-        keys = [{"b_lfn": r["lfn_id"], "b_key": r["key"]} for r in rows]
-        if self._slow:
-            for key, row in zip(keys, rows, strict=True):
-                with self.conn.begin_nested():
-                    self.conn.execute(delete_stmt, key)
-                self._try(m.insert(), row, "rc_meta")
-        else:
-            raw = self._raw
-            raw.execute_many(raw.prepare("rc_meta_delete", delete_stmt), keys)
-            raw.insert_many(m, rows)
+        stmt = _rc_meta_upsert(self.conn.dialect.name)
+        for row in rows:
+            self._try(stmt, row, "rc_meta")
 
     def _upsert_rc_meta(self, rows: list[Row]) -> None:
         """Merge on the shared connection: one upsert, keys in a fixed order (no deadlocks)."""
@@ -328,6 +381,8 @@ class RowStore:
         cursor outside slow mode (a cache miss in a big workflow is one per job)."""
         if self._slow:
             return self.conn.execute(stmt, params).scalar()
+        if self._numbered_pending:  # the row looked for may be one of them
+            self._write_numbered()
         raw = self._raw
         return raw.scalar(raw.prepare(key, stmt), params)
 
@@ -439,6 +494,11 @@ class RowStore:
 
 # --- prepared statements ------------------------------------------------------
 
+#: Per numbered table, the columns of a queued row: the id, then ``NUMBERED_COLUMNS``.
+_NUMBERED_ROWS: dict[str, tuple[str, ...]] = {
+    t.name: (t.primary_key.columns[0].name, *NUMBERED_COLUMNS[t.name]) for t in NUMBERED_TABLES
+}
+
 _TASK_JOB_UPDATE = (
     update(s.task).where(s.task.c.task_id == bindparam("_task")).values(job_id=bindparam("job_id"))
 )
@@ -513,6 +573,10 @@ def _key_order(row: Row) -> tuple[tuple[bool, Any], ...]:
     return tuple((v is None, "" if v is None else v) for v in row.values())
 
 
+_RC_META_COLS = ("lfn_id", "key", "value")
+
+
+@cache
 def _rc_meta_upsert(dialect: str) -> Any:
     """``rc_meta`` merge as one statement: the new value replaces the old one."""
     m = s.rc_meta
