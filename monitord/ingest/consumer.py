@@ -36,7 +36,6 @@ from aiormq.abc import DeliveredMessage
 
 from monitord.ingest.batch import Item, classify
 from monitord.ingest.config import IngestConfig
-from monitord.ingest.inline import deliver_inline
 from monitord.ingest.loader import Load, writers
 from monitord.ingest.metrics import IngestStats
 from monitord.ingest.store import Store
@@ -73,9 +72,7 @@ class Lane:
 
     Deliveries come from the channel's aiormq layer (``basic_consume``), not aio-pika's
     ``IncomingMessage``: building that object, and the extra task aio-pika starts per message,
-    cost more CPU than the rest of the ingest's work on a message (bench/ingest_profile.py);
-    and the channel's reader hands them to :meth:`take` itself, without aiormq's task per
-    delivery (:mod:`monitord.ingest.inline`).
+    cost more CPU than the rest of the ingest's work on a message (bench/ingest_profile.py).
     """
 
     def __init__(
@@ -94,15 +91,10 @@ class Lane:
         self.stopping = True
         self.wake.set()
 
-    def take(self, message: DeliveredMessage) -> None:
-        """A delivery, from the channel's reader (:func:`~monitord.ingest.inline.deliver_inline`)."""
+    async def on_message(self, message: DeliveredMessage) -> None:
         self.buffer.append(message)
         if len(self.buffer) == 1 or len(self.buffer) >= self.ingest.cfg.batch:
             self.wake.set()  # the first of a batch starts its clock; a full one goes at once
-
-    async def on_message(self, message: DeliveredMessage) -> None:
-        """A delivery, as ``basic_consume``'s callback (the library's path, a task each)."""
-        self.take(message)
 
     async def run(self) -> None:
         cfg = self.ingest.cfg
@@ -138,7 +130,6 @@ class Ingest:
         self._dead_channel: AbstractChannel | None = None
         self._logged: set[str] = set()
         self._was_connected = False  # the session failing now had connected
-        self._said_inline = False  # the library's path logged once
         # the broker connection's outages (the database's: its writers' deliveries), with the
         # runtime's one retry policy
         self.link = DeliveryState(RECONNECT)
@@ -289,9 +280,6 @@ class Ingest:
             await channel.set_qos(prefetch_count=self.cfg.prefetch)
             raw = await channel.get_underlay_channel()
             lane = Lane(self, index, channel, raw)
-            if not deliver_inline(raw, lane.take) and not self._said_inline:
-                self._said_inline = True
-                log.info("ingest: aiormq's channel differs, a task per delivery (slower)")
             lanes.append(lane)
             self._spawn(tasks, watch, lane.run())
             await raw.basic_consume(self.names.partition(index), lane.on_message)
