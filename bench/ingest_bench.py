@@ -5,7 +5,9 @@
    position headers) is the bench's input, republished under fresh producer ids per run.
 2. Throughput: the whole stream is put in the partition queues first, then 1 (then 2)
    ingest processes are started on a fresh database; events/s = messages / time from the
-   processes' being healthy (start-up excluded) to the last acknowledgement.  Also the CPU
+   processes' being healthy (start-up excluded) to the last commit (read from the producers'
+   marks in PostgreSQL, not the ingest's /metrics: the bench's polling is not the ingest's
+   cost).  Also the CPU
    the processes used meanwhile (Linux ``/proc``), split into the event loop's thread (AMQP
    frames, decoding) and the others (the database calls): events per CPU-second is the figure
    a loaded machine distorts least.
@@ -143,15 +145,34 @@ def cpu_seconds(pid: int) -> tuple[float, float]:
     return main, rest
 
 
-def loaded(procs: list[IngestProcess]) -> float:
-    """Messages the processes acknowledged: one /metrics fetch each (the harness's ``acked``
-    fetches three; polled every 0.1 s that alone cost the ingest ~6 % of its CPU)."""
-    total = 0.0
-    for p in procs:
-        for line in p.get("/metrics")[1].splitlines():
-            if line.startswith("monitord_ingest_messages_total{"):
-                total += float(line.split()[-1])
-    return total
+def last_seqs(stream: list[TapMessage]) -> dict[str, int]:
+    """Each producer's highest position in ``stream``: its mark once all of it is loaded."""
+    last: dict[str, int] = {}
+    for _, headers, _, _ in stream:
+        producer, seq = str(headers[PRODUCER]), int(headers[SEQ])
+        last[producer] = max(seq, last.get(producer, -1))
+    return last
+
+
+class Committed:
+    """Whether every producer's mark reached its last position: read from PostgreSQL (one
+    query on the producers' marks, which move in the transaction of their rows), not from the
+    ingest's ``/metrics``, whose polling every 0.1 s was ~6 % of the ingest's CPU."""
+
+    def __init__(self, url: str, stream: list[TapMessage]) -> None:
+        self.want = last_seqs(stream)
+        self.engine = create_engine(parse_url(url))
+        self.conn = self.engine.connect()
+
+    def done(self) -> bool:
+        rows = self.conn.execute(text("SELECT producer, seq FROM monitord_ingest_producers"))
+        marks = {str(p): int(s) for p, s in rows}
+        self.conn.commit()
+        return all(marks.get(p, -1) >= s for p, s in self.want.items())
+
+    def close(self) -> None:
+        self.conn.close()
+        self.engine.dispose()
 
 
 def fresh_db(base: str) -> str:
@@ -163,16 +184,18 @@ def load_average() -> str:
     return "load " + " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def py_spy(pid: int, out: Path) -> subprocess.Popen[bytes] | None:
+def py_spy(pid: int, out: Path, gil: bool = False) -> subprocess.Popen[bytes] | None:
     """``py-spy record`` of ``pid`` (all threads, idle excluded) into ``out`` (speedscope
-    JSON) until the process ends or is stopped; None when py-spy is not installed."""
+    JSON) until the process ends or is stopped; ``gil``: only samples holding the GIL (what
+    uses the CPU, not what waits for it); None when py-spy is not installed."""
     exe = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     if not Path(exe).exists():
         print("  (py-spy not installed: no profile)")
         return None
     return subprocess.Popen(
         [exe, "record", "--pid", str(pid), "--format", "speedscope", "--output", str(out)]
-        + ["--rate", "200", "--nonblocking"],
+        + ["--rate", "200", "--nonblocking"]
+        + (["--gil"] if gil else []),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -186,9 +209,11 @@ def throughput(
     tmp: Path,
     settings: dict[str, Any],
     profile: Path | None = None,
+    gil: bool = False,
 ) -> tuple[float, float, float]:
     """events/s, and CPU µs per event in the event loop's thread and in the others;
-    ``profile``: a py-spy record of the first process over the timed part."""
+    ``profile``: a py-spy record of the first process over the timed part (``gil``: of the
+    samples holding the GIL).  Timed until every producer's mark is committed."""
     tmp.mkdir(parents=True, exist_ok=True)
     broker = Broker(base_amqp, partitions=8)
     url = fresh_db(base_pg)
@@ -210,14 +235,18 @@ def throughput(
             p.start()
         for p in procs:
             p.wait_healthy()
+        committed = Committed(url, labelled)
         started = time.monotonic()  # (connected; the backlog waits in the partition queues)
         before = [cpu_seconds(p.proc.pid) for p in procs if p.proc is not None]
         if profile is not None and procs[0].proc is not None:
-            spy = py_spy(procs[0].proc.pid, profile)
-        while loaded(procs) < len(stream):
-            if time.monotonic() - started > 1800:
-                raise RuntimeError(f"ingest stalled at {loaded(procs)} of {len(stream)}")
-            time.sleep(0.1)
+            spy = py_spy(procs[0].proc.pid, profile, gil)
+        try:
+            while not committed.done():
+                if time.monotonic() - started > 1800:
+                    raise RuntimeError(f"ingest stalled ({len(stream)} messages)")
+                time.sleep(0.1)
+        finally:
+            committed.close()
         rate = len(stream) / (time.monotonic() - started)
         after = [cpu_seconds(p.proc.pid) for p in procs if p.proc is not None]
         if spy is not None:
@@ -313,6 +342,7 @@ def main() -> int:
     ap.add_argument("--prefetch", type=int, default=None, help="the ingest's [ingest] prefetch")
     ap.add_argument("--only", choices=("throughput", "latency"), help="one of the two figures")
     ap.add_argument("--profile", type=Path, help="py-spy record of round 1 into this file")
+    ap.add_argument("--gil", action="store_true", help="--profile: samples holding the GIL")
     args = ap.parse_args()
     base_amqp = os.environ["MONITORD_TEST_AMQP_URL"]
     base_pg = os.environ["MONITORD_TEST_POSTGRES_URL"]
@@ -328,7 +358,16 @@ def main() -> int:
             for r in range(args.rounds):
                 profile = args.profile if r == 0 and n == 1 else None
                 runs.append(
-                    throughput(base_amqp, base_pg, stream, n, tmp / f"t{n}-{r}", settings, profile)
+                    throughput(
+                        base_amqp,
+                        base_pg,
+                        stream,
+                        n,
+                        tmp / f"t{n}-{r}",
+                        settings,
+                        profile,
+                        args.gil,
+                    )
                 )
                 rate, loop, rest = runs[-1]
                 print(

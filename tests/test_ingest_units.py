@@ -34,7 +34,7 @@ from sinks.amqp.stream import (
     split_key,
     spool_key,
 )
-from sinks.encoding import _loads, encode_json
+from sinks.encoding import FixedCache, _loads, decode_json, encode_json
 from sinks.runtime.base import SinkError
 from sinks.runtime.marks import MarkedBatch, Marks, line_one_stream
 from sinks.runtime.policy import DeliveryState, RetryPolicy
@@ -82,6 +82,70 @@ def test_the_fast_json_parse_gives_what_json_gives(body: bytes) -> None:
     consumers use): big integers, NaN, lone surrogates, a BOM, UTF-16 and containers
     come out as ``json`` has them, type for type."""
     assert repr(_loads(body)) == repr(json.loads(body))
+
+
+def _fixed_body(name: str, job: str, dax: object, **more: object) -> bytes:
+    attrs: dict[str, object] = {"xwf.id": "wf-1", "ts": 1, **more}
+    if name == "job.edge":
+        attrs.update({"parent.job.id": "a", "child.job.id": job})
+    else:
+        attrs["job.id"] = job
+    attrs.update(
+        {
+            "root.xwf.id": "wf-1",
+            "dax": dax,
+            "dag": "wf.dag",
+            "wf.ts": 1700000000,
+            "submit.dir": "/submit",
+            "pegasus.version": "5.0.5",
+            "submit.hostname": "host",
+            "wf.user": "me",
+        }
+    )
+    return encode_json(make_event(name, attrs))
+
+
+def test_the_decode_shares_one_fixed_per_workflow_and_changes_no_event() -> None:
+    """The ingest's decode takes a workflow's fixed attributes from a cache
+    (sinks/encoding.py FixedCache): the events are those the plain decode gives, their
+    ``Fixed`` is one object while the values are the same, and values that hash alike but
+    differ in type (``1``, ``1.0``, ``True``) get a ``Fixed`` each."""
+    bodies = [
+        ("job.info", _fixed_body("job.info", "a", "wf.yml", type_desc="compute")),
+        ("job.info", _fixed_body("job.info", "b", "wf.yml", clustered="0")),
+        ("job.edge", _fixed_body("job.edge", "c", "wf.yml")),
+        ("job.info", _fixed_body("job.info", "d", 1)),
+        ("job.info", _fixed_body("job.info", "e", 1.0)),
+        ("job.info", _fixed_body("job.info", "f", True)),
+    ]
+    events = [decode("stampede." + name, body) for name, body in bodies]
+    plain = [decode_json(body) for _, body in bodies]
+    assert events == plain
+    assert [e.wire_items() for e in events] == [e.wire_items() for e in plain]
+    assert [repr(e.fixed) for e in events] == [repr(e.fixed) for e in plain]
+    assert [type(getattr(e.fixed, "dax", None)) for e in events] == [
+        str,
+        str,
+        str,
+        int,
+        float,
+        bool,
+    ]
+    assert events[0].fixed is events[1].fixed is events[2].fixed
+    assert len({id(e.fixed) for e in events}) == 4
+
+
+def test_the_fixed_cache_is_bounded_and_skips_what_it_cannot_key() -> None:
+    cache = FixedCache(limit=2)
+    for n in range(5):
+        body = _fixed_body("job.info", "a", f"wf{n}.yml")
+        event = decode_json(body, fixed=cache)
+        assert event == decode_json(body)
+    assert len(cache._held) <= 2
+    partial = {"xwf.id": "wf-1", "dax": "x"}  # not all eight: its own Fixed, not cached
+    assert cache.get(partial) is None
+    unhashable = {a: ["list"] for a in FixedCache._values.__reduce__()[1]}
+    assert cache.get(unhashable) is None
 
 
 # ---------------------------------------------------------------- batch rules

@@ -108,27 +108,39 @@ class Plan:
         return [i.event for i in self.load if i.event is not None]
 
 
+#: a batch's new high of a mark while it is planned: (position, user of the message)
+High = tuple[int, str | None]
+
+
 def _fresh(
     item: Item,
     key: Any,
     position: int,
     marks: Mapping[Any, Mark],
-    updates: dict[Any, MarkUpdate],
+    highs: dict[Any, High],
     what: str,
 ) -> bool | None:
-    """Whether ``item`` is past its mark ``key`` (and if so the mark moves to ``position``);
-    None: refused (``user-mismatch``)."""
+    """Whether ``item`` is past its mark ``key`` (and if so the batch's high of it moves to
+    ``position``); None: refused (``user-mismatch``)."""
     old = marks.get(key)
     if old is not None and old.user != item.user:
         item.reason = "user-mismatch"
         item.detail = f"{what} {key} publishes as {old.user!r}, not {item.user!r}"
         return None
-    update = updates.get(key)
-    high = update.new if update is not None else old.seq if old is not None else -1
-    if position <= high:
+    had = highs.get(key)
+    if position <= (had[0] if had is not None else old.seq if old is not None else -1):
         return False
-    updates[key] = MarkUpdate(key, item.user, old.seq if old is not None else None, position)
+    highs[key] = (position, item.user)
     return True
+
+
+def _updates(highs: dict[Any, High], marks: Mapping[Any, Mark]) -> dict[Any, MarkUpdate]:
+    """The marks a batch moves, built once per mark (not once per message)."""
+    out = {}
+    for key, (new, user) in highs.items():
+        old = marks.get(key)
+        out[key] = MarkUpdate(key, user, old.seq if old is not None else None, new)
+    return out
 
 
 def plan(
@@ -143,16 +155,18 @@ def plan(
     out = Plan()
     streams = streams or {}
     candidates: list[Item] = []
+    highs: dict[Any, High] = {}
+    stream_highs: dict[Any, High] = {}
     for item in items:
         if item.reason is not None:
             out.dead.append(item)
             continue
         fresh: bool | None = True
         if item.producer is not None and item.seq is not None:
-            fresh = _fresh(item, item.producer, item.seq, marks, out.marks, "producer")
+            fresh = _fresh(item, item.producer, item.seq, marks, highs, "producer")
         key = stream_key(item)
         if fresh is not None and key is not None and item.number is not None:
-            again = _fresh(item, key, item.number, streams, out.streams, "stream")
+            again = _fresh(item, key, item.number, streams, stream_highs, "stream")
             fresh = None if again is None else fresh and again
         if fresh is None:
             out.dead.append(item)
@@ -160,6 +174,8 @@ def plan(
             out.duplicates += 1
         else:
             candidates.append(item)
+    out.marks = _updates(highs, marks)
+    out.streams = _updates(stream_highs, streams)
     planned: set[str] = set()
     wanted: set[str] = set()
     for item in candidates:
