@@ -439,3 +439,30 @@ def test_parse_kickstart_never_raises(monkeypatch):
     monkeypatch.setattr(ks, "parse_yaml_file", boom)
     monkeypatch.setattr(ks, "extract_invocation", boom)
     assert parse_kickstart(YAML_RECORD) == []
+
+
+def test_the_yaml_value_caches_keep_little_of_many_records():
+    """Records of distinct values (one job's file names, times, ids each) leave the loader's
+    caches no larger than what a record's repeats need: the memory a replay keeps does not
+    grow with its job count (issue 30: 429 B a record with 65,536 entries a cache)."""
+    import gc
+    import tracemalloc
+
+    from monitord.core.readers.kickstart import yaml_load
+
+    n = 30_000
+    docs = [f"host-{i}: exec-{i}.0\nfile_{i}.txt: {i}-x\n" for i in range(n)]
+    for doc in docs[:100]:  # the caches' own first growth
+        yaml_load.load_yaml(doc)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for doc in docs[100:]:
+            loaded = yaml_load.load_yaml(doc)
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(loaded) == 2  # the documents were loaded, their values cached
+    assert kept / n < 100, kept / n

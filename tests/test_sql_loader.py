@@ -600,3 +600,30 @@ def test_writers_sharing_a_sqlite_file_each_number_their_rows_in_turn(db: Path) 
     ]
     assert owners == sorted(expected)
     assert rows(db, "select count(*), count(distinct job_id) from job_instance") == [(8, 8)]
+
+
+def test_the_lfn_cache_is_bounded_and_dropped_names_are_found_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 30: the global file-name ids stay bounded in the job count (two generations of
+    ``LFN_CACHE_GENERATION``); a name dropped is read back, never inserted twice."""
+    from sinks.sql import rowstore
+
+    names = [f"f{i}.txt" for i in range(30)]
+    first = [plan(), ev("task.info", task__id="ID1", type="1", type_desc="c", transformation="t")]
+    first += [ev("wf.map.file", task__id="ID1", lfn__id=n) for n in names]
+    again = [ev("rc.meta", lfn__id=n, key="size", value="1", ts=1) for n in reversed(names)]
+    monkeypatch.setattr(rowstore, "LFN_CACHE_GENERATION", 4, raising=False)
+    db = tmp_path / "small.db"
+    sink = SQLSink(f"sqlite:///{db}", restart=True)
+    sink.open()
+    sizes = []
+    try:
+        for batch in (first, again):
+            sink.write_batch(batch)
+            sizes.append(len(sink._loader._lfns))
+    finally:
+        sink.close()
+    assert max(sizes) <= 8, sizes
+    assert rows(db, "select count(*), count(distinct lfn) from rc_lfn") == [(30, 30)]
+    assert rows(db, "select count(*) from rc_meta") == [(30,)]

@@ -92,7 +92,7 @@ def no_dagman_lines(counter: ProgressCounter) -> str | None:
     if not opened or opened[0].wf is None:
         return None
     wf = opened[0].wf
-    if wf.state is not None or wf.jobs or wf.dagman_id is not None or wf.dagman_pid is not None:
+    if wf.state is not None or wf.latest or wf.dagman_id is not None or wf.dagman_pid is not None:
         return None
     lines = wf.line_no
     what = "is empty" if lines == 0 else f"has {lines} lines, none of them DAGMan's"

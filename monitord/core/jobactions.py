@@ -49,8 +49,7 @@ class JobActions:
     dagman_version: int
     state_ts: float
     job_seq: int
-    jobs: dict[tuple[str, int], JobInstance | FinishedJob]
-    latest: dict[str, int]
+    latest: dict[str, JobInstance | FinishedJob]
     out_counters: dict[str, int]
     fixed: Any
     emit: Callable[[StampedeEvent], None]
@@ -73,21 +72,17 @@ class JobActions:
         inst = JobInstance(name=name, seq=seq, submit_dir=submit_dir)
         if node is not None and node.is_subdag:
             inst.site = "local"
-        self.jobs[(name, seq)] = inst
-        self.latest[name] = seq
+        self.latest[name] = inst
         return inst
 
     def _latest_instance(self, name: str) -> JobInstance | None:
-        seq = self.latest.get(name)
-        if seq is None:
-            return None
-        found = self.jobs.get((name, seq))
+        found = self.latest.get(name)
         if not isinstance(found, FinishedJob):
             return found
         # A later state of a finished instance (duplicated lines): the whole instance again.
         node = self.dag.nodes.get(name) if self.dag else None
-        inst = found.revive(node.name if node is not None else name, seq)
-        self.jobs[(inst.name, seq)] = inst
+        inst = found.revive(node.name if node is not None else name)
+        self.latest[inst.name] = inst
         return inst
 
     def _reuse_or_new(
@@ -95,8 +90,7 @@ class JobActions:
     ) -> JobInstance:
         """The node's latest instance if ``reuse`` takes it (asked of a finished one as it is
         kept: a retry of a failed instance does not revive it), else a new instance."""
-        seq = self.latest.get(name)
-        found = None if seq is None else self.jobs.get((name, seq))
+        found = self.latest.get(name)
         if found is not None and reuse(found):
             inst = self._latest_instance(name)
             if inst is not None:

@@ -88,7 +88,8 @@ class FinishedJob(bytes):
     ``state`` (and, for a SUBMIT, its ``sched_id``); only a later state of the instance
     itself (duplicated lines) needs the rest, and :meth:`revive` gives it back whole. The
     instance object (37 slots), its times as float objects and its own sched id text cost
-    ~580 B per instance; this record ~150 B (bench/README.md, "Memory").
+    ~580 B per instance; this record ~150 B (bench/README.md, "Memory"). It holds its
+    ``seq`` too: the workflow keys it by the node's name alone (``Workflow.latest``).
     """
 
     __slots__ = ()
@@ -115,23 +116,28 @@ class FinishedJob(bytes):
     def sched_id(self) -> str | None:
         return self._values()[_SCHED_ID]  # type: ignore[no-any-return]
 
+    @property
+    def seq(self) -> int:
+        return self._values()[_SEQ]  # type: ignore[no-any-return]
+
     def _values(self) -> tuple[Any, ...]:
         n = self[0]
         return marshal.loads(self[2 if n == 255 else 1 + n :])  # type: ignore[no-any-return]
 
-    def revive(self, name: str, seq: int) -> JobInstance:
+    def revive(self, name: str) -> JobInstance:
         """The instance again, equal to the one that was packed (its texts shared again)."""
         state = self.state
-        inst = JobInstance(name, seq, "", state=None if state is None else shared(state))
+        inst = JobInstance(name, 0, "", state=None if state is None else shared(state))
         for attr, value in zip(_PACKED, self._values(), strict=True):
             setattr(inst, attr, shared(value) if attr in _SHARED else value)
         return inst
 
 
-# Every value of an instance but its key (name, seq) and its state, which the record keeps
-# in the clear.
-_PACKED = tuple(f.name for f in fields(JobInstance) if f.name not in ("name", "seq", "state"))
+# Every value of an instance but its name (the workflow's key for it) and its state, which
+# the record keeps in the clear.
+_PACKED = tuple(f.name for f in fields(JobInstance) if f.name not in ("name", "state"))
 _SCHED_ID = _PACKED.index("sched_id")
+_SEQ = _PACKED.index("seq")
 _packed_values = attrgetter(*_PACKED)  # the tuple of those values, in one call
 # The texts many instances hold one copy of (see shared).
 _SHARED = frozenset(("submit_dir", "site", "user", "work_dir", "prev_state", "known_state"))

@@ -112,10 +112,10 @@ class Workflow(JobActions):
         self.line_no = 0
         self.last_processed_line = 0
         self.out_counters: dict[str, int] = {}
-        # Job instances: (name, seq) -> instance; name -> latest seq.
-        # A finished instance is kept as its compact record (FinishedJob) to the end.
-        self.jobs: dict[tuple[str, int], JobInstance | FinishedJob] = {}
-        self.latest: dict[str, int] = {}
+        # Job instances: node name (the .dag's copy) -> its latest instance, the only one a
+        # later line can apply to (an earlier one, superseded by a retry, is read by nothing
+        # and not kept). A finished instance is kept as its compact record (FinishedJob).
+        self.latest: dict[str, JobInstance | FinishedJob] = {}
         self.last_submitted: str | None = None
         self.last_updated: JobInstance | None = None
         # DAGMan facts.
@@ -412,16 +412,13 @@ class Workflow(JobActions):
 
     def _drop_finished_jobs(self) -> None:
         """A restarted DAGMan (rescue DAG) gets fresh instances of unfinished nodes."""
-        for key, inst in list(self.jobs.items()):
-            name, seq = key
+        for name, inst in list(self.latest.items()):
             node = self.dag.nodes.get(name) if self.dag else None
             has_post = node is not None and node.has_post_script
             if inst.state == "POST_SCRIPT_SUCCESS" or (
                 inst.state == "JOB_SUCCESS" and not has_post
             ):
-                del self.jobs[key]
-                if self.latest.get(name) == seq:
-                    del self.latest[name]
+                del self.latest[name]
 
     # ------------------------------------------------------------------ the state machine
     def update_job_state(
@@ -469,7 +466,8 @@ class Workflow(JobActions):
             self._check_subworkflow(inst)
         if row.ends != "no" and row.ends_now(inst):
             inst.retire()
-            self.jobs[(inst.name, inst.seq)] = FinishedJob.of(inst)
+            if self.latest.get(inst.name) is inst:
+                self.latest[inst.name] = FinishedJob.of(inst)
 
     def _instance_for(
         self, row: JobState, name: str, state: str, sched_id: str | None

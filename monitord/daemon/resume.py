@@ -40,7 +40,7 @@ from monitord.system.atomic import replace_file
 
 log = structlog.get_logger(__name__)
 
-VERSION = 2  # 2: JobInstance.known_state
+VERSION = 3  # 2: JobInstance.known_state; 3: Workflow.latest holds the instances (no .jobs)
 MIN_INTERVAL = 2.0  # seconds between snapshots of a Monitor ...
 COST_FACTOR = 20.0  # ... and at least this many times what the last one took
 

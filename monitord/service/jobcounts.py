@@ -201,8 +201,7 @@ def counts_from_states(wf: Workflow, progress: DagmanProgress | None = None) -> 
     column_of: dict[str, str] = {}
     waiting: list[str] = []
     for name in names:
-        seq = latest.get(name)
-        inst = wf.jobs.get((name, seq)) if seq is not None else None
+        inst = latest.get(name)
         if inst is None or inst.state is None:
             waiting.append(name)
             continue

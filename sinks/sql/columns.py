@@ -239,8 +239,11 @@ NUMBERED_COLUMNS: dict[str, tuple[str, ...]] = {
 #: Leaf tables keyed by file, not by workflow: every workflow of a database writes the same
 #: rows, so a row already there is the row wanted (an insert that skips it, see RowStore).
 SHARED_LEAF_TABLES: tuple[Table, ...] = (s.rc_pfn,)
-#: rc_lfn is global and unbounded; its cache is simply restarted when this big.
-LFN_CACHE_MAX = 200_000
+#: rc_lfn is global and unbounded: at most twice this many of its ids kept (rowstore.IdCache;
+#: a miss is one indexed SELECT, as for a name never seen).  A file name is looked up again
+#: within ~6,000 others (p90, a 20,000-job replay); 200,000 of them grew with the job count
+#: (76,000 names at 100,000 jobs, ~150 B each).
+LFN_CACHE_GENERATION = 16_384
 #: A workflow's job, job instance and task ids: at most twice this many of each kept
 #: (rowstore.IdCache); past that a miss is one indexed SELECT.
 ID_CACHE_GENERATION = 16_384

@@ -18,7 +18,7 @@ from .columns import (
     ID_CACHE_GENERATION,
     LEAF_COLUMNS,
     LEAF_TABLES,
-    LFN_CACHE_MAX,
+    LFN_CACHE_GENERATION,
     NUMBERED_COLUMNS,
     NUMBERED_TABLES,
     REQUIRED,
@@ -101,7 +101,7 @@ class RowStore:
     def __init__(self) -> None:
         self._wfs: dict[str, WfCache] = {}
         self._hosts: dict[tuple[Any, ...], int] | None = None
-        self._lfns: dict[str, int] = {}
+        self._lfns = IdCache(LFN_CACHE_GENERATION)
         self._conn: Connection | None = None
         self._raw = RawSQL()
         self._slow = False
@@ -137,7 +137,7 @@ class RowStore:
         """Forget every cached id (after a rollback they may point at nothing)."""
         self._wfs.clear()
         self._hosts = None
-        self._lfns.clear()
+        self._lfns = IdCache(LFN_CACHE_GENERATION)
         self._begin_batch()
 
     # --- low-level writes -------------------------------------------------
@@ -448,8 +448,6 @@ class RowStore:
                 if lfn_id is None:
                     lfn_id = self._insert_id(t, {"lfn": lfn})
             if lfn_id is not None:
-                if len(self._lfns) >= LFN_CACHE_MAX:
-                    self._lfns.clear()
                 self._lfns[lfn] = lfn_id
         return lfn_id
 

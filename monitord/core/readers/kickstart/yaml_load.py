@@ -88,8 +88,12 @@ if yaml.SafeLoader.yaml_implicit_resolvers.get(None):  # type: ignore[call-overl
     raise ImportError("PyYAML wildcard implicit resolvers are not supported by the fast path")
 
 _constructor = SafeConstructor()
-_CACHE: dict[str, Any] = {}
-_CACHE_MAX = 65536
+# The key and value caches (below) hold what a record repeats: its field names, its common
+# values, the file names it lists twice.  Measured on a 20,000-job replay, a value is found
+# again within ~550 lookups (p99) and a key within ~7,200: a few thousand entries buy every
+# hit that 65,536 did, while 65,536 of them per cache (~100 B each) grew with the job count to
+# ~20 MB at 100,000 jobs (bench/README.md, "Issue 30, fifth session: mem30b").
+_CACHE_MAX = 8192
 
 
 def _construct(tag: str, value: str) -> Any:
@@ -109,11 +113,8 @@ def _construct(tag: str, value: str) -> Any:
 
 
 def _plain(value: str) -> Any:
-    """Resolve and construct a plain scalar exactly as the safe loader would."""
-    try:
-        return _CACHE[value]
-    except KeyError:
-        pass
+    """Resolve and construct a plain scalar exactly as the safe loader would (uncached: its
+    callers, :func:`_cached_key` and :func:`_cached_value`, cache by the same text)."""
     result: Any = value
     if value:
         for tag, regexp in _RESOLVERS.get(value[0], ()):
@@ -122,9 +123,6 @@ def _plain(value: str) -> Any:
                 break
     else:
         result = None if _EMPTY_RESOLVERS else ""
-    if len(_CACHE) >= _CACHE_MAX:
-        _CACHE.clear()
-    _CACHE[value] = result
     return result
 
 
