@@ -33,7 +33,7 @@ def _state(wf: Workflow) -> dict[str, Any]:
     """A workflow's state in comparable form (the .dag's nodes compare by their repr)."""
     state = wf.__getstate__()
     state["dag"] = repr(state["dag"])
-    state["jobs"] = list(state["jobs"].items())  # the order counts too
+    state["latest"] = list(state["latest"].items())  # the order counts too
     return state
 
 
@@ -91,10 +91,10 @@ def test_dropped_records_shift_the_pieces_and_nothing_is_lost(
         wf.feed(line)
     cache = SnapshotCache()
     dumps(_point(wf, dagman_out), cache)
-    first = next(iter(wf.jobs))
-    del wf.jobs[first]  # as _drop_finished_jobs does, at the front: every piece shifts
+    first = next(iter(wf.latest))
+    del wf.latest[first]  # as _drop_finished_jobs does, at the front: every piece shifts
     restored = pickle.loads(dumps(_point(wf, dagman_out), cache)).tracked[0].wf
-    assert first not in restored.jobs
+    assert first not in restored.latest
     assert _state(restored) == _state(wf)
 
 
@@ -106,7 +106,7 @@ def test_a_second_snapshot_pickles_no_finished_record_again(
     wf = open_workflow(dagman_out)
     for line in lines:
         wf.feed(line)
-    finished = sum(isinstance(v, FinishedJob) for v in wf.jobs.values())
+    finished = sum(isinstance(v, FinishedJob) for v in wf.latest.values())
     assert finished >= 4
     pickled = 0
     reduce_ex = FinishedJob.__reduce_ex__

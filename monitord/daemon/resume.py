@@ -181,8 +181,9 @@ class SnapshotClock:
 
 CHUNK = 512  # entries per piece of a workflow's large dicts pickled once (SnapshotCache)
 # A workflow's dicts that grow with its jobs, and the values an entry keeps as long as it does
-# not change: finished instances' records (FinishedJob, a bytes), latest seqs, output counters.
-PIECED = {"jobs": bytes, "latest": int, "out_counters": int}
+# not change: a node's latest instance once finished (its FinishedJob record, a bytes), output
+# counters.
+PIECED = {"latest": bytes, "out_counters": int}
 
 
 @dataclass
@@ -206,7 +207,7 @@ class SnapshotCache:
     change are pickled once and their bytes reused by every later snapshot.
 
     The parsed ``.dag`` never changes once read.  The dicts that grow with the jobs (PIECED:
-    ``jobs``, whose finished instances' records are immutable ``FinishedJob`` bytes, ``latest``,
+    ``latest``, whose finished instances' records are immutable ``FinishedJob`` bytes, and
     ``out_counters``) are cut by insertion position into pieces of CHUNK entries; a piece whose
     values are all immutable is pickled once and reused for as long as the keys and values at
     its positions are equal (a rescue DAG's restart, which drops records, shifts the positions:
