@@ -145,15 +145,8 @@ class JobActions:
         exitcode: str = UNSET,
     ) -> None:
         """A job state's event ``name`` (the job state table's: one of the brief kinds)."""
-        fields = {  # _state_keys, spelt out: ~6 brief events per job
-            "xwf_id": self.uuid,
-            "job_id": inst.name,
-            "job_inst_id": inst.seq,
-            "ts": int(ts),
-            "js_id": inst.js_seq,
-            "fixed": self.fixed,
-            "reason": reason,
-        }
+        fields = self._state_keys(inst, ts)
+        fields["reason"] = reason
         if inst.sched_id is not None:
             fields["sched_id"] = inst.sched_id
         if site and inst.site is not None:
