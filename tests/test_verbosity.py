@@ -107,16 +107,19 @@ def test_trace_classifies_each_dagman_out_line_once(tmp_path: Path, monkeypatch)
     from monitord.system.logs import configure_logging
     from monitord.tools.synthetic import generate
 
-    original = dagman.classify
     calls = [0]
 
-    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
-        calls[0] += 1
-        return original(*args, **kwargs)
+    def counting(original):  # type: ignore[no-untyped-def]
+        def count(*args, **kwargs):  # type: ignore[no-untyped-def]
+            calls[0] += 1
+            return original(*args, **kwargs)
 
-    for module in list(sys.modules.values()):  # every `from ... import classify` too
-        if getattr(module, "classify", None) is original:
-            monkeypatch.setattr(module, "classify", counting)
+        return count
+
+    # The compiled rule tables every classification goes through (``classify`` and the
+    # machine's ``feed_lines`` call them by module attribute).
+    for name in ("classify_line", "classify_in_log_list"):
+        monkeypatch.setattr(dagman, name, counting(getattr(dagman, name)))
     monkeypatch.setenv("HOME", str(tmp_path))
     counted = {}
     for verbosity, level in ((2, loglevel.TRACE), (0, logging.INFO)):
