@@ -2,8 +2,7 @@
 
 The body's keys map back to attribute names, and the values are checked against their types,
 through the one catalogue of Stampede events (``monitord/core/catalogue.py``), the same one
-the producers' encoder uses (:func:`sinks.encoding.decode_json`, as
-:func:`sinks.amqp.encoder.decode_message` calls it).  A message that is not a valid event
+the producers' encoder uses (:func:`sinks.amqp.encoder.decode_message`).  A message that is not a valid event
 raises :class:`DecodeError`, whose ``kind`` is its dead-letter reason.  The workflows' fixed
 attributes become one shared ``Fixed`` per workflow (:class:`sinks.encoding.FixedCache`:
 decoded on the event loop only, so one cache for the process).
@@ -12,7 +11,8 @@ decoded on the event loop only, so one cache for the process).
 from __future__ import annotations
 
 from monitord.core.events import PREFIX, StampedeEvent
-from sinks.encoding import DecodeError, FixedCache, decode_json
+from sinks.amqp.encoder import decode_message
+from sinks.encoding import DecodeError, FixedCache
 
 __all__ = ["DecodeError", "decode"]
 
@@ -26,4 +26,4 @@ def decode(routing_key: str, body: bytes) -> StampedeEvent:
     with the body's event name.
     """
     key = routing_key if routing_key.startswith(PREFIX) else None
-    return decode_json(body, routing_key=key, fixed=_FIXED)
+    return decode_message(key, body, _FIXED)

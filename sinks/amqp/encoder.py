@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from monitord.core.events import StampedeEvent
 from sinks.amqp.event_filter import EventFilter
 from sinks.amqp.stream import spool_key
-from sinks.encoding import decode_json, encode_json
+from sinks.encoding import FixedCache, decode_json, encode_json
 
 CONTENT_TYPE = "application/json"
 
@@ -28,10 +28,13 @@ def encode_body(event: StampedeEvent) -> bytes:
     return encode_json(event)
 
 
-def decode_message(routing_key: str | None, body: bytes) -> StampedeEvent:
+def decode_message(
+    routing_key: str | None, body: bytes, fixed: FixedCache | None = None
+) -> StampedeEvent:
     """The event a message carries, attributes and types checked against the catalogue
-    (:func:`sinks.encoding.decode_json`; raises its ``DecodeError``)."""
-    return decode_json(body, routing_key=routing_key)
+    (:func:`sinks.encoding.decode_json`; raises its ``DecodeError``); ``fixed``: one shared
+    ``Fixed`` per workflow, for a consumer decoding many messages."""
+    return decode_json(body, routing_key=routing_key, fixed=fixed)
 
 
 def encode_selected(
