@@ -61,19 +61,28 @@ class JobActions:
         node = self.dag.nodes.get(name) if self.dag else None
         if node is not None:
             name = node.name  # the DAG's copy, not the line's: kept per job to the end
-        if self.dag is not None and self.dag.is_pmc:
-            submit_dir = self.run_dir
-        elif node is not None and node.submit_file:
-            submit_dir = shared(os.path.dirname(os.path.join(self.run_dir, node.submit_file)))
-        else:
-            if node is None or not node.is_subdag:
-                log.error("job not found in the .dag file", job=name, workflow=self.uuid)
-            submit_dir = self.run_dir
-        inst = JobInstance(name=name, seq=seq, submit_dir=submit_dir)
+        pmc = self.dag is not None and self.dag.is_pmc
+        if not pmc and (node is None or not (node.submit_file or node.is_subdag)):
+            log.error("job not found in the .dag file", job=name, workflow=self.uuid)
+        inst = JobInstance(name=name, seq=seq, submit_dir=self._submit_dir(node))
         if node is not None and node.is_subdag:
             inst.site = "local"
         self.latest[name] = inst
         return inst
+
+    def _submit_dir(self, node: Any) -> str:
+        """The submit directory of a node's instances (``node``: its ``.dag`` entry, or None)."""
+        if self.dag is not None and self.dag.is_pmc:
+            return self.run_dir
+        if node is not None and node.submit_file:
+            return shared(os.path.dirname(os.path.join(self.run_dir, node.submit_file)))  # type: ignore[no-any-return]
+        return self.run_dir
+
+    def _finished(self, inst: JobInstance) -> JobInstance | FinishedJob:
+        """The record the workflow keeps of a retired instance (its submit directory left
+        out when the node's ``.dag`` entry gives it)."""
+        node = self.dag.nodes.get(inst.name) if self.dag else None
+        return FinishedJob.of(inst, self._submit_dir(node))
 
     def _latest_instance(self, name: str) -> JobInstance | None:
         found = self.latest.get(name)
@@ -81,7 +90,7 @@ class JobActions:
             return found
         # A later state of a finished instance (duplicated lines): the whole instance again.
         node = self.dag.nodes.get(name) if self.dag else None
-        inst = found.revive(node.name if node is not None else name)
+        inst = found.revive(node.name if node is not None else name, self._submit_dir(node))
         self.latest[inst.name] = inst
         return inst
 

@@ -88,29 +88,58 @@ class FinishedJob(bytes):
     ``state`` (and, for a SUBMIT, its ``sched_id``); only a later state of the instance
     itself (duplicated lines) needs the rest, and :meth:`revive` gives it back whole. The
     instance object (37 slots), its times as float objects and its own sched id text cost
-    ~580 B per instance; this record ~150 B (bench/README.md, "Memory"). It holds its
-    ``seq`` too: the workflow keys it by the node's name alone (``Workflow.latest``).
+    ~580 B per instance; this record ~170 B (bench/README.md, "Issue 30, sixth session:
+    mem30c"). It holds its ``seq`` too: the workflow keys it by the node's name alone
+    (``Workflow.latest``).
+
+    Layout: the codes of ``state``, ``prev_state`` and ``known_state`` (one byte each: an
+    index in :data:`STATE_CODES`, :data:`_NONE`, or :data:`_TEXT`: the state's text follows,
+    after its length), a flags byte, then the marshalled values of :data:`_PACKED`. What
+    :meth:`JobInstance.retire` cleared is not packed, nor the submit directory when it is the
+    one the node's ``.dag`` entry gives (the caller's ``submit_dir``): per record, those
+    were ~120 of ~295 bytes.
     """
 
     __slots__ = ()
 
     @classmethod
-    def of(cls, inst: JobInstance) -> JobInstance | FinishedJob:
+    def of(cls, inst: JobInstance, submit_dir: str | None = None) -> JobInstance | FinishedJob:
         """The record of a retired instance (the instance itself if a value cannot be
-        packed: only numbers, texts and plain containers can)."""
-        state = b"\xff" if inst.state is None else inst.state.encode()
+        packed: only numbers, texts and plain containers can; or if it is not retired).
+        ``submit_dir``: the node's own, which :meth:`revive` is given back."""
+        if not inst.retired or _cleared(inst) != _CLEARED_VALUES:
+            return inst
+        head = bytearray(4)
+        for at, state in enumerate((inst.state, inst.prev_state, inst.known_state)):
+            code = _NONE if state is None else _CODE.get(state, _TEXT)
+            head[at] = code
+            if code == _TEXT:
+                text = state.encode()  # type: ignore[union-attr]
+                if len(text) > 255:
+                    return inst
+                head += bytes((len(text),)) + text
+        values = list(_packed_values(inst))
+        if values[_SUBMIT_DIR] == submit_dir:
+            values[_SUBMIT_DIR] = None
+        times = [values[at] for at in _TIMES]
+        if all(
+            t is None or (type(t) is float and t.is_integer() and abs(t) < 2**31) for t in times
+        ):
+            head[3] |= _INT_TIMES
+            for at, t in zip(_TIMES, times, strict=True):
+                values[at] = None if t is None else int(t)
         try:
-            packed = marshal.dumps(_packed_values(inst))
+            packed = marshal.dumps(tuple(values))
         except ValueError:
             return inst
-        if len(state) > 254:
-            return inst
-        return cls(bytes((len(state),)) + state + packed)
+        return cls(head + packed)
 
     @property
     def state(self) -> str | None:
-        n = self[0]
-        return None if n == 255 else self[1 : 1 + n].decode()
+        code = self[0]
+        if code < _TEXT:
+            return STATE_CODES[code]
+        return None if code == _NONE else self[5 : 5 + self[4]].decode()
 
     @property
     def sched_id(self) -> str | None:
@@ -120,24 +149,75 @@ class FinishedJob(bytes):
     def seq(self) -> int:
         return self._values()[_SEQ]  # type: ignore[no-any-return]
 
-    def _values(self) -> tuple[Any, ...]:
-        n = self[0]
-        return marshal.loads(self[2 if n == 255 else 1 + n :])  # type: ignore[no-any-return]
+    def _states(self) -> tuple[list[str | None], int]:
+        """The three states and where the packed values start."""
+        states: list[str | None] = []
+        at = 4
+        for code in self[:3]:
+            if code < _TEXT:
+                states.append(STATE_CODES[code])
+            elif code == _NONE:
+                states.append(None)
+            else:
+                n = self[at]
+                states.append(shared(self[at + 1 : at + 1 + n].decode()))
+                at += 1 + n
+        return states, at
 
-    def revive(self, name: str) -> JobInstance:
-        """The instance again, equal to the one that was packed (its texts shared again)."""
-        state = self.state
-        inst = JobInstance(name, 0, "", state=None if state is None else shared(state))
-        for attr, value in zip(_PACKED, self._values(), strict=True):
+    def _values(self) -> tuple[Any, ...]:
+        return marshal.loads(self[self._states()[1] :])  # type: ignore[no-any-return]
+
+    def revive(self, name: str, submit_dir: str | None = None) -> JobInstance:
+        """The instance again, equal to the one that was packed (its texts shared again);
+        ``submit_dir``: the one :meth:`of` was given."""
+        (state, prev_state, known_state), at = self._states()
+        values = marshal.loads(self[at:])
+        inst = JobInstance(name, 0, "", state=state)
+        for attr, value in zip(_PACKED, values, strict=True):
             setattr(inst, attr, shared(value) if attr in _SHARED else value)
+        if self[3] & _INT_TIMES:
+            for attr in _TIME_NAMES:
+                value = getattr(inst, attr)
+                if value is not None:
+                    setattr(inst, attr, float(value))
+        if inst.submit_dir is None:
+            inst.submit_dir = submit_dir  # type: ignore[assignment]
+        inst.prev_state, inst.known_state = prev_state, known_state
+        inst.retired = True
         return inst
 
 
-# Every value of an instance but its name (the workflow's key for it) and its state, which
-# the record keeps in the clear.
-_PACKED = tuple(f.name for f in fields(JobInstance) if f.name not in ("name", "state"))
+# The job states a record keeps as one byte: its code is the index here. Append only (a
+# crash-resume snapshot's records are read with this table: monitord/daemon/resume.py
+# VERSION); any other state is kept as its text.
+STATE_CODES = (
+    "PRE_SCRIPT_STARTED", "PRE_SCRIPT_TERMINATED", "PRE_SCRIPT_SUCCESS", "PRE_SCRIPT_FAILURE",
+    "DAGMAN_SUBMIT", "SUBMIT", "GRID_SUBMIT", "GLOBUS_SUBMIT", "SUBMIT_FAILED",
+    "GRID_SUBMIT_FAILED", "GLOBUS_SUBMIT_FAILED", "EXECUTE", "IMAGE_SIZE", "REMOTE_ERROR",
+    "JOB_HELD", "JOB_HELD_REASON", "JOB_RELEASED", "JOB_EVICTED", "JOB_TERMINATED",
+    "JOB_ABORTED", "JOB_SUCCESS", "JOB_FAILURE", "POST_SCRIPT_STARTED",
+    "POST_SCRIPT_TERMINATED", "POST_SCRIPT_SUCCESS", "POST_SCRIPT_FAILURE",
+)  # fmt: skip
+_CODE = {state: code for code, state in enumerate(STATE_CODES)}
+_NONE, _TEXT = 255, 254
+_INT_TIMES = 1  # flag: the times were whole floats, packed as ints (4 bytes less each)
+
+# What retire() clears, as it leaves it; a record does not pack these.
+_CLEARED = ("sub", "stdout_text", "stderr_text", "composite_extra", "deferred_main_end")
+_CLEARED_VALUES: tuple[Any, ...] = (None, None, None, {}, None)
+_cleared = attrgetter(*_CLEARED)
+# Every value of an instance but its name (the workflow's key for it), its states (the
+# record's head), what retire() cleared and ``retired`` itself.
+_PACKED = tuple(
+    f.name
+    for f in fields(JobInstance)
+    if f.name not in ("name", "state", "prev_state", "known_state", "retired", *_CLEARED)
+)
 _SCHED_ID = _PACKED.index("sched_id")
 _SEQ = _PACKED.index("seq")
+_SUBMIT_DIR = _PACKED.index("submit_dir")
+_TIME_NAMES = ("pre_start", "pre_end", "main_start", "main_end", "post_start", "post_end")
+_TIMES = tuple(_PACKED.index(name) for name in _TIME_NAMES)
 _packed_values = attrgetter(*_PACKED)  # the tuple of those values, in one call
 # The texts many instances hold one copy of (see shared).
-_SHARED = frozenset(("submit_dir", "site", "user", "work_dir", "prev_state", "known_state"))
+_SHARED = frozenset(("submit_dir", "site", "user", "work_dir"))

@@ -467,7 +467,7 @@ class Workflow(JobActions):
         if row.ends != "no" and row.ends_now(inst):
             inst.retire()
             if self.latest.get(inst.name) is inst:
-                self.latest[inst.name] = FinishedJob.of(inst)
+                self.latest[inst.name] = self._finished(inst)
 
     def _instance_for(
         self, row: JobState, name: str, state: str, sched_id: str | None
