@@ -449,8 +449,48 @@ def test_memory_per_finished_job_instance_is_small():
         tracemalloc.stop()
     assert len(wf.latest) == 2 * n
     # 777 B with the whole instance kept, 504 B with each keyed by (name, seq) beside the
-    # node's latest seq; ~332 B keyed by the node's name alone (issue 30)
-    assert per_job < 420, per_job
+    # node's latest seq; ~332 B keyed by the node's name alone; ~270 B with the record's
+    # states as codes and retire()'s cleared values left out (issue 30)
+    assert per_job < 300, per_job
+
+
+def test_a_finished_instance_record_packs_only_what_revive_needs():
+    """The record keeps the states as one-byte codes and neither what retire() cleared nor
+    the submit directory the node's .dag entry gives: ~130 B for this job, 194 B when every
+    value was packed (issue 30)."""
+    import sys
+
+    from monitord.core.jobinstance import FinishedJob
+
+    wf = make({f"{RUN}/00/00/a.out.000": ks(512)})
+    feed(wf, START + RUN_A)
+    record = wf.latest["a"]
+    assert isinstance(record, FinishedJob)
+    assert b"POST_SCRIPT" not in record and b"/run/00/00" not in record
+    assert sys.getsizeof(record) < 150, sys.getsizeof(record)
+
+
+def test_a_record_revives_values_it_packs_another_way():
+    """A state outside the code table kept as its text, a time with a fraction kept a
+    float, a submit directory other than the node's kept: revived, every value is equal."""
+    from dataclasses import replace
+
+    from monitord.core.jobinstance import FinishedJob, JobInstance
+
+    inst = JobInstance("a", 3, "/elsewhere", state="SOME_NEW_STATE", prev_state=None)
+    inst.known_state, inst.main_start, inst.main_end = "JOB_SUCCESS", 10.5, 12.0
+    inst.retire()
+    record = FinishedJob.of(inst, "/run/00/00")
+    assert isinstance(record, FinishedJob)
+    assert (record.state, record.seq) == ("SOME_NEW_STATE", 3)
+    assert record.revive("a", "/run/00/00") == inst
+    whole = replace(inst, main_start=10.0, submit_dir="/run/00/00")
+    again = FinishedJob.of(whole, "/run/00/00")
+    assert isinstance(again, FinishedJob)
+    revived = again.revive("a", "/run/00/00")
+    assert revived == whole and type(revived.main_start) is float
+    inst.retired = False  # not retired: kept whole
+    assert FinishedJob.of(inst) is inst
 
 
 def test_a_snapshot_keeps_the_finished_instances_compact():
