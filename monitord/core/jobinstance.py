@@ -88,7 +88,7 @@ class FinishedJob(bytes):
     ``state`` (and, for a SUBMIT, its ``sched_id``); only a later state of the instance
     itself (duplicated lines) needs the rest, and :meth:`revive` gives it back whole. The
     instance object (37 slots), its times as float objects and its own sched id text cost
-    ~580 B per instance; this record ~170 B (bench/README.md, "Issue 30, sixth session:
+    ~580 B per instance; this record ~190 B (bench/README.md, "Issue 30, sixth session:
     mem30c"). It holds its ``seq`` too: the workflow keys it by the node's name alone
     (``Workflow.latest``).
 
