@@ -1,0 +1,44 @@
+"""Functions built from generated source (monitord/core/generated.py) and the four sites that
+build them: a traceback through generated code shows the line that failed."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+
+import pytest
+
+from monitord.core.generated import make_function
+
+
+def _failure(call: Callable[[], object]) -> str:
+    """The formatted traceback of ``call``, which must raise (the caller's line is in it: the
+    text looked for must not be on that line)."""
+    with pytest.raises(Exception) as info:
+        call()
+    return "".join(traceback.format_exception(info.value))
+
+
+def test_the_function_is_its_body_with_its_scope() -> None:
+    scope: dict[str, object] = {"K": 10}
+    add = make_function("add", ["a", "b"], ["s = a + b", "return s * K"], scope)
+    assert add(2, 3) == 50
+    assert add.__name__ == "add"
+    assert vars(add)["__source__"] == "def add(a, b):\n    s = a + b\n    return s * K\n"
+    assert scope == {"K": 10}  # the caller's scope is left as it was
+
+
+def test_a_traceback_shows_the_generated_line() -> None:
+    div = make_function("div", ["x"], ["y = x + 1", "return 100 // (y - 1)"], {})
+    text = _failure(lambda: div(0))
+    assert "ZeroDivisionError" in text
+    assert "return 100 // (y - 1)" in text  # the line, not only "line 2, in div"
+    assert "<generated div #" in text
+
+
+def test_two_functions_of_one_name_keep_their_own_lines() -> None:
+    first = make_function("f", [], ["return 1 // 0  # first"], {})
+    second = make_function("f", [], ["return 1 // 0  # second"], {})
+    one, two = _failure(first), _failure(second)
+    assert "# first" in one and "# second" not in one
+    assert "# second" in two and "# first" not in two
