@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 from monitord.core.generated import make_function
+from sinks.sql import columns
 
 
 def _failure(call: Callable[[], object]) -> str:
@@ -42,3 +44,19 @@ def test_two_functions_of_one_name_keep_their_own_lines() -> None:
     one, two = _failure(first), _failure(second)
     assert "# first" in one and "# second" not in one
     assert "# second" in two and "# first" not in two
+
+
+def _boom(value: Any) -> Any:
+    raise ValueError("bad value")
+
+
+class _Ev:
+    a = 1
+
+
+_BOOM_COLS: columns.ColumnMap = (("a", "col_a", _boom),)
+
+
+def test_a_column_map_values_failure_shows_its_generated_line() -> None:
+    text = _failure(lambda: columns.values_of(_BOOM_COLS)(_Ev()))
+    assert "c0(None if v is UNSET else v)" in text
