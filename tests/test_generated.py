@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from monitord.core.events import UNSET
 from monitord.core.generated import make_function
 from sinks.sql import columns
 
@@ -60,3 +61,40 @@ _BOOM_COLS: columns.ColumnMap = (("a", "col_a", _boom),)
 def test_a_column_map_values_failure_shows_its_generated_line() -> None:
     text = _failure(lambda: columns.values_of(_BOOM_COLS)(_Ev()))
     assert "c0(None if v is UNSET else v)" in text
+
+
+def test_a_column_map_changes_failure_shows_its_generated_line() -> None:
+    text = _failure(lambda: columns.changes_of(_BOOM_COLS)(_Ev()))
+    assert "out['col_a'] = c0(v)" in text
+
+
+class _Fields:
+    """An event with some of a map's fields: unset, None, a float, a string or absent."""
+
+    def __init__(self, cols: columns.ColumnMap, seed: int) -> None:
+        kinds = (UNSET, None, 2.5, "7", "x", "1")
+        for i, (field, _, _) in enumerate(cols):
+            choice = (seed + i * 7) % (len(kinds) + 1)
+            if choice < len(kinds):
+                setattr(self, field, kinds[choice])
+
+
+_MAPS = {name: cols for name, cols in vars(columns).items() if name.endswith("_COLS")}
+
+
+@pytest.mark.parametrize("name", sorted(_MAPS))
+def test_a_column_maps_functions_are_the_map_read_plainly(name: str) -> None:
+    cols = _MAPS[name]
+    for seed in range(30):
+        ev = _Fields(cols, seed)
+        got = [getattr(ev, field, None) for field, _, _ in cols]
+        plain = tuple(
+            conv(None if v is UNSET else v) for v, (_, _, conv) in zip(got, cols, strict=True)
+        )
+        assert columns.values_of(cols)(ev) == plain
+        changes = {
+            col: conv(getattr(ev, field))
+            for field, col, conv in cols
+            if getattr(ev, field, UNSET) is not UNSET
+        }
+        assert columns.changes_of(cols)(ev) == changes

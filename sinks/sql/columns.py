@@ -180,17 +180,16 @@ def changes_of(cols: ColumnMap) -> Callable[[Any], Row]:
     build = _CHANGES.get(id(cols))
     if build is None:
         scope: dict[str, Any] = {"UNSET": UNSET, "_get": getattr}
-        lines = ["def build(ev):", "    out = {}"]
+        lines = ["out = {}"]
         for i, (field, col, conv) in enumerate(cols):
-            lines += [f"    v = _get(ev, {field!r}, UNSET)", "    if v is not UNSET:"]
+            lines += [f"v = _get(ev, {field!r}, UNSET)", "if v is not UNSET:"]
             if conv is _ident:
-                lines.append(f"        out[{col!r}] = v")
+                lines.append(f"    out[{col!r}] = v")
             else:
                 scope[f"c{i}"] = conv
-                lines.append(f"        out[{col!r}] = c{i}(v)")
-        lines.append("    return out")
-        exec("\n".join(lines), scope)  # noqa: S102 - generated from the maps above
-        build = _CHANGES[id(cols)] = scope["build"]
+                lines.append(f"    out[{col!r}] = c{i}(v)")
+        lines.append("return out")
+        build = _CHANGES[id(cols)] = make_function("build", ["ev"], lines, scope)
     return build
 
 
