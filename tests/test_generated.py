@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from monitord.core import dagman
 from monitord.core.events import UNSET
 from monitord.core.generated import make_function
 from sinks.sql import columns
@@ -98,3 +99,13 @@ def test_a_column_maps_functions_are_the_map_read_plainly(name: str) -> None:
             if getattr(ev, field, UNSET) is not UNSET
         }
         assert columns.changes_of(cols)(ev) == changes
+
+
+def test_a_classifier_failure_shows_its_generated_line() -> None:
+    def parse(line: str) -> Any:
+        raise ValueError(line)
+
+    classify = dagman._compiled((("needle", None, dagman.ULOG, parse),))
+    assert classify("no match", 0.0) is None
+    text = _failure(lambda: classify("a needle", 0.0))
+    assert "fields = parse_0(line)" in text
