@@ -12,6 +12,7 @@ import pytest
 from monitord.core import dagman
 from monitord.core.events import UNSET
 from monitord.core.generated import make_function
+from sinks.runtime import crossing
 from sinks.sql import columns
 
 
@@ -109,3 +110,12 @@ def test_a_classifier_failure_shows_its_generated_line() -> None:
     assert classify("no match", 0.0) is None
     text = _failure(lambda: classify("a needle", 0.0))
     assert "fields = parse_0(line)" in text
+
+
+def test_a_crossing_builder_failure_shows_its_generated_line() -> None:
+    cls = crossing._KINDS[0]
+    build = crossing._builder(cls)
+    short = (None,) * (len(cls.fields) - 1)  # one value too few for the kind's fields
+    text = _failure(lambda: build(short, None, None, None))
+    assert "".join(f"_{i}, " for i in range(len(cls.fields))) + "= v" in text
+    assert vars(build)["__source__"].startswith("def build(v, fixed, extra, wire):")
