@@ -2,12 +2,12 @@
 straight-line code once, at import or on first use.
 
 Why generated: a loop over a table pays, per call, the unpacking of every entry and a call
-per step; the same table written out as one function does not. Measured (bench/README.md):
-the dagman.out classifier (``core/dagman.py``, "parse30b": a line that matches no rule paid
-the loop's unpacking of 17 rules, more than its substring tests), a column map's values and
-changes (``sinks/sql/columns.py``, "sql30b": part of the loader's -19 % CPU), and rebuilding
-an event slot by slot in the ``--sql-process`` child (``sinks/runtime/crossing.py``,
-"runtime27"/"proc27": 2.5 -> 2.0 µs an event).
+per step; the same table written out as one function does not. Measured (bench/README.md,
+"Issue 30" sections): the dagman.out classifier (``core/dagman.py``, parse30b: a line that
+matches no rule paid the loop's unpacking of 17 rules, more than its substring tests), a
+column map's values and changes (``sinks/sql/columns.py``, sql30b: part of the loader's
+-19 % CPU), and rebuilding an event slot by slot in the ``--sql-process`` child
+(``sinks/runtime/crossing.py``, proc27: decoding ~3.7 -> ~3.0 µs an event).
 
 The source is only ever our own, written from tables in this tree, never from input.  Each
 function keeps it (``__source__``) and registers it with :mod:`linecache` under a file name
