@@ -157,6 +157,7 @@ QUICK_MODULES = frozenset(
         "test_events",
         "test_file_sink",
         "test_function_length",
+        "test_generated",
         "test_jobcounts",
         "test_jobfiles",
         "test_jobstate_log",

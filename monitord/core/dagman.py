@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from monitord.core.generated import make_function
 from monitord.core.timeparse import dagman_timestamp
 
 # Kinds of recognised lines.
@@ -208,22 +209,21 @@ def _compiled(rules: tuple[Rule, ...]) -> Callable[[str, float], DagmanLine | No
         "DagmanLine": DagmanLine,
         "dagman_timestamp": dagman_timestamp,
     }
-    src = ["def classify(line, adjust):"]
+    src = []
     for i, (needle, also, kind, parse) in enumerate(rules):
         env[f"parse_{i}"], env[f"kind_{i}"] = parse, kind
         test = f"{needle!r} in line" + ("" if also is None else f" and {also!r} in line")
         src += [
-            f"    if {test}:",
-            f"        fields = parse_{i}(line)",
-            "        if fields is not PASS:",
-            "            if fields is None:",
-            "                return None",
-            "            ts = dagman_timestamp(line, adjust)",
-            f"            return None if ts is None else DagmanLine(kind_{i}, ts, *fields)",
+            f"if {test}:",
+            f"    fields = parse_{i}(line)",
+            "    if fields is not PASS:",
+            "        if fields is None:",
+            "            return None",
+            "        ts = dagman_timestamp(line, adjust)",
+            f"        return None if ts is None else DagmanLine(kind_{i}, ts, *fields)",
         ]
-    src.append("    return None")
-    exec("\n".join(src), env)  # the source is the table above, nothing read
-    return env["classify"]  # type: ignore[return-value]
+    src.append("return None")
+    return make_function("classify", ["line", "adjust"], src, env)
 
 
 #: ``classify`` of a line outside the list of log files, and of one inside it.

@@ -21,6 +21,7 @@ from typing import Any
 from monitord.core import event_classes
 from monitord.core.eventbase import EMPTY, StampedeEvent, slot_setters
 from monitord.core.events import make_event
+from monitord.core.generated import make_function
 
 _KINDS: tuple[type[StampedeEvent], ...] = tuple(
     cls
@@ -51,14 +52,13 @@ def _builder(cls: type[StampedeEvent]) -> Callable[..., StampedeEvent]:
     n = len(cls.fields)
     setters = {f"_s{i}": setter for i, setter in enumerate(slot_setters(cls))}
     lines = [
-        "def build(v, fixed, extra, wire):",
-        "    e = _new(cls)",
-        f"    {''.join(f'_{i}, ' for i in range(n))}= v",
-        *(f"    _s{i}(e, _{i})" for i in range(n)),
-        "    _sf(e, fixed)",
-        "    _se(e, extra or EMPTY)",
-        "    _sw(e, wire)",
-        "    return e",
+        "e = _new(cls)",
+        f"{''.join(f'_{i}, ' for i in range(n))}= v",
+        *(f"_s{i}(e, _{i})" for i in range(n)),
+        "_sf(e, fixed)",
+        "_se(e, extra or EMPTY)",
+        "_sw(e, wire)",
+        "return e",
     ]
     scope: dict[str, Any] = {
         **setters,
@@ -69,8 +69,7 @@ def _builder(cls: type[StampedeEvent]) -> Callable[..., StampedeEvent]:
         "_se": _set_extra,
         "_sw": _set_wire,
     }
-    exec("\n".join(lines), scope)  # our own source, from the class's fields
-    return scope["build"]  # type: ignore[no-any-return]
+    return make_function("build", ["v", "fixed", "extra", "wire"], lines, scope)
 
 
 _VALUES = tuple(_values_of(cls) for cls in _KINDS)

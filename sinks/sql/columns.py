@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Table, UniqueConstraint
 
 from monitord.core.events import UNSET
+from monitord.core.generated import make_function
 
 from . import schema as s
 
@@ -152,22 +153,21 @@ def values_of(cols: ColumnMap) -> Callable[[Any], tuple[Any, ...]]:
     build = _BUILDERS.get(id(cols))
     if build is None:
         scope: dict[str, Any] = {"UNSET": UNSET, "_get": getattr}
-        lines = ["def build(ev):"]
+        lines = []
         for i, (field, _, conv) in enumerate(cols):
-            lines.append(f"    v = _get(ev, {field!r}, None)")
+            lines.append(f"v = _get(ev, {field!r}, None)")
             if conv is _ident:
-                lines.append(f"    a{i} = None if v is UNSET else v")
+                lines.append(f"a{i} = None if v is UNSET else v")
             elif conv is to_float:  # most are floats already: no call
                 scope[f"c{i}"] = conv
                 lines.append(
-                    f"    a{i} = v if v.__class__ is float else c{i}(None if v is UNSET else v)"
+                    f"a{i} = v if v.__class__ is float else c{i}(None if v is UNSET else v)"
                 )
             else:
                 scope[f"c{i}"] = conv
-                lines.append(f"    a{i} = c{i}(None if v is UNSET else v)")
-        lines.append(f"    return ({''.join(f'a{i}, ' for i in range(len(cols)))})")
-        exec("\n".join(lines), scope)  # noqa: S102 - generated from the maps above
-        build = _BUILDERS[id(cols)] = scope["build"]
+                lines.append(f"a{i} = c{i}(None if v is UNSET else v)")
+        lines.append(f"return ({''.join(f'a{i}, ' for i in range(len(cols)))})")
+        build = _BUILDERS[id(cols)] = make_function("build", ["ev"], lines, scope)
     return build
 
 
@@ -180,17 +180,16 @@ def changes_of(cols: ColumnMap) -> Callable[[Any], Row]:
     build = _CHANGES.get(id(cols))
     if build is None:
         scope: dict[str, Any] = {"UNSET": UNSET, "_get": getattr}
-        lines = ["def build(ev):", "    out = {}"]
+        lines = ["out = {}"]
         for i, (field, col, conv) in enumerate(cols):
-            lines += [f"    v = _get(ev, {field!r}, UNSET)", "    if v is not UNSET:"]
+            lines += [f"v = _get(ev, {field!r}, UNSET)", "if v is not UNSET:"]
             if conv is _ident:
-                lines.append(f"        out[{col!r}] = v")
+                lines.append(f"    out[{col!r}] = v")
             else:
                 scope[f"c{i}"] = conv
-                lines.append(f"        out[{col!r}] = c{i}(v)")
-        lines.append("    return out")
-        exec("\n".join(lines), scope)  # noqa: S102 - generated from the maps above
-        build = _CHANGES[id(cols)] = scope["build"]
+                lines.append(f"    out[{col!r}] = c{i}(v)")
+        lines.append("return out")
+        build = _CHANGES[id(cols)] = make_function("build", ["ev"], lines, scope)
     return build
 
 
