@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from monitord.cli import startup
 from monitord.cli.options import (
     ATTACH,
     FOLLOW,
@@ -168,6 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from monitord.daemon.proctitle import hide_secrets_in_title
 
         hide_secrets_in_title(sys.argv)
+        startup.as_program()
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
         top_parser().print_help(sys.stderr)
@@ -194,6 +196,7 @@ def pegasus_main(argv: Sequence[str] | None = None) -> int:
         from monitord.daemon.proctitle import hide_secrets_in_title
 
         hide_secrets_in_title(sys.argv)
+        startup.as_program()
     args = list(sys.argv[1:] if argv is None else argv)
     status = run_daemon(args, prog="pegasus-monitord", mode=REFERENCE)
     return _ended(status) if argv is None else status
@@ -201,12 +204,13 @@ def pegasus_main(argv: Sequence[str] | None = None) -> int:
 
 def _ended(status: int) -> int:
     """The daemon's status, as the program's: after an interrupted replay the process exits at
-    once (:func:`~monitord.daemon.interrupt.exit_at_once`)."""
+    once (:func:`~monitord.daemon.interrupt.exit_at_once`), after any other run too when no
+    thread is left (:func:`startup.end`)."""
     from monitord.daemon.interrupt import STATUSES, exit_at_once
 
     if status in STATUSES:
         exit_at_once(status)
-    return status
+    return startup.end(status)
 
 
 class _Refused(Exception):
@@ -245,6 +249,7 @@ def run_daemon(
         if handed is not None:
             return handed
     # --- end service hand-over
+    startup.settle()
     return _run_in_one_line(prog, args, config, mode=mode, progress=progress)
 
 

@@ -66,7 +66,10 @@ def configure_logging(verbosity: int) -> None:
             loglevel.add_level,
             structlog.processors.TimeStamper(fmt="iso"),
             mask_passwords,
-            structlog.dev.ConsoleRenderer(colors=False),
+            # exceptions arrive as masked text (mask_passwords); rich is never loaded for them
+            structlog.dev.ConsoleRenderer(
+                colors=False, exception_formatter=structlog.dev.plain_traceback
+            ),
         ],
         wrapper_class=loglevel.GatedLogger,
         logger_factory=structlog.PrintLoggerFactory(file=cast(TextIO, _CurrentStderr())),

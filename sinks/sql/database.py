@@ -21,6 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from monitord.system.secrets import mask_secret
 
 from . import schema as s
+from .schema_ddl import create_all
 
 log = structlog.get_logger(__name__)
 
@@ -289,7 +290,7 @@ def ensure_schema(
                 "database is being created: Stampede tables but no dbversion yet"
             )
         return _complete_interrupted(conn, tables, display_url)
-    s.metadata.create_all(conn)
+    create_all(conn, tables)  # SQLite: the kept statements (sinks/sql/schema_ddl.py)
     _insert_version(conn)
     log.info("Pegasus database was successfully created.")
     log.info(f"Database version: '{pegasus_version or s.DB_VERSION}' ({display_url})")
