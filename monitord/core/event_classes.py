@@ -193,7 +193,7 @@ class WfPlan(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> WfPlan:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -214,11 +214,11 @@ class WfPlan(WithFixed):
         _WfPlan_parent_xwf_id(self, get("parent.xwf.id", UNSET))
         _WfPlan_root_xwf_id(self, get("root.xwf.id", UNSET))
         _WfPlan_db_url(self, get("db_url", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -374,7 +374,7 @@ class WfMapTaskJob(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> WfMapTaskJob:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "task.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -383,11 +383,11 @@ class WfMapTaskJob(WithFixed):
         _WfMapTaskJob_job_id(self, get("job.id", UNSET))
         _WfMapTaskJob_task_id(self, get("task.id", UNSET))
         _WfMapTaskJob_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -466,17 +466,17 @@ class StaticStart(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StaticStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
         _StaticStart_xwf_id(self, get("xwf.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -546,17 +546,17 @@ class StaticEnd(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StaticEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
         _StaticEnd_xwf_id(self, get("xwf.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -641,7 +641,7 @@ class XwfStart(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> XwfStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "ts" not in attrs or "restart_count" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -650,11 +650,11 @@ class XwfStart(WithFixed):
         _XwfStart_ts(self, get("ts", UNSET))
         _XwfStart_reason(self, get("reason", UNSET))
         _XwfStart_restart_count(self, get("restart_count", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -758,7 +758,7 @@ class XwfEnd(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> XwfEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "ts" not in attrs or "restart_count" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -769,11 +769,11 @@ class XwfEnd(WithFixed):
         _XwfEnd_restart_count(self, get("restart_count", UNSET))
         _XwfEnd_status(self, get("status", UNSET))
         _XwfEnd_level(self, get("level", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -877,7 +877,7 @@ class XwfMapSubwfJob(StampedeEvent):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> XwfMapSubwfJob:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "subwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -887,11 +887,11 @@ class XwfMapSubwfJob(StampedeEvent):
         _XwfMapSubwfJob_subwf_id(self, get("subwf.id", UNSET))
         _XwfMapSubwfJob_job_id(self, get("job.id", UNSET))
         _XwfMapSubwfJob_job_inst_id(self, get("job_inst.id", UNSET))
-        rest = attrs.keys() - cls._keys
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, False)
-        else:
+        known = cls._keys
+        if attrs.keys() <= known:  # no set built for the usual event
             fixed, extra = None, EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, False)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -1000,7 +1000,7 @@ class TaskInfo(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> TaskInfo:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "task.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -1012,11 +1012,11 @@ class TaskInfo(WithFixed):
         _TaskInfo_type_desc(self, get("type_desc", UNSET))
         _TaskInfo_transformation(self, get("transformation", UNSET))
         _TaskInfo_argv(self, get("argv", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -1119,7 +1119,7 @@ class TaskEdge(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> TaskEdge:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "parent.task.id" not in attrs or "child.task.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -1128,11 +1128,11 @@ class TaskEdge(WithFixed):
         _TaskEdge_parent_task_id(self, get("parent.task.id", UNSET))
         _TaskEdge_child_task_id(self, get("child.task.id", UNSET))
         _TaskEdge_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -1261,7 +1261,7 @@ class JobInfo(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInfo:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -1277,11 +1277,11 @@ class JobInfo(WithFixed):
         _JobInfo_executable(self, get("executable", UNSET))
         _JobInfo_argv(self, get("argv", UNSET))
         _JobInfo_task_count(self, get("task_count", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -1396,7 +1396,7 @@ class JobEdge(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobEdge:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "parent.job.id" not in attrs or "child.job.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -1405,11 +1405,11 @@ class JobEdge(WithFixed):
         _JobEdge_parent_job_id(self, get("parent.job.id", UNSET))
         _JobEdge_child_job_id(self, get("child.job.id", UNSET))
         _JobEdge_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -1518,7 +1518,7 @@ class JobInstPreStart(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPreStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -1530,11 +1530,11 @@ class JobInstPreStart(WithFixed):
         _JobInstPreStart_js_id(self, get("js.id", UNSET))
         _JobInstPreStart_reason(self, get("reason", UNSET))
         _JobInstPreStart_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -1652,7 +1652,7 @@ class JobInstPreTerm(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPreTerm:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -1664,11 +1664,11 @@ class JobInstPreTerm(WithFixed):
         _JobInstPreTerm_js_id(self, get("js.id", UNSET))
         _JobInstPreTerm_reason(self, get("reason", UNSET))
         _JobInstPreTerm_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -1801,7 +1801,7 @@ class JobInstPreEnd(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPreEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -1816,11 +1816,11 @@ class JobInstPreEnd(WithFixed):
         _JobInstPreEnd_status(self, get("status", UNSET))
         _JobInstPreEnd_level(self, get("level", UNSET))
         _JobInstPreEnd_exitcode(self, get("exitcode", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -1952,7 +1952,7 @@ class JobInstSubmitStart(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstSubmitStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -1965,11 +1965,11 @@ class JobInstSubmitStart(WithFixed):
         _JobInstSubmitStart_reason(self, get("reason", UNSET))
         _JobInstSubmitStart_sched_id(self, get("sched.id", UNSET))
         _JobInstSubmitStart_site(self, get("site", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -2100,7 +2100,7 @@ class JobInstSubmitEnd(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstSubmitEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -2114,11 +2114,11 @@ class JobInstSubmitEnd(WithFixed):
         _JobInstSubmitEnd_sched_id(self, get("sched.id", UNSET))
         _JobInstSubmitEnd_status(self, get("status", UNSET))
         _JobInstSubmitEnd_level(self, get("level", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -2242,7 +2242,7 @@ class JobInstHeldStart(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstHeldStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -2254,11 +2254,11 @@ class JobInstHeldStart(WithFixed):
         _JobInstHeldStart_js_id(self, get("js.id", UNSET))
         _JobInstHeldStart_reason(self, get("reason", UNSET))
         _JobInstHeldStart_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -2386,7 +2386,7 @@ class JobInstHeldEnd(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstHeldEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -2400,11 +2400,11 @@ class JobInstHeldEnd(WithFixed):
         _JobInstHeldEnd_sched_id(self, get("sched.id", UNSET))
         _JobInstHeldEnd_status(self, get("status", UNSET))
         _JobInstHeldEnd_level(self, get("level", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -2538,7 +2538,7 @@ class JobInstMainStart(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstMainStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -2552,11 +2552,11 @@ class JobInstMainStart(WithFixed):
         _JobInstMainStart_stdout_file(self, get("stdout.file", UNSET))
         _JobInstMainStart_stderr_file(self, get("stderr.file", UNSET))
         _JobInstMainStart_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -2690,7 +2690,7 @@ class JobInstMainTerm(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstMainTerm:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -2704,11 +2704,11 @@ class JobInstMainTerm(WithFixed):
         _JobInstMainTerm_sched_id(self, get("sched.id", UNSET))
         _JobInstMainTerm_status(self, get("status", UNSET))
         _JobInstMainTerm_level(self, get("level", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -2902,7 +2902,7 @@ class JobInstMainEnd(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstMainEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -2928,11 +2928,11 @@ class JobInstMainEnd(WithFixed):
         _JobInstMainEnd_stderr_file(self, get("stderr.file", UNSET))
         _JobInstMainEnd_stdout_text(self, get("stdout.text", UNSET))
         _JobInstMainEnd_stderr_text(self, get("stderr.text", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -3092,7 +3092,7 @@ class JobInstPostStart(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPostStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -3104,11 +3104,11 @@ class JobInstPostStart(WithFixed):
         _JobInstPostStart_js_id(self, get("js.id", UNSET))
         _JobInstPostStart_reason(self, get("reason", UNSET))
         _JobInstPostStart_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -3226,7 +3226,7 @@ class JobInstPostTerm(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPostTerm:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -3238,11 +3238,11 @@ class JobInstPostTerm(WithFixed):
         _JobInstPostTerm_js_id(self, get("js.id", UNSET))
         _JobInstPostTerm_reason(self, get("reason", UNSET))
         _JobInstPostTerm_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -3375,7 +3375,7 @@ class JobInstPostEnd(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPostEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -3390,11 +3390,11 @@ class JobInstPostEnd(WithFixed):
         _JobInstPostEnd_status(self, get("status", UNSET))
         _JobInstPostEnd_level(self, get("level", UNSET))
         _JobInstPostEnd_exitcode(self, get("exitcode", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -3531,7 +3531,7 @@ class JobInstHostInfo(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstHostInfo:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "hostname" not in attrs or "ip" not in attrs or "site" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -3545,11 +3545,11 @@ class JobInstHostInfo(WithFixed):
         _JobInstHostInfo_total_memory(self, get("total_memory", UNSET))
         _JobInstHostInfo_uname(self, get("uname", UNSET))
         _JobInstHostInfo_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -3673,7 +3673,7 @@ class JobInstImageInfo(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstImageInfo:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -3685,11 +3685,11 @@ class JobInstImageInfo(WithFixed):
         _JobInstImageInfo_js_id(self, get("js.id", UNSET))
         _JobInstImageInfo_reason(self, get("reason", UNSET))
         _JobInstImageInfo_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -3807,7 +3807,7 @@ class JobInstAbortInfo(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstAbortInfo:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -3819,11 +3819,11 @@ class JobInstAbortInfo(WithFixed):
         _JobInstAbortInfo_js_id(self, get("js.id", UNSET))
         _JobInstAbortInfo_reason(self, get("reason", UNSET))
         _JobInstAbortInfo_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -3941,7 +3941,7 @@ class JobInstRemoteError(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstRemoteError:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -3953,11 +3953,11 @@ class JobInstRemoteError(WithFixed):
         _JobInstRemoteError_js_id(self, get("js.id", UNSET))
         _JobInstRemoteError_reason(self, get("reason", UNSET))
         _JobInstRemoteError_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -4075,7 +4075,7 @@ class JobInstGridSubmitStart(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstGridSubmitStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -4087,11 +4087,11 @@ class JobInstGridSubmitStart(WithFixed):
         _JobInstGridSubmitStart_js_id(self, get("js.id", UNSET))
         _JobInstGridSubmitStart_reason(self, get("reason", UNSET))
         _JobInstGridSubmitStart_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -4219,7 +4219,7 @@ class JobInstGridSubmitEnd(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstGridSubmitEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -4233,11 +4233,11 @@ class JobInstGridSubmitEnd(WithFixed):
         _JobInstGridSubmitEnd_sched_id(self, get("sched.id", UNSET))
         _JobInstGridSubmitEnd_status(self, get("status", UNSET))
         _JobInstGridSubmitEnd_level(self, get("level", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -4361,7 +4361,7 @@ class JobInstGlobusSubmitStart(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstGlobusSubmitStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -4373,11 +4373,11 @@ class JobInstGlobusSubmitStart(WithFixed):
         _JobInstGlobusSubmitStart_js_id(self, get("js.id", UNSET))
         _JobInstGlobusSubmitStart_reason(self, get("reason", UNSET))
         _JobInstGlobusSubmitStart_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -4505,7 +4505,7 @@ class JobInstGlobusSubmitEnd(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstGlobusSubmitEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -4519,11 +4519,11 @@ class JobInstGlobusSubmitEnd(WithFixed):
         _JobInstGlobusSubmitEnd_sched_id(self, get("sched.id", UNSET))
         _JobInstGlobusSubmitEnd_status(self, get("status", UNSET))
         _JobInstGlobusSubmitEnd_level(self, get("level", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -4642,7 +4642,7 @@ class JobInstTag(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstTag:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "count" not in attrs or "name" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -4653,11 +4653,11 @@ class JobInstTag(WithFixed):
         _JobInstTag_count(self, get("count", UNSET))
         _JobInstTag_ts(self, get("ts", UNSET))
         _JobInstTag_name_(self, get("name", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -4932,7 +4932,7 @@ class JobInstComposite(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstComposite:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -4976,11 +4976,11 @@ class JobInstComposite(WithFixed):
         _JobInstComposite_invocations(self, get("invocations", UNSET))
         _JobInstComposite_app(self, get("app", UNSET))
         _JobInstComposite_wf(self, get("wf", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -5184,7 +5184,7 @@ class InvStart(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> InvStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "inv.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -5194,11 +5194,11 @@ class InvStart(WithFixed):
         _InvStart_job_inst_id(self, get("job_inst.id", UNSET))
         _InvStart_inv_id(self, get("inv.id", UNSET))
         _InvStart_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -5355,7 +5355,7 @@ class InvEnd(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> InvEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "inv.id" not in attrs or "exitcode" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -5376,11 +5376,11 @@ class InvEnd(WithFixed):
         _InvEnd_executable(self, get("executable", UNSET))
         _InvEnd_argv(self, get("argv", UNSET))
         _InvEnd_level(self, get("level", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -5500,18 +5500,18 @@ class StaticMetaStart(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StaticMetaStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
         _StaticMetaStart_xwf_id(self, get("xwf.id", UNSET))
         _StaticMetaStart_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -5599,7 +5599,7 @@ class XwfMeta(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> XwfMeta:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "key" not in attrs or "value" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -5608,11 +5608,11 @@ class XwfMeta(WithFixed):
         _XwfMeta_key(self, get("key", UNSET))
         _XwfMeta_value(self, get("value", UNSET))
         _XwfMeta_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -5711,7 +5711,7 @@ class TaskMeta(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> TaskMeta:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "task.id" not in attrs or "key" not in attrs or "value" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -5721,11 +5721,11 @@ class TaskMeta(WithFixed):
         _TaskMeta_key(self, get("key", UNSET))
         _TaskMeta_value(self, get("value", UNSET))
         _TaskMeta_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -5827,7 +5827,7 @@ class RcMeta(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> RcMeta:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "lfn.id" not in attrs or "key" not in attrs or "value" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -5837,11 +5837,11 @@ class RcMeta(WithFixed):
         _RcMeta_ts(self, get("ts", UNSET))
         _RcMeta_key(self, get("key", UNSET))
         _RcMeta_value(self, get("value", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -5958,7 +5958,7 @@ class IntMetric(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> IntMetric:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "type" not in attrs or "file_type" not in attrs or "count" not in attrs or "duration" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -5971,11 +5971,11 @@ class IntMetric(WithFixed):
         _IntMetric_count(self, get("count", UNSET))
         _IntMetric_duration(self, get("duration", UNSET))
         _IntMetric_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -6081,7 +6081,7 @@ class RcPfn(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> RcPfn:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "lfn.id" not in attrs or "pfn" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -6090,11 +6090,11 @@ class RcPfn(WithFixed):
         _RcPfn_lfn_id(self, get("lfn.id", UNSET))
         _RcPfn_pfn(self, get("pfn", UNSET))
         _RcPfn_site(self, get("site", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -6188,7 +6188,7 @@ class WfMapFile(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> WfMapFile:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "task.id" not in attrs or "lfn.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -6197,11 +6197,11 @@ class WfMapFile(WithFixed):
         _WfMapFile_task_id(self, get("task.id", UNSET))
         _WfMapFile_lfn_id(self, get("lfn.id", UNSET))
         _WfMapFile_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -6285,18 +6285,18 @@ class StaticMetaEnd(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StaticMetaEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
         _StaticMetaEnd_xwf_id(self, get("xwf.id", UNSET))
         _StaticMetaEnd_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -6394,7 +6394,7 @@ class TaskMonitoring(WithFixed):
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> TaskMonitoring:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "monitoring_event" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -6405,11 +6405,11 @@ class TaskMonitoring(WithFixed):
         _TaskMonitoring_sched_id(self, get("sched.id", UNSET))
         _TaskMonitoring_monitoring_event(self, get("monitoring_event", UNSET))
         _TaskMonitoring_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)

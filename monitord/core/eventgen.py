@@ -155,7 +155,7 @@ def _from_wire(spec: EventSpec, cls: str) -> list[str]:
         "    @classmethod",
         f"    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> {cls}:",
         "        if fixed is not None:",
-        "            attrs.update(fixed.items)",
+        "            attrs.update(fixed.mapping)",
     ]
     if spec.required:
         test = " or ".join(f"{_str(k)} not in attrs" for k in spec.required)
@@ -167,11 +167,11 @@ def _from_wire(spec: EventSpec, cls: str) -> list[str]:
     else:
         known = "cls._keys"
     lines += [
-        f"        rest = attrs.keys() - {known}",
-        "        if rest:",
-        f"            fixed, extra = split_rest(attrs, rest, fixed, {spec.fixed})",
+        f"        known = {known}",
+        "        if attrs.keys() <= known:  # no set built for the usual event",
+        "            " + ("extra = EMPTY" if spec.fixed else "fixed, extra = None, EMPTY"),
         "        else:",
-        "            extra = EMPTY" if spec.fixed else "            fixed, extra = None, EMPTY",
+        f"            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, {spec.fixed})",
         "        _set_fixed(self, fixed)",
         "        _set_extra(self, extra)",
         "        _set_wire(self, attrs)",
