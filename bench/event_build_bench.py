@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """CPU per event of the event build: a static.bp relay (``make_event`` with the workflow's
 fixed attributes), a keyword-built brief event, and its ``wire_items`` (what each encoder
-reads), and a PRE/POST script's ``inv.end`` (built, then ``sent_last``).  Best of ``--rounds`` runs of ``--n`` calls, CPU time (``time.process_time``).
+reads), and a PRE/POST script's ``inv.end`` (built, then ``sent_last``); the brief event and
+the inv.end again by the positional ``of`` where the tree has it.  Best of ``--rounds`` runs of ``--n`` calls, CPU time (``time.process_time``).
 
 Run it against another tree by putting that tree first on ``PYTHONPATH``, from outside
 this one (the current directory comes first on ``sys.path``)::
@@ -63,6 +64,17 @@ def main() -> int:
             level="Info", fixed=fixed,
         ).sent_last("ts", "level")  # fmt: skip
 
+    def positional() -> Any:  # the same event by the daemon's positional ``of`` (if any)
+        return brief.of(  # type: ignore[attr-defined]
+            "x", "j", 1, 5, 1, None, "1.0", "local", fixed,
+        )  # fmt: skip
+
+    def script_end_of() -> Any:  # that inv.end by ``of``
+        return inv_end.of(  # type: ignore[attr-defined]
+            "x", "j", 1, -1, "dagman::pre", events.UNSET, 1, 0, events.UNSET, events.UNSET,
+            events.UNSET, 5, "0", "/bin/x", "a", "Info", fixed,
+        ).sent_last("ts", "level")  # fmt: skip
+
     built = keyword()
     cases: dict[str, Callable[[], Any]] = {
         "make_event (static.bp relay, with fixed)": lambda: make_event(
@@ -72,6 +84,9 @@ def main() -> int:
         "wire_items of that event": built.wire_items,
         "inv.end built, then sent_last": script_end,
     }
+    if hasattr(brief, "of"):
+        cases["positional build (job_inst.submit.start, of)"] = positional
+        cases["inv.end built by of, then sent_last"] = script_end_of
     print(f"events from {events.__file__}")
     for label, fn in cases.items():
         print(f"{label:45s} {best_us(fn, args.n, args.rounds):6.2f} us")

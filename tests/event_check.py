@@ -50,8 +50,13 @@ def record(into: list[StampedeEvent]) -> Callable[[], None]:
 
         return built
 
-    # A decoded or relayed event is built by its class's from_wire, not its constructor.
-    decoders = {cls: cls.__dict__["from_wire"] for cls in EVENT_CLASSES.values()}
+    # A decoded or relayed event is built by its class's from_wire, not its constructor, and
+    # a hot producer's by its positional ``of``.
+    decoders = {
+        (cls, how): cls.__dict__[how]
+        for cls in EVENT_CLASSES.values()
+        for how in ("from_wire", "of")
+    }
 
     def recording_decoder(decoder: Any) -> Any:
         def built(cls: type[StampedeEvent], *args: Any, **kwargs: Any) -> StampedeEvent:
@@ -63,14 +68,14 @@ def record(into: list[StampedeEvent]) -> Callable[[], None]:
 
     for cls, init in inits.items():
         cls.__init__ = recording(init)  # type: ignore[method-assign]
-    for cls, decoder in decoders.items():
-        setattr(cls, "from_wire", recording_decoder(decoder))  # noqa: B010
+    for (cls, how), decoder in decoders.items():
+        setattr(cls, how, recording_decoder(decoder))
 
     def undo() -> None:
         for cls, init in inits.items():
             cls.__init__ = init  # type: ignore[method-assign]
-        for cls, decoder in decoders.items():
-            setattr(cls, "from_wire", decoder)  # noqa: B010
+        for (cls, how), decoder in decoders.items():
+            setattr(cls, how, decoder)
 
     return undo
 

@@ -31,7 +31,8 @@ from monitord.core.catalogue import (
     attr_errors,
     spec_errors,
 )
-from monitord.core.events import EVENT_CLASSES, StampedeEvent, make_event
+from monitord.core.events import EVENT_CLASSES, JobInstTag, StampedeEvent, make_event
+from monitord.core.jobactions import BRIEF, BRIEF_TAILS
 from monitord.core.jobmachine import JOB_STATES
 from monitord.tools.synthetic import generate
 from sinks.amqp.encoder import decode_message, encode_body, routing_key
@@ -224,6 +225,10 @@ def test_emitters_name_catalogue_kinds() -> None:
                 assert arg.value in BY_NAME, f"{path.name}:{node.lineno}: {arg.value}"
                 seen.add(arg.value)
     assert len(seen) >= 4, seen  # pre.end, abort.info, held.start, post.end
+    # _brief builds them positionally: each kind's attributes are BRIEF and a tail it knows.
+    for name in seen | {ev for row in JOB_STATES.values() for ev, _ in row.events}:
+        fields = EVENT_CLASSES[name].fields
+        assert fields == BRIEF + BRIEF_TAILS[len(fields)], name
 
 
 def test_event_check_catches_bad_values() -> None:
@@ -231,12 +236,15 @@ def test_event_check_catches_bad_values() -> None:
     undo = event_check.record(events)
     try:
         make_event("job_inst.tag", {**_job(), "count": 1.0, "name": "x"})
+        JobInstTag.of("x", "j", 1, 2.0, 5, "y")  # type: ignore[arg-type]  # the positional build
         make_event("made.up", {})
     finally:
         undo()
     make_event("made.up", {})  # after undo: not recorded
+    JobInstTag.of("x", "j", 1, 2.0, 5, "y")  # type: ignore[arg-type]
     assert dict(event_check.violations(events)) == {
         "job_inst.tag: 'count' is float 1.0, not int": 1,
+        "job_inst.tag: 'count' is float 2.0, not int": 1,
         "made.up: not in the catalogue": 1,
     }
 

@@ -157,6 +157,27 @@ def test_keyword_events_go_on_the_wire_in_catalogue_order_then_fixed_then_extra(
     }
 
 
+def test_of_builds_what_the_keyword_constructor_builds_for_every_kind():
+    """The positional ``of`` of the hot producers takes every attribute in catalogue order:
+    the same event, attribute for attribute and in the same wire order, as by keyword."""
+    from monitord.core.events import EVENT_CLASSES, UNSET, Fixed
+
+    fixed = Fixed(xwf_id="x", root_xwf_id="r")
+    for name, cls in EVENT_CLASSES.items():
+        required = {cls.by_wire[k] for k in cls.required}
+        # distinct values, every other optional one left unset
+        values = [
+            f"v{i}" if i % 2 == 0 or f in required else UNSET for i, f in enumerate(cls.fields)
+        ]
+        extra = {"k.x": 1} if cls.spec is not None and cls.spec.open else {}
+        by_kw = cls(**dict(zip(cls.fields, values, strict=True)), fixed=fixed, extra=extra)  # type: ignore[arg-type]
+        by_pos = cls.of(*values, fixed, extra)  # type: ignore[attr-defined]
+        assert type(by_pos) is cls, name
+        assert by_pos.wire_items() == by_kw.wire_items(), name
+        assert [getattr(by_pos, f) for f in cls.fields] == values, name
+        assert (by_pos.fixed, by_pos.extra) == (by_kw.fixed, by_kw.extra), name
+
+
 def test_sent_last_moves_own_fields_after_the_other_own_ones_before_the_fixed():
     from monitord.core.events import Fixed, InvEnd
 

@@ -147,9 +147,53 @@ class WfPlan(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        dax_label: str | int | float | bool | None,
+        dax_version: str | int | float | bool | None,
+        dax_index: str | int | float | bool | None,
+        dax_file: str | int | float | bool | None,
+        dag_file_name: str | int | float | bool | None,
+        ts: int | None,
+        submit_hostname: str | int | float | bool | None,
+        submit_dir: str | int | float | bool | None,
+        argv: str | int | float | bool | None,
+        user: str | int | float | bool | None,
+        grid_dn: str | int | float | bool | None,
+        planner_version: str | int | float | bool | None,
+        parent_xwf_id: str,
+        root_xwf_id: str | None,
+        db_url: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> WfPlan:
+        self = _new(cls)
+        _WfPlan_xwf_id(self, xwf_id)
+        _WfPlan_dax_label(self, dax_label)
+        _WfPlan_dax_version(self, dax_version)
+        _WfPlan_dax_index(self, dax_index)
+        _WfPlan_dax_file(self, dax_file)
+        _WfPlan_dag_file_name(self, dag_file_name)
+        _WfPlan_ts(self, ts)
+        _WfPlan_submit_hostname(self, submit_hostname)
+        _WfPlan_submit_dir(self, submit_dir)
+        _WfPlan_argv(self, argv)
+        _WfPlan_user(self, user)
+        _WfPlan_grid_dn(self, grid_dn)
+        _WfPlan_planner_version(self, planner_version)
+        _WfPlan_parent_xwf_id(self, parent_xwf_id)
+        _WfPlan_root_xwf_id(self, root_xwf_id)
+        _WfPlan_db_url(self, db_url)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> WfPlan:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -170,11 +214,11 @@ class WfPlan(WithFixed):
         _WfPlan_parent_xwf_id(self, get("parent.xwf.id", UNSET))
         _WfPlan_root_xwf_id(self, get("root.xwf.id", UNSET))
         _WfPlan_db_url(self, get("db_url", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -308,9 +352,29 @@ class WfMapTaskJob(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        task_id: str,
+        ts: int | str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> WfMapTaskJob:
+        self = _new(cls)
+        _WfMapTaskJob_xwf_id(self, xwf_id)
+        _WfMapTaskJob_job_id(self, job_id)
+        _WfMapTaskJob_task_id(self, task_id)
+        _WfMapTaskJob_ts(self, ts)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> WfMapTaskJob:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "task.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -319,11 +383,11 @@ class WfMapTaskJob(WithFixed):
         _WfMapTaskJob_job_id(self, get("job.id", UNSET))
         _WfMapTaskJob_task_id(self, get("task.id", UNSET))
         _WfMapTaskJob_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -386,19 +450,33 @@ class StaticStart(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> StaticStart:
+        self = _new(cls)
+        _StaticStart_xwf_id(self, xwf_id)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StaticStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
         _StaticStart_xwf_id(self, get("xwf.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -452,19 +530,33 @@ class StaticEnd(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> StaticEnd:
+        self = _new(cls)
+        _StaticEnd_xwf_id(self, xwf_id)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StaticEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
         _StaticEnd_xwf_id(self, get("xwf.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -527,9 +619,29 @@ class XwfStart(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        ts: int | float,
+        reason: str | None,
+        restart_count: int,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> XwfStart:
+        self = _new(cls)
+        _XwfStart_xwf_id(self, xwf_id)
+        _XwfStart_ts(self, ts)
+        _XwfStart_reason(self, reason)
+        _XwfStart_restart_count(self, restart_count)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> XwfStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "ts" not in attrs or "restart_count" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -538,11 +650,11 @@ class XwfStart(WithFixed):
         _XwfStart_ts(self, get("ts", UNSET))
         _XwfStart_reason(self, get("reason", UNSET))
         _XwfStart_restart_count(self, get("restart_count", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -620,9 +732,33 @@ class XwfEnd(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        ts: int | float,
+        reason: str | None,
+        restart_count: int,
+        status: int,
+        level: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> XwfEnd:
+        self = _new(cls)
+        _XwfEnd_xwf_id(self, xwf_id)
+        _XwfEnd_ts(self, ts)
+        _XwfEnd_reason(self, reason)
+        _XwfEnd_restart_count(self, restart_count)
+        _XwfEnd_status(self, status)
+        _XwfEnd_level(self, level)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> XwfEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "ts" not in attrs or "restart_count" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -633,11 +769,11 @@ class XwfEnd(WithFixed):
         _XwfEnd_restart_count(self, get("restart_count", UNSET))
         _XwfEnd_status(self, get("status", UNSET))
         _XwfEnd_level(self, get("level", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -717,9 +853,31 @@ class XwfMapSubwfJob(StampedeEvent):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        ts: int | None,
+        subwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> XwfMapSubwfJob:
+        self = _new(cls)
+        _XwfMapSubwfJob_xwf_id(self, xwf_id)
+        _XwfMapSubwfJob_ts(self, ts)
+        _XwfMapSubwfJob_subwf_id(self, subwf_id)
+        _XwfMapSubwfJob_job_id(self, job_id)
+        _XwfMapSubwfJob_job_inst_id(self, job_inst_id)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> XwfMapSubwfJob:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "subwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -729,11 +887,11 @@ class XwfMapSubwfJob(StampedeEvent):
         _XwfMapSubwfJob_subwf_id(self, get("subwf.id", UNSET))
         _XwfMapSubwfJob_job_id(self, get("job.id", UNSET))
         _XwfMapSubwfJob_job_inst_id(self, get("job_inst.id", UNSET))
-        rest = attrs.keys() - cls._keys
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, False)
-        else:
+        known = cls._keys
+        if attrs.keys() <= known:  # no set built for the usual event
             fixed, extra = None, EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, False)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -814,9 +972,35 @@ class TaskInfo(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        task_id: str,
+        ts: int | str,
+        type: str,
+        type_desc: str,
+        transformation: str,
+        argv: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> TaskInfo:
+        self = _new(cls)
+        _TaskInfo_xwf_id(self, xwf_id)
+        _TaskInfo_task_id(self, task_id)
+        _TaskInfo_ts(self, ts)
+        _TaskInfo_type(self, type)
+        _TaskInfo_type_desc(self, type_desc)
+        _TaskInfo_transformation(self, transformation)
+        _TaskInfo_argv(self, argv)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> TaskInfo:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "task.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -828,11 +1012,11 @@ class TaskInfo(WithFixed):
         _TaskInfo_type_desc(self, get("type_desc", UNSET))
         _TaskInfo_transformation(self, get("transformation", UNSET))
         _TaskInfo_argv(self, get("argv", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -913,9 +1097,29 @@ class TaskEdge(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        parent_task_id: str,
+        child_task_id: str,
+        ts: int | str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> TaskEdge:
+        self = _new(cls)
+        _TaskEdge_xwf_id(self, xwf_id)
+        _TaskEdge_parent_task_id(self, parent_task_id)
+        _TaskEdge_child_task_id(self, child_task_id)
+        _TaskEdge_ts(self, ts)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> TaskEdge:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "parent.task.id" not in attrs or "child.task.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -924,11 +1128,11 @@ class TaskEdge(WithFixed):
         _TaskEdge_parent_task_id(self, get("parent.task.id", UNSET))
         _TaskEdge_child_task_id(self, get("child.task.id", UNSET))
         _TaskEdge_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -1021,9 +1225,43 @@ class JobInfo(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        ts: int | str,
+        submit_file: str,
+        type: str,
+        type_desc: str,
+        clustered: str,
+        max_retries: str,
+        executable: str,
+        argv: str,
+        task_count: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInfo:
+        self = _new(cls)
+        _JobInfo_xwf_id(self, xwf_id)
+        _JobInfo_job_id(self, job_id)
+        _JobInfo_ts(self, ts)
+        _JobInfo_submit_file(self, submit_file)
+        _JobInfo_type(self, type)
+        _JobInfo_type_desc(self, type_desc)
+        _JobInfo_clustered(self, clustered)
+        _JobInfo_max_retries(self, max_retries)
+        _JobInfo_executable(self, executable)
+        _JobInfo_argv(self, argv)
+        _JobInfo_task_count(self, task_count)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInfo:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -1039,11 +1277,11 @@ class JobInfo(WithFixed):
         _JobInfo_executable(self, get("executable", UNSET))
         _JobInfo_argv(self, get("argv", UNSET))
         _JobInfo_task_count(self, get("task_count", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -1136,9 +1374,29 @@ class JobEdge(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        parent_job_id: str,
+        child_job_id: str,
+        ts: int | str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobEdge:
+        self = _new(cls)
+        _JobEdge_xwf_id(self, xwf_id)
+        _JobEdge_parent_job_id(self, parent_job_id)
+        _JobEdge_child_job_id(self, child_job_id)
+        _JobEdge_ts(self, ts)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobEdge:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "parent.job.id" not in attrs or "child.job.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -1147,11 +1405,11 @@ class JobEdge(WithFixed):
         _JobEdge_parent_job_id(self, get("parent.job.id", UNSET))
         _JobEdge_child_job_id(self, get("child.job.id", UNSET))
         _JobEdge_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -1232,9 +1490,35 @@ class JobInstPreStart(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstPreStart:
+        self = _new(cls)
+        _JobInstPreStart_xwf_id(self, xwf_id)
+        _JobInstPreStart_job_id(self, job_id)
+        _JobInstPreStart_job_inst_id(self, job_inst_id)
+        _JobInstPreStart_ts(self, ts)
+        _JobInstPreStart_js_id(self, js_id)
+        _JobInstPreStart_reason(self, reason)
+        _JobInstPreStart_sched_id(self, sched_id)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPreStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -1246,11 +1530,11 @@ class JobInstPreStart(WithFixed):
         _JobInstPreStart_js_id(self, get("js.id", UNSET))
         _JobInstPreStart_reason(self, get("reason", UNSET))
         _JobInstPreStart_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -1340,9 +1624,35 @@ class JobInstPreTerm(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstPreTerm:
+        self = _new(cls)
+        _JobInstPreTerm_xwf_id(self, xwf_id)
+        _JobInstPreTerm_job_id(self, job_id)
+        _JobInstPreTerm_job_inst_id(self, job_inst_id)
+        _JobInstPreTerm_ts(self, ts)
+        _JobInstPreTerm_js_id(self, js_id)
+        _JobInstPreTerm_reason(self, reason)
+        _JobInstPreTerm_sched_id(self, sched_id)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPreTerm:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -1354,11 +1664,11 @@ class JobInstPreTerm(WithFixed):
         _JobInstPreTerm_js_id(self, get("js.id", UNSET))
         _JobInstPreTerm_reason(self, get("reason", UNSET))
         _JobInstPreTerm_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -1457,9 +1767,41 @@ class JobInstPreEnd(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        status: int,
+        level: str,
+        exitcode: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstPreEnd:
+        self = _new(cls)
+        _JobInstPreEnd_xwf_id(self, xwf_id)
+        _JobInstPreEnd_job_id(self, job_id)
+        _JobInstPreEnd_job_inst_id(self, job_inst_id)
+        _JobInstPreEnd_ts(self, ts)
+        _JobInstPreEnd_js_id(self, js_id)
+        _JobInstPreEnd_reason(self, reason)
+        _JobInstPreEnd_sched_id(self, sched_id)
+        _JobInstPreEnd_status(self, status)
+        _JobInstPreEnd_level(self, level)
+        _JobInstPreEnd_exitcode(self, exitcode)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPreEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -1474,11 +1816,11 @@ class JobInstPreEnd(WithFixed):
         _JobInstPreEnd_status(self, get("status", UNSET))
         _JobInstPreEnd_level(self, get("level", UNSET))
         _JobInstPreEnd_exitcode(self, get("exitcode", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -1580,9 +1922,37 @@ class JobInstSubmitStart(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        site: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstSubmitStart:
+        self = _new(cls)
+        _JobInstSubmitStart_xwf_id(self, xwf_id)
+        _JobInstSubmitStart_job_id(self, job_id)
+        _JobInstSubmitStart_job_inst_id(self, job_inst_id)
+        _JobInstSubmitStart_ts(self, ts)
+        _JobInstSubmitStart_js_id(self, js_id)
+        _JobInstSubmitStart_reason(self, reason)
+        _JobInstSubmitStart_sched_id(self, sched_id)
+        _JobInstSubmitStart_site(self, site)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstSubmitStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -1595,11 +1965,11 @@ class JobInstSubmitStart(WithFixed):
         _JobInstSubmitStart_reason(self, get("reason", UNSET))
         _JobInstSubmitStart_sched_id(self, get("sched.id", UNSET))
         _JobInstSubmitStart_site(self, get("site", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -1698,9 +2068,39 @@ class JobInstSubmitEnd(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        status: int,
+        level: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstSubmitEnd:
+        self = _new(cls)
+        _JobInstSubmitEnd_xwf_id(self, xwf_id)
+        _JobInstSubmitEnd_job_id(self, job_id)
+        _JobInstSubmitEnd_job_inst_id(self, job_inst_id)
+        _JobInstSubmitEnd_ts(self, ts)
+        _JobInstSubmitEnd_js_id(self, js_id)
+        _JobInstSubmitEnd_reason(self, reason)
+        _JobInstSubmitEnd_sched_id(self, sched_id)
+        _JobInstSubmitEnd_status(self, status)
+        _JobInstSubmitEnd_level(self, level)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstSubmitEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -1714,11 +2114,11 @@ class JobInstSubmitEnd(WithFixed):
         _JobInstSubmitEnd_sched_id(self, get("sched.id", UNSET))
         _JobInstSubmitEnd_status(self, get("status", UNSET))
         _JobInstSubmitEnd_level(self, get("level", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -1814,9 +2214,35 @@ class JobInstHeldStart(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstHeldStart:
+        self = _new(cls)
+        _JobInstHeldStart_xwf_id(self, xwf_id)
+        _JobInstHeldStart_job_id(self, job_id)
+        _JobInstHeldStart_job_inst_id(self, job_inst_id)
+        _JobInstHeldStart_ts(self, ts)
+        _JobInstHeldStart_js_id(self, js_id)
+        _JobInstHeldStart_reason(self, reason)
+        _JobInstHeldStart_sched_id(self, sched_id)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstHeldStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -1828,11 +2254,11 @@ class JobInstHeldStart(WithFixed):
         _JobInstHeldStart_js_id(self, get("js.id", UNSET))
         _JobInstHeldStart_reason(self, get("reason", UNSET))
         _JobInstHeldStart_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -1928,9 +2354,39 @@ class JobInstHeldEnd(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        status: int,
+        level: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstHeldEnd:
+        self = _new(cls)
+        _JobInstHeldEnd_xwf_id(self, xwf_id)
+        _JobInstHeldEnd_job_id(self, job_id)
+        _JobInstHeldEnd_job_inst_id(self, job_inst_id)
+        _JobInstHeldEnd_ts(self, ts)
+        _JobInstHeldEnd_js_id(self, js_id)
+        _JobInstHeldEnd_reason(self, reason)
+        _JobInstHeldEnd_sched_id(self, sched_id)
+        _JobInstHeldEnd_status(self, status)
+        _JobInstHeldEnd_level(self, level)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstHeldEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -1944,11 +2400,11 @@ class JobInstHeldEnd(WithFixed):
         _JobInstHeldEnd_sched_id(self, get("sched.id", UNSET))
         _JobInstHeldEnd_status(self, get("status", UNSET))
         _JobInstHeldEnd_level(self, get("level", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -2050,9 +2506,39 @@ class JobInstMainStart(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        stdin_file: str,
+        stdout_file: str,
+        stderr_file: str,
+        sched_id: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstMainStart:
+        self = _new(cls)
+        _JobInstMainStart_xwf_id(self, xwf_id)
+        _JobInstMainStart_job_id(self, job_id)
+        _JobInstMainStart_job_inst_id(self, job_inst_id)
+        _JobInstMainStart_ts(self, ts)
+        _JobInstMainStart_js_id(self, js_id)
+        _JobInstMainStart_stdin_file(self, stdin_file)
+        _JobInstMainStart_stdout_file(self, stdout_file)
+        _JobInstMainStart_stderr_file(self, stderr_file)
+        _JobInstMainStart_sched_id(self, sched_id)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstMainStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -2066,11 +2552,11 @@ class JobInstMainStart(WithFixed):
         _JobInstMainStart_stdout_file(self, get("stdout.file", UNSET))
         _JobInstMainStart_stderr_file(self, get("stderr.file", UNSET))
         _JobInstMainStart_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -2172,9 +2658,39 @@ class JobInstMainTerm(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        status: int,
+        level: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstMainTerm:
+        self = _new(cls)
+        _JobInstMainTerm_xwf_id(self, xwf_id)
+        _JobInstMainTerm_job_id(self, job_id)
+        _JobInstMainTerm_job_inst_id(self, job_inst_id)
+        _JobInstMainTerm_ts(self, ts)
+        _JobInstMainTerm_js_id(self, js_id)
+        _JobInstMainTerm_reason(self, reason)
+        _JobInstMainTerm_sched_id(self, sched_id)
+        _JobInstMainTerm_status(self, status)
+        _JobInstMainTerm_level(self, level)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstMainTerm:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -2188,11 +2704,11 @@ class JobInstMainTerm(WithFixed):
         _JobInstMainTerm_sched_id(self, get("sched.id", UNSET))
         _JobInstMainTerm_status(self, get("status", UNSET))
         _JobInstMainTerm_level(self, get("level", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -2330,9 +2846,63 @@ class JobInstMainEnd(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        site: str,
+        user: str | int | float | bool | None,
+        local_dur: int,
+        stdin_file: str,
+        multiplier_factor: str,
+        exitcode: str,
+        sched_id: str,
+        status: int,
+        level: str,
+        work_dir: str | None,
+        cluster_start: int,
+        cluster_dur: str | int | float,
+        stdout_file: str,
+        stderr_file: str,
+        stdout_text: str,
+        stderr_text: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstMainEnd:
+        self = _new(cls)
+        _JobInstMainEnd_xwf_id(self, xwf_id)
+        _JobInstMainEnd_job_id(self, job_id)
+        _JobInstMainEnd_job_inst_id(self, job_inst_id)
+        _JobInstMainEnd_ts(self, ts)
+        _JobInstMainEnd_js_id(self, js_id)
+        _JobInstMainEnd_site(self, site)
+        _JobInstMainEnd_user(self, user)
+        _JobInstMainEnd_local_dur(self, local_dur)
+        _JobInstMainEnd_stdin_file(self, stdin_file)
+        _JobInstMainEnd_multiplier_factor(self, multiplier_factor)
+        _JobInstMainEnd_exitcode(self, exitcode)
+        _JobInstMainEnd_sched_id(self, sched_id)
+        _JobInstMainEnd_status(self, status)
+        _JobInstMainEnd_level(self, level)
+        _JobInstMainEnd_work_dir(self, work_dir)
+        _JobInstMainEnd_cluster_start(self, cluster_start)
+        _JobInstMainEnd_cluster_dur(self, cluster_dur)
+        _JobInstMainEnd_stdout_file(self, stdout_file)
+        _JobInstMainEnd_stderr_file(self, stderr_file)
+        _JobInstMainEnd_stdout_text(self, stdout_text)
+        _JobInstMainEnd_stderr_text(self, stderr_text)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstMainEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -2358,11 +2928,11 @@ class JobInstMainEnd(WithFixed):
         _JobInstMainEnd_stderr_file(self, get("stderr.file", UNSET))
         _JobInstMainEnd_stdout_text(self, get("stdout.text", UNSET))
         _JobInstMainEnd_stderr_text(self, get("stderr.text", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -2494,9 +3064,35 @@ class JobInstPostStart(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstPostStart:
+        self = _new(cls)
+        _JobInstPostStart_xwf_id(self, xwf_id)
+        _JobInstPostStart_job_id(self, job_id)
+        _JobInstPostStart_job_inst_id(self, job_inst_id)
+        _JobInstPostStart_ts(self, ts)
+        _JobInstPostStart_js_id(self, js_id)
+        _JobInstPostStart_reason(self, reason)
+        _JobInstPostStart_sched_id(self, sched_id)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPostStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -2508,11 +3104,11 @@ class JobInstPostStart(WithFixed):
         _JobInstPostStart_js_id(self, get("js.id", UNSET))
         _JobInstPostStart_reason(self, get("reason", UNSET))
         _JobInstPostStart_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -2602,9 +3198,35 @@ class JobInstPostTerm(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstPostTerm:
+        self = _new(cls)
+        _JobInstPostTerm_xwf_id(self, xwf_id)
+        _JobInstPostTerm_job_id(self, job_id)
+        _JobInstPostTerm_job_inst_id(self, job_inst_id)
+        _JobInstPostTerm_ts(self, ts)
+        _JobInstPostTerm_js_id(self, js_id)
+        _JobInstPostTerm_reason(self, reason)
+        _JobInstPostTerm_sched_id(self, sched_id)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPostTerm:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -2616,11 +3238,11 @@ class JobInstPostTerm(WithFixed):
         _JobInstPostTerm_js_id(self, get("js.id", UNSET))
         _JobInstPostTerm_reason(self, get("reason", UNSET))
         _JobInstPostTerm_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -2719,9 +3341,41 @@ class JobInstPostEnd(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        status: int,
+        level: str,
+        exitcode: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstPostEnd:
+        self = _new(cls)
+        _JobInstPostEnd_xwf_id(self, xwf_id)
+        _JobInstPostEnd_job_id(self, job_id)
+        _JobInstPostEnd_job_inst_id(self, job_inst_id)
+        _JobInstPostEnd_ts(self, ts)
+        _JobInstPostEnd_js_id(self, js_id)
+        _JobInstPostEnd_reason(self, reason)
+        _JobInstPostEnd_sched_id(self, sched_id)
+        _JobInstPostEnd_status(self, status)
+        _JobInstPostEnd_level(self, level)
+        _JobInstPostEnd_exitcode(self, exitcode)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPostEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -2736,11 +3390,11 @@ class JobInstPostEnd(WithFixed):
         _JobInstPostEnd_status(self, get("status", UNSET))
         _JobInstPostEnd_level(self, get("level", UNSET))
         _JobInstPostEnd_exitcode(self, get("exitcode", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -2845,9 +3499,39 @@ class JobInstHostInfo(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        hostname: str,
+        ip: str,
+        site: str,
+        total_memory: int | float | str,
+        uname: str,
+        ts: int | float,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstHostInfo:
+        self = _new(cls)
+        _JobInstHostInfo_xwf_id(self, xwf_id)
+        _JobInstHostInfo_job_id(self, job_id)
+        _JobInstHostInfo_job_inst_id(self, job_inst_id)
+        _JobInstHostInfo_hostname(self, hostname)
+        _JobInstHostInfo_ip(self, ip)
+        _JobInstHostInfo_site(self, site)
+        _JobInstHostInfo_total_memory(self, total_memory)
+        _JobInstHostInfo_uname(self, uname)
+        _JobInstHostInfo_ts(self, ts)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstHostInfo:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "hostname" not in attrs or "ip" not in attrs or "site" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -2861,11 +3545,11 @@ class JobInstHostInfo(WithFixed):
         _JobInstHostInfo_total_memory(self, get("total_memory", UNSET))
         _JobInstHostInfo_uname(self, get("uname", UNSET))
         _JobInstHostInfo_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -2961,9 +3645,35 @@ class JobInstImageInfo(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstImageInfo:
+        self = _new(cls)
+        _JobInstImageInfo_xwf_id(self, xwf_id)
+        _JobInstImageInfo_job_id(self, job_id)
+        _JobInstImageInfo_job_inst_id(self, job_inst_id)
+        _JobInstImageInfo_ts(self, ts)
+        _JobInstImageInfo_js_id(self, js_id)
+        _JobInstImageInfo_reason(self, reason)
+        _JobInstImageInfo_sched_id(self, sched_id)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstImageInfo:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -2975,11 +3685,11 @@ class JobInstImageInfo(WithFixed):
         _JobInstImageInfo_js_id(self, get("js.id", UNSET))
         _JobInstImageInfo_reason(self, get("reason", UNSET))
         _JobInstImageInfo_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -3069,9 +3779,35 @@ class JobInstAbortInfo(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstAbortInfo:
+        self = _new(cls)
+        _JobInstAbortInfo_xwf_id(self, xwf_id)
+        _JobInstAbortInfo_job_id(self, job_id)
+        _JobInstAbortInfo_job_inst_id(self, job_inst_id)
+        _JobInstAbortInfo_ts(self, ts)
+        _JobInstAbortInfo_js_id(self, js_id)
+        _JobInstAbortInfo_reason(self, reason)
+        _JobInstAbortInfo_sched_id(self, sched_id)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstAbortInfo:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -3083,11 +3819,11 @@ class JobInstAbortInfo(WithFixed):
         _JobInstAbortInfo_js_id(self, get("js.id", UNSET))
         _JobInstAbortInfo_reason(self, get("reason", UNSET))
         _JobInstAbortInfo_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -3177,9 +3913,35 @@ class JobInstRemoteError(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstRemoteError:
+        self = _new(cls)
+        _JobInstRemoteError_xwf_id(self, xwf_id)
+        _JobInstRemoteError_job_id(self, job_id)
+        _JobInstRemoteError_job_inst_id(self, job_inst_id)
+        _JobInstRemoteError_ts(self, ts)
+        _JobInstRemoteError_js_id(self, js_id)
+        _JobInstRemoteError_reason(self, reason)
+        _JobInstRemoteError_sched_id(self, sched_id)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstRemoteError:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -3191,11 +3953,11 @@ class JobInstRemoteError(WithFixed):
         _JobInstRemoteError_js_id(self, get("js.id", UNSET))
         _JobInstRemoteError_reason(self, get("reason", UNSET))
         _JobInstRemoteError_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -3285,9 +4047,35 @@ class JobInstGridSubmitStart(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstGridSubmitStart:
+        self = _new(cls)
+        _JobInstGridSubmitStart_xwf_id(self, xwf_id)
+        _JobInstGridSubmitStart_job_id(self, job_id)
+        _JobInstGridSubmitStart_job_inst_id(self, job_inst_id)
+        _JobInstGridSubmitStart_ts(self, ts)
+        _JobInstGridSubmitStart_js_id(self, js_id)
+        _JobInstGridSubmitStart_reason(self, reason)
+        _JobInstGridSubmitStart_sched_id(self, sched_id)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstGridSubmitStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -3299,11 +4087,11 @@ class JobInstGridSubmitStart(WithFixed):
         _JobInstGridSubmitStart_js_id(self, get("js.id", UNSET))
         _JobInstGridSubmitStart_reason(self, get("reason", UNSET))
         _JobInstGridSubmitStart_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -3399,9 +4187,39 @@ class JobInstGridSubmitEnd(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        status: int,
+        level: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstGridSubmitEnd:
+        self = _new(cls)
+        _JobInstGridSubmitEnd_xwf_id(self, xwf_id)
+        _JobInstGridSubmitEnd_job_id(self, job_id)
+        _JobInstGridSubmitEnd_job_inst_id(self, job_inst_id)
+        _JobInstGridSubmitEnd_ts(self, ts)
+        _JobInstGridSubmitEnd_js_id(self, js_id)
+        _JobInstGridSubmitEnd_reason(self, reason)
+        _JobInstGridSubmitEnd_sched_id(self, sched_id)
+        _JobInstGridSubmitEnd_status(self, status)
+        _JobInstGridSubmitEnd_level(self, level)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstGridSubmitEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -3415,11 +4233,11 @@ class JobInstGridSubmitEnd(WithFixed):
         _JobInstGridSubmitEnd_sched_id(self, get("sched.id", UNSET))
         _JobInstGridSubmitEnd_status(self, get("status", UNSET))
         _JobInstGridSubmitEnd_level(self, get("level", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -3515,9 +4333,35 @@ class JobInstGlobusSubmitStart(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstGlobusSubmitStart:
+        self = _new(cls)
+        _JobInstGlobusSubmitStart_xwf_id(self, xwf_id)
+        _JobInstGlobusSubmitStart_job_id(self, job_id)
+        _JobInstGlobusSubmitStart_job_inst_id(self, job_inst_id)
+        _JobInstGlobusSubmitStart_ts(self, ts)
+        _JobInstGlobusSubmitStart_js_id(self, js_id)
+        _JobInstGlobusSubmitStart_reason(self, reason)
+        _JobInstGlobusSubmitStart_sched_id(self, sched_id)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstGlobusSubmitStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -3529,11 +4373,11 @@ class JobInstGlobusSubmitStart(WithFixed):
         _JobInstGlobusSubmitStart_js_id(self, get("js.id", UNSET))
         _JobInstGlobusSubmitStart_reason(self, get("reason", UNSET))
         _JobInstGlobusSubmitStart_sched_id(self, get("sched.id", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -3629,9 +4473,39 @@ class JobInstGlobusSubmitEnd(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        reason: str | None,
+        sched_id: str,
+        status: int,
+        level: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstGlobusSubmitEnd:
+        self = _new(cls)
+        _JobInstGlobusSubmitEnd_xwf_id(self, xwf_id)
+        _JobInstGlobusSubmitEnd_job_id(self, job_id)
+        _JobInstGlobusSubmitEnd_job_inst_id(self, job_inst_id)
+        _JobInstGlobusSubmitEnd_ts(self, ts)
+        _JobInstGlobusSubmitEnd_js_id(self, js_id)
+        _JobInstGlobusSubmitEnd_reason(self, reason)
+        _JobInstGlobusSubmitEnd_sched_id(self, sched_id)
+        _JobInstGlobusSubmitEnd_status(self, status)
+        _JobInstGlobusSubmitEnd_level(self, level)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstGlobusSubmitEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -3645,11 +4519,11 @@ class JobInstGlobusSubmitEnd(WithFixed):
         _JobInstGlobusSubmitEnd_sched_id(self, get("sched.id", UNSET))
         _JobInstGlobusSubmitEnd_status(self, get("status", UNSET))
         _JobInstGlobusSubmitEnd_level(self, get("level", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -3742,9 +4616,33 @@ class JobInstTag(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        count: int,
+        ts: int | float,
+        name_: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstTag:
+        self = _new(cls)
+        _JobInstTag_xwf_id(self, xwf_id)
+        _JobInstTag_job_id(self, job_id)
+        _JobInstTag_job_inst_id(self, job_inst_id)
+        _JobInstTag_count(self, count)
+        _JobInstTag_ts(self, ts)
+        _JobInstTag_name_(self, name_)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstTag:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "count" not in attrs or "name" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -3755,11 +4653,11 @@ class JobInstTag(WithFixed):
         _JobInstTag_count(self, get("count", UNSET))
         _JobInstTag_ts(self, get("ts", UNSET))
         _JobInstTag_name_(self, get("name", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -3942,9 +4840,99 @@ class JobInstComposite(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        ts: int,
+        js_id: int,
+        site: str,
+        user: str | int | float | bool | None,
+        local_dur: int,
+        stdin_file: str,
+        multiplier_factor: str,
+        exitcode: str,
+        sched_id: str,
+        status: int,
+        level: str,
+        work_dir: str | None,
+        cluster_start: int,
+        cluster_dur: str | int | float,
+        stdout_file: str,
+        stderr_file: str,
+        stdout_text: str,
+        stderr_text: str,
+        int_error_count: int,
+        hostname: str,
+        jobtype: str,
+        cpu_count: int | float | str,
+        cpu_speed: int | float | str,
+        cpu_vendor: str | int | float,
+        cpu_model: str | int | float,
+        ram: int | float | str,
+        system: str | int | float,
+        release: str | int | float,
+        machine: str | int | float,
+        req_cpus: str,
+        req_gpus: str,
+        req_memory_mb: str,
+        req_diskspace_mb: str,
+        invocations: list[Any],
+        app: str | int | float | bool | None,
+        wf: str | int | float | bool | None,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> JobInstComposite:
+        self = _new(cls)
+        _JobInstComposite_xwf_id(self, xwf_id)
+        _JobInstComposite_job_id(self, job_id)
+        _JobInstComposite_job_inst_id(self, job_inst_id)
+        _JobInstComposite_ts(self, ts)
+        _JobInstComposite_js_id(self, js_id)
+        _JobInstComposite_site(self, site)
+        _JobInstComposite_user(self, user)
+        _JobInstComposite_local_dur(self, local_dur)
+        _JobInstComposite_stdin_file(self, stdin_file)
+        _JobInstComposite_multiplier_factor(self, multiplier_factor)
+        _JobInstComposite_exitcode(self, exitcode)
+        _JobInstComposite_sched_id(self, sched_id)
+        _JobInstComposite_status(self, status)
+        _JobInstComposite_level(self, level)
+        _JobInstComposite_work_dir(self, work_dir)
+        _JobInstComposite_cluster_start(self, cluster_start)
+        _JobInstComposite_cluster_dur(self, cluster_dur)
+        _JobInstComposite_stdout_file(self, stdout_file)
+        _JobInstComposite_stderr_file(self, stderr_file)
+        _JobInstComposite_stdout_text(self, stdout_text)
+        _JobInstComposite_stderr_text(self, stderr_text)
+        _JobInstComposite_int_error_count(self, int_error_count)
+        _JobInstComposite_hostname(self, hostname)
+        _JobInstComposite_jobtype(self, jobtype)
+        _JobInstComposite_cpu_count(self, cpu_count)
+        _JobInstComposite_cpu_speed(self, cpu_speed)
+        _JobInstComposite_cpu_vendor(self, cpu_vendor)
+        _JobInstComposite_cpu_model(self, cpu_model)
+        _JobInstComposite_ram(self, ram)
+        _JobInstComposite_system(self, system)
+        _JobInstComposite_release(self, release)
+        _JobInstComposite_machine(self, machine)
+        _JobInstComposite_req_cpus(self, req_cpus)
+        _JobInstComposite_req_gpus(self, req_gpus)
+        _JobInstComposite_req_memory_mb(self, req_memory_mb)
+        _JobInstComposite_req_diskspace_mb(self, req_diskspace_mb)
+        _JobInstComposite_invocations(self, invocations)
+        _JobInstComposite_app(self, app)
+        _JobInstComposite_wf(self, wf)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstComposite:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -3988,11 +4976,11 @@ class JobInstComposite(WithFixed):
         _JobInstComposite_invocations(self, get("invocations", UNSET))
         _JobInstComposite_app(self, get("app", UNSET))
         _JobInstComposite_wf(self, get("wf", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -4172,9 +5160,31 @@ class InvStart(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        inv_id: int,
+        ts: int,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> InvStart:
+        self = _new(cls)
+        _InvStart_xwf_id(self, xwf_id)
+        _InvStart_job_id(self, job_id)
+        _InvStart_job_inst_id(self, job_inst_id)
+        _InvStart_inv_id(self, inv_id)
+        _InvStart_ts(self, ts)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> InvStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "inv.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -4184,11 +5194,11 @@ class InvStart(WithFixed):
         _InvStart_job_inst_id(self, get("job_inst.id", UNSET))
         _InvStart_inv_id(self, get("inv.id", UNSET))
         _InvStart_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -4299,9 +5309,53 @@ class InvEnd(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        inv_id: int,
+        transformation: str,
+        task_id: str,
+        start_time: int | float | None,
+        dur: int | float | str,
+        remote_cpu_time: int | float,
+        avg_cpu: float,
+        maxrss: int | float | str,
+        ts: int,
+        exitcode: int | str,
+        executable: str,
+        argv: str,
+        level: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> InvEnd:
+        self = _new(cls)
+        _InvEnd_xwf_id(self, xwf_id)
+        _InvEnd_job_id(self, job_id)
+        _InvEnd_job_inst_id(self, job_inst_id)
+        _InvEnd_inv_id(self, inv_id)
+        _InvEnd_transformation(self, transformation)
+        _InvEnd_task_id(self, task_id)
+        _InvEnd_start_time(self, start_time)
+        _InvEnd_dur(self, dur)
+        _InvEnd_remote_cpu_time(self, remote_cpu_time)
+        _InvEnd_avg_cpu(self, avg_cpu)
+        _InvEnd_maxrss(self, maxrss)
+        _InvEnd_ts(self, ts)
+        _InvEnd_exitcode(self, exitcode)
+        _InvEnd_executable(self, executable)
+        _InvEnd_argv(self, argv)
+        _InvEnd_level(self, level)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> InvEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "inv.id" not in attrs or "exitcode" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -4322,11 +5376,11 @@ class InvEnd(WithFixed):
         _InvEnd_executable(self, get("executable", UNSET))
         _InvEnd_argv(self, get("argv", UNSET))
         _InvEnd_level(self, get("level", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -4428,20 +5482,36 @@ class StaticMetaStart(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        ts: int | str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> StaticMetaStart:
+        self = _new(cls)
+        _StaticMetaStart_xwf_id(self, xwf_id)
+        _StaticMetaStart_ts(self, ts)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StaticMetaStart:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
         _StaticMetaStart_xwf_id(self, get("xwf.id", UNSET))
         _StaticMetaStart_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -4507,9 +5577,29 @@ class XwfMeta(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        key: str,
+        value: str,
+        ts: int | str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> XwfMeta:
+        self = _new(cls)
+        _XwfMeta_xwf_id(self, xwf_id)
+        _XwfMeta_key(self, key)
+        _XwfMeta_value(self, value)
+        _XwfMeta_ts(self, ts)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> XwfMeta:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "key" not in attrs or "value" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -4518,11 +5608,11 @@ class XwfMeta(WithFixed):
         _XwfMeta_key(self, get("key", UNSET))
         _XwfMeta_value(self, get("value", UNSET))
         _XwfMeta_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -4597,9 +5687,31 @@ class TaskMeta(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        task_id: str,
+        key: str,
+        value: str,
+        ts: int | str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> TaskMeta:
+        self = _new(cls)
+        _TaskMeta_xwf_id(self, xwf_id)
+        _TaskMeta_task_id(self, task_id)
+        _TaskMeta_key(self, key)
+        _TaskMeta_value(self, value)
+        _TaskMeta_ts(self, ts)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> TaskMeta:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "task.id" not in attrs or "key" not in attrs or "value" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -4609,11 +5721,11 @@ class TaskMeta(WithFixed):
         _TaskMeta_key(self, get("key", UNSET))
         _TaskMeta_value(self, get("value", UNSET))
         _TaskMeta_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -4691,9 +5803,31 @@ class RcMeta(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        lfn_id: str,
+        ts: int | float | str,
+        key: str,
+        value: str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> RcMeta:
+        self = _new(cls)
+        _RcMeta_xwf_id(self, xwf_id)
+        _RcMeta_lfn_id(self, lfn_id)
+        _RcMeta_ts(self, ts)
+        _RcMeta_key(self, key)
+        _RcMeta_value(self, value)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> RcMeta:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "lfn.id" not in attrs or "key" not in attrs or "value" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -4703,11 +5837,11 @@ class RcMeta(WithFixed):
         _RcMeta_ts(self, get("ts", UNSET))
         _RcMeta_key(self, get("key", UNSET))
         _RcMeta_value(self, get("value", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -4794,9 +5928,37 @@ class IntMetric(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        type: str,
+        file_type: str,
+        count: int,
+        duration: int | float | str,
+        ts: int | float,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> IntMetric:
+        self = _new(cls)
+        _IntMetric_xwf_id(self, xwf_id)
+        _IntMetric_job_id(self, job_id)
+        _IntMetric_job_inst_id(self, job_inst_id)
+        _IntMetric_type(self, type)
+        _IntMetric_file_type(self, file_type)
+        _IntMetric_count(self, count)
+        _IntMetric_duration(self, duration)
+        _IntMetric_ts(self, ts)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> IntMetric:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "type" not in attrs or "file_type" not in attrs or "count" not in attrs or "duration" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -4809,11 +5971,11 @@ class IntMetric(WithFixed):
         _IntMetric_count(self, get("count", UNSET))
         _IntMetric_duration(self, get("duration", UNSET))
         _IntMetric_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -4897,9 +6059,29 @@ class RcPfn(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        lfn_id: str,
+        pfn: str,
+        site: str | None,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> RcPfn:
+        self = _new(cls)
+        _RcPfn_xwf_id(self, xwf_id)
+        _RcPfn_lfn_id(self, lfn_id)
+        _RcPfn_pfn(self, pfn)
+        _RcPfn_site(self, site)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> RcPfn:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "lfn.id" not in attrs or "pfn" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -4908,11 +6090,11 @@ class RcPfn(WithFixed):
         _RcPfn_lfn_id(self, get("lfn.id", UNSET))
         _RcPfn_pfn(self, get("pfn", UNSET))
         _RcPfn_site(self, get("site", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -4984,9 +6166,29 @@ class WfMapFile(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        task_id: str,
+        lfn_id: str,
+        ts: int | str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> WfMapFile:
+        self = _new(cls)
+        _WfMapFile_xwf_id(self, xwf_id)
+        _WfMapFile_task_id(self, task_id)
+        _WfMapFile_lfn_id(self, lfn_id)
+        _WfMapFile_ts(self, ts)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> WfMapFile:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "task.id" not in attrs or "lfn.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -4995,11 +6197,11 @@ class WfMapFile(WithFixed):
         _WfMapFile_task_id(self, get("task.id", UNSET))
         _WfMapFile_lfn_id(self, get("lfn.id", UNSET))
         _WfMapFile_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -5065,20 +6267,36 @@ class StaticMetaEnd(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        ts: int | str,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> StaticMetaEnd:
+        self = _new(cls)
+        _StaticMetaEnd_xwf_id(self, xwf_id)
+        _StaticMetaEnd_ts(self, ts)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StaticMetaEnd:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
         _StaticMetaEnd_xwf_id(self, get("xwf.id", UNSET))
         _StaticMetaEnd_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)
@@ -5150,9 +6368,33 @@ class TaskMonitoring(WithFixed):
         _set_wire(self, None)
 
     @classmethod
+    def of(
+        cls,
+        xwf_id: str,
+        job_id: str,
+        job_inst_id: int,
+        sched_id: str,
+        monitoring_event: str,
+        ts: str | int | float | bool | None,
+        fixed: Fixed | None = None,
+        extra: Mapping[str, Any] = EMPTY,
+    ) -> TaskMonitoring:
+        self = _new(cls)
+        _TaskMonitoring_xwf_id(self, xwf_id)
+        _TaskMonitoring_job_id(self, job_id)
+        _TaskMonitoring_job_inst_id(self, job_inst_id)
+        _TaskMonitoring_sched_id(self, sched_id)
+        _TaskMonitoring_monitoring_event(self, monitoring_event)
+        _TaskMonitoring_ts(self, ts)
+        _set_fixed(self, fixed)
+        _set_extra(self, extra)
+        _set_wire(self, None)
+        return self
+
+    @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> TaskMonitoring:
         if fixed is not None:
-            attrs.update(fixed.items)
+            attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "monitoring_event" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
@@ -5163,11 +6405,11 @@ class TaskMonitoring(WithFixed):
         _TaskMonitoring_sched_id(self, get("sched.id", UNSET))
         _TaskMonitoring_monitoring_event(self, get("monitoring_event", UNSET))
         _TaskMonitoring_ts(self, get("ts", UNSET))
-        rest = attrs.keys() - (cls._keys_fixed if fixed is not None else cls._keys)
-        if rest:
-            fixed, extra = split_rest(attrs, rest, fixed, True)
-        else:
+        known = (cls._keys_fixed if fixed is not None else cls._keys)
+        if attrs.keys() <= known:  # no set built for the usual event
             extra = EMPTY
+        else:
+            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
         _set_fixed(self, fixed)
         _set_extra(self, extra)
         _set_wire(self, attrs)

@@ -43,12 +43,15 @@ def _frozen(self: object, name: str, value: Any = None) -> None:
 class Fixed:
     """The workflow's fixed attributes (doc §5.1), shared by every event it sends."""
 
-    __slots__ = (*(a.field for a in FIXED), "items", "tail")
+    __slots__ = (*(a.field for a in FIXED), "items", "tail", "mapping")
     _wire: ClassVar[tuple[tuple[str, str], ...]] = tuple((a.field, a.name) for a in FIXED)
     #: The attributes set, as (wire key, value) in the catalogue's order; ``tail``: without
-    #: ``xwf.id``, what follows a kind's own attributes on the wire (each has its own xwf.id).
+    #: ``xwf.id``, what follows a kind's own attributes on the wire (each has its own xwf.id);
+    #: ``mapping``: ``items`` as a dict, what a relay's ``from_wire`` merges (a dict's
+    #: ``update`` from a dict copies its entries, from pairs unpacks each one).
     items: tuple[tuple[str, Any], ...]
     tail: tuple[tuple[str, Any], ...]
+    mapping: dict[str, Any]
     # The catalogue's FIXED, spelt out for mypy (tests/test_event_classes.py keeps them equal).
     xwf_id: str
     root_xwf_id: str | None
@@ -69,6 +72,7 @@ class Fixed:
             (key, v) for attr, key in self._wire if (v := getattr(self, attr)) is not UNSET
         )
         object.__setattr__(self, "items", items)
+        object.__setattr__(self, "mapping", dict(items))  # read only, never changed
         object.__setattr__(self, "tail", tuple(kv for kv in items if kv[0] != _XWF_ID))
 
     __setattr__ = _frozen

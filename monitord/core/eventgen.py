@@ -132,6 +132,21 @@ def _init(spec: EventSpec, cls: str) -> list[str]:
     return lines
 
 
+def _of(spec: EventSpec, cls: str) -> list[str]:
+    """``of``: the constructor's positional twin for the daemon's hot producers, every
+    attribute in catalogue order (``UNSET`` for one not sent).  No keyword to match per
+    argument: a 16-attribute ``inv.end`` costs about half its keyword build."""
+    params = [f"{a.field}: {annotation(a)}" for a in spec.own]
+    params += ["fixed: Fixed | None = None", "extra: Mapping[str, Any] = EMPTY"]
+    lines = ["    @classmethod", "    def of(", "        cls,"]
+    lines += [f"        {p}," for p in params]
+    lines += [f"    ) -> {cls}:", "        self = _new(cls)"]
+    lines += [f"        _{cls}_{a.field}(self, {a.field})" for a in spec.own]
+    lines += ["        _set_fixed(self, fixed)", "        _set_extra(self, extra)"]
+    lines += ["        _set_wire(self, None)", "        return self"]
+    return lines
+
+
 def _from_wire(spec: EventSpec, cls: str) -> list[str]:
     """``from_wire``: each own attribute straight from ``attrs`` into its slot; only the keys
     beyond the kind's own (``rest``: a relay's planner keys, a decoded event's fixed ones)
@@ -140,7 +155,7 @@ def _from_wire(spec: EventSpec, cls: str) -> list[str]:
         "    @classmethod",
         f"    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> {cls}:",
         "        if fixed is not None:",
-        "            attrs.update(fixed.items)",
+        "            attrs.update(fixed.mapping)",
     ]
     if spec.required:
         test = " or ".join(f"{_str(k)} not in attrs" for k in spec.required)
@@ -152,11 +167,11 @@ def _from_wire(spec: EventSpec, cls: str) -> list[str]:
     else:
         known = "cls._keys"
     lines += [
-        f"        rest = attrs.keys() - {known}",
-        "        if rest:",
-        f"            fixed, extra = split_rest(attrs, rest, fixed, {spec.fixed})",
+        f"        known = {known}",
+        "        if attrs.keys() <= known:  # no set built for the usual event",
+        "            " + ("extra = EMPTY" if spec.fixed else "fixed, extra = None, EMPTY"),
         "        else:",
-        "            extra = EMPTY" if spec.fixed else "            fixed, extra = None, EMPTY",
+        f"            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, {spec.fixed})",
         "        _set_fixed(self, fixed)",
         "        _set_extra(self, extra)",
         "        _set_wire(self, attrs)",
@@ -188,7 +203,8 @@ def class_source(spec: EventSpec) -> str:
         "",
     ]
     lines += [f"    {a.field}: {annotation(a)}" for a in spec.own]
-    lines += ["", *_init(spec, cls), "", *_from_wire(spec, cls), "", *_wire_items(spec), "", ""]
+    lines += ["", *_init(spec, cls), "", *_of(spec, cls), "", *_from_wire(spec, cls)]
+    lines += ["", *_wire_items(spec), "", ""]
     setters = ", ".join(f"_{cls}_{f}" for f in fields)
     lines += [f"{setters}{',' if len(fields) == 1 else ''} = slot_setters({cls})"]
     return "\n".join(lines) + "\n"

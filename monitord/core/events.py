@@ -7,7 +7,8 @@ file is stale): its fields are the kind's attributes under their Python names
 :func:`monitord.core.catalogue.field_name`), typed as the catalogue types them, and its
 constructor takes them by keyword, the mandatory ones without a default.  So a misspelt
 kind fails at import (``from monitord.core.events import JobInstMainEnd``) and a misspelt
-field or keyword in mypy, or at construction, not in a sink.
+field or keyword in mypy, or at construction, not in a sink.  The daemon's hot producers
+use each class's ``of`` instead: every attribute positionally, in catalogue order.
 
 An absent optional attribute is :data:`UNSET`, distinct from ``None`` (the reference
 sends ``reason=None``; an unset ``sched.id`` is not sent at all).  Kinds carrying the

@@ -34,6 +34,11 @@ from monitord.core.jobout_events import JobFiles, composite_extras
 
 log = structlog.get_logger(__name__)
 
+#: The attributes every brief kind starts with (the catalogue's ``_BRIEF``), and what follows
+#: them, by the kind's count of attributes (``JobActions._brief`` builds them positionally).
+BRIEF = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id")
+BRIEF_TAILS = {7: (), 8: ("site",), 9: ("status", "level"), 10: ("status", "level", "exitcode")}
+
 
 class JobActions:
     """Job instances, their events and the per-state actions (mixed into the workflow machine)."""
@@ -153,31 +158,53 @@ class JobActions:
         reason: str | None = None,
         exitcode: str = UNSET,
     ) -> None:
-        """A job state's event ``name`` (the job state table's: one of the brief kinds)."""
-        fields = self._state_keys(inst, ts)
-        fields["reason"] = reason
-        if inst.sched_id is not None:
-            fields["sched_id"] = inst.sched_id
-        if site and inst.site is not None:
-            fields["site"] = inst.site
-        if status is not None:
-            fields["status"] = status
-            if status != 0:
-                fields["level"] = "Error"
-        if exitcode is not UNSET:
-            fields["exitcode"] = exitcode
-        self.emit(EVENT_CLASSES[name](**fields))
+        """A job state's event ``name`` (the job state table's: one of the brief kinds), built
+        positionally: its attributes are :data:`BRIEF` and the tail :data:`BRIEF_TAILS` names
+        for their count (tests/test_catalogue.py checks every kind sent here)."""
+        cls: Any = EVENT_CLASSES[name]
+        sched = inst.sched_id
+        if sched is None:
+            sched = UNSET
+        n = len(cls.fields)
+        if n == 7:
+            event = cls.of(
+                self.uuid, inst.name, inst.seq, int(ts), inst.js_seq, reason, sched, self.fixed
+            )
+        elif n == 8:  # site
+            where = inst.site if site and inst.site is not None else UNSET
+            event = cls.of(
+                self.uuid, inst.name, inst.seq, int(ts), inst.js_seq, reason, sched, where,
+                self.fixed,
+            )  # fmt: skip
+        else:  # status, level[, exitcode]
+            level = "Error" if status != 0 else UNSET
+            if n == 9:
+                event = cls.of(
+                    self.uuid, inst.name, inst.seq, int(ts), inst.js_seq, reason, sched, status,
+                    level, self.fixed,
+                )  # fmt: skip
+            else:
+                event = cls.of(
+                    self.uuid, inst.name, inst.seq, int(ts), inst.js_seq, reason, sched, status,
+                    level, exitcode, self.fixed,
+                )  # fmt: skip
+        self.emit(event)
 
     def _main_start(self, inst: JobInstance, ts: float) -> None:
         sub = inst.sub
         self.emit(
-            JobInstMainStart(
-                **self._state_keys(inst, ts),
-                stdin_file=sub.stdin or UNSET if sub is not None else UNSET,
-                stdout_file=sub.stdout or UNSET if sub is not None else UNSET,
-                stderr_file=sub.stderr or UNSET if sub is not None else UNSET,
-                sched_id=_opt(inst.sched_id),
-            )
+            JobInstMainStart.of(
+                self.uuid,
+                inst.name,
+                inst.seq,
+                int(ts),
+                inst.js_seq,
+                sub.stdin or UNSET if sub is not None else UNSET,  # stdin_file
+                sub.stdout or UNSET if sub is not None else UNSET,  # stdout_file
+                sub.stderr or UNSET if sub is not None else UNSET,  # stderr_file
+                _opt(inst.sched_id),
+                self.fixed,
+            )  # fmt: skip
         )
 
     def build_main_end(self, inst: JobInstance, ts: float, status: int) -> dict[str, Any]:
@@ -234,34 +261,30 @@ class JobActions:
             start, end, code, inv_id = inst.pre_start, inst.pre_end, inst.pre_exitcode, -1
         else:
             start, end, code, inv_id = inst.post_start, inst.post_end, inst.post_exitcode, -2
-        keys: dict[str, Any] = {"xwf_id": self.uuid, "job_id": inst.name, "job_inst_id": inst.seq}
-        self.emit(
-            InvStart(
-                **keys,
-                inv_id=inv_id,
-                ts=int(start) if start is not None else UNSET,
-                fixed=self.fixed,
-            )
-        )
+        uuid, job, seq, fixed = self.uuid, inst.name, inst.seq, self.fixed
+        ts = int(start) if start is not None else UNSET
+        self.emit(InvStart.of(uuid, job, seq, inv_id, ts, fixed))
         # The script's start line lost: it starts when it ended, with no CPU time (as the
         # reference; its inv.start then has no ts).
         begin = start if start is not None else end
         dur = int(end - begin) if (begin is not None and end is not None) else 0
         exitcode = str(code)
-        inv_end = InvEnd(
-            **keys,
-            inv_id=inv_id,
-            transformation=f"dagman::{which}",
-            start_time=int(begin) if begin is not None else None,
-            dur=dur,
-            remote_cpu_time=dur if start is not None else UNSET,
-            exitcode=exitcode,
-            executable=script.executable if script is not None else "",
-            argv=script.arguments if script is not None else UNSET,  # '' without arguments
-            ts=int(end) if end is not None else UNSET,
-            level="Error" if exitcode != "0" else UNSET,
-            fixed=self.fixed,
-        )
+        inv_end = InvEnd.of(
+            uuid, job, seq, inv_id,
+            f"dagman::{which}",  # transformation
+            UNSET,  # task_id
+            int(begin) if begin is not None else None,  # start_time
+            dur,
+            dur if start is not None else UNSET,  # remote_cpu_time
+            UNSET,  # avg_cpu
+            UNSET,  # maxrss
+            int(end) if end is not None else UNSET,  # ts
+            exitcode,
+            script.executable if script is not None else "",  # executable
+            script.arguments if script is not None else UNSET,  # argv: '' without arguments
+            "Error" if exitcode != "0" else UNSET,  # level
+            fixed,
+        )  # fmt: skip
         # The reference sends a script's ts after its argv, unlike a kickstart record's.
         self.emit(inv_end.sent_last("ts", "level"))
 

@@ -116,7 +116,13 @@ def emit_invocation(
 ) -> None:
     """``inv.start`` and ``inv.end`` of one invocation record (``{}``: made up from the job)."""
     start_time = _start_time(inst, rec)
-    out.emit(InvStart(**keys, inv_id=n, ts=UNSET if start_time is None else start_time))
+    xwf_id, job_id, job_inst_id = keys["xwf_id"], keys["job_id"], keys["job_inst_id"]
+    fixed = keys["fixed"]
+    out.emit(
+        InvStart.of(
+            xwf_id, job_id, job_inst_id, n, UNSET if start_time is None else start_time, fixed
+        )
+    )
     transformation, task_id = _task(inst, rec, is_subdag)
     duration = rec.get("duration")
     rec_dur = _num(duration)  # the record's duration as a number, once
@@ -147,22 +153,25 @@ def emit_invocation(
     exitcode = rec["raw"] if "raw" in rec else str(inst.main_exitcode)
     executable, argv = _command(inst, rec, is_subdag)
     out.emit(
-        InvEnd(
-            **keys,
-            inv_id=n,
-            transformation=_opt(transformation),
-            task_id=_opt(task_id),
-            start_time=_opt(start_time),
-            dur=dur,
-            remote_cpu_time=cpu,
-            avg_cpu=avg_cpu,
-            maxrss=_opt(rec.get("maxrss")),
-            ts=ts,
-            exitcode=exitcode,
-            executable=executable,
-            argv=argv,
-            level="Error" if exitcode != "0" else UNSET,
-        )
+        InvEnd.of(
+            xwf_id,
+            job_id,
+            job_inst_id,
+            n,
+            _opt(transformation),
+            _opt(task_id),
+            _opt(start_time),
+            dur,
+            cpu,  # remote_cpu_time
+            avg_cpu,
+            _opt(rec.get("maxrss")),
+            ts,
+            exitcode,
+            executable,
+            argv,
+            "Error" if exitcode != "0" else UNSET,  # level
+            fixed,
+        )  # fmt: skip
     )
     out.invocations.append((n, rec))
 
@@ -218,15 +227,18 @@ def emit_host(out: JobOutput, rec: dict[str, Any], keys: dict[str, Any], ts: flo
         and rec.get("machine") is not None
     )
     out.emit(
-        JobInstHostInfo(
-            **keys,
-            hostname=rec.get("hostname") or "unknown",
-            ip=rec.get("hostaddr") or "unknown",
-            site=rec.get("resource") or "unknown",
-            total_memory=_opt(rec.get("total")),
-            uname=f"{rec['system']}-{rec['release']}-{rec['machine']}" if has_uname else UNSET,
-            ts=float(ts),
-        )
+        JobInstHostInfo.of(
+            keys["xwf_id"],
+            keys["job_id"],
+            keys["job_inst_id"],
+            rec.get("hostname") or "unknown",  # hostname
+            rec.get("hostaddr") or "unknown",  # ip
+            rec.get("resource") or "unknown",  # site
+            _opt(rec.get("total")),  # total_memory
+            f"{rec['system']}-{rec['release']}-{rec['machine']}" if has_uname else UNSET,
+            float(ts),
+            keys["fixed"],
+        )  # fmt: skip
     )
 
 
@@ -235,12 +247,13 @@ def emit_rc_meta(out: JobOutput, files: JobFiles, rec: dict[str, Any], ts: float
     if not outputs:
         return
     emit = out.events.append
+    of = RcMeta.of
     xwf_id = files.wf_uuid
     fixed = files.fixed
     ts = float(ts)
     for lfn, meta in outputs.items():
         for key, value in meta.items():
-            emit(RcMeta(xwf_id=xwf_id, lfn_id=lfn, ts=ts, key=key, value=value, fixed=fixed))
+            emit(of(xwf_id, lfn, ts, key, value, fixed))
 
 
 def emit_monitoring(
@@ -333,9 +346,7 @@ def emit_registrations(
         for extra in parts[2:]:
             if extra.startswith("site="):
                 site = extra[5:].strip('"')
-        out.emit(
-            RcPfn(xwf_id=files.wf_uuid, lfn_id=parts[0], pfn=parts[1], site=site, fixed=files.fixed)
-        )
+        out.emit(RcPfn.of(files.wf_uuid, parts[0], parts[1], site, files.fixed))
 
 
 def composite_extras(
