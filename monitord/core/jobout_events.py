@@ -124,27 +124,8 @@ def emit_invocation(
         )
     )
     transformation, task_id = _task(inst, rec, is_subdag)
-    duration = rec.get("duration")
-    rec_dur = _num(duration)  # the record's duration as a number, once
-    if duration is not None:
-        # As the record has it: a YAML number, or the text of an XML attribute / cluster line.
-        dur: Any = duration
-        dur_f = rec_dur
-    else:
-        dur = (
-            int(inst.main_end - inst.main_start)
-            if inst.main_start is not None and inst.main_end is not None
-            else 0
-        )
-        dur_f = float(dur)
-    cpu: Any = UNSET
-    avg_cpu: Any = UNSET
-    utime = rec.get("utime")
-    stime = rec.get("stime")
-    if utime is not None and stime is not None:
-        cpu = float(utime) + float(stime)
-        if dur_f:
-            avg_cpu = cpu / dur_f
+    dur, dur_f, rec_dur = _duration(inst, rec)
+    cpu, avg_cpu = _cpu_times(rec, dur_f)
     ts: Any = UNSET
     if rec_dur is not None and start_time is not None:
         ts = int(start_time + rec_dur)
@@ -174,6 +155,31 @@ def emit_invocation(
         )  # fmt: skip
     )
     out.invocations.append((n, rec))
+
+
+def _duration(inst: JobInstance, rec: dict[str, Any]) -> tuple[Any, float | None, float | None]:
+    """The duration as sent, as a number, and the record's own as a number (``None``: none)."""
+    duration = rec.get("duration")
+    rec_dur = _num(duration)  # the record's duration as a number, once
+    if duration is not None:
+        # As the record has it: a YAML number, or the text of an XML attribute / cluster line.
+        return duration, rec_dur, rec_dur
+    dur = (
+        int(inst.main_end - inst.main_start)
+        if inst.main_start is not None and inst.main_end is not None
+        else 0
+    )
+    return dur, float(dur), rec_dur
+
+
+def _cpu_times(rec: dict[str, Any], dur_f: float | None) -> tuple[Any, Any]:
+    """``remote_cpu_time`` (user + system) and its average over the duration, else UNSET."""
+    utime = rec.get("utime")
+    stime = rec.get("stime")
+    if utime is None or stime is None:
+        return UNSET, UNSET
+    cpu = float(utime) + float(stime)
+    return cpu, (cpu / dur_f if dur_f else UNSET)
 
 
 def _start_time(inst: JobInstance, rec: dict[str, Any]) -> int | None:
