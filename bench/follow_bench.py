@@ -6,7 +6,9 @@ into SQLite (no dashboard), and reports what the issue asks of it: the daemon's 
 the play (CPU seconds / play seconds, i.e. cores), its peak RSS (VmHWM of the whole run,
 and VmRSS sampled every 0.2 s during start-up and during the play) and how long after the last line was
 written the daemon ended (it ends on DAGMan's exit line).  The player starts once the
-daemon is following with the static events stored (start-up is reported apart).
+daemon is following with the static events stored (start-up is reported apart).  Whether a
+lag is the machine's: the load average and the seconds the daemon's threads waited for a
+CPU (``runqueue_wait_s``); ``--course`` keeps VmRSS every 0.2 s in the ``--json``.
 
     .venv/bin/python bench/follow_bench.py --jobs 20000 --rate 5000
 """
