@@ -65,7 +65,7 @@ def vm_mb(pid: int, field: str = "VmRSS") -> float | None:
 def run_delays(pid: int) -> dict[str, float]:
     """Per thread of ``pid``: seconds it was ready to run but waited for a CPU (schedstat's
     second field): how much a lag owes to the machine's load rather than to the daemon."""
-    out = {}
+    out: dict[str, float] = {}
     try:
         tids = os.listdir(f"/proc/{pid}/task")
     except OSError:
