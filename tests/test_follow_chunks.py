@@ -109,15 +109,20 @@ def test_a_steady_writers_lines_come_in_chunks_at_most_every_chunk_period(
     assert len(reads) >= 2 and min(gaps) >= CHUNK_PERIOD * 0.95, gaps
 
 
-def test_every_chunk_is_fed_on_one_thread_as_in_a_replay(tmp_path: Path) -> None:
+@pytest.mark.parametrize("feed_thread", [True, False])
+def test_every_chunk_is_fed_on_one_thread_as_in_a_replay(tmp_path: Path, feed_thread: bool) -> None:
     """Each thread that allocates gets a glibc heap of its own: a follow that fed its chunks
     on whichever default-executor thread was free spread the machine's long-lived objects (and
-    the freed pages among them) over up to six heaps (bench/README.md, live30c)."""
+    the freed pages among them) over up to six heaps (bench/README.md, live30c).  The
+    service (``feed_thread=False``) keeps its bounded default executor: no thread of its own
+    per workflow."""
     fed_on: list[int] = []
+    names: set[str] = set()
 
     class Threads(Host):
         def feed_chunk(self, tracked: Tracked, lines: list[str], offset: int) -> None:
             fed_on.append(threading.get_ident())
+            names.add(threading.current_thread().name)
             super().feed_chunk(tracked, lines, offset)
 
         def flush(self) -> None:
@@ -136,7 +141,7 @@ def test_every_chunk_is_fed_on_one_thread_as_in_a_replay(tmp_path: Path) -> None
 
     async def main() -> None:
         stop = asyncio.Event()
-        loop = FollowLoop(host, registry, Polling())  # type: ignore[arg-type]
+        loop = FollowLoop(host, registry, Polling(), feed_thread=feed_thread)  # type: ignore[arg-type]
         follow = asyncio.create_task(loop.run(stop))
         with path.open("a") as fh:
             for n, line in enumerate(written):  # ~25 chunks, CHUNK_PERIOD apart
@@ -155,4 +160,8 @@ def test_every_chunk_is_fed_on_one_thread_as_in_a_replay(tmp_path: Path) -> None
     asyncio.run(main())
     assert host.lines == written
     assert len(fed_on) >= 5, fed_on
-    assert len(set(fed_on)) == 1 and fed_on[0] != threading.get_ident(), fed_on
+    assert threading.get_ident() not in fed_on
+    if feed_thread:
+        assert len(set(fed_on)) == 1 and names == {"monitord-feed_0"}, (fed_on, names)
+    else:
+        assert not any(name.startswith("monitord-feed") for name in names), names

@@ -98,6 +98,8 @@ class FollowLoop:
         registry: Registry,
         waiter: ChangeWaiter,
         observers: Sequence[MonitorObserver] = (),
+        *,
+        feed_thread: bool = True,
     ) -> None:
         self.host = host
         self.registry = registry
@@ -110,6 +112,9 @@ class FollowLoop:
         # of the default executor's threads (each with a heap of its own) took the chunk,
         # whose freed pages, scattered among live objects, stayed in RSS (bench/README.md,
         # "Issue 30, sixth session: live30c").  Feeding holds the Monitor's feed lock anyway.
+        # ``feed_thread=False`` (the service: one Monitor per workflow, its threads bounded by
+        # ``limits.worker_threads``): the loop's default executor, as before.
+        self._feed_thread_wanted = feed_thread
         self._feeder: ThreadPoolExecutor | None = None
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -158,8 +163,8 @@ class FollowLoop:
             self._feeder.shutdown(wait=False)
             self._feeder = None
 
-    def _feed_thread(self) -> ThreadPoolExecutor:
-        if self._feeder is None:
+    def _feed_thread(self) -> ThreadPoolExecutor | None:
+        if self._feeder is None and self._feed_thread_wanted:
             self._feeder = ThreadPoolExecutor(1, thread_name_prefix="monitord-feed")
         return self._feeder
 
