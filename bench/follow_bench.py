@@ -6,7 +6,9 @@ into SQLite (no dashboard), and reports what the issue asks of it: the daemon's 
 the play (CPU seconds / play seconds, i.e. cores), its peak RSS (VmHWM of the whole run,
 and VmRSS sampled every 0.2 s during start-up and during the play) and how long after the last line was
 written the daemon ended (it ends on DAGMan's exit line).  The player starts once the
-daemon is following with the static events stored (start-up is reported apart).
+daemon is following with the static events stored (start-up is reported apart).  Whether a
+lag is the machine's: the load average and the seconds the daemon's threads waited for a
+CPU (``runqueue_wait_s``); ``--course`` keeps VmRSS every 0.2 s in the ``--json``.
 
     .venv/bin/python bench/follow_bench.py --jobs 20000 --rate 5000
 """
@@ -60,6 +62,23 @@ def vm_mb(pid: int, field: str = "VmRSS") -> float | None:
     return None
 
 
+def run_delays(pid: int) -> dict[str, float]:
+    """Per thread of ``pid``: seconds it was ready to run but waited for a CPU (schedstat's
+    second field): how much a lag owes to the machine's load rather than to the daemon."""
+    out: dict[str, float] = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as fh:
+                out[tid] = int(fh.read().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            pass
+    return out
+
+
 class Sampler(threading.Thread):
     """VmRSS of the daemon every ``period`` s until stopped: the highest and its moment."""
 
@@ -67,12 +86,17 @@ class Sampler(threading.Thread):
         super().__init__(daemon=True)
         self.pid, self.period = pid, period
         self.peak, self.samples, self.hwm = 0.0, 0, 0.0
+        self.course: list[tuple[float, float]] = []  # (seconds since the spawn, VmRSS MB)
+        self.waits: dict[str, float] = {}  # thread id -> run-queue wait so far (s)
         self.stop = threading.Event()
 
     def run(self) -> None:
+        t0 = time.monotonic()
         while not self.stop.wait(self.period):
             rss, hwm = vm_mb(self.pid), vm_mb(self.pid, "VmHWM")
             if rss is not None and hwm is not None:
+                self.course.append((round(time.monotonic() - t0, 1), round(rss, 1)))
+                self.waits.update(run_delays(self.pid))
                 self.samples += 1
                 self.peak, self.hwm = max(self.peak, rss), hwm
 
@@ -116,6 +140,8 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, object]:
         startup = time.monotonic() - spawned
         startup_peak, sampler.peak = sampler.peak, 0.0
         cpu0 = cpu_seconds(daemon.pid)
+        wait0 = sum(sampler.waits.values())
+        load0 = os.getloadavg()[0]
         t0 = time.monotonic()
         stats = player.run()
         last_line = time.monotonic()
@@ -146,6 +172,11 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, object]:
         "play_peak_rss_mb": round(sampler.peak, 1),
         "lag_after_last_line_s": round(ended - last_line, 2),
         "jobs_in_db": db_jobs(db),
+        # threads ready to run but without a CPU, summed (the machine's load, not the daemon)
+        "runqueue_wait_s": round(sum(sampler.waits.values()) - wait0, 1),
+        "load_avg": [round(load0, 1), round(os.getloadavg()[0], 1)],  # at the play's start, end
+        "play_started_s": round(t0 - spawned, 1),
+        "course": sampler.course if args.course else None,
     }
 
 
@@ -160,6 +191,7 @@ def main() -> int:
     p.add_argument("--daemon-args", default="", help="e.g. --state-dir /dev/null/x: no snapshots")
     p.add_argument("--workdir", help="kept; default: a temporary directory, removed")
     p.add_argument("--json")
+    p.add_argument("--course", action="store_true", help="VmRSS every 0.2 s in the --json")
     args = p.parse_args()
     work = Path(args.workdir or tempfile.mkdtemp(prefix="monitord-follow-"))
     (work / "home").mkdir(parents=True, exist_ok=True)
@@ -168,7 +200,7 @@ def main() -> int:
     finally:
         if not args.workdir:
             shutil.rmtree(work, ignore_errors=True)
-    print(json.dumps(result))
+    print(json.dumps({k: v for k, v in result.items() if k != "course"}))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2))
     return 0

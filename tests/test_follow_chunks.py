@@ -6,6 +6,7 @@ one checkpoint), and every line still arrives, in order, once."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -106,3 +107,61 @@ def test_a_steady_writers_lines_come_in_chunks_at_most_every_chunk_period(
     assert host.lines == written  # every line, in order, once
     gaps = [b - a for a, b in zip(reads, reads[1:], strict=False)]
     assert len(reads) >= 2 and min(gaps) >= CHUNK_PERIOD * 0.95, gaps
+
+
+@pytest.mark.parametrize("feed_thread", [True, False])
+def test_every_chunk_is_fed_on_one_thread_as_in_a_replay(tmp_path: Path, feed_thread: bool) -> None:
+    """Each thread that allocates gets a glibc heap of its own: a follow that fed its chunks
+    on whichever default-executor thread was free spread the machine's long-lived objects (and
+    the freed pages among them) over up to six heaps (bench/README.md, live30c).  The
+    service (``feed_thread=False``) keeps its bounded default executor: no thread of its own
+    per workflow."""
+    fed_on: list[int] = []
+    names: set[str] = set()
+
+    class Threads(Host):
+        def feed_chunk(self, tracked: Tracked, lines: list[str], offset: int) -> None:
+            fed_on.append(threading.get_ident())
+            names.add(threading.current_thread().name)
+            super().feed_chunk(tracked, lines, offset)
+
+        def flush(self) -> None:
+            time.sleep(0.001)  # the checkpointer's cycle holds a worker thread meanwhile
+
+    path = tmp_path / "w.dag.dagman.out"
+    path.write_text("")
+    wf = SimpleNamespace(
+        uuid="u", parent_uuid=None, line_no=0, last_processed_line=0, dagman_exit=None,
+        state=None, dagman_pid=None, monitord_exit=0,
+    )  # fmt: skip
+    registry = Registry(root_uuid="u")
+    registry.queue(Tracked(wf, str(tmp_path), str(path), None, 0.0, {}))  # type: ignore[arg-type]
+    host = Threads()
+    written = [f"line {n}" for n in range(300)]
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = FollowLoop(host, registry, Polling(), feed_thread=feed_thread)  # type: ignore[arg-type]
+        follow = asyncio.create_task(loop.run(stop))
+        with path.open("a") as fh:
+            for n, line in enumerate(written):  # ~25 chunks, CHUNK_PERIOD apart
+                fh.write(line + "\n")
+                fh.flush()
+                if n % 10 == 9:
+                    await asyncio.sleep(CHUNK_PERIOD)
+        for _ in range(1000):  # until everything was read (generous: a loaded machine)
+            if len(host.lines) == len(written):
+                break
+            await asyncio.sleep(0.01)
+        stop.set()
+        await follow
+        await loop.close()
+
+    asyncio.run(main())
+    assert host.lines == written
+    assert len(fed_on) >= 5, fed_on
+    assert threading.get_ident() not in fed_on
+    if feed_thread:
+        assert len(set(fed_on)) == 1 and names == {"monitord-feed_0"}, (fed_on, names)
+    else:
+        assert not any(name.startswith("monitord-feed") for name in names), names

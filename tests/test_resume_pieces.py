@@ -153,3 +153,24 @@ def test_the_interval_follows_a_snapshots_cpu_not_its_wait(
     crash = CrashResume(resume.ResumeStore(str(tmp_path)), stream="s")
     assert crash.take(Registry(), now=True) is not None  # type: ignore[arg-type]
     assert crash._clock._next - time.monotonic() <= resume.MIN_INTERVAL + 1.0
+
+
+def test_snapshots_wait_for_the_daemons_own_cpu_not_only_the_wall() -> None:
+    """On a loaded machine a follow is stretched (the same lines over three times the wall):
+    a snapshot every MIN_INTERVAL of wall time then cost three times the CPU for the same
+    work.  The next one also waits until the daemon itself used COST_FACTOR times the last
+    one's CPU."""
+    wall, cpu = [100.0], [10.0]
+    clock = resume.SnapshotClock(clock=lambda: wall[0], cpu=lambda: cpu[0])
+    assert clock.due()
+    clock.taken(0.05)  # a snapshot of 50 ms: the daemon's next 1 s of CPU is snapshot-free
+    wall[0] += 10 * resume.MIN_INTERVAL  # long past the wall interval ...
+    cpu[0] += 0.5  # ... but the starved daemon used only 0.5 s
+    assert not clock.due()
+    cpu[0] += resume.COST_FACTOR * 0.05  # now it has
+    assert clock.due()
+    clock.taken(0.05)
+    cpu[0] += 100.0  # a busy daemon: the wall interval still holds
+    assert not clock.due()
+    wall[0] += resume.MIN_INTERVAL
+    assert clock.due()

@@ -10,7 +10,10 @@ when its follower is done.  The per-workflow daemon and the service run this sam
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 import structlog
@@ -95,6 +98,8 @@ class FollowLoop:
         registry: Registry,
         waiter: ChangeWaiter,
         observers: Sequence[MonitorObserver] = (),
+        *,
+        feed_thread: bool = True,
     ) -> None:
         self.host = host
         self.registry = registry
@@ -102,6 +107,15 @@ class FollowLoop:
         self.observers = tuple(observers)
         self.followed: dict[str, Workflow] = {}  # wf_uuid -> workflow, for sub-workflows
         self._checkpoints: Checkpointer | None = None
+        # Every chunk is fed on this one thread, as a replay feeds on its parser thread: the
+        # machine's long-lived allocations then come from one glibc heap, not from whichever
+        # of the default executor's threads (each with a heap of its own) took the chunk,
+        # whose freed pages, scattered among live objects, stayed in RSS (bench/README.md,
+        # "Issue 30, sixth session: live30c").  Feeding holds the Monitor's feed lock anyway.
+        # ``feed_thread=False`` (the service: one Monitor per workflow, its threads bounded by
+        # ``limits.worker_threads``): the loop's default executor, as before.
+        self._feed_thread_wanted = feed_thread
+        self._feeder: ThreadPoolExecutor | None = None
 
     async def run(self, stop: asyncio.Event) -> None:
         """Follow every queued workflow (sub-workflows as they are queued) until each ended."""
@@ -145,6 +159,14 @@ class FollowLoop:
     async def close(self) -> None:
         if self._checkpoints is not None:
             await self._checkpoints.close()
+        if self._feeder is not None:
+            self._feeder.shutdown(wait=False)
+            self._feeder = None
+
+    def _feed_thread(self) -> ThreadPoolExecutor | None:
+        if self._feeder is None and self._feed_thread_wanted:
+            self._feeder = ThreadPoolExecutor(1, thread_name_prefix="monitord-feed")
+        return self._feeder
 
     @staticmethod
     def _outcome(tracked: Tracked, task: asyncio.Task[Any]) -> None:
@@ -205,9 +227,10 @@ class FollowLoop:
             if lines:
                 read_at = loop.time()
                 idle = 0
-                snapshot, marker = await asyncio.to_thread(
-                    self._chunk, tracked, lines, follower.offset
-                )
+                chunk = functools.partial(
+                    contextvars.copy_context().run, self._chunk, tracked, lines, follower.offset
+                )  # as asyncio.to_thread does, on the one feed thread
+                snapshot, marker = await loop.run_in_executor(self._feed_thread(), chunk)
                 if marker is not None:
                     restarting = marker
                 if snapshot is not None:  # written once the sinks hold what it covers

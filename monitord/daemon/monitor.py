@@ -76,7 +76,9 @@ class Monitor(Generic[OutputsT]):
     ``outputs``: which sink set it publishes to; ``waiter``: how it waits for dagman.out to
     grow (default: a watch per file); ``resume``: whether and how it snapshots (default:
     never); ``observers``: told what it processes; ``scripts_as_owner``: notification
-    scripts run as the submit directory's owner (a root service).
+    scripts run as the submit directory's owner (a root service); ``feed_thread``: followed
+    chunks are fed on one thread of their own (the per-workflow daemon), else on the loop's
+    default executor (the service, whose pool is bounded).
     """
 
     def __init__(
@@ -88,6 +90,7 @@ class Monitor(Generic[OutputsT]):
         resume: CrashResume | None = None,
         observers: Sequence[MonitorObserver] = (),
         scripts_as_owner: bool = False,
+        feed_thread: bool = True,
     ) -> None:
         self.cfg = config
         self.outputs = outputs
@@ -124,7 +127,9 @@ class Monitor(Generic[OutputsT]):
         # Followers process their chunks in worker threads; the pending event list, the
         # tracking lists and the sinks' batch order are shared, so one chunk at a time.
         self.feed_lock = threading.Lock()
-        self.follow_loop = FollowLoop(self, self.registry, self.waiter, self.observers)
+        self.follow_loop = FollowLoop(
+            self, self.registry, self.waiter, self.observers, feed_thread=feed_thread
+        )
 
     @property
     def resumed(self) -> ResumePoint | None:

@@ -30,6 +30,7 @@ import pickle
 import time
 import uuid
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -166,18 +167,27 @@ class ResumeStore:
 
 
 class SnapshotClock:
-    """When the next snapshot is due: every MIN_INTERVAL seconds, less often when costly
-    (COST_FACTOR times the CPU the last one took: snapshots never take more than 1/COST_FACTOR
-    of a core, whatever the machine's load; wall time would count the GIL's waits)."""
+    """When the next snapshot is due: every MIN_INTERVAL seconds at most, and only once the
+    daemon itself used COST_FACTOR times the CPU the last snapshot took (its process CPU,
+    not the wall: on a loaded machine a follow stretched 3x took 3x the snapshots of the same
+    work, each O(jobs), bench/README.md "live30c").  Snapshots so never take more than
+    1/COST_FACTOR of the daemon's CPU, whatever the machine's load."""
 
-    def __init__(self) -> None:
-        self._next = 0.0
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.monotonic,
+        cpu: Callable[[], float] = time.process_time,
+    ) -> None:
+        self._clock, self._cpu = clock, cpu
+        self._next = 0.0  # wall clock
+        self._next_cpu = 0.0  # the process's CPU clock
 
     def due(self) -> bool:
-        return time.monotonic() >= self._next
+        return self._clock() >= self._next and self._cpu() >= self._next_cpu
 
     def taken(self, cpu_seconds: float) -> None:
-        self._next = time.monotonic() + max(MIN_INTERVAL, COST_FACTOR * cpu_seconds)
+        self._next = self._clock() + MIN_INTERVAL
+        self._next_cpu = self._cpu() + COST_FACTOR * cpu_seconds
 
 
 CHUNK = 512  # entries per piece of a workflow's large dicts pickled once (SnapshotCache)

@@ -133,6 +133,7 @@ class ServiceMonitor:
             resume=CrashResume(resume),
             observers=[self],
             scripts_as_owner=True,  # notification scripts run as the submit dir's owner
+            feed_thread=False,  # the service's bounded pool, not a thread per workflow
         )
 
     @property
