@@ -489,9 +489,11 @@ def test_locked_database_is_a_retryable_error(tmp_path: Path) -> None:
     assert rows(db, "select count(*) from jobstate") == [(1,)]
 
 
-def _many_jobs(n: int) -> list[list[StampedeEvent]]:
+def _many_jobs(n: int, dagman_seq: bool = False) -> list[list[StampedeEvent]]:
     """``n`` jobs with a task each, every instance's life in a later batch, then a retry of
-    the first jobs: ids the loader must find again long after it cached them."""
+    the first jobs: ids the loader must find again long after it cached them.  Instance
+    sequence numbers 1 then 2 per job, or ``dagman_seq``: DAGMan's, one counter for the
+    workflow (behaviour spec 4.1)."""
     static = [plan(), ev("xwf.start", ts=90.0, reason=None, restart_count=0)]
     for i in range(n):
         name = f"j{i}"
@@ -501,8 +503,11 @@ def _many_jobs(n: int) -> list[list[StampedeEvent]]:
         )
     static += [ev("wf.map.task_job", job__id=f"j{i}", task__id=f"ID{i}") for i in range(n)]
     runs: list[StampedeEvent] = []
+    submits = 0
     for seq, names in ((1, range(n)), (2, range(3))):
         for i in names:
+            submits += 1
+            seq = submits if dagman_seq else seq
             keys = inst(f"j{i}", seq)
             runs += submit(f"j{i}", seq, ts=100 + i)
             runs += [
@@ -563,6 +568,49 @@ def test_id_caches_are_bounded_and_dropped_ids_are_found_again(
         check=False,
     )
     assert diff.returncode == 0, diff.stdout[-4000:]
+
+
+def test_past_the_id_caches_a_batch_writes_each_numbered_table_once_and_selects_no_new_instance(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 30 at 100,000 jobs: once the id caches dropped ids, a lookup must not first write
+    the numbered rows queued so far (the caches keep every id of the open batch, so a miss
+    is never one of them): one ``executemany`` per numbered table and batch.  And a new job
+    instance of a workflow this loader created needs no SELECT: its sequence number is above
+    every one the loader gave (``WfCache.top_seq``), so each instance SELECT finds a row."""
+    from sinks.sql import rowstore
+    from sinks.sql.rawsql import RawSQL
+
+    monkeypatch.setattr(rowstore, "ID_CACHE_GENERATION", 4)
+    writes: list[tuple[int, str]] = []
+    found: list[tuple[str, Any]] = []
+    written: list[int] = []  # batches written so far
+    insert_values, scalar = RawSQL.insert_values, RawSQL.scalar
+
+    def counted_insert(self: RawSQL, table: Any, cols: Any, rows: list[Any]) -> None:
+        writes.append((len(written), table.name))
+        insert_values(self, table, cols, rows)
+
+    def counted_scalar(self: RawSQL, prep: Any, row: Any) -> Any:
+        got = scalar(self, prep, row)
+        if "FROM job_instance" in prep.sql and "max" not in prep.sql:
+            found.append((repr(row), got))
+        return got
+
+    monkeypatch.setattr(RawSQL, "insert_values", counted_insert)
+    monkeypatch.setattr(RawSQL, "scalar", counted_scalar)
+    sink = SQLSink(f"sqlite:///{tmp_path / 'small.db'}", restart=True)
+    sink.open()
+    try:
+        for batch in _many_jobs(40, dagman_seq=True):
+            sink.write_batch(batch)
+            written.append(len(batch))
+    finally:
+        sink.close()
+    numbered = [w for w in writes if w[1] in ("job", "task", "job_instance")]
+    assert len(numbered) == len(set(numbered)), numbered
+    assert found and all(got is not None for _, got in found), found
+    assert rows(tmp_path / "small.db", "select count(*) from job_instance") == [(43,)]
 
 
 def test_writers_sharing_a_sqlite_file_each_number_their_rows_in_turn(db: Path) -> None:

@@ -452,6 +452,8 @@ class BatchLoader(RowStore):
             if ji_id is None:
                 return
             wf.instances[(exec_job_id, seq)] = ji_id
+            if seq > wf.top_seq:
+                wf.top_seq = seq
         if type(ev) is JobInstPreStart:
             self._jobstate(ev, ji_id)
 

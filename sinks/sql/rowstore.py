@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache, partial
+from itertools import islice
 from typing import Any
 
 import structlog
@@ -34,13 +35,16 @@ log = structlog.get_logger(__name__)
 
 
 class IdCache:
-    """Ids by natural key, at most ``2 * size`` of them: memory flat in the job count.
+    """Ids by natural key, at most ``2 * size`` of them plus one batch's: memory flat in the
+    job count.
 
-    Two generations: a full young one becomes the old one, and the old one before it is
-    dropped (``dropped`` from then on); a hit in the old one moves the key to the young
-    one.  A job instance's events come close together, so the ids still wanted stay.
-    Once ids were dropped, a miss no longer proves a row absent: the caller asks the
-    database (an indexed SELECT)."""
+    Two generations: after a batch committed (:meth:`trim`) a full young one becomes the
+    old one (its latest ``size`` keys), and the old one before it is dropped (``dropped``
+    from then on); a hit in the old one moves the key to the young one.  A job instance's events come close together, so
+    the ids still wanted stay.  Nothing is dropped within a batch, so every row the batch
+    queued is found here: a miss never looks for a queued row in the database.  Once ids
+    were dropped, a miss no longer proves a row absent: the caller asks the database (an
+    indexed SELECT)."""
 
     __slots__ = ("_young", "_old", "size", "dropped")
 
@@ -55,20 +59,25 @@ class IdCache:
         if found is None and self._old:
             found = self._old.pop(key, None)
             if found is not None:
-                self[key] = found
+                self._young[key] = found
         return found
 
     def __contains__(self, key: Any) -> bool:
         return key in self._young or key in self._old
 
     def __setitem__(self, key: Any, value: int) -> None:
+        self._young[key] = value
+
+    def trim(self) -> None:
+        """Between batches: a full young generation becomes the old one."""
         young = self._young
-        if len(young) >= self.size and key not in young:
-            if self._old:
+        if len(young) >= self.size:
+            if self._old or len(young) > self.size:
                 self.dropped = True
+            if len(young) > self.size:  # one batch added more: keep its latest
+                young = dict(islice(young.items(), len(young) - self.size, None))
             self._old = young
-            young = self._young = {}
-        young[key] = value
+            self._young = {}
 
     def __len__(self) -> int:
         return len(self._young) + len(self._old)
@@ -77,9 +86,22 @@ class IdCache:
 class WfCache:
     """Ids known for one workflow.  ``complete`` means this loader created the
     workflow row, so a cache miss proves the row is absent from the database (as long
-    as the cache dropped none: :class:`IdCache`)."""
+    as the cache dropped none: :class:`IdCache`), and so does a job instance sequence
+    number above ``top_seq``, the largest this loader gave one of the workflow's instances
+    (DAGMan's submit sequence grows: a new instance needs no SELECT once ids were dropped).
+    """
 
-    __slots__ = ("wf_id", "uuid", "root_id", "complete", "jobs", "instances", "tasks", "tagged")
+    __slots__ = (
+        "wf_id",
+        "uuid",
+        "root_id",
+        "complete",
+        "jobs",
+        "instances",
+        "tasks",
+        "tagged",
+        "top_seq",
+    )
 
     def __init__(self, wf_id: int, uuid: str, root_id: int | None, complete: bool) -> None:
         self.wf_id = wf_id
@@ -90,6 +112,13 @@ class WfCache:
         self.instances = IdCache(ID_CACHE_GENERATION)
         self.tasks = IdCache(ID_CACHE_GENERATION)
         self.tagged: set[int] = set()
+        self.top_seq = 0
+
+    def trim(self) -> None:
+        """Between batches (:meth:`IdCache.trim`)."""
+        self.jobs.trim()
+        self.instances.trim()
+        self.tasks.trim()
 
 
 class RowStore:
@@ -128,10 +157,14 @@ class RowStore:
         self.rejected = Rejected()  # slow mode: the rows the database refused
 
     def committed(self) -> None:
-        """Called after the batch committed: drop the caches of workflows that ended."""
+        """Called after the batch committed: drop the caches of workflows that ended, and
+        the oldest ids of the others (nothing is dropped within a batch: :class:`IdCache`)."""
         for uuid in self._ended:
             self._wfs.pop(uuid, None)
         self._ended = []
+        for wf in self._wfs.values():
+            wf.trim()
+        self._lfns.trim()
 
     def reset(self) -> None:
         """Forget every cached id (after a rollback they may point at nothing)."""
@@ -381,16 +414,14 @@ class RowStore:
         cursor outside slow mode (a cache miss in a big workflow is one per job)."""
         if self._slow:
             return self.conn.execute(stmt, params).scalar()
-        if self._numbered_pending:  # the row looked for may be one of them
-            self._write_numbered()
-        raw = self._raw
+        raw = self._raw  # (never a queued row: the caches keep this batch's, IdCache)
         return raw.scalar(raw.prepare(key, stmt), params)
 
     def _instance_id(self, wf: WfCache, exec_job_id: str, seq: int) -> int | None:
         key = (exec_job_id, seq)
         instances = wf.instances
         ji_id = instances.get(key)
-        if ji_id is None and (not wf.complete or instances.dropped):
+        if ji_id is None and (not wf.complete or (instances.dropped and seq <= wf.top_seq)):
             job_id = self._job_id(wf, exec_job_id)
             if job_id is None:
                 return None
