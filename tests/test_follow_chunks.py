@@ -61,6 +61,19 @@ class Polling:
         pass
 
 
+def _one_workflow(tmp_path: Path) -> tuple[Path, Registry]:
+    """An empty dagman.out and a registry that follows it (one root workflow)."""
+    path = tmp_path / "w.dag.dagman.out"
+    path.write_text("")
+    wf = SimpleNamespace(
+        uuid="u", parent_uuid=None, line_no=0, last_processed_line=0, dagman_exit=None,
+        state=None, dagman_pid=None, monitord_exit=0,
+    )  # fmt: skip
+    registry = Registry(root_uuid="u")
+    registry.queue(Tracked(wf, str(tmp_path), str(path), None, 0.0, {}))  # type: ignore[arg-type]
+    return path, registry
+
+
 def test_a_steady_writers_lines_come_in_chunks_at_most_every_chunk_period(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -74,14 +87,7 @@ def test_a_steady_writers_lines_come_in_chunks_at_most_every_chunk_period(
             return lines
 
     monkeypatch.setattr(following, "LineFollower", Recording)
-    path = tmp_path / "w.dag.dagman.out"
-    path.write_text("")
-    wf = SimpleNamespace(
-        uuid="u", parent_uuid=None, line_no=0, last_processed_line=0, dagman_exit=None,
-        state=None, dagman_pid=None, monitord_exit=0,
-    )  # fmt: skip
-    registry = Registry(root_uuid="u")
-    registry.queue(Tracked(wf, str(tmp_path), str(path), None, 0.0, {}))  # type: ignore[arg-type]
+    path, registry = _one_workflow(tmp_path)
     host = Host()
     written = [f"line {n}" for n in range(600)]
 
@@ -128,14 +134,7 @@ def test_every_chunk_is_fed_on_one_thread_as_in_a_replay(tmp_path: Path, feed_th
         def flush(self) -> None:
             time.sleep(0.001)  # the checkpointer's cycle holds a worker thread meanwhile
 
-    path = tmp_path / "w.dag.dagman.out"
-    path.write_text("")
-    wf = SimpleNamespace(
-        uuid="u", parent_uuid=None, line_no=0, last_processed_line=0, dagman_exit=None,
-        state=None, dagman_pid=None, monitord_exit=0,
-    )  # fmt: skip
-    registry = Registry(root_uuid="u")
-    registry.queue(Tracked(wf, str(tmp_path), str(path), None, 0.0, {}))  # type: ignore[arg-type]
+    path, registry = _one_workflow(tmp_path)
     host = Threads()
     written = [f"line {n}" for n in range(300)]
 
