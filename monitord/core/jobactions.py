@@ -176,8 +176,10 @@ class JobActions:
                 self.uuid, inst.name, inst.seq, int(ts), inst.js_seq, reason, sched, where,
                 self.fixed,
             )  # fmt: skip
-        else:  # status, level[, exitcode]
-            level = "Error" if status != 0 else UNSET
+        else:  # status, level[, exitcode]: as the keyword build had it, none when no status
+            level = "Error" if status is not None and status != 0 else UNSET
+            if status is None:
+                status = UNSET
             if n == 9:
                 event = cls.of(
                     self.uuid, inst.name, inst.seq, int(ts), inst.js_seq, reason, sched, status,
