@@ -82,7 +82,7 @@ sys.argv = ["pegasus-monitord", *sys.argv[2:]]
 from monitord.cli import pegasus_main
 main.enable()
 try:
-    rc = pegasus_main()
+    rc = pegasus_main(sys.argv[1:])  # in-process: the program's immediate exit would skip the dump
 finally:
     main.disable()
     for prof in profiles:
