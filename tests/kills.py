@@ -161,6 +161,8 @@ class ResumingFollowing(Following):
             self.errors.append(f"{sig.name}: no line saying where it stopped: {log[-2000:]}")
         if "Traceback" in log:
             self.errors.append(f"{sig.name}: a traceback: {log[-3000:]}")
+        if "followed 0 workflows" in log:  # a restarted follow's summary names what it followed
+            self.errors.append(f"{sig.name}: a summary of no workflow: {log[-2000:]}")
 
     def _snapshot(self) -> ResumePoint | None:
         try:

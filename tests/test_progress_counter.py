@@ -44,3 +44,14 @@ def test_what_the_counter_keeps_per_job_is_small() -> None:
         tracemalloc.stop()
     assert counter.jobs_done() == n
     assert per_job < 60, per_job
+
+
+def test_a_workflow_restored_unfinished_is_one_this_run_follows() -> None:
+    """A restart resumes its workflows from a snapshot (``opened=False``): those still running
+    are followed by this run and counted in its summary; those that had ended are not."""
+    counter = ProgressCounter()
+    running, ended, found = object(), object(), object()
+    counter.added(running, opened=False, ended=False)  # type: ignore[arg-type]
+    counter.added(ended, opened=False, ended=True)  # type: ignore[arg-type]
+    counter.added(found, opened=True, ended=False)  # type: ignore[arg-type]
+    assert counter.opened == [running, found]

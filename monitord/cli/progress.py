@@ -40,7 +40,7 @@ class ProgressCounter:
 
     def __init__(self) -> None:
         self.started = time.monotonic()
-        self.opened: list[Tracked] = []  # every (sub-)workflow, in the order they were found
+        self.opened: list[Tracked] = []  # every (sub-)workflow this run follows, as found
         self.bytes_fed = 0
         self.lines_fed = 0
         self.events_total = 0
@@ -50,7 +50,9 @@ class ProgressCounter:
         self.jobs_ended: dict[Any, dict[Any, None]] = {}
 
     def added(self, tracked: Tracked, *, opened: bool, ended: bool) -> None:
-        if opened:
+        # a workflow a snapshot restores unfinished is followed by this run too: the summary
+        # of a restarted follow names it (it said "followed 0 workflows" before)
+        if opened or not ended:
             self.opened.append(tracked)
 
     def fed(self, tracked: Tracked, lines: list[str]) -> None:
