@@ -99,3 +99,40 @@ def test_a_batch_gets_or_inserts_its_file_names_in_one_statement(pg_url: str) ->
     expect = {(f"T{i}", n, f"file:///{n}", n) for i, n in enumerate(reversed(names))}
     assert files == expect
     assert tuple(lfns) == (FILES, FILES)
+
+
+def test_a_name_the_statement_does_not_return_is_found_by_its_row(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another writer's insert of the same name between the statement's snapshot and its
+    insert: the name is in the table but not returned; each row's get-or-insert finds it."""
+    from sinks.sql import loader
+
+    hidden = text(
+        "WITH new AS (INSERT INTO rc_lfn (lfn) SELECT n FROM unnest(CAST(:names AS text[])) AS n"
+        " ORDER BY n ON CONFLICT DO NOTHING RETURNING lfn, lfn_id)"
+        " SELECT lfn, lfn_id FROM new WHERE false"
+    )
+    monkeypatch.setattr(loader, "_LFNS_GET_OR_INSERT", hidden)
+    sink = SQLSink(pg_url)
+    sink.open()
+    wf = str(uuid.uuid4())
+    names = [f"raced_{i}.dat" for i in range(FILES)]
+    try:
+        plan, rest = _workflow(wf, names)
+        sink.write_batch(plan)
+        sink.write_batch(rest)
+        with sink._require_engine().connect() as conn:
+            files = set(
+                conn.execute(
+                    text(
+                        "SELECT t.abs_task_id, l.lfn FROM workflow_files f"
+                        " JOIN task t ON t.task_id = f.task_id JOIN rc_lfn l ON l.lfn_id = f.lfn_id"
+                    )
+                ).all()
+            )
+            lfns = conn.execute(text("SELECT count(*) FROM rc_lfn")).scalar()
+    finally:
+        sink.close()
+    assert files == {(f"T{i}", n) for i, n in enumerate(names)}
+    assert lfns == FILES
