@@ -197,6 +197,7 @@ def test_a_database_outage_pauses_consumption_and_loses_nothing(
         proxy.close()
     log = ingest.log.read_text()
     assert log.count("ingest: database unavailable") == 1 and "Traceback" not in log, log[-3000:]
+    assert log.count("ingest: database back") == 1, log[-3000:]  # (never mid-outage)
 
 
 def test_a_broker_dropping_the_connection_is_one_warning_and_loses_nothing(

@@ -32,6 +32,7 @@ from sqlalchemy import (
     String,
     Table,
     insert,
+    literal,
     select,
     tuple_,
     update,
@@ -132,6 +133,11 @@ class Store:
             raise
         except Exception as exc:  # SQLAlchemyError, a driver error let through
             raise SinkError(f"{self.display_url}: {type(exc).__name__}", retryable=True) from None
+
+    def ping(self) -> None:
+        """The database answers (a pooled connection it dropped is replaced by the pool's
+        pre-ping); SinkError (retryable) if not."""
+        self._read(select(literal(1)))
 
     def marks(self, names: Iterable[str]) -> dict[str, Mark]:
         wanted = sorted(set(names))
