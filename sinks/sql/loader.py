@@ -35,8 +35,11 @@ from monitord.core.events import (
     JobInstMainEnd,
     JobInstPreStart,
     JobInstSubmitStart,
+    RcMeta,
+    RcPfn,
     StampedeEvent,
     TaskInfo,
+    WfMapFile,
     XwfEnd,
 )
 from monitord.core.jobmachine import db_state_names
@@ -72,6 +75,8 @@ _AHEAD: dict[type[StampedeEvent], tuple[Any, Any, str, str]] = {
     JobInfo: (s.job, JOB_COLS, "exec_job_id", "jobs"),
     TaskInfo: (s.task, TASK_COLS, "abs_task_id", "tasks"),
 }
+#: events naming a file (``lfn_id``): :meth:`RowStore._lfns_ahead` looks the batch's up at once
+_LFN_KINDS = frozenset((RcMeta, RcPfn, WfMapFile))
 _AHEAD_EXTRA: dict[str, Row] = {"job": {}, "task": {"job_id": None}}
 _INVOCATION_VALUES = values_of(INVOCATION_COLS)
 _JOB_VALUES = values_of(JOB_COLS)
@@ -150,6 +155,8 @@ class BatchLoader(RowStore):
         try:
             if not slow:
                 events = self._ids_ahead(events)
+                if self._numbering:
+                    self._lfns_ahead({ev.lfn_id for ev in events if type(ev) in _LFN_KINDS})
             for ev in events:
                 handler = handlers.get(type(ev))
                 try:

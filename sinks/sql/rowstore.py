@@ -154,6 +154,9 @@ class RowStore:
         self._meta_merges: dict[tuple[int, str], Any] = {}
         self._ended: list[str] = []
         self._ahead: dict[int, int] = {}  # id(event) -> the id its row was inserted with
+        #: numbering: file names the batch uses that ``rc_lfn`` lacked at its start
+        self._lfns_absent: set[str] = set()
+        self._new_lfns: list[tuple[int, str]] = []  # numbering: (lfn_id, lfn) to insert
         self.rejected = Rejected()  # slow mode: the rows the database refused
 
     def committed(self) -> None:
@@ -281,6 +284,8 @@ class RowStore:
 
     def _write_pending(self) -> None:
         raw = self._raw
+        if self._new_lfns:
+            raw.insert_values(s.rc_lfn, ("lfn_id", "lfn"), self._new_lfns)
         if self._numbered_pending:
             self._write_numbered()
         for table in LEAF_TABLES:
@@ -473,6 +478,12 @@ class RowStore:
                 lfn_id = self.conn.execute(select(t.c.lfn_id).where(t.c.lfn == lfn)).scalar()
                 if lfn_id is None:
                     lfn_id = self._insert_id(t, {"lfn": lfn})
+            elif self._numbering:
+                if lfn not in self._lfns_absent:
+                    raw = self._raw
+                    lfn_id = raw.scalar(raw.prepare("lfn_id", _LFN_FIND), {"lfn": lfn})
+                if lfn_id is None:
+                    lfn_id = self._new_lfn_id(lfn)
             else:
                 raw = self._raw
                 lfn_id = raw.scalar(raw.prepare("lfn_id", _LFN_FIND), {"lfn": lfn})
@@ -481,6 +492,39 @@ class RowStore:
             if lfn_id is not None:
                 self._lfns[lfn] = lfn_id
         return lfn_id
+
+    def _lfns_ahead(self, names: set[Any]) -> None:
+        """Numbering (SQLite): which of the batch's file names ``rc_lfn`` holds, in one
+        SELECT per 500, not one per name.  Those found are cached; the others are new and
+        numbered as they come (:meth:`_new_lfn_id`), in the order of their first event, as
+        an insert each would number them.  Safe with another writer of the file: the batch
+        holds its write lock from ``BEGIN IMMEDIATE``, so no name can appear until it commits."""
+        lfns = self._lfns
+        wanted = [n for n in names if type(n) is str and n not in lfns]
+        if not wanted:
+            return
+        absent = set(wanted)
+        for start in range(0, len(wanted), _IN_CHUNK):
+            chunk = wanted[start : start + _IN_CHUNK]
+            sql = f"SELECT lfn, lfn_id FROM rc_lfn WHERE lfn IN ({','.join('?' * len(chunk))})"
+            for lfn, lfn_id in self._raw.rows(sql, chunk):
+                lfns[lfn] = lfn_id
+                absent.discard(lfn)
+        self._lfns_absent = absent
+
+    def _new_lfn_id(self, lfn: str | None) -> int | None:
+        """Numbering: a new ``rc_lfn`` row's id (the largest plus one, :meth:`_new_id`),
+        queued for one ``executemany`` before the rows that point at it."""
+        if lfn is None:
+            log.error("rejected row: NOT NULL column is null", table="rc_lfn", column="lfn")
+            return None
+        new_id = self._next_ids.get("rc_lfn")
+        if new_id is None:
+            new_id = self._max_id(s.rc_lfn) + 1
+        self._next_ids["rc_lfn"] = new_id + 1
+        self._new_lfns.append((new_id, lfn))
+        self._lfns_absent.discard(lfn)
+        return new_id
 
     def _shared_lfn_id(self, lfn: str) -> int | None:
         """Get or insert on the shared connection; another daemon may insert it first."""
@@ -532,6 +576,9 @@ _TASK_JOB_UPDATE = (
     update(s.task).where(s.task.c.task_id == bindparam("_task")).values(job_id=bindparam("job_id"))
 )
 
+#: names per ``rc_lfn`` SELECT of :meth:`RowStore._lfns_ahead` (SQLite binds at most 999 in
+#: builds before 3.32)
+_IN_CHUNK = 500
 _LFN_FIND = select(s.rc_lfn.c.lfn_id).where(s.rc_lfn.c.lfn == bindparam("lfn"))
 _JOB_FIND = select(s.job.c.job_id).where(
     s.job.c.wf_id == bindparam("wf_id"), s.job.c.exec_job_id == bindparam("exec_job_id")
