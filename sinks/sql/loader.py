@@ -156,7 +156,8 @@ class BatchLoader(RowStore):
             if not slow:
                 events = self._ids_ahead(events)
                 if self._numbering:
-                    self._lfns_ahead({ev.lfn_id for ev in events if type(ev) in _LFN_KINDS})
+                    kinds = _LFN_KINDS
+                    self._lfns_ahead({e.lfn_id for e in events if type(e) in kinds})  # type: ignore[attr-defined]
             for ev in events:
                 handler = handlers.get(type(ev))
                 try:
