@@ -477,7 +477,7 @@ class BatchLoader(RowStore):
         if self._slow:
             self._try(_HOST_LINK, {"_ji": found[1], "host_id": host_id}, "job_instance")
         else:
-            self._host_links.append((host_id, found[1]))
+            self._link_host(found[1], host_id)
 
     def _tag(self, ev: Any) -> None:
         found = self._instance_of(ev)

@@ -147,6 +147,9 @@ class RowStore:
         self._numbered: dict[str, list[tuple[Any, ...]]] = {t.name: [] for t in NUMBERED_TABLES}
         self._numbered_pending = False
         self._next_ids: dict[str, int] = {}  # numbered table -> the id its next row gets
+        self._first_ids: dict[str, int] = {}  # numbered table -> the batch's first new id
+        #: numbering: columns set on a job instance this batch inserts, written with its row
+        self._ji_extra: dict[int, Row] = {}
         self._shared_rows: dict[str, list[Row]] = {t.name: [] for t in SHARED_LEAF_TABLES}
         self._ji_updates: dict[int, Row] = {}
         self._host_links: list[tuple[int, int]] = []  # (host_id, job_instance_id)
@@ -260,7 +263,7 @@ class RowStore:
             return self._insert_id(table, dict(zip(NUMBERED_COLUMNS[name], values, strict=True)))
         new_id = self._next_ids.get(name)
         if new_id is None:
-            new_id = self._max_id(table) + 1
+            new_id = self._first_ids[name] = self._max_id(table) + 1
         self._next_ids[name] = new_id + 1
         self._numbered[name].append((new_id, *values))
         self._numbered_pending = True
@@ -278,9 +281,33 @@ class RowStore:
         for table in NUMBERED_TABLES:
             rows = self._numbered[table.name]
             if rows:
-                self._raw.insert_values(table, _NUMBERED_ROWS[table.name], rows)
+                cols = _NUMBERED_ROWS[table.name]
+                if table is s.job_instance and self._ji_extra:
+                    rows = self._with_extra(rows)
+                    cols = _JI_FULL_COLUMNS
+                self._raw.insert_values(table, cols, rows)
                 self._numbered[table.name] = []
         self._numbered_pending = False
+
+    def _with_extra(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """The batch's new job instance rows, in the order of ``_JI_FULL_COLUMNS``, those
+        the batch changed (``_ji_extra``) with their final values: each column's last value,
+        as the merged update after the insert would leave it (one ``executemany``, no
+        UPDATE for them)."""
+        extra = self._ji_extra
+        cols = _NUMBERED_ROWS["job_instance"]
+        nulls = _JI_NULLS
+        out = []
+        for row in rows:
+            changes = extra.get(row[0])
+            if changes is None:
+                out.append(row + nulls)
+            else:
+                values = dict(zip(cols, row, strict=True))
+                values.update(changes)
+                out.append(tuple([values.get(c) for c in _JI_FULL_COLUMNS]))
+        self._ji_extra = {}
+        return out
 
     def _write_pending(self) -> None:
         raw = self._raw
@@ -379,8 +406,17 @@ class RowStore:
     def _update_instance(self, ji_id: int, cols: Row) -> None:
         if self._slow:
             self._try(_ji_update(tuple(cols)), {"_ji": ji_id, **cols}, "job_instance")
+        elif ji_id >= self._first_ids.get("job_instance", _NONE_NEW):  # queued: no UPDATE
+            self._ji_extra.setdefault(ji_id, {}).update(cols)
         else:
             self._ji_updates.setdefault(ji_id, {}).update(cols)
+
+    def _link_host(self, ji_id: int, host_id: int) -> None:
+        """The job instance's host, unless it has one (the first host wins)."""
+        if ji_id >= self._first_ids.get("job_instance", _NONE_NEW):  # queued: no UPDATE
+            self._ji_extra.setdefault(ji_id, {}).setdefault("host_id", host_id)
+        else:
+            self._host_links.append((host_id, ji_id))
 
     # --- lookups ----------------------------------------------------------
 
@@ -571,6 +607,18 @@ class RowStore:
 _NUMBERED_ROWS: dict[str, tuple[str, ...]] = {
     t.name: (t.primary_key.columns[0].name, *NUMBERED_COLUMNS[t.name]) for t in NUMBERED_TABLES
 }
+
+#: Every ``job_instance`` column, a queued row's first: the batch's new rows when it changed
+#: some of them (``RowStore._with_extra``), the others' missing columns NULL.
+_JI_FULL_COLUMNS: tuple[str, ...] = (
+    *_NUMBERED_ROWS["job_instance"],
+    *(c.name for c in s.job_instance.columns if c.name not in _NUMBERED_ROWS["job_instance"]),
+)
+_JI_NULLS: tuple[None, ...] = (None,) * (
+    len(_JI_FULL_COLUMNS) - len(_NUMBERED_ROWS["job_instance"])
+)
+#: No job instance of the batch is new (no id reaches this).
+_NONE_NEW = float("inf")
 
 _TASK_JOB_UPDATE = (
     update(s.task).where(s.task.c.task_id == bindparam("_task")).values(job_id=bindparam("job_id"))
