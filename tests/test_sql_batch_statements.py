@@ -197,3 +197,45 @@ def test_in_slow_mode_the_rows_are_the_same(tmp_path: Path) -> None:
         assert rows(fast, sql) == rows(slow, sql), sql
     with sqlite3.connect(fast) as conn:
         assert conn.execute("select count(*) from job_instance").fetchone() == (4,)
+
+
+def test_tasks_past_the_id_cache_are_read_in_one_select_per_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the id caches' bound (100,000 jobs), a batch's file maps and task links name
+    tasks cached long ago: their ids are read in one SELECT for the batch, not one each, and
+    every row points at its own task."""
+    from sinks.sql import rowstore
+
+    monkeypatch.setattr(rowstore, "ID_CACHE_GENERATION", 4)
+    n = 30
+    tasks = [
+        ev("task.info", task__id=f"ID{i}", type="1", type_desc="c", transformation=f"t{i}")
+        for i in range(n)
+    ]
+    maps = [ev("wf.map.file", task__id=f"ID{i}", lfn__id=f"f{i}") for i in range(n)]
+    maps += [ev("wf.map.task_job", task__id=f"ID{i}", job__id=f"j{i}") for i in range(n)]
+    maps += [ev("task.meta", task__id=f"ID{i}", key="k", value=f"v{i}") for i in range(n)]
+    db = tmp_path / "small.db"
+    sink = SQLSink(f"sqlite:///{db}", restart=True)
+    sink.open()
+    try:
+        sink.write_batch([plan(), *(job(f"j{i}") for i in range(n))])
+        for start in range(0, n, 5):  # the task cache drops the first ones
+            sink.write_batch(tasks[start : start + 5])
+        seen = _statements(monkeypatch)
+        sink.write_batch(maps)
+    finally:
+        sink.close()
+    task_selects = [s for s in seen if s.startswith("SELECT") and "FROM task" in s]
+    assert len(task_selects) == 1, task_selects
+    for prefix, sql in (
+        (
+            "f",
+            "select t.transformation, l.lfn from workflow_files join task t using (task_id)"
+            " join rc_lfn l using (lfn_id)",
+        ),
+        ("j", "select t.transformation, j.exec_job_id from task t join job j using (job_id)"),
+        ("v", "select t.transformation, m.value from task_meta m join task t using (task_id)"),
+    ):
+        assert sorted(rows(db, sql)) == sorted((f"t{i}", f"{prefix}{i}") for i in range(n)), sql

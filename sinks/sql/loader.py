@@ -39,7 +39,9 @@ from monitord.core.events import (
     RcPfn,
     StampedeEvent,
     TaskInfo,
+    TaskMeta,
     WfMapFile,
+    WfMapTaskJob,
     XwfEnd,
 )
 from monitord.core.jobmachine import db_state_names
@@ -75,8 +77,15 @@ _AHEAD: dict[type[StampedeEvent], tuple[Any, Any, str, str]] = {
     JobInfo: (s.job, JOB_COLS, "exec_job_id", "jobs"),
     TaskInfo: (s.task, TASK_COLS, "abs_task_id", "tasks"),
 }
-#: events naming a file (``lfn_id``): :meth:`RowStore._lfns_ahead` looks the batch's up at once
-_LFN_KINDS = frozenset((RcMeta, RcPfn, WfMapFile))
+#: events naming a file (``lfn_id``) and a task (``task_id``), by kind: what
+#: :meth:`BatchLoader._lookups_ahead` looks up for the batch at once
+_REFS: dict[type[StampedeEvent], tuple[bool, bool]] = {
+    RcMeta: (True, False),
+    RcPfn: (True, False),
+    WfMapFile: (True, True),
+    WfMapTaskJob: (False, True),
+    TaskMeta: (False, True),
+}
 _AHEAD_EXTRA: dict[str, Row] = {"job": {}, "task": {"job_id": None}}
 _INVOCATION_VALUES = values_of(INVOCATION_COLS)
 _JOB_VALUES = values_of(JOB_COLS)
@@ -156,8 +165,7 @@ class BatchLoader(RowStore):
             if not slow:
                 events = self._ids_ahead(events)
                 if self._numbering:
-                    kinds = _LFN_KINDS
-                    self._lfns_ahead({e.lfn_id for e in events if type(e) in kinds})  # type: ignore[attr-defined]
+                    self._lookups_ahead(events)
             for ev in events:
                 handler = handlers.get(type(ev))
                 try:
@@ -172,6 +180,31 @@ class BatchLoader(RowStore):
         finally:
             self._raw.close()
             self._conn = None
+
+    def _lookups_ahead(self, events: Sequence[StampedeEvent]) -> None:
+        """SQLite: the batch's file names, and its tasks the cache may not hold, looked up
+        in a few statements before its events (:meth:`RowStore._lfns_ahead`,
+        :meth:`RowStore._tasks_ahead`), not one SELECT per name or task."""
+        names: set[Any] = set()
+        tasks: dict[Any, set[Any]] = {}
+        refs = _REFS
+        for ev in events:
+            ref = refs.get(type(ev))
+            if ref is not None:
+                lfn, task = ref
+                if lfn:
+                    names.add(ev.lfn_id)  # type: ignore[attr-defined]
+                if task:
+                    found = tasks.get(ev.xwf_id)
+                    if found is None:
+                        found = tasks[ev.xwf_id] = set()
+                    found.add(ev.task_id)  # type: ignore[attr-defined]
+        if names:
+            self._lfns_ahead(names)
+        for uuid, ids in tasks.items():
+            wf = self._wfs.get(uuid)
+            if wf is not None and (not wf.complete or wf.tasks.dropped):
+                self._tasks_ahead(wf, ids)
 
     def _ids_ahead(self, events: Iterable[StampedeEvent]) -> Sequence[StampedeEvent]:
         """PostgreSQL: the ``job.info`` and ``task.info`` rows of the batch's workflows that

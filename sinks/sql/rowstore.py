@@ -548,6 +548,19 @@ class RowStore:
                 absent.discard(lfn)
         self._lfns_absent = absent
 
+    def _tasks_ahead(self, wf: WfCache, ids: set[Any]) -> None:
+        """The batch's tasks of ``wf`` its cache lacks (dropped, or a workflow of an earlier
+        run), read in one SELECT per 500 and cached; those not found are left to
+        :meth:`_task_id` (a task the batch itself adds, or a missing one)."""
+        tasks = wf.tasks
+        wanted = [t for t in ids if type(t) is str and t not in tasks]
+        for start in range(0, len(wanted), _IN_CHUNK):
+            chunk = wanted[start : start + _IN_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT abs_task_id, task_id FROM task WHERE wf_id = ? AND abs_task_id IN ({marks})"
+            for abs_task_id, task_id in self._raw.rows(sql, [wf.wf_id, *chunk]):
+                tasks[abs_task_id] = task_id
+
     def _new_lfn_id(self, lfn: str | None) -> int | None:
         """Numbering: a new ``rc_lfn`` row's id (the largest plus one, :meth:`_new_id`),
         queued for one ``executemany`` before the rows that point at it."""
