@@ -35,8 +35,13 @@ from monitord.core.events import (
     JobInstMainEnd,
     JobInstPreStart,
     JobInstSubmitStart,
+    RcMeta,
+    RcPfn,
     StampedeEvent,
     TaskInfo,
+    TaskMeta,
+    WfMapFile,
+    WfMapTaskJob,
     XwfEnd,
 )
 from monitord.core.jobmachine import db_state_names
@@ -71,6 +76,15 @@ log = structlog.get_logger(__name__)
 _AHEAD: dict[type[StampedeEvent], tuple[Any, Any, str, str]] = {
     JobInfo: (s.job, JOB_COLS, "exec_job_id", "jobs"),
     TaskInfo: (s.task, TASK_COLS, "abs_task_id", "tasks"),
+}
+#: events naming a file (``lfn_id``) and a task (``task_id``), by kind: what
+#: :meth:`BatchLoader._lookups_ahead` looks up for the batch at once
+_REFS: dict[type[StampedeEvent], tuple[bool, bool]] = {
+    RcMeta: (True, False),
+    RcPfn: (True, False),
+    WfMapFile: (True, True),
+    WfMapTaskJob: (False, True),
+    TaskMeta: (False, True),
 }
 _AHEAD_EXTRA: dict[str, Row] = {"job": {}, "task": {"job_id": None}}
 _INVOCATION_VALUES = values_of(INVOCATION_COLS)
@@ -150,6 +164,8 @@ class BatchLoader(RowStore):
         try:
             if not slow:
                 events = self._ids_ahead(events)
+                if self._numbering:
+                    self._lookups_ahead(events)
             for ev in events:
                 handler = handlers.get(type(ev))
                 try:
@@ -164,6 +180,31 @@ class BatchLoader(RowStore):
         finally:
             self._raw.close()
             self._conn = None
+
+    def _lookups_ahead(self, events: Sequence[StampedeEvent]) -> None:
+        """SQLite: the batch's file names, and its tasks the cache may not hold, looked up
+        in a few statements before its events (:meth:`RowStore._lfns_ahead`,
+        :meth:`RowStore._tasks_ahead`), not one SELECT per name or task."""
+        names: set[Any] = set()
+        tasks: dict[Any, set[Any]] = {}
+        refs = _REFS
+        for ev in events:
+            ref = refs.get(type(ev))
+            if ref is not None:
+                lfn, task = ref
+                if lfn:
+                    names.add(ev.lfn_id)  # type: ignore[attr-defined]
+                if task:
+                    found = tasks.get(ev.xwf_id)
+                    if found is None:
+                        found = tasks[ev.xwf_id] = set()
+                    found.add(ev.task_id)  # type: ignore[attr-defined]
+        if names:
+            self._lfns_ahead(names)
+        for uuid, ids in tasks.items():
+            wf = self._wfs.get(uuid)
+            if wf is not None and (not wf.complete or wf.tasks.dropped):
+                self._tasks_ahead(wf, ids)
 
     def _ids_ahead(self, events: Iterable[StampedeEvent]) -> Sequence[StampedeEvent]:
         """PostgreSQL: the ``job.info`` and ``task.info`` rows of the batch's workflows that
@@ -490,7 +531,7 @@ class BatchLoader(RowStore):
         if self._slow:
             self._try(_HOST_LINK, {"_ji": found[1], "host_id": host_id}, "job_instance")
         else:
-            self._host_links.append((host_id, found[1]))
+            self._link_host(found[1], host_id)
 
     def _tag(self, ev: Any) -> None:
         found = self._instance_of(ev)

@@ -151,6 +151,15 @@ class RawSQL:
             raise self._wrap(exc, prep.sql, params) from exc
         return None if found is None else found[0]
 
+    def rows(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        """Every row of a query in the dialect's own SQL (positional parameters)."""
+        cur = self._cursor
+        try:
+            cur.execute(sql, params)
+            return cur.fetchall()
+        except self._dialect.loaded_dbapi.Error as exc:
+            raise self._wrap(exc, sql, params) from exc
+
     def insert_many(self, table: Table, rows: list[Row]) -> None:
         """``executemany`` INSERT; every row carries the keys of the first one."""
         self.execute_many(self._insert(table, tuple(rows[0]), False), rows)

@@ -147,6 +147,9 @@ class RowStore:
         self._numbered: dict[str, list[tuple[Any, ...]]] = {t.name: [] for t in NUMBERED_TABLES}
         self._numbered_pending = False
         self._next_ids: dict[str, int] = {}  # numbered table -> the id its next row gets
+        self._first_ids: dict[str, int] = {}  # numbered table -> the batch's first new id
+        #: numbering: columns set on a job instance this batch inserts, written with its row
+        self._ji_extra: dict[int, Row] = {}
         self._shared_rows: dict[str, list[Row]] = {t.name: [] for t in SHARED_LEAF_TABLES}
         self._ji_updates: dict[int, Row] = {}
         self._host_links: list[tuple[int, int]] = []  # (host_id, job_instance_id)
@@ -154,6 +157,9 @@ class RowStore:
         self._meta_merges: dict[tuple[int, str], Any] = {}
         self._ended: list[str] = []
         self._ahead: dict[int, int] = {}  # id(event) -> the id its row was inserted with
+        #: numbering: file names the batch uses that ``rc_lfn`` lacked at its start
+        self._lfns_absent: set[str] = set()
+        self._new_lfns: list[tuple[int, str]] = []  # numbering: (lfn_id, lfn) to insert
         self.rejected = Rejected()  # slow mode: the rows the database refused
 
     def committed(self) -> None:
@@ -257,7 +263,7 @@ class RowStore:
             return self._insert_id(table, dict(zip(NUMBERED_COLUMNS[name], values, strict=True)))
         new_id = self._next_ids.get(name)
         if new_id is None:
-            new_id = self._max_id(table) + 1
+            new_id = self._first_ids[name] = self._max_id(table) + 1
         self._next_ids[name] = new_id + 1
         self._numbered[name].append((new_id, *values))
         self._numbered_pending = True
@@ -275,12 +281,38 @@ class RowStore:
         for table in NUMBERED_TABLES:
             rows = self._numbered[table.name]
             if rows:
-                self._raw.insert_values(table, _NUMBERED_ROWS[table.name], rows)
+                cols = _NUMBERED_ROWS[table.name]
+                if table is s.job_instance and self._ji_extra:
+                    rows = self._with_extra(rows)
+                    cols = _JI_FULL_COLUMNS
+                self._raw.insert_values(table, cols, rows)
                 self._numbered[table.name] = []
         self._numbered_pending = False
 
+    def _with_extra(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """The batch's new job instance rows, in the order of ``_JI_FULL_COLUMNS``, those
+        the batch changed (``_ji_extra``) with their final values: each column's last value,
+        as the merged update after the insert would leave it (one ``executemany``, no
+        UPDATE for them)."""
+        extra = self._ji_extra
+        cols = _NUMBERED_ROWS["job_instance"]
+        nulls = _JI_NULLS
+        out = []
+        for row in rows:
+            changes = extra.get(row[0])
+            if changes is None:
+                out.append(row + nulls)
+            else:
+                values = dict(zip(cols, row, strict=True))
+                values.update(changes)
+                out.append(tuple([values.get(c) for c in _JI_FULL_COLUMNS]))
+        self._ji_extra = {}
+        return out
+
     def _write_pending(self) -> None:
         raw = self._raw
+        if self._new_lfns:
+            raw.insert_values(s.rc_lfn, ("lfn_id", "lfn"), self._new_lfns)
         if self._numbered_pending:
             self._write_numbered()
         for table in LEAF_TABLES:
@@ -374,8 +406,17 @@ class RowStore:
     def _update_instance(self, ji_id: int, cols: Row) -> None:
         if self._slow:
             self._try(_ji_update(tuple(cols)), {"_ji": ji_id, **cols}, "job_instance")
+        elif ji_id >= self._first_ids.get("job_instance", _NONE_NEW):  # queued: no UPDATE
+            self._ji_extra.setdefault(ji_id, {}).update(cols)
         else:
             self._ji_updates.setdefault(ji_id, {}).update(cols)
+
+    def _link_host(self, ji_id: int, host_id: int) -> None:
+        """The job instance's host, unless it has one (the first host wins)."""
+        if ji_id >= self._first_ids.get("job_instance", _NONE_NEW):  # queued: no UPDATE
+            self._ji_extra.setdefault(ji_id, {}).setdefault("host_id", host_id)
+        else:
+            self._host_links.append((host_id, ji_id))
 
     # --- lookups ----------------------------------------------------------
 
@@ -473,6 +514,12 @@ class RowStore:
                 lfn_id = self.conn.execute(select(t.c.lfn_id).where(t.c.lfn == lfn)).scalar()
                 if lfn_id is None:
                     lfn_id = self._insert_id(t, {"lfn": lfn})
+            elif self._numbering:
+                if lfn not in self._lfns_absent:
+                    raw = self._raw
+                    lfn_id = raw.scalar(raw.prepare("lfn_id", _LFN_FIND), {"lfn": lfn})
+                if lfn_id is None:
+                    lfn_id = self._new_lfn_id(lfn)
             else:
                 raw = self._raw
                 lfn_id = raw.scalar(raw.prepare("lfn_id", _LFN_FIND), {"lfn": lfn})
@@ -481,6 +528,52 @@ class RowStore:
             if lfn_id is not None:
                 self._lfns[lfn] = lfn_id
         return lfn_id
+
+    def _lfns_ahead(self, names: set[Any]) -> None:
+        """Numbering (SQLite): which of the batch's file names ``rc_lfn`` holds, in one
+        SELECT per 500, not one per name.  Those found are cached; the others are new and
+        numbered as they come (:meth:`_new_lfn_id`), in the order of their first event, as
+        an insert each would number them.  Safe with another writer of the file: the batch
+        holds its write lock from ``BEGIN IMMEDIATE``, so no name can appear until it commits."""
+        lfns = self._lfns
+        wanted = [n for n in names if type(n) is str and n not in lfns]
+        if not wanted:
+            return
+        absent = set(wanted)
+        for start in range(0, len(wanted), _IN_CHUNK):
+            chunk = wanted[start : start + _IN_CHUNK]
+            sql = f"SELECT lfn, lfn_id FROM rc_lfn WHERE lfn IN ({','.join('?' * len(chunk))})"
+            for lfn, lfn_id in self._raw.rows(sql, chunk):
+                lfns[lfn] = lfn_id
+                absent.discard(lfn)
+        self._lfns_absent = absent
+
+    def _tasks_ahead(self, wf: WfCache, ids: set[Any]) -> None:
+        """The batch's tasks of ``wf`` its cache lacks (dropped, or a workflow of an earlier
+        run), read in one SELECT per 500 and cached; those not found are left to
+        :meth:`_task_id` (a task the batch itself adds, or a missing one)."""
+        tasks = wf.tasks
+        wanted = [t for t in ids if type(t) is str and t not in tasks]
+        for start in range(0, len(wanted), _IN_CHUNK):
+            chunk = wanted[start : start + _IN_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT abs_task_id, task_id FROM task WHERE wf_id = ? AND abs_task_id IN ({marks})"
+            for abs_task_id, task_id in self._raw.rows(sql, [wf.wf_id, *chunk]):
+                tasks[abs_task_id] = task_id
+
+    def _new_lfn_id(self, lfn: str | None) -> int | None:
+        """Numbering: a new ``rc_lfn`` row's id (the largest plus one, :meth:`_new_id`),
+        queued for one ``executemany`` before the rows that point at it."""
+        if lfn is None:
+            log.error("rejected row: NOT NULL column is null", table="rc_lfn", column="lfn")
+            return None
+        new_id = self._next_ids.get("rc_lfn")
+        if new_id is None:
+            new_id = self._max_id(s.rc_lfn) + 1
+        self._next_ids["rc_lfn"] = new_id + 1
+        self._new_lfns.append((new_id, lfn))
+        self._lfns_absent.discard(lfn)
+        return new_id
 
     def _shared_lfn_id(self, lfn: str) -> int | None:
         """Get or insert on the shared connection; another daemon may insert it first."""
@@ -528,10 +621,25 @@ _NUMBERED_ROWS: dict[str, tuple[str, ...]] = {
     t.name: (t.primary_key.columns[0].name, *NUMBERED_COLUMNS[t.name]) for t in NUMBERED_TABLES
 }
 
+#: Every ``job_instance`` column, a queued row's first: the batch's new rows when it changed
+#: some of them (``RowStore._with_extra``), the others' missing columns NULL.
+_JI_FULL_COLUMNS: tuple[str, ...] = (
+    *_NUMBERED_ROWS["job_instance"],
+    *(c.name for c in s.job_instance.columns if c.name not in _NUMBERED_ROWS["job_instance"]),
+)
+_JI_NULLS: tuple[None, ...] = (None,) * (
+    len(_JI_FULL_COLUMNS) - len(_NUMBERED_ROWS["job_instance"])
+)
+#: No job instance of the batch is new (no id reaches this).
+_NONE_NEW = float("inf")
+
 _TASK_JOB_UPDATE = (
     update(s.task).where(s.task.c.task_id == bindparam("_task")).values(job_id=bindparam("job_id"))
 )
 
+#: names per ``rc_lfn`` SELECT of :meth:`RowStore._lfns_ahead` (SQLite binds at most 999 in
+#: builds before 3.32)
+_IN_CHUNK = 500
 _LFN_FIND = select(s.rc_lfn.c.lfn_id).where(s.rc_lfn.c.lfn == bindparam("lfn"))
 _JOB_FIND = select(s.job.c.job_id).where(
     s.job.c.wf_id == bindparam("wf_id"), s.job.c.exec_job_id == bindparam("exec_job_id")
