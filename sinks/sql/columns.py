@@ -244,11 +244,8 @@ SHARED_LEAF_TABLES: tuple[Table, ...] = (s.rc_pfn,)
 #: (76,000 names at 100,000 jobs, ~150 B each).
 LFN_CACHE_GENERATION = 16_384
 #: A workflow's job, job instance and task ids: at most twice this many of each kept
-#: (rowstore.IdCache); past that a miss is one indexed SELECT.  A job instance's ids are
-#: looked up again within the jobs running at once (hundreds); a job's and a task's, written
-#: in the static phase, are wanted again only when the job runs, which past 2 x 16,384 jobs
-#: missed anyway: 8,192 keeps ~8 MB less at 100,000 jobs (bench/README.md, mem30d).
-ID_CACHE_GENERATION = 8_192
+#: (rowstore.IdCache); past that a miss is one indexed SELECT.
+ID_CACHE_GENERATION = 16_384
 
 REQUIRED: dict[str, tuple[str, ...]] = {t.name: _required(t) for t in s.metadata.sorted_tables}
 #: Per leaf and numbered table, the places of its NOT NULL columns in its value tuples.
