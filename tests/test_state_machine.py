@@ -450,8 +450,9 @@ def test_memory_per_finished_job_instance_is_small():
     assert len(wf.latest) == 2 * n
     # 777 B with the whole instance kept, 504 B with each keyed by (name, seq) beside the
     # node's latest seq; ~332 B keyed by the node's name alone; ~270 B with the record's
-    # states as codes and retire()'s cleared values left out (issue 30)
-    assert per_job < 300, per_job
+    # states as codes and retire()'s cleared values left out; ~246 B with the values as
+    # varints and the shared texts numbered (issue 30; 269.5 B before)
+    assert per_job < 255, per_job
 
 
 def test_a_finished_instance_record_packs_only_what_revive_needs():
@@ -491,6 +492,71 @@ def test_a_record_revives_values_it_packs_another_way():
     assert revived == whole and type(revived.main_start) is float
     inst.retired = False  # not retired: kept whole
     assert FinishedJob.of(inst) is inst
+
+
+def _finished_instance(**values: object) -> object:
+    from monitord.core.jobinstance import JobInstance
+
+    inst = JobInstance("a", 12345, "/run/00/00", state="POST_SCRIPT_SUCCESS", js_seq=7)
+    inst.sched_id, inst.site, inst.user, inst.out_num = "3842.0", "local", "bruno", 0
+    inst.main_start, inst.main_end, inst.post_start, inst.post_end = 1675534791.0, 1675534795.0, 1675534796.0, 1675534796.0  # fmt: skip
+    inst.main_exitcode = inst.post_exitcode = 0
+    inst.work_dir = "/var/lib/condor/spool/local_univ_execute/dir_3060240"
+    inst.kickstart_parsed = inst.rotated = True
+    for name, value in values.items():
+        setattr(inst, name, value)
+    inst.retire()
+    return inst
+
+
+def test_a_record_numbers_its_shared_texts_and_packs_ints_small():
+    """A synthetic workflow's finished instance: its site, user and work directory's parent
+    numbered in the workflow's table, its ints as varints, its times after the first as
+    differences: ~112 B, 186 B with every value marshalled (issue 30)."""
+    import sys
+
+    from monitord.core.jobinstance import FinishedJob, TextTable
+
+    texts = TextTable()
+    inst = _finished_instance()
+    record = FinishedJob.of(inst, "/run/00/00", texts)  # type: ignore[arg-type]
+    assert isinstance(record, FinishedJob)
+    assert b"local_univ_execute" not in record and b"bruno" not in record
+    assert sys.getsizeof(record) < 120, sys.getsizeof(record)
+    assert (record.state, record.sched_id, record.seq) == ("POST_SCRIPT_SUCCESS", "3842.0", 12345)
+    assert record.revive("a", "/run/00/00", texts) == inst
+    # a second instance shares the table's texts: no new one
+    FinishedJob.of(_finished_instance(work_dir="/var/lib/condor/spool/local_univ_execute/dir_7"), "/run/00/00", texts)  # type: ignore[arg-type]  # fmt: skip
+    assert len(texts.texts) == 3
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {"main_end": 1675534700.0, "post_start": None},  # a time before the one before it
+        {"main_exitcode": -1, "pre_exitcode": -128, "post_exitcode": 2**40},
+        {"main_start": 0.25, "cluster_dur": 1.5, "main_exitcode": "PegasusLite: 3"},
+        {"work_dir": "relative", "user": "", "site": "sité ✓", "stdout_file": "/o/a.out"},
+        {"work_dir": "/"},
+        {"sched_id": "\udc80"},  # a lone surrogate: marshalled
+        {"cluster_start": 7, "time_req": 300, "submit_dir": "/elsewhere"},
+    ],
+)
+def test_a_record_revives_every_kind_of_value_equal(values: dict[str, object]) -> None:
+    """Whatever the values (negative ints, fractions, texts that are no path, a surrogate
+    marshal keeps), with or without the text table, and with the table full: revived equal."""
+    from monitord.core import jobinstance
+    from monitord.core.jobinstance import FinishedJob, TextTable
+
+    inst = _finished_instance(**values)
+    full = TextTable()
+    for n in range(jobinstance.TEXTS_MAX):
+        full.number(str(n))
+    for texts in (TextTable(), None, full):
+        record = FinishedJob.of(inst, "/run/00/00", texts)  # type: ignore[arg-type]
+        assert isinstance(record, FinishedJob)
+        assert record.revive("a", "/run/00/00", texts) == inst
+        assert record.seq == 12345 and record.sched_id == inst.sched_id  # type: ignore[attr-defined]
 
 
 def test_a_snapshot_keeps_the_finished_instances_compact():

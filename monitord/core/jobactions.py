@@ -28,7 +28,7 @@ from monitord.core.events import (
     JobInstMainStart,
     StampedeEvent,
 )
-from monitord.core.jobinstance import FinishedJob, JobInstance, shared
+from monitord.core.jobinstance import FinishedJob, JobInstance, TextTable, shared
 from monitord.core.jobout import parse_job_output, read_pre_script_log
 from monitord.core.jobout_events import JobFiles, composite_extras
 
@@ -56,6 +56,7 @@ class JobActions:
     job_seq: int
     latest: dict[str, JobInstance | FinishedJob]
     out_counters: dict[str, int]
+    texts: TextTable
     fixed: Any
     emit: Callable[[StampedeEvent], None]
 
@@ -87,7 +88,7 @@ class JobActions:
         """The record the workflow keeps of a retired instance (its submit directory left
         out when the node's ``.dag`` entry gives it)."""
         node = self.dag.nodes.get(inst.name) if self.dag else None
-        return FinishedJob.of(inst, self._submit_dir(node))
+        return FinishedJob.of(inst, self._submit_dir(node), self.texts)
 
     def _latest_instance(self, name: str) -> JobInstance | None:
         found = self.latest.get(name)
@@ -95,7 +96,9 @@ class JobActions:
             return found
         # A later state of a finished instance (duplicated lines): the whole instance again.
         node = self.dag.nodes.get(name) if self.dag else None
-        inst = found.revive(node.name if node is not None else name, self._submit_dir(node))
+        inst = found.revive(
+            node.name if node is not None else name, self._submit_dir(node), self.texts
+        )
         self.latest[inst.name] = inst
         return inst
 

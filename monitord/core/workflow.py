@@ -32,7 +32,7 @@ from monitord.core.events import (
     XwfStart,
 )
 from monitord.core.jobactions import JobActions
-from monitord.core.jobinstance import FinishedJob, JobInstance
+from monitord.core.jobinstance import FinishedJob, JobInstance, TextTable
 from monitord.core.jobmachine import (
     JOB_STATES,
     REUSABLE_STATES,
@@ -116,6 +116,7 @@ class Workflow(JobActions):
         # later line can apply to (an earlier one, superseded by a retry, is read by nothing
         # and not kept). A finished instance is kept as its compact record (FinishedJob).
         self.latest: dict[str, JobInstance | FinishedJob] = {}
+        self.texts = TextTable()  # the texts those records name by number
         self.last_submitted: str | None = None
         self.last_updated: JobInstance | None = None
         # DAGMan facts.
