@@ -4,6 +4,7 @@ on the event plugins."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -70,9 +71,38 @@ def build_outputs(cfg: MonitorConfig, run_dir: str, bd: Any, *, restart: bool) -
             )
         except Exception as exc:
             log.warning("dashboard disabled", error=str(exc))
-    if cfg.sql_process and cfg.replay:
+    if loader_in_process(cfg):
         out.sinks = [in_child_process(sink) for sink in out.sinks]
     return out
+
+
+#: the size of dagman.out from which a replay loads its SQL destinations in a child process
+#: (bench/README.md, "Issue 30, seventh session: proc30b": the break-even)
+PROCESS_FROM = 8 << 20
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
+
+
+def loader_in_process(cfg: MonitorConfig) -> bool:
+    """Whether a replay's SQL destinations are written by a child process: ``--sql-process``
+    (True) or ``--sql-thread`` (False) say so; otherwise a replay of a root dagman.out of
+    :data:`PROCESS_FROM` or more, on two usable cores or more, gets the child (the second core
+    pays for its start-up and the crossing only on a large replay).  Following: never."""
+    if not cfg.replay:
+        return False
+    if cfg.sql_process is not None:
+        return cfg.sql_process
+    try:
+        size = os.path.getsize(cfg.dagman_out)
+    except OSError:
+        return False
+    return size >= PROCESS_FROM and usable_cores() >= 2
 
 
 def in_child_process(sink: Sink) -> Sink:
