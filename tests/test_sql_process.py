@@ -6,8 +6,8 @@ is killed in the middle (the delivery retries the batch in a new child: every ro
 or in its first open (the retry rotates the file no second time);
 a permanent error from the child stays permanent; the child shows no password in its title and
 does not outlive a daemon killed with SIGKILL; the option is refused where it does not apply.
-Without either option a replay chooses by the size of its dagman.out and the usable cores
-(``monitord/daemon/outputs.py`` ``loader_in_process``).
+Without either option a replay chooses by the size of its dagman.out, the usable cores and the
+load average (``monitord/daemon/outputs.py`` ``loader_in_process``).
 The Ctrl-C/SIGTERM stop with it is in tests/test_replay_interrupt.py, its threads and process
 in tests/test_architecture.py.
 """
@@ -228,25 +228,28 @@ def test_the_childs_title_shows_no_password(monkeypatch: pytest.MonkeyPatch) -> 
 # ---------------------------------------------------------------- the default: by size and cores
 
 BIG = PROCESS_FROM
-CASES = [  # (replay, option, dagman.out size, usable cores) -> a child process?
-    ((True, None, BIG, 2), True),
-    ((True, None, BIG - 1, 2), False),  # below the size: the thread
-    ((True, None, BIG, 1), False),  # one usable core: nothing to gain
-    ((True, False, BIG, 2), False),  # --sql-thread
-    ((True, True, 10, 1), True),  # --sql-process, whatever the size and cores
-    ((False, None, BIG, 2), False),  # following, -N, the service: never
+IDLE, BUSY = 1.5, 1.51  # 1-minute load averages on two cores: half a core idle, or not
+CASES = [  # (replay, option, dagman.out size, usable cores, load) -> a child process?
+    ((True, None, BIG, 2, IDLE), True),
+    ((True, None, BIG - 1, 2, 0.0), False),  # below the size: the thread
+    ((True, None, BIG, 1, 0.0), False),  # one usable core: nothing to gain
+    ((True, None, BIG, 2, BUSY), False),  # no core to spare
+    ((True, False, BIG, 2, 0.0), False),  # --sql-thread
+    ((True, True, 10, 1, 9.0), True),  # --sql-process, whatever the size, cores and load
+    ((False, None, BIG, 2, 0.0), False),  # following, -N, the service: never
 ]
 
 
 @pytest.mark.parametrize(("case", "child"), CASES)
-def test_the_loader_runs_in_a_child_for_a_large_replay_on_two_cores(
+def test_the_loader_runs_in_a_child_for_a_large_replay_with_a_spare_core(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: tuple[Any, ...], child: bool
 ) -> None:
-    replay, option, size, cores = case
+    replay, option, size, cores, load = case
     out = tmp_path / "w.dag.dagman.out"
     with open(out, "wb") as fh:
         fh.truncate(size)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)))
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
     cfg = MonitorConfig(str(out), replay=replay, sql_process=option)
     assert loader_in_process(cfg) is child
 

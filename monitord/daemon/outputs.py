@@ -77,8 +77,11 @@ def build_outputs(cfg: MonitorConfig, run_dir: str, bd: Any, *, restart: bool) -
 
 
 #: the size of dagman.out from which a replay loads its SQL destinations in a child process
-#: (bench/README.md, "Issue 30, seventh session: proc30b": the break-even)
+#: (bench/README.md, "Issue 30, seventh session: proc30b")
 PROCESS_FROM = 8 << 20
+#: the cores the 1-minute load average must leave idle: on a busy machine the child costs a
+#: third more CPU and gains no wall time (the same bench/README.md section)
+SPARE = 0.5
 
 
 def usable_cores() -> int:
@@ -92,8 +95,10 @@ def usable_cores() -> int:
 def loader_in_process(cfg: MonitorConfig) -> bool:
     """Whether a replay's SQL destinations are written by a child process: ``--sql-process``
     (True) or ``--sql-thread`` (False) say so; otherwise a replay of a root dagman.out of
-    :data:`PROCESS_FROM` or more, on two usable cores or more, gets the child (the second core
-    pays for its start-up and the crossing only on a large replay).  Following: never."""
+    :data:`PROCESS_FROM` or more gets the child when this process may use two cores or more
+    and the load average leaves :data:`SPARE` of them idle (the second core pays for the
+    child's start-up and the crossing only on a large replay, and only when it is free).
+    Following: never."""
     if not cfg.replay:
         return False
     if cfg.sql_process is not None:
@@ -102,7 +107,21 @@ def loader_in_process(cfg: MonitorConfig) -> bool:
         size = os.path.getsize(cfg.dagman_out)
     except OSError:
         return False
-    return size >= PROCESS_FROM and usable_cores() >= 2
+    if size < PROCESS_FROM:
+        return False
+    cores = usable_cores()
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average to read: taken as idle
+        load = 0.0
+    child = cores >= 2 and cores - load >= SPARE
+    log.info(
+        "SQL loader of a large replay",
+        where="process" if child else "thread",
+        cores=cores,
+        load=round(load, 2),
+    )
+    return child
 
 
 def in_child_process(sink: Sink) -> Sink:
