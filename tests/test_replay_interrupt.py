@@ -345,8 +345,9 @@ def _titles(seen: dict[int, str]) -> list[list[str]]:
 def test_a_large_replay_on_two_cores_loads_its_database_in_one_child(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 30: by default a large replay's SQL loader runs in one child process (started
-    through subprocess, not multiprocessing: no helper process), beside the same threads."""
+    """Issue 30: by default a large replay's SQL loader runs in one child process on two idle
+    cores (started through subprocess, not multiprocessing: no helper process), beside the
+    same threads."""
     seen, threads = _children_of_a_large_replay(tmp_path, monkeypatch)
     assert _titles(seen) == [["monitord", "sink-sql"]], seen
     assert {"sink-sql", "sink-dashboard"} <= set(threads), threads
