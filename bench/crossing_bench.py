@@ -46,7 +46,9 @@ def capture(jobs: int, work: Path) -> list[list[StampedeEvent]]:
 
     SQLSink.write_batch = keep  # type: ignore[method-assign]
     os.environ["HOME"] = str(work)
-    asyncio.run(run_replay(MonitorConfig(str(out), replay=True, dashboard=False)))
+    asyncio.run(
+        run_replay(MonitorConfig(str(out), replay=True, dashboard=False, sql_process=False))
+    )
     SQLSink.write_batch = original  # type: ignore[method-assign]
     return batches
 

@@ -220,13 +220,13 @@ def main(argv: list[str] | None = None) -> int:
         raw = args.keep or work / ("profile.txt" if args.profiler == "py-spy" else "profile.pstats")
         if args.profiler == "py-spy":
             daemon = [sys.executable, "-c", "import sys; from monitord.cli import pegasus_main; "
-                      "sys.exit(pegasus_main())", "-r", dagman_out]  # fmt: skip
+                      "sys.exit(pegasus_main())", "-r", "--sql-thread", dagman_out]  # fmt: skip
             # --nonblocking: a blocking sampler stops the daemon at each sample, which
             # inflates the stages that make system calls (reading job files) several times
             cmd = [str(spy), "record", "--nonblocking", "-f", "raw", "-r", str(args.rate),
                    "-o", str(raw), "--", *daemon]  # fmt: skip
         else:
-            cmd = [sys.executable, "-c", _CHILD, str(raw), "-r", dagman_out]
+            cmd = [sys.executable, "-c", _CHILD, str(raw), "-r", "--sql-thread", dagman_out]
         subprocess.run(cmd, cwd=run_dir, env=env, check=True, capture_output=True)
         report(raw, args.profiler, args.top)
     finally:

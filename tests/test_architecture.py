@@ -83,7 +83,7 @@ if hasattr(Monitor, "_replay_file"):
 wrap(SQLSink, "write_batch", "write sql")
 wrap(ProcessSink, "write_batch", "write sql")
 wrap(DashboardSink, "write_batch", "write dashboard")
-sql_process = os.environ.get("PROBE_SQL_PROCESS") == "1"
+sql_process = True if os.environ.get("PROBE_SQL_PROCESS") == "1" else None  # None: by size
 config = MonitorConfig(sys.argv[1], replay=True, dests=sys.argv[2:] or None, sql_process=sql_process)
 monitor = daemon_monitor(config, observers=[Probe()])
 asyncio.run(run_replay(config, monitor))
@@ -138,18 +138,20 @@ def test_a_sql_process_replay_adds_the_one_process_the_page_names(tmp_path: Path
     assert stages.get("read") == stages["feed"] == stages["publish"] == {"parser_0"}, stages
     assert stages["write sql"] == {"sink-sql"}  # the wrapper's, in the daemon
     assert stages["write dashboard"] == {"sink-dashboard"}
-    threads = _documented("Threads of a replay with `--sql-process`:")
+    threads = _documented("Threads of a large replay, or with `--sql-process`:")
     assert set(seen["threads"]) == threads, seen["threads"]
     db = next(gen.dagman_out.parent.glob("*.stampede.db"))
     shown = {t.replace(f"sqlite:///{db}", "<database>") for t in seen["processes"]}
-    assert shown == _documented("Processes of a replay with `--sql-process`:"), seen["processes"]
+    assert shown == _documented("Processes of a large replay, or with `--sql-process`:"), seen[
+        "processes"
+    ]
 
 
 def test_the_page_names_the_sql_process_crossing_with_its_files_and_functions() -> None:
     line = next(
         x
         for x in PAGE.read_text().splitlines()
-        if x.startswith("Crossing of a replay with `--sql-process`")
+        if x.startswith("Crossing of a large replay, or with `--sql-process`")
     )
     pairs = re.findall(r"`((?:monitord|sinks)/[\w/]+\.py)` `([\w.]+)`", line)
     assert len(pairs) == 5, line

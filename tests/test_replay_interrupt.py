@@ -7,10 +7,12 @@ Each replay runs in a process group of its own and gets the signal there, as a t
 Ctrl-C does, at a seeded moment after it has started writing (``MONITORD_INTERRUPT_SEED``).
 The 2 s bound is stretched only by how far the machine is loaded beyond its cores (the
 1-minute load average over the CPU count), so that a busy CI host does not fail it; the
-time each stop took is printed (``-s``).  With ``--sql-process`` (issue 30) the same holds, and
-the loader child is gone when the replay has ended.  The last tests (issue 27, one path for a
-line): a replay of the size that once switched to a loader process starts no child process of
-any kind (/proc), and the same probe sees the one ``--sql-process`` starts.
+time each stop took is printed (``-s``).  The same holds for a large replay with its SQL loader
+in a child process and in a thread (issue 30: ``--sql-process``, ``--sql-thread``; the default
+picks one of them by size, cores and load), and the loader child is gone when the replay has
+ended.  The last tests: which replay starts which child process (/proc, whatever started it):
+a large one on two idle usable cores the one loader child, the same on one core or with
+``--sql-thread`` none, ``--sql-process`` its child whatever the cores.
 """
 
 from __future__ import annotations
@@ -56,10 +58,11 @@ def env(home: Path) -> dict[str, str]:
 
 
 def command(form: str, db: Path, dagman_out: Path) -> list[str]:
-    """``replay``/``dropin``; ``+sql-process``: the database written by a child process."""
+    """``replay``/``dropin``; ``+sql-process`` / ``+sql-thread``: the database written by a
+    child process / a thread, whatever the size."""
     dest = ["-d", f"sqlite:///{db}"]
-    if form.endswith("+sql-process"):
-        dest.append("--sql-process")
+    if "+" in form:
+        dest.append("--" + form.split("+")[1])
     if form.startswith("replay"):
         return [*MONITORD, "replay", *dest, dagman_out.name]
     return [*PEGASUS_MONITORD, "-r", *dest, dagman_out.name]
@@ -160,7 +163,7 @@ def check_rerun(wf: Workflow, cmd: list[str], db: Path) -> None:
     [
         (300, "replay", signal.SIGINT),
         (3000, "replay", signal.SIGINT),
-        (10000, "replay", signal.SIGINT),
+        (10000, "replay+sql-thread", signal.SIGINT),
         (3000, "dropin", signal.SIGINT),
         (3000, "dropin", signal.SIGTERM),
         (3000, "replay+sql-process", signal.SIGINT),
@@ -287,21 +290,24 @@ def children() -> dict[int, str]:
 
 
 def _children_of_a_large_replay(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *options: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *options: str, cores: int = 2
 ) -> tuple[dict[int, str], list[str]]:
-    """A replay of the size that once switched to a loader process, in this process on a
-    machine with a second core: the child processes it had while its sinks wrote (sampled
-    from /proc at every batch, whatever started them), and the threads it started."""
+    """A replay of a dagman.out at the size from which the loader goes to a child process (the
+    bound lowered to this 1,000-job workflow's), in this process, on ``cores`` usable cores:
+    the child processes it had while its sinks wrote (sampled from /proc at every batch,
+    whatever started them), and the threads it started."""
     import threading
 
     from monitord import cli
+    from monitord.daemon import outputs
     from sinks.runtime.process_sink import ProcessSink
     from sinks.sql.dashboard import DashboardSink
     from sinks.sql.sink import SQLSink
 
     out = generate(tmp_path / "run", 1000, seed=SEED, retry_fraction=0.05, name="big").dagman_out
-    assert out.stat().st_size >= 2 << 20  # the size that switched
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)  # and a second core
+    monkeypatch.setattr(outputs, "PROCESS_FROM", out.stat().st_size)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)))
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))  # an idle machine
     before = children()
     seen: dict[int, str] = {}
     threads: list[str] = []
@@ -332,20 +338,35 @@ def _children_of_a_large_replay(
     return seen, threads
 
 
-def test_a_large_replay_starts_no_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """One path for a line (issue 27): a replay of any size loads its database in a thread of
-    the daemon; the process it once switched to for a dagman.out of 2 MiB or more on a machine
-    with a second core is what hung on Ctrl-C.  No child of any kind (multiprocessing,
-    subprocess) while it writes."""
+def _titles(seen: dict[int, str]) -> list[list[str]]:
+    return [t.split()[:2] for t in seen.values()]
+
+
+def test_a_large_replay_on_two_cores_loads_its_database_in_one_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 30: by default a large replay's SQL loader runs in one child process on two idle
+    cores (started through subprocess, not multiprocessing: no helper process), beside the
+    same threads."""
     seen, threads = _children_of_a_large_replay(tmp_path, monkeypatch)
+    assert _titles(seen) == [["monitord", "sink-sql"]], seen
+    assert {"sink-sql", "sink-dashboard"} <= set(threads), threads
+
+
+@pytest.mark.parametrize(("options", "cores"), [(("--sql-thread",), 2), ((), 1)])
+def test_a_large_replay_with_sql_thread_or_on_one_core_starts_no_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: tuple[str, ...], cores: int
+) -> None:
+    """``--sql-thread``, or a single usable core: the loader stays a thread of the daemon; no
+    child of any kind (multiprocessing, subprocess) while it writes."""
+    seen, threads = _children_of_a_large_replay(tmp_path, monkeypatch, *options, cores=cores)
     assert seen == {}
     assert {"sink-sql", "sink-dashboard"} <= set(threads), threads
 
 
-def test_the_probe_sees_the_loader_child_sql_process_starts(
+def test_sql_process_starts_its_child_on_one_core(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The same probe finds the one child ``--sql-process`` starts (through subprocess, not
-    multiprocessing): the test above can fail."""
-    seen, _ = _children_of_a_large_replay(tmp_path, monkeypatch, "--sql-process")
-    assert [t.split()[:2] for t in seen.values()] == [["monitord", "sink-sql"]], seen
+    """``--sql-process`` forces the child where the default would not (one usable core)."""
+    seen, _ = _children_of_a_large_replay(tmp_path, monkeypatch, "--sql-process", cores=1)
+    assert _titles(seen) == [["monitord", "sink-sql"]], seen

@@ -6,6 +6,8 @@ is killed in the middle (the delivery retries the batch in a new child: every ro
 or in its first open (the retry rotates the file no second time);
 a permanent error from the child stays permanent; the child shows no password in its title and
 does not outlive a daemon killed with SIGKILL; the option is refused where it does not apply.
+Without either option a replay chooses by the size of its dagman.out, the usable cores and the
+load average (``monitord/daemon/outputs.py`` ``loader_in_process``).
 The Ctrl-C/SIGTERM stop with it is in tests/test_replay_interrupt.py, its threads and process
 in tests/test_architecture.py.
 """
@@ -13,6 +15,7 @@ in tests/test_architecture.py.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -25,6 +28,8 @@ from typing import Any
 import pytest
 
 from monitord.core.events import StampedeEvent
+from monitord.daemon.config import MonitorConfig
+from monitord.daemon.outputs import PROCESS_FROM, loader_in_process
 from monitord.tools.synthetic import generate
 from sinks.runtime.base import SinkError
 from sinks.runtime.process_sink import ProcessSink
@@ -220,13 +225,68 @@ def test_the_childs_title_shows_no_password(monkeypatch: pytest.MonkeyPatch) -> 
         sink.close()
 
 
+# ---------------------------------------------------------------- the default: by size and cores
+
+BIG = PROCESS_FROM
+IDLE, BUSY = 1.5, 1.51  # 1-minute load averages on two cores: half a core idle, or not
+CASES = [  # (replay, option, dagman.out size, usable cores, load) -> a child process?
+    ((True, None, BIG, 2, IDLE), True),
+    ((True, None, BIG - 1, 2, 0.0), False),  # below the size: the thread
+    ((True, None, BIG, 1, 0.0), False),  # one usable core: nothing to gain
+    ((True, None, BIG, 2, BUSY), False),  # no core to spare
+    ((True, False, BIG, 2, 0.0), False),  # --sql-thread
+    ((True, True, 10, 1, 9.0), True),  # --sql-process, whatever the size, cores and load
+    ((False, None, BIG, 2, 0.0), False),  # following, -N, the service: never
+]
+
+
+@pytest.mark.parametrize(("case", "child"), CASES)
+def test_the_loader_runs_in_a_child_for_a_large_replay_with_a_spare_core(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, case: tuple[Any, ...], child: bool
+) -> None:
+    replay, option, size, cores, load = case
+    out = tmp_path / "w.dag.dagman.out"
+    with open(out, "wb") as fh:
+        fh.truncate(size)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)))
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    cfg = MonitorConfig(str(out), replay=replay, sql_process=option)
+    assert loader_in_process(cfg) is child
+
+
+def test_the_pages_and_the_help_give_the_rules_size() -> None:
+    """Every size in MiB README.md, docs/architecture.md and ``--help`` give is the rule's."""
+    from monitord.cli.options import REPLAY, build_parser
+
+    root = Path(__file__).resolve().parent.parent
+    texts = [(root / p).read_text() for p in ("README.md", "docs/architecture.md")]
+    texts.append(" ".join(build_parser("monitord replay", REPLAY).format_help().split()))
+    sizes = [re.findall(r"(\d+) MiB", text) for text in texts]
+    assert all(sizes), sizes
+    assert {int(n) for found in sizes for n in found} == {PROCESS_FROM >> 20}, sizes
+
+
+def test_the_thread_option_is_parsed_into_the_config() -> None:
+    """``--sql-thread`` / ``--sql-process`` / neither: False / True / None (the rule), and a
+    followed workflow's config says thread whatever the option."""
+    from monitord.cli.options import REPLAY, build_parser
+    from monitord.daemon.config import Options, monitor_config
+
+    got = []
+    for argv in (["--sql-thread"], ["--sql-process"], []):
+        args = build_parser("monitord replay", REPLAY).parse_args([*argv, "x.dagman.out"])
+        got.append(monitor_config(Options.from_args(args), {}).sql_process)
+    assert got == [False, True, None]
+    assert monitor_config(Options(dagman_out="x.dagman.out"), {}).sql_process is False
+
+
 # ---------------------------------------------------------------- whole replays
 
 
 def test_the_corpus_database_is_the_threads(tmp_path: Path) -> None:
     require_corpus()
     case = CORPUS / "process_wf_success"
-    thread = replay_copy(case / "input", tmp_path / "thread")
+    thread = replay_copy(case / "input", tmp_path / "thread", "--sql-thread")
     child = replay_copy(case / "input", tmp_path / "child", "--sql-process")
     (db,) = child.glob("*.stampede.db")
     assert_same_rows(case / "expected" / "stampede.db", db)
@@ -261,7 +321,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Pat
     home = root / "home"
     home.mkdir()
     expected = root / "thread.db"
-    _replayed(out, expected, home, "-q")
+    _replayed(out, expected, home, "-q", "--sql-thread")
     return out, expected, home
 
 
@@ -281,7 +341,7 @@ def test_a_child_killed_mid_replay_leaves_every_row_once(tmp_path: Path) -> None
     home = tmp_path / "home"
     home.mkdir()
     expected = tmp_path / "thread.db"
-    _replayed(out, expected, home, "-q")
+    _replayed(out, expected, home, "-q", "--sql-thread")
     db = tmp_path / "killed.db"
     log = tmp_path / "stderr"
     with open(log, "w") as err:

@@ -174,9 +174,20 @@ _OUTPUT_OPTIONS: tuple[Option, ...] = (
     ),
     _opt(
         "--sql-process",
-        action="store_true",
+        action="store_const",
+        const=True,
+        default=None,
         help="replay only: write each SQL database (-d, the default one; not the dashboard) "
-        "from a child process, beside the parser on another core; following keeps the thread",
+        "from a child process, beside the parser on another core (the default for a dagman.out "
+        "of 8 MiB or more with two usable cores and a 1-minute load average at least half a "
+        "core below them); following keeps the thread",
+    ),
+    _opt(
+        "--sql-thread",
+        dest="sql_process",
+        action="store_const",
+        const=False,
+        help="replay only: write the SQL databases from a thread of the daemon, at any size",
     ),
     _opt(
         "--poll",

@@ -53,8 +53,9 @@ class MonitorConfig:
     notifications_full_log: bool = True  # full records (daemon at INFO or more verbose)
     # Live daemon: where crash-resume snapshots are kept (None: statedir.default_state_dir()).
     state_dir: str | None = None
-    # Replay only (--sql-process): each SQL destination written by a child process.
-    sql_process: bool = False
+    # Replay only: each SQL destination written by a child process (True: --sql-process), by
+    # a thread of the daemon (False: --sql-thread), or as outputs.loader_in_process says (None).
+    sql_process: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ class Options:
     # warning, instead of refusing to start.
     strict_notifications: bool = True
     state_dir: str | None = None  # --state-dir: the live daemon's snapshots (statedir.py)
-    sql_process: bool = False  # --sql-process: a replay's SQL destinations in a child process
+    sql_process: bool | None = None  # --sql-process True, --sql-thread False, None: by size
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Options:
@@ -185,6 +186,6 @@ def monitor_config(opts: Options, props: dict[str, str]) -> MonitorConfig:
         dashboard_url=dashboard_url,
         polling=opts.poll,
         state_dir=opts.state_dir or props.get("pegasus.monitord.state.dir") or None,
-        sql_process=opts.sql_process and opts.replay,
+        sql_process=opts.sql_process if opts.replay else False,
         **notify,
     )

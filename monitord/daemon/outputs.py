@@ -4,6 +4,7 @@ on the event plugins."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -70,9 +71,57 @@ def build_outputs(cfg: MonitorConfig, run_dir: str, bd: Any, *, restart: bool) -
             )
         except Exception as exc:
             log.warning("dashboard disabled", error=str(exc))
-    if cfg.sql_process and cfg.replay:
+    if loader_in_process(cfg):
         out.sinks = [in_child_process(sink) for sink in out.sinks]
     return out
+
+
+#: the size of dagman.out from which a replay loads its SQL destinations in a child process
+#: (bench/README.md, "Issue 30, seventh session: proc30b")
+PROCESS_FROM = 8 << 20
+#: the cores the 1-minute load average must leave idle: on a busy machine the child costs a
+#: third more CPU and gains no wall time (the same bench/README.md section)
+SPARE = 0.5
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
+
+
+def loader_in_process(cfg: MonitorConfig) -> bool:
+    """Whether a replay's SQL destinations are written by a child process: ``--sql-process``
+    (True) or ``--sql-thread`` (False) say so; otherwise a replay of a root dagman.out of
+    :data:`PROCESS_FROM` or more gets the child when this process may use two cores or more
+    and the load average leaves :data:`SPARE` of them idle (the second core pays for the
+    child's start-up and the crossing only on a large replay, and only when it is free).
+    Following: never."""
+    if not cfg.replay:
+        return False
+    if cfg.sql_process is not None:
+        return cfg.sql_process
+    try:
+        size = os.path.getsize(cfg.dagman_out)
+    except OSError:
+        return False
+    if size < PROCESS_FROM:
+        return False
+    cores = usable_cores()
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average to read: taken as idle
+        load = 0.0
+    child = cores >= 2 and cores - load >= SPARE
+    log.info(
+        "SQL loader of a large replay",
+        where="process" if child else "thread",
+        cores=cores,
+        load=round(load, 2),
+    )
+    return child
 
 
 def in_child_process(sink: Sink) -> Sink:
