@@ -179,6 +179,12 @@ _OUTPUT_OPTIONS: tuple[Option, ...] = (
         "from a child process, beside the parser on another core; following keeps the thread",
     ),
     _opt(
+        "--read-ahead",
+        action="store_true",
+        help="replay only: read and parse the jobs' files in a worker process, ahead of the "
+        "parser, on another core",
+    ),
+    _opt(
         "--poll",
         action="store_true",
         help="live: poll dagman.out instead of using inotify (also MONITORD_FORCE_POLLING=1)",

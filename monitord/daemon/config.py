@@ -55,6 +55,8 @@ class MonitorConfig:
     state_dir: str | None = None
     # Replay only (--sql-process): each SQL destination written by a child process.
     sql_process: bool = False
+    # Replay only (--read-ahead): job files read and parsed ahead by a worker process.
+    read_ahead: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,7 @@ class Options:
     strict_notifications: bool = True
     state_dir: str | None = None  # --state-dir: the live daemon's snapshots (statedir.py)
     sql_process: bool = False  # --sql-process: a replay's SQL destinations in a child process
+    read_ahead: bool = False  # --read-ahead: a replay's job files parsed ahead by a worker
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Options:
@@ -186,5 +189,6 @@ def monitor_config(opts: Options, props: dict[str, str]) -> MonitorConfig:
         polling=opts.poll,
         state_dir=opts.state_dir or props.get("pegasus.monitord.state.dir") or None,
         sql_process=opts.sql_process and opts.replay,
+        read_ahead=opts.read_ahead and opts.replay,
         **notify,
     )
