@@ -241,8 +241,13 @@ class ReadAhead:
     def pid(self) -> int | None:
         return self._child.pid if self._child is not None else None
 
-    def close(self) -> None:
-        """Close the pipe (the worker ends); say what it gave."""
+    def close(self, *, finished: bool = True) -> None:
+        """Close the pipe (the worker ends); say what it gave.  A replay ``finished`` asked
+        for every result: what is left in the pipe is its end, with the worker's figures."""
+        if finished:
+            for _ in range(WINDOW + 1):  # a misprediction's batches at most, then the end
+                if not self._pull(timeout=5.0):
+                    break
         child, self._child = self._child, None
         if child is not None:
             child.close()
@@ -252,7 +257,7 @@ class ReadAhead:
             "read-ahead", **self.counts, worker_cpu=self.worker_cpu, worker_rss=self.worker_rss
         )
 
-    def _pull(self) -> bool:
+    def _pull(self, timeout: float | None = None) -> bool:
         """One more batch into ``_ready``; False when there is none (the end, or no worker)."""
         from sinks.runtime.child import ChildGone
 
@@ -260,7 +265,7 @@ class ReadAhead:
         if child is None:
             return False
         try:
-            batch = child.call(("next",))
+            batch = child.call(("next",), timeout)
         except ChildGone as exc:
             log.error("read-ahead worker gone; the parser reads the job files", error=str(exc))
             self._child = None

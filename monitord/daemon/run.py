@@ -157,7 +157,7 @@ async def run_replay(config: MonitorConfig, monitor: Monitor[LocalOutputs] | Non
         await monitor.replay_all(stop.event)
     finally:
         if ahead is not None:
-            await asyncio.to_thread(ahead.close)
+            await asyncio.to_thread(ahead.close, finished=stop.signum is None)
         await monitor.close(stop.event if stop.signum else None)
         stop.remove()
     if stop.signum is not None:
