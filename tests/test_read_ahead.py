@@ -83,6 +83,7 @@ def test_each_answer_is_the_disks_even_for_a_file_changed_or_gone(tmp_path: Path
         "changed": 2,  # the changed one and the one gone: read here
         "read_here": 1,  # the one not predicted
         "unused": 0,
+        "worker_lost": 0,
     }
     assert workers_of(out) == {}, "the worker outlived its pipe"
 
@@ -183,6 +184,29 @@ def test_the_worker_ends_with_the_daemon(
     while workers_of(out) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert workers_of(out) == {}
+
+
+def test_a_worker_killed_mid_replay_leaves_the_parser_reading(
+    generated: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """SIGKILL the worker: the parser reads every file left itself; the rows are the same."""
+    out, expected, home = generated
+    db = tmp_path / "worker-killed.db"
+    log = tmp_path / "stderr"
+    with open(log, "w") as err:
+        proc = _replay(out, db, home, "-v", "--read-ahead", stderr=err)
+        deadline = time.monotonic() + 300
+        while not (found := workers_of(out)):
+            assert proc.poll() is None and time.monotonic() < deadline, "no worker started"
+            time.sleep(0.01)
+        (pid,) = found
+        os.kill(pid, signal.SIGKILL)
+        proc.wait(timeout=600)
+    text = log.read_text()
+    assert proc.returncode == 0, text[-3000:]
+    assert "read-ahead worker gone" in text or "read-ahead worker did not start" in text, text
+    assert "worker_lost=1" in text, text[-3000:]
+    assert_same_rows(expected, db)
 
 
 @pytest.mark.parametrize(

@@ -216,7 +216,7 @@ class ReadAhead:
         self._child: Any = None
         self._ready: dict[Key, list[tuple[int, Stat | None, Any]]] = {}
         self._seq = 0
-        self.counts = {"used": 0, "read_here": 0, "changed": 0, "unused": 0}
+        self.counts = {"used": 0, "read_here": 0, "changed": 0, "unused": 0, "worker_lost": 0}
         self.worker_cpu: float | None = None
         self.worker_rss: int | None = None
 
@@ -231,6 +231,7 @@ class ReadAhead:
             child.start()
         except ChildGone as exc:
             log.error("read-ahead worker did not start; the parser reads", error=str(exc))
+            self.counts["worker_lost"] += 1
             return
         self._child = child
         log.info(
@@ -268,6 +269,7 @@ class ReadAhead:
             batch = child.call(("next",), timeout)
         except ChildGone as exc:
             log.error("read-ahead worker gone; the parser reads the job files", error=str(exc))
+            self.counts["worker_lost"] += 1
             self._child = None
             return False
         if batch[0] == "end":  # its CPU seconds and peak RSS (KiB), for the log
