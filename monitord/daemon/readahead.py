@@ -133,6 +133,14 @@ def _requests(plan: Plan) -> Iterator[tuple[Key, str, Any]]:
     classify = D.classify_line
     with open(plan.dagman_out, encoding="utf-8", errors="replace") as fh:
         for line in fh:
+            # Only the lines one of the kinds below can come of are classified (a third).
+            if not (
+                "ULOG_SUBMIT" in line
+                or " job proc (" in line
+                or "Submitting " in line
+                or "cript of " in line
+            ):
+                continue
             rec = classify(line.rstrip(), 0.0)
             if rec is None:
                 continue
