@@ -8,6 +8,7 @@ daemon's ``read-ahead`` log line; the daemon's process is the difference.
 
     .venv/bin/python bench/read_ahead_bench.py --dir /tmp/w20k --rounds 3
     .venv/bin/python bench/read_ahead_bench.py --dir /tmp/w20k --sql-process
+    .venv/bin/python bench/read_ahead_bench.py --dir /tmp/w20k --pickle-cost
 """
 
 from __future__ import annotations
@@ -55,10 +56,35 @@ def replay(wf: Path, extra: list[str], db: Path) -> dict[str, Any]:
     }
 
 
+def pickle_cost(wf: Path) -> None:
+    """In this process: the worker's reading and parsing, and its results' pickling."""
+    import pickle
+
+    from monitord.daemon.readahead import Plan, _results
+
+    plan = Plan(str(next(wf.glob("*.dag.dagman.out"))), store_stdout=True)
+    t0 = time.process_time()
+    batches = list(_results(plan))
+    t1 = time.process_time()
+    blobs = [pickle.dumps(b, protocol=pickle.HIGHEST_PROTOCOL) for b in batches]
+    t2 = time.process_time()
+    for blob in blobs:
+        pickle.loads(blob)
+    t3 = time.process_time()
+    files = sum(len(b) for b in batches)
+    size = sum(map(len, blobs)) / 1e6
+    print(f"{files} files: read+parse {t1 - t0:.2f} s, dumps {t2 - t1:.2f} s, "
+          f"loads {t3 - t2:.2f} s, {size:.1f} MB")  # fmt: skip
+
+
 def main() -> None:
     p = options(__doc__, "unused", rounds=3)
     p.add_argument("--sql-process", action="store_true", help="both sides with --sql-process")
+    p.add_argument("--pickle-cost", action="store_true", help="time the results' pickling only")
     args = p.parse_args()
+    if args.pickle_cost:
+        pickle_cost(args.dir)
+        return
     base = ["--sql-process"] if args.sql_process else []
     db = Path(f"/tmp/read-ahead-bench-{os.getpid()}.db")
     sides = {
