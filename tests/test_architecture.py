@@ -84,7 +84,11 @@ wrap(SQLSink, "write_batch", "write sql")
 wrap(ProcessSink, "write_batch", "write sql")
 wrap(DashboardSink, "write_batch", "write dashboard")
 sql_process = True if os.environ.get("PROBE_SQL_PROCESS") == "1" else None  # None: by size
-config = MonitorConfig(sys.argv[1], replay=True, dests=sys.argv[2:] or None, sql_process=sql_process)
+read_ahead = os.environ.get("PROBE_READ_AHEAD") == "1"
+config = MonitorConfig(
+    sys.argv[1], replay=True, dests=sys.argv[2:] or None, sql_process=sql_process,
+    read_ahead=read_ahead,
+)
 monitor = daemon_monitor(config, observers=[Probe()])
 asyncio.run(run_replay(config, monitor))
 seen["processes"] = {titles.get(pid, pid) for pid in seen["processes"]}  # the last title seen
@@ -99,10 +103,22 @@ def _documented(heading: str) -> set[str]:
     return set(re.findall(r"`([^`]+)`", line.split(":", 1)[1]))
 
 
-def _probe(home: Path, dagman_out: Path, *destinations: str, sql_process: bool = False) -> Any:
+def _probe(
+    home: Path,
+    dagman_out: Path,
+    *destinations: str,
+    sql_process: bool = False,
+    read_ahead: bool = False,
+) -> Any:
     """Run the probed replay in a child process; what it saw (stages, threads, processes:
     their titles)."""
-    env = {**os.environ, "HOME": str(home), "TZ": "UTC", "PROBE_SQL_PROCESS": str(int(sql_process))}
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "TZ": "UTC",
+        "PROBE_SQL_PROCESS": str(int(sql_process)),
+        "PROBE_READ_AHEAD": str(int(read_ahead)),
+    }
     proc = subprocess.run(
         [sys.executable, "-c", PROBE, str(dagman_out), *destinations],
         capture_output=True,
@@ -145,6 +161,20 @@ def test_a_sql_process_replay_adds_the_one_process_the_page_names(tmp_path: Path
     assert shown == _documented("Processes of a large replay, or with `--sql-process`:"), seen[
         "processes"
     ]
+
+
+def test_a_read_ahead_replay_adds_the_one_process_the_page_names(tmp_path: Path) -> None:
+    """``--read-ahead``: the same threads and stages, and one worker process titled as the
+    page says (the dagman.out it reads ahead of); no other process."""
+    gen = generate(tmp_path / "run", 400, retry_fraction=0.05, seed=27, name="arch")
+    seen = _probe(tmp_path, gen.dagman_out, read_ahead=True)
+    stages = {stage: set(threads) for stage, threads in seen["stages"].items()}
+    assert stages.get("read") == stages["feed"] == stages["publish"] == {"parser_0"}, stages
+    assert stages["write sql"] == {"sink-sql"}
+    threads = _documented("Threads of a replay with `--read-ahead`:")
+    assert set(seen["threads"]) == threads, seen["threads"]
+    shown = {t.replace(str(gen.dagman_out), "<dagman.out>") for t in seen["processes"]}
+    assert shown == _documented("Processes of a replay with `--read-ahead`:"), seen["processes"]
 
 
 def test_the_page_names_the_sql_process_crossing_with_its_files_and_functions() -> None:

@@ -269,6 +269,8 @@ def _configure(
         raise _Refused("--no-events conflicts with --dest")
     if args.sql_process and not args.replay:
         raise _Refused("--sql-process applies to a replay only (-r, monitord replay)")
+    if args.read_ahead and not args.replay:
+        raise _Refused("--read-ahead applies to a replay only (-r, monitord replay)")
     try:
         props = load_properties(args.conf, cli_props, _run_dir(args))
     except Exception as exc:

@@ -190,6 +190,12 @@ _OUTPUT_OPTIONS: tuple[Option, ...] = (
         help="replay only: write the SQL databases from a thread of the daemon, at any size",
     ),
     _opt(
+        "--read-ahead",
+        action="store_true",
+        help="replay only: read and parse the jobs' files in a worker process, ahead of the "
+        "parser, on another core",
+    ),
+    _opt(
         "--poll",
         action="store_true",
         help="live: poll dagman.out instead of using inotify (also MONITORD_FORCE_POLLING=1)",

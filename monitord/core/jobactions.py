@@ -115,17 +115,14 @@ class JobActions:
         return self._new_instance(name)
 
     def _parse_submit_file(self, inst: JobInstance) -> None:
-        from monitord.core.readers.subfile import parse_submit_file
-
         node = self.dag.nodes.get(inst.name) if self.dag else None
         if node is None or not node.submit_file:
             return
         path = os.path.join(self.run_dir, node.submit_file)
-        text = self.ctx.read_text(path)
-        if text is None:
+        sub = self.ctx.reader.submit_file(path, inst.name, self.orig_submit_dir)
+        if sub is None:
             log.warning("cannot read submit file", path=path, job=inst.name)
             return
-        sub = parse_submit_file(text, job_name=inst.name, orig_submit_dir=self.orig_submit_dir)
         inst.sub = sub
         if sub.site:
             inst.site = shared(sub.site)
@@ -305,6 +302,7 @@ class JobActions:
             rotated=(node is not None and node.has_post_script) or bool(self.dag.is_pmc),
             store_stdout=self.opts.store_stdout,
             fixed=self.fixed,
+            reader=self.ctx.reader,
         )
 
     def read_pre_script_log(self, inst: JobInstance) -> None:

@@ -32,14 +32,13 @@ from monitord.core.jobout_events import (
     emit_registrations,
     int_or_none,
 )
+from monitord.core.jobreader import ErrFile, JobReader, ParsingReader
 from monitord.core.jobtext import (
-    stderr_text_from_err,
     stdout_text_from_records,
     stdout_text_without_kickstart,
 )
-from monitord.core.readers import errfile
 from monitord.core.readers.integrity import event_count, integrity_metrics
-from monitord.core.readers.kickstart import KickstartRecord, parse_kickstart
+from monitord.core.readers.kickstart import KickstartRecord
 from monitord.core.timeparse import iso_to_epoch
 
 log = structlog.get_logger(__name__)
@@ -92,9 +91,10 @@ def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput
         suffix = f".{inst.out_num or 0:03d}"
     base = _join(inst.submit_dir, inst.name)
     noop = inst.name.startswith("noop_")
-    out_text, records = _read_out(inst, files, base + ".out" + suffix, noop)
-    err_text, err_payloads, pl_host, pl_ip = _read_err(inst, files, base + ".err" + suffix, noop)
-    _pegasus_lite_exitcode(inst, files, base, suffix, err_text)
+    reader = files.reader or ParsingReader(files.read_text)
+    out_text, records = _read_out(inst, files, reader, base + ".out" + suffix, noop)
+    err, err_payloads, pl_host, pl_ip = _read_err(inst, files, reader, base + ".err" + suffix, noop)
+    _pegasus_lite_exitcode(inst, files, reader, base, suffix, err)
 
     invocations, clustered, tasks, multipart = _by_kind(records)
     if records:
@@ -147,52 +147,55 @@ def _by_kind(records: list[KickstartRecord]) -> list[list[KickstartRecord]]:
 
 
 def _read_out(
-    inst: JobInstance, files: JobFiles, path: str, noop: bool
+    inst: JobInstance, files: JobFiles, reader: JobReader, path: str, noop: bool
 ) -> tuple[str | None, list[KickstartRecord]]:
     """The .out file's text and its kickstart records (none for a DAG node of its own)."""
     if files.is_subdag:
         return None, []
-    out_text = files.read_text(path)
-    if out_text is None:
+    found = reader.out_file(path)
+    if found is None:
         if not noop:
             log.error("cannot open job output", path=path, job=inst.name)
         return None, []
-    return out_text, parse_kickstart(out_text)
+    return found.text, found.records
 
 
 def _read_err(
-    inst: JobInstance, files: JobFiles, path: str, noop: bool
-) -> tuple[str | None, list[dict[str, Any]], str | None, str | None]:
+    inst: JobInstance, files: JobFiles, reader: JobReader, path: str, noop: bool
+) -> tuple[ErrFile | None, list[dict[str, Any]], str | None, str | None]:
     """The .err file: its text, payloads, PegasusLite host and IP (PM-1274/1295/1355);
     sets the job's stderr text."""
-    err_text = files.read_text(path)
-    if err_text is None:
+    err = reader.err_file(path)
+    if err is None:
         if not noop:
             log.warning("cannot open job error file", path=path, job=inst.name)
         return None, [], None, None
-    stderr_text, err_payloads = stderr_text_from_err(err_text)
-    host = errfile.pegasus_lite_host(err_text)
+    host = err.host
     pl_host, pl_ip = host if host is not None else (None, None)
     if files.store_stdout:
-        inst.stderr_text = stderr_text
-    return err_text, err_payloads, pl_host, pl_ip
+        inst.stderr_text = err.stderr_text
+    return err, err.payloads, pl_host, pl_ip
 
 
 def _pegasus_lite_exitcode(
-    inst: JobInstance, files: JobFiles, base: str, suffix: str, err_text: str | None
+    inst: JobInstance,
+    files: JobFiles,
+    reader: JobReader,
+    base: str,
+    suffix: str,
+    err: ErrFile | None,
 ) -> None:
     """PegasusLite exit code (PM-733): from <run dir>/<error file of the .sub>[.NNN]."""
     sub = inst.sub
     if sub is None or not sub.stderr:
         return
     path = _join(files.run_dir, sub.stderr)
-    pl_text = err_text if path == base + ".err" else None
-    if pl_text is None:
-        pl_text = files.read_text(path + suffix)
-    if pl_text is not None:
-        code = errfile.pegasus_lite_exitcode(pl_text)
-        if code is not None:
-            inst.main_exitcode = code
+    if err is not None and path == base + ".err":
+        code = err.exitcode  # the .err file just parsed
+    else:
+        code = reader.exitcode(path + suffix)[1]
+    if code is not None:
+        inst.main_exitcode = code
 
 
 def _take_invocations(

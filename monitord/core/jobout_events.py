@@ -29,6 +29,7 @@ from monitord.core.events import (
     TaskMonitoring,
 )
 from monitord.core.jobinstance import JobInstance
+from monitord.core.jobreader import JobReader
 from monitord.core.readers.kickstart import KickstartRecord
 from monitord.core.timeparse import iso_to_epoch
 
@@ -48,6 +49,7 @@ class JobFiles:
     rotated: bool  # a POST script or PMC: the files carry the .NNN retry suffix
     store_stdout: bool
     fixed: Fixed | None = None  # the workflow's fixed attributes, for the events built
+    reader: JobReader | None = None  # the .out/.err parses (None: read_text's, parsed here)
 
 
 @dataclass(slots=True)

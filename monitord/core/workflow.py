@@ -40,6 +40,7 @@ from monitord.core.jobmachine import (
     JobState,
     in_order,
 )
+from monitord.core.jobreader import JobReader, ParsingReader
 from monitord.core.timeparse import dagman_timestamp
 
 log = structlog.get_logger(__name__)
@@ -76,6 +77,12 @@ class WorkflowContext:
     options: WorkflowOptions = field(default_factory=WorkflowOptions)
     # Notifications (doc §11): a notifications.notifier.Notifier in live mode, else None.
     notifier: Any = None
+    # How job files are read and parsed (None: with read_text, here; a replay may read ahead).
+    reader: JobReader | None = None
+
+    def __post_init__(self) -> None:
+        if self.reader is None:
+            self.reader = ParsingReader(self.read_text)
 
 
 class Workflow(JobActions):

@@ -56,6 +56,8 @@ class MonitorConfig:
     # Replay only: each SQL destination written by a child process (True: --sql-process), by
     # a thread of the daemon (False: --sql-thread), or as outputs.loader_in_process says (None).
     sql_process: bool | None = None
+    # Replay only (--read-ahead): job files read and parsed ahead by a worker process.
+    read_ahead: bool = False
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,7 @@ class Options:
     strict_notifications: bool = True
     state_dir: str | None = None  # --state-dir: the live daemon's snapshots (statedir.py)
     sql_process: bool | None = None  # --sql-process True, --sql-thread False, None: by size
+    read_ahead: bool = False  # --read-ahead: a replay's job files parsed ahead by a worker
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Options:
@@ -187,5 +190,6 @@ def monitor_config(opts: Options, props: dict[str, str]) -> MonitorConfig:
         polling=opts.poll,
         state_dir=opts.state_dir or props.get("pegasus.monitord.state.dir") or None,
         sql_process=opts.sql_process if opts.replay else False,
+        read_ahead=opts.read_ahead and opts.replay,
         **notify,
     )

@@ -6,6 +6,7 @@ import asyncio
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -14,6 +15,9 @@ from monitord.daemon.monitor import Monitor
 from monitord.daemon.outputs import LocalOutputs, check_outputs
 from monitord.daemon.parts import MonitorObserver
 from monitord.daemon.statedir import daemon_resume_store
+
+if TYPE_CHECKING:
+    from monitord.daemon.readahead import ReadAhead
 
 log = structlog.get_logger(__name__)
 
@@ -143,12 +147,17 @@ async def run_replay(config: MonitorConfig, monitor: Monitor[LocalOutputs] | Non
     )
     stop = ReplayStop(monitor)
     stop.install()
+    ahead = _read_ahead(config, monitor)
     try:
+        if ahead is not None:
+            await asyncio.to_thread(ahead.start, _log_level())
         await asyncio.to_thread(monitor.start)
         if stop.event.is_set():
             stop.interrupt_sinks()  # the signal came while they were being built
         await monitor.replay_all(stop.event)
     finally:
+        if ahead is not None:
+            await asyncio.to_thread(ahead.close, finished=stop.signum is None)
         await monitor.close(stop.event if stop.signum else None)
         stop.remove()
     if stop.signum is not None:
@@ -156,3 +165,22 @@ async def run_replay(config: MonitorConfig, monitor: Monitor[LocalOutputs] | Non
     check_outputs(monitor.outputs, monitor.destinations)
     check_delivered(monitor, strict=False)
     return 0
+
+
+def _log_level() -> int:
+    from monitord.system import loglevel
+
+    return loglevel.level()
+
+
+def _read_ahead(config: MonitorConfig, monitor: Monitor[LocalOutputs]) -> ReadAhead | None:
+    """``--read-ahead``: the replay's job files from a worker process (monitord/daemon/readahead.py)."""
+    if not (config.read_ahead and config.replay):
+        return None
+    from monitord.core.jobreader import ParsingReader
+    from monitord.daemon.readahead import Plan, ReadAhead
+
+    plan = Plan(os.path.abspath(config.dagman_out), store_stdout=config.store_stdout)
+    ahead = ReadAhead(plan, ParsingReader(monitor.ctx.read_text))
+    monitor.ctx.reader = ahead
+    return ahead

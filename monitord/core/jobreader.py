@@ -1,0 +1,99 @@
+"""How the machine gets a job's files, read and parsed: one object handed in (composition).
+
+The machine asks for a file by its path and what it needs of it: a submit file's
+:class:`SubmitInfo`, a ``.out`` file's kickstart records, a ``.err`` file's text and facts,
+a PegasusLite exit code.  :class:`ParsingReader` is the default: it reads each file with the
+context's ``read_text`` and parses it here, as the machine always has.  A replay may hand in
+another (``monitord/daemon/readahead.py``) whose results were parsed ahead by a worker; it
+answers every question exactly as this one would, or asks this one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from monitord.core.jobtext import stderr_text_from_err
+from monitord.core.readers import errfile
+from monitord.core.readers.kickstart import KickstartRecord, parse_kickstart
+from monitord.core.readers.subfile import SubmitInfo, parse_submit_file
+
+ReadText = Callable[[str], "str | None"]
+
+
+@dataclass(slots=True)
+class OutFile:
+    """A ``.out`` file: its kickstart records, and its text when there are none (the only
+    case the text is used: the job's stdout without kickstart)."""
+
+    text: str | None
+    records: list[KickstartRecord]
+
+
+@dataclass(slots=True)
+class ErrFile:
+    """A ``.err`` file: the stderr text (payloads out), the payloads, the PegasusLite host
+    and exit code it names."""
+
+    stderr_text: str
+    payloads: list[dict[str, Any]]
+    host: tuple[str, str | None] | None
+    exitcode: str | None
+
+
+class JobReader(Protocol):
+    """What the machine asks of a job's files; ``None``: the file cannot be read."""
+
+    def submit_file(
+        self, path: str, job_name: str, orig_submit_dir: str | None
+    ) -> SubmitInfo | None: ...
+
+    def out_file(self, path: str) -> OutFile | None: ...
+
+    def err_file(self, path: str) -> ErrFile | None: ...
+
+    def exitcode(self, path: str) -> tuple[bool, str | None]:
+        """``(readable, PegasusLite exit code)`` of the file at ``path``."""
+        ...
+
+
+def parse_out(text: str) -> OutFile:
+    records = parse_kickstart(text)
+    return OutFile(None if records else text, records)
+
+
+def parse_err(text: str) -> ErrFile:
+    stderr_text, payloads = stderr_text_from_err(text)
+    return ErrFile(
+        stderr_text, payloads, errfile.pegasus_lite_host(text), errfile.pegasus_lite_exitcode(text)
+    )
+
+
+class ParsingReader:
+    """The default :class:`JobReader`: reads with ``read_text`` and parses each file here."""
+
+    __slots__ = ("read_text",)
+
+    def __init__(self, read_text: ReadText) -> None:
+        self.read_text = read_text
+
+    def submit_file(
+        self, path: str, job_name: str, orig_submit_dir: str | None
+    ) -> SubmitInfo | None:
+        text = self.read_text(path)
+        if text is None:
+            return None
+        return parse_submit_file(text, job_name=job_name, orig_submit_dir=orig_submit_dir)
+
+    def out_file(self, path: str) -> OutFile | None:
+        text = self.read_text(path)
+        return None if text is None else parse_out(text)
+
+    def err_file(self, path: str) -> ErrFile | None:
+        text = self.read_text(path)
+        return None if text is None else parse_err(text)
+
+    def exitcode(self, path: str) -> tuple[bool, str | None]:
+        text = self.read_text(path)
+        return (False, None) if text is None else (True, errfile.pegasus_lite_exitcode(text))

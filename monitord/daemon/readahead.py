@@ -1,0 +1,349 @@
+"""``--read-ahead``: a replay's job files read and parsed by a worker process, ahead of the parser.
+
+Every job file a replay reads is on disk before it starts, and reading and parsing them is
+about a third of its CPU.  A worker (a child process, ``sinks/runtime/child.py``: a fresh
+interpreter, no fork of the threaded daemon, titled ``monitord read-ahead <dagman.out>``)
+scans the root workflow's dagman.out for the lines that make the machine read a job's files
+(a submission: its ``.sub``; a job's or its POST script's end: its ``.out``/``.err`` and
+PegasusLite error file), reads and parses them in that order on the second core, and sends
+the results in batches; at most :data:`WINDOW` batches are in flight (each ``next`` the
+parser sends is one more), so memory does not grow with the job count.
+
+The parser's side, :class:`ReadAhead`, is the machine's :class:`~monitord.core.jobreader.JobReader`:
+it answers a question with the worker's result for that file when there is one and the file
+is as the worker read it (size, mtime, inode); otherwise (not predicted, out of order, not
+readable, changed, the worker gone) it asks :class:`~monitord.core.jobreader.ParsingReader`,
+which reads the file itself: the same answer as without the option, always.  The worker
+ends when its pipe closes: the replay's end, an interrupt, or the daemon's death (SIGKILL).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+import structlog
+
+from monitord.core import dagman as D
+from monitord.core.jobout import _join
+from monitord.core.jobreader import ErrFile, OutFile, ParsingReader, parse_err, parse_out
+from monitord.core.readers import errfile
+from monitord.core.readers.subfile import SubmitInfo, parse_submit_file
+
+log = structlog.get_logger(__name__)
+
+SERVE = "monitord.daemon.readahead:serve_read_ahead"
+BATCH = 64  # files per message: one pickle's overhead shared
+WINDOW = 4  # batches in flight: the worker's lead, and the pipe's bound
+KEEP = 1024  # results the parser holds at most (pulled ahead of a question not predicted)
+SLACK = 512  # a result this many behind the one asked for was not asked for: dropped
+
+Key = tuple[Any, ...]
+Stat = tuple[int, int, int]  # size, mtime_ns, inode
+Result = tuple[Key, "Stat | None", Any]  # stat None: the worker could not read it
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What the worker needs: the root dagman.out (absolute, as the Monitor has it)."""
+
+    dagman_out: str
+    store_stdout: bool
+
+
+# ---------------------------------------------------------------- the worker
+
+
+def _read(path: str) -> tuple[Stat, str] | None:
+    """The file's stat (taken before its read: a later change shows) and text."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        parts = []
+        while True:
+            block = os.read(fd, 1 << 20)
+            if not block:
+                break
+            parts.append(block)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    text = b"".join(parts).decode("utf-8", errors="replace")
+    if "\r" in text:  # as monitord.daemon.jobfiles.read_text
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return (st.st_size, st.st_mtime_ns, st.st_ino), text
+
+
+def _requests(plan: Plan) -> Iterator[tuple[Key, str, Any]]:
+    """``(key, path, parse)`` of each job file, in the order the machine asks for them."""
+    from monitord.core.readers.braindump import read_braindump
+    from monitord.core.readers.dagfile import DagInfo, read_dag
+
+    run_dir = os.path.dirname(plan.dagman_out)
+    bd = read_braindump(run_dir)
+    orig = bd.submit_dir or run_dir
+    dag = read_dag(os.path.join(run_dir, bd.dag)) or DagInfo()
+    counters: dict[str, int] = {}
+    stderr_of: dict[str, str | None] = {}  # a job's .sub error file, until its end
+
+    def submit(name: str) -> Iterator[tuple[Key, str, Any]]:
+        node = dag.nodes.get(name)
+        if node is None or not node.submit_file:
+            return
+        path = os.path.join(run_dir, node.submit_file)
+
+        def parse(text: str, name: str = node.name) -> SubmitInfo:
+            sub = parse_submit_file(text, job_name=name, orig_submit_dir=orig)
+            stderr_of[name] = sub.stderr
+            return sub
+
+        yield ("sub", path, node.name, orig), path, parse
+
+    def outputs(name: str) -> Iterator[tuple[Key, str, Any]]:
+        node = dag.nodes.get(name)
+        if node is None:
+            return
+        submit_dir = run_dir
+        if not dag.is_pmc and node.submit_file:
+            submit_dir = os.path.dirname(os.path.join(run_dir, node.submit_file))
+        rotated = node.has_post_script or dag.is_pmc
+        suffix = f".{counters.get(node.name) or 0:03d}" if rotated else ""
+        base = _join(submit_dir, node.name)
+        if not node.is_subdag:
+            yield ("out", base + ".out" + suffix), base + ".out" + suffix, parse_out
+        yield ("err", base + ".err" + suffix), base + ".err" + suffix, parse_err
+        stderr = stderr_of.pop(node.name, None)
+        if stderr:
+            path = _join(run_dir, stderr)
+            if path != base + ".err":
+                yield ("exit", path + suffix), path + suffix, errfile.pegasus_lite_exitcode
+
+    def bump(name: str) -> None:
+        counters[name] = counters[name] + 1 if name in counters else 0
+
+    classify = D.classify_line
+    with open(plan.dagman_out, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            # Only the lines one of the kinds below can come of are classified (a third).
+            if not (
+                "ULOG_SUBMIT" in line
+                or " job proc (" in line
+                or "Submitting " in line
+                or "cript of " in line
+            ):
+                continue
+            rec = classify(line.rstrip(), 0.0)
+            if rec is None:
+                continue
+            kind, job = rec.kind, rec.job or ""
+            if kind == D.DAGMAN_SUBMIT:
+                yield from submit(job)
+            elif kind == D.ULOG and rec.state == "SUBMIT":
+                bump(job)
+            elif kind == D.SCRIPT_STARTED and rec.state == "PRE":
+                yield from submit(job)
+            elif kind == D.JOB_RESULT:
+                node = dag.nodes.get(job)
+                if node is not None and not (node.has_post_script and not dag.is_pmc):
+                    yield from outputs(job)
+            elif kind == D.SCRIPT_RESULT and rec.status is not None:
+                if rec.state == "POST":
+                    yield from outputs(job)
+                elif not (rec.text or "").endswith("completed successfully."):
+                    bump(job)  # PRE_SCRIPT_FAILURE takes the next output counter
+
+
+def _results(plan: Plan) -> Iterator[list[Result]]:
+    batch: list[Result] = []
+    for key, path, parse in _requests(plan):
+        found = _read(path)
+        if found is None:
+            batch.append((key, None, None))
+        else:
+            st, text = found
+            value = parse(text)
+            if key[0] == "err" and not plan.store_stdout:
+                value.stderr_text = ""  # not kept without stdout: not sent
+            batch.append((key, st, value))
+        if len(batch) >= BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def serve_read_ahead(conn: Connection, plan: Plan) -> None:
+    """The worker: WINDOW batches ahead, one more per ``next``; at the end ``("end", its CPU
+    seconds, its peak RSS)``; then wait for the pipe to close."""
+    conn.send(("ok",))
+    credits = WINDOW
+    try:
+        for batch in _results(plan):
+            while credits == 0:
+                conn.recv()
+                credits += 1
+            conn.send(batch)
+            credits -= 1
+    except (EOFError, OSError):
+        raise
+    except Exception as exc:  # a bug or an unreadable dagman.out: the parser reads itself
+        log.error("read-ahead stopped", error=repr(exc))
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    conn.send(("end", round(used.ru_utime + used.ru_stime, 3), used.ru_maxrss))
+    while True:
+        conn.recv()
+
+
+# ---------------------------------------------------------------- the parser's side
+
+
+def _stat(path: str) -> Stat | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino
+
+
+class ReadAhead:
+    """The replay's :class:`~monitord.core.jobreader.JobReader`: the worker's results, or the
+    files read here (:class:`ParsingReader`) whenever one is missing or stale."""
+
+    def __init__(self, plan: Plan, fallback: ParsingReader) -> None:
+        self.plan = plan
+        self.fallback = fallback
+        self._child: Any = None
+        self._ready: dict[Key, list[tuple[int, Stat | None, Any]]] = {}
+        self._seq = 0
+        self.counts = {"used": 0, "read_here": 0, "changed": 0, "unused": 0, "worker_lost": 0}
+        self.worker_cpu: float | None = None
+        self.worker_rss: int | None = None
+
+    def start(self, level: int = 20) -> None:
+        """Start the worker (its interpreter's start-up: ~0.1 s); without one, read here."""
+        from sinks.runtime.child import Child, ChildGone
+
+        title = f"monitord read-ahead {self.plan.dagman_out}"
+        child = Child(SERVE, self.plan, title=title, level=level)
+        began = time.monotonic()
+        try:
+            child.start()
+        except ChildGone as exc:
+            log.error("read-ahead worker did not start; the parser reads", error=str(exc))
+            self.counts["worker_lost"] += 1
+            return
+        self._child = child
+        log.info(
+            "read-ahead worker started", pid=child.pid, seconds=round(time.monotonic() - began, 3)
+        )
+
+    @property
+    def pid(self) -> int | None:
+        return self._child.pid if self._child is not None else None
+
+    def close(self, *, finished: bool = True) -> None:
+        """Close the pipe (the worker ends); say what it gave.  A replay ``finished`` asked
+        for every result: what is left in the pipe is its end, with the worker's figures."""
+        if finished:
+            for _ in range(WINDOW + 1):  # a misprediction's batches at most, then the end
+                if not self._pull(timeout=5.0):
+                    break
+        child, self._child = self._child, None
+        if child is not None:
+            child.close()
+        self.counts["unused"] += sum(len(v) for v in self._ready.values())
+        self._ready.clear()
+        log.info(
+            "read-ahead", **self.counts, worker_cpu=self.worker_cpu, worker_rss=self.worker_rss
+        )
+
+    def _pull(self, timeout: float | None = None) -> bool:
+        """One more batch into ``_ready``; False when there is none (the end, or no worker)."""
+        from sinks.runtime.child import ChildGone
+
+        child = self._child
+        if child is None:
+            return False
+        try:
+            batch = child.call(("next",), timeout)
+        except ChildGone as exc:
+            log.error("read-ahead worker gone; the parser reads the job files", error=str(exc))
+            self.counts["worker_lost"] += 1
+            self._child = None
+            return False
+        if batch[0] == "end":  # its CPU seconds and peak RSS (KiB), for the log
+            self.worker_cpu, self.worker_rss = batch[1], batch[2]
+            child.close()
+            self._child = None
+            return False
+        ready = self._ready
+        for key, st, value in batch:
+            self._seq += 1
+            entry = (self._seq, st, value)
+            found = ready.get(key)
+            if found is None:
+                ready[key] = [entry]
+            else:
+                found.append(entry)  # a file asked for again (a retried job's .sub)
+        return True
+
+    def _take(self, key: Key, path: str) -> tuple[bool, Any]:
+        """``(True, result)`` from the worker, or ``(False, None)``: read it here."""
+        ready = self._ready
+        while key not in ready and len(ready) < KEEP and self._pull():
+            pass
+        entries = ready.get(key)
+        if entries is None:
+            self.counts["read_here"] += 1
+            return False, None
+        seq, st, value = entries.pop(0)
+        if not entries:
+            del ready[key]
+        self._drop_before(seq - SLACK)
+        if st is None or st != _stat(path):
+            self.counts["changed" if st is not None else "read_here"] += 1
+            return False, None
+        self.counts["used"] += 1
+        return True, value
+
+    def _drop_before(self, seq: int) -> None:
+        """Results far behind the one asked for: predicted, never asked (dropped)."""
+        ready = self._ready
+        while ready:
+            key = next(iter(ready))
+            entries = ready[key]
+            if entries[0][0] >= seq:
+                return
+            entries.pop(0)
+            self.counts["unused"] += 1
+            del ready[key]
+            if entries:
+                ready[key] = entries  # to the end: its next one is later
+
+    # --- JobReader ---------------------------------------------------------
+    def submit_file(
+        self, path: str, job_name: str, orig_submit_dir: str | None
+    ) -> SubmitInfo | None:
+        ok, value = self._take(("sub", path, job_name, orig_submit_dir), path)
+        return value if ok else self.fallback.submit_file(path, job_name, orig_submit_dir)
+
+    def out_file(self, path: str) -> OutFile | None:
+        ok, value = self._take(("out", path), path)
+        return value if ok else self.fallback.out_file(path)
+
+    def err_file(self, path: str) -> ErrFile | None:
+        ok, value = self._take(("err", path), path)
+        return value if ok else self.fallback.err_file(path)
+
+    def exitcode(self, path: str) -> tuple[bool, str | None]:
+        ok, value = self._take(("exit", path), path)
+        return (True, value) if ok else self.fallback.exitcode(path)

@@ -1,0 +1,227 @@
+"""``--read-ahead`` (issue 30): a replay's job files read and parsed by a worker process.
+
+The rows are the same as without it (a generated workflow, every corpus sample against the
+reference's), each answer is the disk's even when a file changed or went away after the
+worker read it, and the worker ends with the daemon however the daemon ends.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from monitord.core.jobreader import ParsingReader
+from monitord.daemon.jobfiles import read_text
+from monitord.daemon.readahead import Plan, ReadAhead, _requests
+from monitord.tools.synthetic import generate
+from tests.conftest import CORPUS, CORPUS_TZ, corpus_samples, replay_copy, require_corpus
+from tests.test_cli_commands import MONITORD, PEGASUS_MONITORD
+from tests.test_sql_process import assert_same_rows
+
+TITLE = "monitord read-ahead "
+
+
+def workers_of(dagman_out: Path) -> dict[int, str]:
+    """Every read-ahead worker of ``dagman_out`` (by its title): pid -> title."""
+    found = {}
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                title = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if title.startswith(TITLE) and str(dagman_out) in title:
+                found[int(pid)] = title
+    return found
+
+
+def _ask(reader: Any, key: tuple[Any, ...], path: str) -> Any:
+    kind = key[0]
+    if kind == "sub":
+        return reader.submit_file(path, key[2], key[3])
+    if kind == "out":
+        return reader.out_file(path)
+    if kind == "err":
+        return reader.err_file(path)
+    return reader.exitcode(path)
+
+
+def test_each_answer_is_the_disks_even_for_a_file_changed_or_gone(tmp_path: Path) -> None:
+    out = generate(tmp_path / "run", 40, seed=7, retry_fraction=0.2, name="ra").dagman_out
+    plan = Plan(str(out), store_stdout=True)
+    asked = [(key, path) for key, path, _ in _requests(plan)]
+    kinds = {key[0] for key, _ in asked}
+    assert {"sub", "out", "err"} <= kinds, kinds
+    disk = ParsingReader(read_text)
+    ahead = ReadAhead(plan, ParsingReader(read_text))
+    ahead.start()
+    try:
+        assert workers_of(out), "no worker started"
+        while ahead._pull():  # every result in hand (40 jobs: under the bound)
+            pass
+        changed = next(p for k, p in asked if k[0] == "out")
+        with open(changed, "a") as fh:
+            fh.write("appended after the worker read it\n")
+        gone = next(p for k, p in asked if k[0] == "err")
+        os.remove(gone)
+        # out of order first: the last file, then all of them in the machine's order
+        for key, path in [asked[-1], *asked[:-1]]:
+            assert _ask(ahead, key, path) == _ask(disk, key, path), (key, path)
+        unknown = str(tmp_path / "run" / "not-predicted.out")
+        assert ahead.out_file(unknown) is None
+    finally:
+        ahead.close()
+    assert ahead.counts == {
+        "used": len(asked) - 2,
+        "changed": 2,  # the changed one and the one gone: read here
+        "read_here": 1,  # the one not predicted
+        "unused": 0,
+        "worker_lost": 0,
+    }
+    assert workers_of(out) == {}, "the worker outlived its pipe"
+
+
+def test_a_file_asked_for_far_out_of_order_is_read_here_within_the_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parser holds at most KEEP results (and the batch that crossed it): a file asked for
+    before many others it skipped is read here, and the skipped ones are still used."""
+    from monitord.daemon import readahead
+
+    monkeypatch.setattr(readahead, "KEEP", 8)
+    out = generate(tmp_path / "run", 200, seed=8, name="far").dagman_out
+    plan = Plan(str(out), store_stdout=False)
+    asked = [(key, path) for key, path, _ in _requests(plan)]
+    assert len(asked) > 4 * readahead.BATCH
+    disk = ParsingReader(read_text)
+    ahead = ReadAhead(plan, ParsingReader(read_text))
+    ahead.start()
+    try:
+        last_key, last = asked[-1]
+        assert _ask(ahead, last_key, last) == _ask(disk, last_key, last)
+        assert ahead.counts["read_here"] == 1
+        assert len(ahead._ready) <= 8 + readahead.BATCH
+        key, path = asked[0]
+        assert _ask(ahead, key, path) == _ask(disk, key, path)
+        assert ahead.counts["used"] == 1
+    finally:
+        ahead.close()
+
+
+def _replay(out: Path, db: Path, home: Path, *extra: str, stderr: Any = subprocess.PIPE) -> Any:
+    return subprocess.Popen(
+        [*MONITORD, "replay", *extra, "-d", f"sqlite:///{db}", out.name],
+        cwd=out.parent,
+        env={**os.environ, "TZ": CORPUS_TZ, "HOME": str(home)},
+        stdout=subprocess.DEVNULL,
+        stderr=stderr,
+        text=True,
+    )
+
+
+def _replayed(out: Path, db: Path, home: Path, *extra: str) -> str:
+    proc = _replay(out, db, home, *extra)
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-3000:]
+    return str(err)
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """A generated 300-job workflow (retries) and its database replayed without the option."""
+    root = tmp_path_factory.mktemp("gen")
+    out = generate(root / "run", 300, seed=30, retry_fraction=0.1, name="rah").dagman_out
+    home = root / "home"
+    home.mkdir()
+    expected = root / "plain.db"
+    _replayed(out, expected, home, "-q")
+    return out, expected, home
+
+
+def test_a_generated_workflows_rows_are_the_same_and_come_from_the_worker(
+    generated: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    out, expected, home = generated
+    db = tmp_path / "ahead.db"
+    err = _replayed(out, db, home, "-v", "--read-ahead")
+    assert_same_rows(expected, db)
+    line = next(x for x in err.splitlines() if "read-ahead " in x and "used=" in x)
+    counts = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)\b", line)}
+    assert counts["used"] > 600 and counts["read_here"] == 0 and counts["changed"] == 0, line
+
+
+@pytest.mark.parametrize("sample", corpus_samples() or ["<corpus absent>"])
+def test_every_corpus_sample_gives_the_references_rows(sample: str, tmp_path: Path) -> None:
+    require_corpus()
+    run = replay_copy(CORPUS / sample / "input", tmp_path, "--read-ahead")
+    (db,) = run.glob("*.stampede.db")
+    assert_same_rows(CORPUS / sample / "expected" / "stampede.db", db)
+
+
+@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM])
+def test_the_worker_ends_with_the_daemon(
+    generated: tuple[Path, Path, Path], tmp_path: Path, how: signal.Signals
+) -> None:
+    out, _, home = generated
+    proc = _replay(out, tmp_path / "killed.db", home, "-q", "--read-ahead")
+    deadline = time.monotonic() + 300
+    while not workers_of(out):
+        assert proc.poll() is None and time.monotonic() < deadline, "no worker started"
+        time.sleep(0.01)
+    proc.send_signal(how)
+    _, err = proc.communicate(timeout=120)
+    if how != signal.SIGKILL:  # an interrupt: one line, no traceback
+        assert proc.returncode in (0, 128 + how), err[-3000:]
+        assert "Traceback" not in err
+    deadline = time.monotonic() + 60  # the batch in hand, at most, then the closed pipe
+    while workers_of(out) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert workers_of(out) == {}
+
+
+def test_a_worker_killed_mid_replay_leaves_the_parser_reading(
+    generated: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """SIGKILL the worker: the parser reads every file left itself; the rows are the same."""
+    out, expected, home = generated
+    db = tmp_path / "worker-killed.db"
+    log = tmp_path / "stderr"
+    with open(log, "w") as err:
+        proc = _replay(out, db, home, "-v", "--read-ahead", stderr=err)
+        deadline = time.monotonic() + 300
+        while not (found := workers_of(out)):
+            assert proc.poll() is None and time.monotonic() < deadline, "no worker started"
+            time.sleep(0.01)
+        (pid,) = found
+        os.kill(pid, signal.SIGKILL)
+        proc.wait(timeout=600)
+    text = log.read_text()
+    assert proc.returncode == 0, text[-3000:]
+    assert "read-ahead worker gone" in text or "read-ahead worker did not start" in text, text
+    assert "worker_lost=1" in text, text[-3000:]
+    assert_same_rows(expected, db)
+
+
+@pytest.mark.parametrize(
+    "argv", [[*MONITORD, "follow", "--read-ahead"], [*PEGASUS_MONITORD, "--read-ahead"]]
+)
+def test_the_option_is_refused_without_a_replay(tmp_path: Path, argv: list[str]) -> None:
+    out = generate(tmp_path / "run", 2, seed=1, name="refused").dagman_out
+    proc = subprocess.run(
+        [*argv, str(out)],
+        env={**os.environ, "HOME": str(tmp_path), "TZ": CORPUS_TZ},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.strip().endswith(
+        "error: --read-ahead applies to a replay only (-r, monitord replay)"
+    ), proc.stderr
