@@ -156,13 +156,13 @@ class JobActions:
         *,
         site: bool = False,
         reason: str | None = None,
-        exitcode: str = UNSET,
+        exitcode: Any = UNSET,
     ) -> None:
         """A job state's event ``name`` (the job state table's: one of the brief kinds), built
         positionally: its attributes are :data:`BRIEF` and the tail :data:`BRIEF_TAILS` names
         for their count (tests/test_catalogue.py checks every kind sent here)."""
         cls: Any = EVENT_CLASSES[name]
-        sched = inst.sched_id
+        sched: Any = inst.sched_id
         if sched is None:
             sched = UNSET
         n = len(cls.fields)
@@ -178,16 +178,15 @@ class JobActions:
             )  # fmt: skip
         else:  # status, level[, exitcode]: as the keyword build had it, none when no status
             level = "Error" if status is not None and status != 0 else UNSET
-            if status is None:
-                status = UNSET
+            sent: Any = UNSET if status is None else status
             if n == 9:
                 event = cls.of(
-                    self.uuid, inst.name, inst.seq, int(ts), inst.js_seq, reason, sched, status,
+                    self.uuid, inst.name, inst.seq, int(ts), inst.js_seq, reason, sched, sent,
                     level, self.fixed,
                 )  # fmt: skip
             else:
                 event = cls.of(
-                    self.uuid, inst.name, inst.seq, int(ts), inst.js_seq, reason, sched, status,
+                    self.uuid, inst.name, inst.seq, int(ts), inst.js_seq, reason, sched, sent,
                     level, exitcode, self.fixed,
                 )  # fmt: skip
         self.emit(event)
