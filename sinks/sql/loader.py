@@ -216,7 +216,7 @@ class BatchLoader(RowStore):
         events = events if isinstance(events, Sequence) else list(events)
         if self.conn.dialect.driver != "psycopg2":
             return events
-        self._lfns_ahead(events)
+        self._pg_lfns_ahead(events)
         groups: dict[tuple[type[StampedeEvent], int], list[tuple[int, Any, Row]]] = {}
         for ev in events:
             spec = _AHEAD.get(type(ev))
@@ -248,7 +248,7 @@ class BatchLoader(RowStore):
                 self._ahead[event_id] = ids[k]
         return events
 
-    def _lfns_ahead(self, events: Sequence[StampedeEvent]) -> None:
+    def _pg_lfns_ahead(self, events: Sequence[StampedeEvent]) -> None:
         """PostgreSQL: the ``rc_lfn`` ids of the batch's file names not cached, got or
         inserted in one statement (was a SELECT and an INSERT per new name: ~96 round trips
         per 1,000 events of a planned part, bench/README.md ingest30c).  Inserted in sorted
@@ -607,7 +607,7 @@ _JOBSTATE_SHAPES: dict[type[StampedeEvent], tuple[tuple[str, str], bool, bool]] 
     cls: _jobstate_shape(cls) for name, cls in EVENT_CLASSES.items() if name.startswith("job_inst.")
 }
 
-#: Event classes whose rows name a file (``lfn_id``: the name), for :meth:`_lfns_ahead`.
+#: Event classes whose rows name a file (``lfn_id``: the name), for :meth:`_pg_lfns_ahead`.
 _LFN_KINDS = frozenset(
     EVENT_CLASSES[spec.name]
     for spec in CATALOGUE
