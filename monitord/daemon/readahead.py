@@ -83,23 +83,63 @@ def _read(path: str) -> tuple[Stat, str] | None:
     return (st.st_size, st.st_mtime_ns, st.st_ino), text
 
 
-def _requests(plan: Plan) -> Iterator[tuple[Key, str, Any]]:
-    """``(key, path, parse)`` of each job file, in the order the machine asks for them."""
-    from monitord.core.readers.braindump import read_braindump
-    from monitord.core.readers.dagfile import DagInfo, read_dag
+#: Substrings of the only dagman.out lines whose records make the machine read a job's files
+#: (a third of the lines: the rest are not classified).
+_ASKING = ("ULOG_SUBMIT", " job proc (", "Submitting ", "cript of ")
 
-    run_dir = os.path.dirname(plan.dagman_out)
-    bd = read_braindump(run_dir)
-    orig = bd.submit_dir or run_dir
-    dag = read_dag(os.path.join(run_dir, bd.dag)) or DagInfo()
-    counters: dict[str, int] = {}
-    stderr_of: dict[str, str | None] = {}  # a job's .sub error file, until its end
 
-    def submit(name: str) -> Iterator[tuple[Key, str, Any]]:
-        node = dag.nodes.get(name)
+def _asking_records(dagman_out: str) -> Iterator[D.DagmanLine]:
+    """The records of the dagman.out lines that can make the machine read a job's files."""
+    classify = D.classify_line
+    with open(dagman_out, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if not any(part in line for part in _ASKING):
+                continue
+            rec = classify(line.rstrip(), 0.0)
+            if rec is not None:
+                yield rec
+
+
+class _Predicted:
+    """Which job files the machine reads for a dagman.out record, as the machine names them
+    (its output counters, each job's ``.sub`` error file until its end)."""
+
+    def __init__(self, dagman_out: str) -> None:
+        from monitord.core.readers.braindump import read_braindump
+        from monitord.core.readers.dagfile import DagInfo, read_dag
+
+        self.run_dir = run_dir = os.path.dirname(dagman_out)
+        bd = read_braindump(run_dir)
+        self.orig = bd.submit_dir or run_dir
+        self.dag = read_dag(os.path.join(run_dir, bd.dag)) or DagInfo()
+        self.counters: dict[str, int] = {}
+        self.stderr_of: dict[str, str | None] = {}  # a job's .sub error file, until its end
+
+    def asked(self, rec: D.DagmanLine) -> Iterator[tuple[Key, str, Any]]:
+        """``(key, path, parse)`` of each file the machine reads for ``rec``, in its order."""
+        kind, job = rec.kind, rec.job or ""
+        if kind == D.DAGMAN_SUBMIT:
+            yield from self.submit(job)
+        elif kind == D.ULOG and rec.state == "SUBMIT":
+            self.bump(job)
+        elif kind == D.SCRIPT_STARTED and rec.state == "PRE":
+            yield from self.submit(job)
+        elif kind == D.JOB_RESULT:
+            node = self.dag.nodes.get(job)
+            if node is not None and not (node.has_post_script and not self.dag.is_pmc):
+                yield from self.outputs(job)
+        elif kind == D.SCRIPT_RESULT and rec.status is not None:
+            if rec.state == "POST":
+                yield from self.outputs(job)
+            elif not (rec.text or "").endswith("completed successfully."):
+                self.bump(job)  # PRE_SCRIPT_FAILURE takes the next output counter
+
+    def submit(self, name: str) -> Iterator[tuple[Key, str, Any]]:
+        node = self.dag.nodes.get(name)
         if node is None or not node.submit_file:
             return
-        path = os.path.join(run_dir, node.submit_file)
+        path = os.path.join(self.run_dir, node.submit_file)
+        orig, stderr_of = self.orig, self.stderr_of
 
         def parse(text: str, name: str = node.name) -> SubmitInfo:
             sub = parse_submit_file(text, job_name=name, orig_submit_dir=orig)
@@ -108,7 +148,8 @@ def _requests(plan: Plan) -> Iterator[tuple[Key, str, Any]]:
 
         yield ("sub", path, node.name, orig), path, parse
 
-    def outputs(name: str) -> Iterator[tuple[Key, str, Any]]:
+    def outputs(self, name: str) -> Iterator[tuple[Key, str, Any]]:
+        dag, run_dir = self.dag, self.run_dir
         node = dag.nodes.get(name)
         if node is None:
             return
@@ -116,50 +157,27 @@ def _requests(plan: Plan) -> Iterator[tuple[Key, str, Any]]:
         if not dag.is_pmc and node.submit_file:
             submit_dir = os.path.dirname(os.path.join(run_dir, node.submit_file))
         rotated = node.has_post_script or dag.is_pmc
-        suffix = f".{counters.get(node.name) or 0:03d}" if rotated else ""
+        suffix = f".{self.counters.get(node.name) or 0:03d}" if rotated else ""
         base = _join(submit_dir, node.name)
         if not node.is_subdag:
             yield ("out", base + ".out" + suffix), base + ".out" + suffix, parse_out
         yield ("err", base + ".err" + suffix), base + ".err" + suffix, parse_err
-        stderr = stderr_of.pop(node.name, None)
+        stderr = self.stderr_of.pop(node.name, None)
         if stderr:
             path = _join(run_dir, stderr)
             if path != base + ".err":
                 yield ("exit", path + suffix), path + suffix, errfile.pegasus_lite_exitcode
 
-    def bump(name: str) -> None:
+    def bump(self, name: str) -> None:
+        counters = self.counters
         counters[name] = counters[name] + 1 if name in counters else 0
 
-    classify = D.classify_line
-    with open(plan.dagman_out, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            # Only the lines one of the kinds below can come of are classified (a third).
-            if not (
-                "ULOG_SUBMIT" in line
-                or " job proc (" in line
-                or "Submitting " in line
-                or "cript of " in line
-            ):
-                continue
-            rec = classify(line.rstrip(), 0.0)
-            if rec is None:
-                continue
-            kind, job = rec.kind, rec.job or ""
-            if kind == D.DAGMAN_SUBMIT:
-                yield from submit(job)
-            elif kind == D.ULOG and rec.state == "SUBMIT":
-                bump(job)
-            elif kind == D.SCRIPT_STARTED and rec.state == "PRE":
-                yield from submit(job)
-            elif kind == D.JOB_RESULT:
-                node = dag.nodes.get(job)
-                if node is not None and not (node.has_post_script and not dag.is_pmc):
-                    yield from outputs(job)
-            elif kind == D.SCRIPT_RESULT and rec.status is not None:
-                if rec.state == "POST":
-                    yield from outputs(job)
-                elif not (rec.text or "").endswith("completed successfully."):
-                    bump(job)  # PRE_SCRIPT_FAILURE takes the next output counter
+
+def _requests(plan: Plan) -> Iterator[tuple[Key, str, Any]]:
+    """``(key, path, parse)`` of each job file, in the order the machine asks for them."""
+    predicted = _Predicted(plan.dagman_out)
+    for rec in _asking_records(plan.dagman_out):
+        yield from predicted.asked(rec)
 
 
 def _results(plan: Plan) -> Iterator[list[Result]]:
