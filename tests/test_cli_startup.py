@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from monitord.tools.synthetic import generate
 
 # a replay into SQLite needs none of these (module -> what pulled it in before)
@@ -137,3 +139,43 @@ def test_settle_freezes_the_start_up_state_of_the_program_only() -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
     before, after, sql = proc.stdout.split()
     assert before == "0" and int(after) > 10_000 and sql == "True"
+
+
+# Ctrl-C at the moment the program loads SQLAlchemy (the sinks' factories: a second or more on a
+# busy machine, before the run installs its own handler): a real SIGINT, sent from an import
+# hook so that it lands in that window every time.
+SIGINT_WHILE_LOADING_SINKS = """
+import importlib.abc, os, signal, sys
+
+class _CtrlC(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "sqlalchemy":
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, _CtrlC())
+sys.argv[1:1] = {prefix!r}
+from monitord.cli import {entry}
+sys.exit({entry}())
+"""
+
+
+@pytest.mark.parametrize(
+    ("entry", "prefix"),
+    [("main", ["replay"]), ("main", ["follow"]), ("pegasus_main", ["-r"])],
+)
+def test_ctrl_c_while_the_sinks_load_is_one_line_and_writes_nothing(
+    tmp_path: Path, entry: str, prefix: list[str]
+) -> None:
+    """Interrupted before its run began, the program says so in one line with SIGINT's
+    status (130), no traceback, and leaves no database or jobstate.log behind."""
+    gen = generate(tmp_path / "wf", jobs=10, seed=1)
+    code = SIGINT_WHILE_LOADING_SINKS.format(prefix=prefix, entry=entry)
+    ended = _run(code, gen.dagman_out, tmp_path)
+    assert ended.returncode == 130, ended.stderr[-3000:]
+    assert "Traceback" not in ended.stderr, ended.stderr[-3000:]
+    lines = ended.stderr.strip().splitlines()
+    assert len(lines) == 1 and "interrupted before the run started" in lines[0], ended.stderr
+    assert not _database(gen.dagman_out).exists()
+    assert not (gen.dagman_out.parent / "jobstate.log").exists()

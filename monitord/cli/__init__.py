@@ -229,18 +229,13 @@ def run_daemon(
 
     ``progress``: the progress display on a terminal even with ``-q`` (``monitord demo``).
     """
-    cli_props, rest = split_properties(argv)
-    parser = build_parser(prog, mode)
-    args = parser.parse_args(rest)
-    configure_logging(args.verbose)
-    if getattr(args, "quiet", False):
-        loglevel.set_level(max(loglevel.level(), logging.ERROR))  # -q: errors only
     try:
-        args, config = _configure(parser, args, rest, cli_props)
-        _check_before_running(args, config, mode=mode, attach=attach)
+        args, config = _prepare(argv, prog=prog, mode=mode, attach=attach)
     except _Refused as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        return _interrupted_before_running(prog)
     # --- service hand-over (issue 7): `monitord attach`, or -N with a service configured
     if not args.replay and (attach is not None or args.condor_daemon):
         from monitord.cli.service import handover
@@ -249,8 +244,37 @@ def run_daemon(
         if handed is not None:
             return handed
     # --- end service hand-over
-    startup.settle()
+    try:
+        startup.settle()
+    except KeyboardInterrupt:
+        return _interrupted_before_running(prog)
     return _run_in_one_line(prog, args, config, mode=mode, progress=progress)
+
+
+def _interrupted_before_running(prog: str) -> int:
+    """Ctrl-C before the run's own handler exists (monitord/daemon/interrupt.py): nothing is
+    open yet, so one line and the signal's status, never a traceback."""
+    print(f"{prog}: interrupted before the run started; nothing was written", file=sys.stderr)
+    return 130
+
+
+def _prepare(
+    argv: Sequence[str], *, prog: str, mode: str, attach: Any | None
+) -> tuple[argparse.Namespace, MonitorConfig]:
+    """The options and the one :class:`MonitorConfig`, checked before anything runs.
+
+    Loading the sinks here takes a second or more on a busy machine, before the run's own
+    Ctrl-C handler exists: :func:`run_daemon` turns an interrupt in this window into one line.
+    """
+    cli_props, rest = split_properties(argv)
+    parser = build_parser(prog, mode)
+    args = parser.parse_args(rest)
+    configure_logging(args.verbose)
+    if getattr(args, "quiet", False):
+        loglevel.set_level(max(loglevel.level(), logging.ERROR))  # -q: errors only
+    args, config = _configure(parser, args, rest, cli_props)
+    _check_before_running(args, config, mode=mode, attach=attach)
+    return args, config
 
 
 def _run_dir(args: argparse.Namespace) -> str:
