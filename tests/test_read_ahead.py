@@ -88,6 +88,33 @@ def test_each_answer_is_the_disks_even_for_a_file_changed_or_gone(tmp_path: Path
     assert workers_of(out) == {}, "the worker outlived its pipe"
 
 
+def test_the_worker_reads_a_file_below_the_block_in_one_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker reads as the parser does (``jobfiles.read_text_stat``): a job file smaller
+    than the block is one read, not a second one to see its end; its stat is the file's."""
+    from monitord.daemon import readahead
+
+    out = generate(tmp_path / "run", 40, seed=7, retry_fraction=0.2, name="reads").dagman_out
+    reads: list[int] = []
+    real = os.read
+
+    def counted(fd: int, n: int) -> bytes:
+        reads.append(fd)
+        return real(fd, n)
+
+    monkeypatch.setattr(os, "read", counted)
+    plan = Plan(str(out), store_stdout=True)
+    results = [r for batch in readahead._results(plan) for r in batch]
+    monkeypatch.undo()
+    paths = [path for _, path, _ in _requests(plan)]
+    read = [(st, path) for (_, st, _), path in zip(results, paths, strict=True) if st]
+    assert len(read) > 40 and len(reads) == len(read), (len(reads), len(read))
+    for st, path in read:
+        disk = os.stat(path)
+        assert st == (disk.st_size, disk.st_mtime_ns, disk.st_ino), path
+
+
 def test_a_file_asked_for_far_out_of_order_is_read_here_within_the_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
