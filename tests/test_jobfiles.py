@@ -25,3 +25,20 @@ def test_newlines_universal_bad_bytes_replaced_and_missing_file_none(tmp_path: P
     path.write_bytes(b"a\r\nb\rc\n\xff")
     assert jobfiles.read_text(str(path)) == "a\nb\nc\n\ufffd"
     assert jobfiles.read_text(str(tmp_path / "missing")) is None
+
+
+@pytest.mark.parametrize("size", [0, 3, 4, 9])
+def test_with_its_stat_the_same_text_and_the_stat_of_the_file_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: int
+) -> None:
+    """``read_text_stat`` (the --read-ahead worker's read) is ``read_text`` plus the stat."""
+    monkeypatch.setattr(jobfiles, "_BLOCK", 4)
+    path = tmp_path / "job.out"
+    path.write_bytes(b"x\r\n" * size)
+    found = jobfiles.read_text_stat(str(path))
+    assert found is not None
+    st, text = found
+    assert text == jobfiles.read_text(str(path)) == "x\n" * size
+    disk = path.stat()
+    assert (st.st_size, st.st_mtime_ns, st.st_ino) == (disk.st_size, disk.st_mtime_ns, disk.st_ino)
+    assert jobfiles.read_text_stat(str(tmp_path / "missing")) is None

@@ -22,8 +22,8 @@ from monitord.daemon.jobfiles import read_text
 from monitord.daemon.readahead import Plan, ReadAhead, _requests
 from monitord.tools.synthetic import generate
 from tests.conftest import CORPUS, CORPUS_TZ, corpus_samples, replay_copy, require_corpus
+from tests.replays import assert_same_rows, replay, replayed
 from tests.test_cli_commands import MONITORD, PEGASUS_MONITORD
-from tests.test_sql_process import assert_same_rows
 
 TITLE = "monitord read-ahead "
 
@@ -88,6 +88,33 @@ def test_each_answer_is_the_disks_even_for_a_file_changed_or_gone(tmp_path: Path
     assert workers_of(out) == {}, "the worker outlived its pipe"
 
 
+def test_the_worker_reads_a_file_below_the_block_in_one_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker reads as the parser does (``jobfiles.read_text_stat``): a job file smaller
+    than the block is one read, not a second one to see its end; its stat is the file's."""
+    from monitord.daemon import readahead
+
+    out = generate(tmp_path / "run", 40, seed=7, retry_fraction=0.2, name="reads").dagman_out
+    reads: list[int] = []
+    real = os.read
+
+    def counted(fd: int, n: int) -> bytes:
+        reads.append(fd)
+        return real(fd, n)
+
+    monkeypatch.setattr(os, "read", counted)
+    plan = Plan(str(out), store_stdout=True)
+    results = [r for batch in readahead._results(plan) for r in batch]
+    monkeypatch.undo()
+    paths = [path for _, path, _ in _requests(plan)]
+    read = [(st, path) for (_, st, _), path in zip(results, paths, strict=True) if st]
+    assert len(read) > 40 and len(reads) == len(read), (len(reads), len(read))
+    for st, path in read:
+        disk = os.stat(path)
+        assert st == (disk.st_size, disk.st_mtime_ns, disk.st_ino), path
+
+
 def test_a_file_asked_for_far_out_of_order_is_read_here_within_the_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -115,24 +142,6 @@ def test_a_file_asked_for_far_out_of_order_is_read_here_within_the_bound(
         ahead.close()
 
 
-def _replay(out: Path, db: Path, home: Path, *extra: str, stderr: Any = subprocess.PIPE) -> Any:
-    return subprocess.Popen(
-        [*MONITORD, "replay", *extra, "-d", f"sqlite:///{db}", out.name],
-        cwd=out.parent,
-        env={**os.environ, "TZ": CORPUS_TZ, "HOME": str(home)},
-        stdout=subprocess.DEVNULL,
-        stderr=stderr,
-        text=True,
-    )
-
-
-def _replayed(out: Path, db: Path, home: Path, *extra: str) -> str:
-    proc = _replay(out, db, home, *extra)
-    _, err = proc.communicate(timeout=600)
-    assert proc.returncode == 0, err[-3000:]
-    return str(err)
-
-
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """A generated 300-job workflow (retries) and its database replayed without the option."""
@@ -141,7 +150,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Pat
     home = root / "home"
     home.mkdir()
     expected = root / "plain.db"
-    _replayed(out, expected, home, "-q")
+    replayed(out, expected, home, "-q")
     return out, expected, home
 
 
@@ -150,7 +159,7 @@ def test_a_generated_workflows_rows_are_the_same_and_come_from_the_worker(
 ) -> None:
     out, expected, home = generated
     db = tmp_path / "ahead.db"
-    err = _replayed(out, db, home, "-v", "--read-ahead")
+    err = replayed(out, db, home, "-v", "--read-ahead")
     assert_same_rows(expected, db)
     line = next(x for x in err.splitlines() if "read-ahead " in x and "used=" in x)
     counts = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)\b", line)}
@@ -170,7 +179,7 @@ def test_the_worker_ends_with_the_daemon(
     generated: tuple[Path, Path, Path], tmp_path: Path, how: signal.Signals
 ) -> None:
     out, _, home = generated
-    proc = _replay(out, tmp_path / "killed.db", home, "-q", "--read-ahead")
+    proc = replay(out, tmp_path / "killed.db", home, "-q", "--read-ahead")
     deadline = time.monotonic() + 300
     while not workers_of(out):
         assert proc.poll() is None and time.monotonic() < deadline, "no worker started"
@@ -194,7 +203,7 @@ def test_a_worker_killed_mid_replay_leaves_the_parser_reading(
     db = tmp_path / "worker-killed.db"
     log = tmp_path / "stderr"
     with open(log, "w") as err:
-        proc = _replay(out, db, home, "-v", "--read-ahead", stderr=err)
+        proc = replay(out, db, home, "-v", "--read-ahead", stderr=err)
         deadline = time.monotonic() + 300
         while not (found := workers_of(out)):
             assert proc.poll() is None and time.monotonic() < deadline, "no worker started"

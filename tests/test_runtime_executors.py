@@ -20,6 +20,7 @@ from structlog.testing import capture_logs
 from monitord.core.events import StampedeEvent, make_event
 from sinks.plugins.host import PluginHost, SinksAndPlugins
 from sinks.runtime.base import SinkError
+from sinks.runtime.capabilities import Capabilities
 from sinks.runtime.executor import Executor
 from sinks.runtime.executor import SinkSet as AnySinkSet
 from sinks.runtime.health import SinkHealth
@@ -151,6 +152,47 @@ def test_every_executor_spools_a_down_sink_and_says_so_without_the_password(
     executor.stop()
     assert written(sink) == [float(i) for i in range(9)]
     assert not executor.failed
+
+
+class DurableSink(FileSink):
+    """A sink whose writes are durable on return (``Capabilities.durable_writes``, as SQL's
+    and AMQP's): its flush, which would do nothing, only counts its calls."""
+
+    capabilities = Capabilities(durable_writes=True)
+
+    def __init__(self, directory: str) -> None:
+        super().__init__(directory)
+        self.flushes = 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+
+
+def test_a_sink_durable_on_write_is_never_flushed_nor_taken_as_back_by_a_flush(
+    make: Make, tmp_path: Path
+) -> None:
+    """A write fails: the runtime calls no flush (before, the no-op flush after the failed
+    write was taken for the sink's answer: "sink answers again" while it was down, and the
+    backoff started over); each retry's attempt is one more, until a write works."""
+    sink = DurableSink(str(tmp_path))
+    executor = make(sink, spool_of(tmp_path))
+    executor.start()
+    executor.put([ev(0)])
+    executor.flush()
+    Path(sink.flag).touch()
+    with capture_logs() as logs:
+        executor.put([ev(1)])
+        wait_for(lambda: executor.health().attempts >= 4)
+        executor.flush()  # a flush request during the outage: the batch is spooled
+        while_down = [x["event"] for x in logs if x["event"].startswith("sink answers")]
+        os.unlink(sink.flag)
+        wait_for(lambda: executor.health().state == "up" and executor.health().spooled == 0)
+    executor.stop()
+    assert while_down == []
+    attempts = [x["attempt"] for x in logs if x["event"] == "sink call failed: decision"]
+    assert len(attempts) >= 4 and attempts == list(range(1, len(attempts) + 1)), attempts
+    assert sink.flushes == 0
+    assert written(sink) == [0.0, 1.0]
 
 
 def test_the_three_sink_sets_share_one_interface(tmp_path: Path) -> None:

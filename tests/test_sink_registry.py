@@ -33,10 +33,14 @@ def test_builtin_sinks_come_from_entry_points() -> None:
     assert reg.factory_for("relative.bp").name == "file"
     assert reg.factory_for("-").name == "file"
     assert reg.by_name["sql"].capabilities == Capabilities(
-        shares_engine=True, keeps_marks=True, tallies=True, resumes=True
+        shares_engine=True, keeps_marks=True, tallies=True, resumes=True, durable_writes=True
     )
-    assert reg.by_name["amqp"].capabilities == Capabilities(shares_connection=True, resumes=True)
-    assert reg.by_name["dashboard"].capabilities == Capabilities(dashboard=True, resumes=True)
+    assert reg.by_name["amqp"].capabilities == Capabilities(
+        shares_connection=True, resumes=True, durable_writes=True
+    )
+    assert reg.by_name["dashboard"].capabilities == Capabilities(
+        dashboard=True, resumes=True, durable_writes=True
+    )
     assert reg.by_name["file"].capabilities == Capabilities()
 
 

@@ -19,7 +19,6 @@ import re
 import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,21 +33,11 @@ from monitord.tools.synthetic import generate
 from sinks.runtime.base import SinkError
 from sinks.runtime.process_sink import ProcessSink
 from sinks.sql.sink import SQLSink, sqlite_file
-from tests.conftest import CORPUS, CORPUS_TZ, STAMPEDE_DIFF, replay_copy, require_corpus
+from tests.conftest import CORPUS, CORPUS_TZ, replay_copy, require_corpus
+from tests.replays import assert_same_rows, replay, replayed
 from tests.test_cli_commands import MONITORD, PEGASUS_MONITORD
 
 SECRET = "Sq1Pr0cessS3cret"
-
-
-def assert_same_rows(expected: Path, got: Path) -> None:
-    """stampede-diff finds ``got``'s rows equal to ``expected``'s."""
-    proc = subprocess.run(
-        [sys.executable, str(STAMPEDE_DIFF), str(expected), str(got)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stdout[-3000:]
 
 
 def children_titled(word: str) -> dict[int, str]:
@@ -293,26 +282,6 @@ def test_the_corpus_database_is_the_threads(tmp_path: Path) -> None:
     assert_same_rows(next(thread.glob("*.stampede.db")), db)
 
 
-def _replay(
-    dagman_out: Path, db: Path, home: Path, *extra: str, stderr: Any = subprocess.PIPE
-) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [*MONITORD, "replay", *extra, "-d", f"sqlite:///{db}", dagman_out.name],
-        cwd=dagman_out.parent,
-        env={**os.environ, "TZ": CORPUS_TZ, "HOME": str(home)},
-        stdout=subprocess.DEVNULL,
-        stderr=stderr,
-        text=True,
-    )
-
-
-def _replayed(dagman_out: Path, db: Path, home: Path, *extra: str) -> None:
-    """A whole replay into ``db``; it must end with 0 (its stderr's tail, else)."""
-    proc = _replay(dagman_out, db, home, *extra)
-    _, err = proc.communicate(timeout=600)
-    assert proc.returncode == 0, err[-3000:]
-
-
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """A generated 300-job workflow and its database replayed by the thread."""
@@ -321,7 +290,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Pat
     home = root / "home"
     home.mkdir()
     expected = root / "thread.db"
-    _replayed(out, expected, home, "-q", "--sql-thread")
+    replayed(out, expected, home, "-q", "--sql-thread")
     return out, expected, home
 
 
@@ -330,7 +299,7 @@ def test_a_generated_workflows_database_is_the_threads(
 ) -> None:
     out, expected, home = generated
     db = tmp_path / "child.db"
-    _replayed(out, db, home, "-q", "--sql-process")
+    replayed(out, db, home, "-q", "--sql-process")
     assert_same_rows(expected, db)
 
 
@@ -341,11 +310,11 @@ def test_a_child_killed_mid_replay_leaves_every_row_once(tmp_path: Path) -> None
     home = tmp_path / "home"
     home.mkdir()
     expected = tmp_path / "thread.db"
-    _replayed(out, expected, home, "-q", "--sql-thread")
+    replayed(out, expected, home, "-q", "--sql-thread")
     db = tmp_path / "killed.db"
     log = tmp_path / "stderr"
     with open(log, "w") as err:
-        proc = _replay(out, db, home, "--sql-process", "-v", stderr=err)
+        proc = replay(out, db, home, "--sql-process", "-v", stderr=err)
         killed = None
         deadline = time.monotonic() + 300
         while killed is None and proc.poll() is None and time.monotonic() < deadline:
@@ -368,7 +337,7 @@ def test_a_daemon_killed_with_sigkill_leaves_no_child(
 ) -> None:
     out, _, home = generated
     db = tmp_path / "orphan.db"
-    proc = _replay(out, db, home, "-q", "--sql-process")
+    proc = replay(out, db, home, "-q", "--sql-process")
     title = f"monitord sink-sql sqlite:///{db}"
     deadline = time.monotonic() + 300
     while not children_titled(title):

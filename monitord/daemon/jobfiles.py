@@ -16,7 +16,22 @@ _BLOCK = 1 << 20  # a job file is one read; a longer one takes more
 
 
 def read_text(path: str) -> str | None:
-    """A job file's text, or None when it cannot be read (raw fd I/O: tens of thousands per replay).
+    """A job file's text, or None when it cannot be read (raw fd I/O: tens of thousands per replay)."""
+    found = _read_file(path, False)
+    return None if found is None else found[1]
+
+
+def read_text_stat(path: str) -> tuple[os.stat_result, str] | None:
+    """A job file's stat, taken before its read (a change after it shows), and its text; None
+    when it cannot be read (the ``--read-ahead`` worker, monitord/daemon/readahead.py)."""
+    found = _read_file(path, True)
+    if found is None or found[0] is None:
+        return None
+    return found[0], found[1]
+
+
+def _read_file(path: str, stat: bool) -> tuple[os.stat_result | None, str] | None:
+    """The one read of a job file: its stat when ``stat`` is asked for, and its text.
 
     A read shorter than asked for is the end of a regular file, so a file smaller than
     the block costs one read, not a second one to see the end (60,000 reads fewer in a
@@ -28,6 +43,7 @@ def read_text(path: str) -> str | None:
     except OSError:
         return None
     try:
+        st = os.fstat(fd) if stat else None
         data = os.read(fd, _BLOCK)
         if len(data) == _BLOCK:
             parts = [data]
@@ -44,4 +60,4 @@ def read_text(path: str) -> str | None:
     text = data.decode("utf-8", errors="replace")
     if "\r" in text:  # universal newlines, as a text-mode open() would give
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
+    return st, text

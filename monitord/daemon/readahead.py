@@ -34,6 +34,7 @@ from monitord.core.jobout import _join
 from monitord.core.jobreader import ErrFile, OutFile, ParsingReader, parse_err, parse_out
 from monitord.core.readers import errfile
 from monitord.core.readers.subfile import SubmitInfo, parse_submit_file
+from monitord.daemon.jobfiles import read_text_stat
 
 log = structlog.get_logger(__name__)
 
@@ -57,30 +58,6 @@ class Plan:
 
 
 # ---------------------------------------------------------------- the worker
-
-
-def _read(path: str) -> tuple[Stat, str] | None:
-    """The file's stat (taken before its read: a later change shows) and text."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        parts = []
-        while True:
-            block = os.read(fd, 1 << 20)
-            if not block:
-                break
-            parts.append(block)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    text = b"".join(parts).decode("utf-8", errors="replace")
-    if "\r" in text:  # as monitord.daemon.jobfiles.read_text
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return (st.st_size, st.st_mtime_ns, st.st_ino), text
 
 
 #: Substrings of the only dagman.out lines whose records make the machine read a job's files
@@ -183,7 +160,7 @@ def _requests(plan: Plan) -> Iterator[tuple[Key, str, Any]]:
 def _results(plan: Plan) -> Iterator[list[Result]]:
     batch: list[Result] = []
     for key, path, parse in _requests(plan):
-        found = _read(path)
+        found = read_text_stat(path)  # the stat before the read: a later change shows
         if found is None:
             batch.append((key, None, None))
         else:
@@ -191,7 +168,7 @@ def _results(plan: Plan) -> Iterator[list[Result]]:
             value = parse(text)
             if key[0] == "err" and not plan.store_stdout:
                 value.stderr_text = ""  # not kept without stdout: not sent
-            batch.append((key, st, value))
+            batch.append((key, (st.st_size, st.st_mtime_ns, st.st_ino), value))
         if len(batch) >= BATCH:
             yield batch
             batch = []

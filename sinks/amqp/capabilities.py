@@ -8,4 +8,4 @@ from sinks.runtime.capabilities import Capabilities
 #: in the service, one lane and one broker connection per broker for every workflow
 #: (``shares_connection``); a resumed daemon's events are published again, numbered as before,
 #: so the ingest loads them once (``resumes``: at least once on the wire)
-AMQP_CAPABILITIES = Capabilities(shares_connection=True, resumes=True)
+AMQP_CAPABILITIES = Capabilities(shares_connection=True, resumes=True, durable_writes=True)

@@ -39,7 +39,7 @@ class PluginSink:
         self.plugin = plugin
         self.settings = plugin.settings
         self.name = f"plugin:{plugin.name}"
-        self.capabilities = Capabilities(ticks=plugin.settings.tick_interval)
+        self.capabilities = Capabilities(ticks=plugin.settings.tick_interval, durable_writes=True)
         self._spool = spool if plugin.settings.spools else None
         self.closing = False  # its delivery is stopping it (stop() is bounded by itself)
         self._abandoned = False

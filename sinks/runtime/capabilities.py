@@ -32,6 +32,10 @@ class Capabilities:
     ticks: float = 0.0
     """Seconds between calls of the sink's ``tick()`` while it has nothing to write (0: none;
     an event plugin's ``tick_interval``)."""
+    durable_writes: bool = False
+    """A batch is durable when ``write_batch`` returns (the sink commits, or the broker or
+    plugin has taken it): the runtime calls no ``flush``, and a flush step, which then does
+    nothing, is no sign that a down sink answers again."""
     resumes: bool = False
     """A crash resume from a snapshot (instead of a full re-read into fresh outputs) keeps its
     output right: exactly (``keeps_marks``) or at least once (a broker's consumers)."""

@@ -91,6 +91,9 @@ class Delivery:
         self.tallies = caps.tallies
         self.best_effort = caps.dashboard  # not a destination: a failure is a warning
         self.tick_every = caps.ticks  # seconds between idle ``tick()`` calls (0: none)
+        self.durable = caps.durable_writes  # no flush: each write is durable on return
+        # the steps that do not reach such a sink: their success is no recovery
+        self._silent = (self._flush_item, self._flush_sink) if self.durable else ()
         self._next_tick = 0.0
         self.held = HeldSpool(spool, sink)
         self.spool_path = spool.path_for(sink) if spool is not None else None
@@ -322,7 +325,9 @@ class Delivery:
             if not self.finished.is_set():  # (a step that returned after its abandon: moot)
                 self._failed(exc, action)
         else:
-            if self.policy.attempts or self.policy.down_since is not None:
+            if (self.policy.attempts or self.policy.down_since is not None) and (
+                action not in self._silent
+            ):
                 with self._cond:
                     self._succeeded()
 
@@ -366,7 +371,7 @@ class Delivery:
 
     def _deliver(self) -> None:
         """The spool's oldest batch into the sink (:meth:`SpoolSide.deliver_head`)."""
-        count = self.spooling.deliver_head(self._write, self.sink.flush)
+        count = self.spooling.deliver_head(self._write, self._sink_flush)
         if not count:
             return
         with self._cond:
@@ -379,7 +384,7 @@ class Delivery:
     def _write_item(self) -> None:
         item = self._items[0]
         assert isinstance(item, Batch)
-        self._unflushed = True
+        self._unflushed = not self.durable  # (before the write: a failed one may leave some)
         began = time.perf_counter()
         self.queue.in_hand = item
         try:
@@ -439,8 +444,13 @@ class Delivery:
             item.done.set()
 
     def _flush_sink(self) -> None:
-        self.sink.flush()
+        self._sink_flush()
         self._needs_flush = self._unflushed = False
+
+    def _sink_flush(self) -> None:
+        """The sink's ``flush``; none for a sink whose writes are durable on return."""
+        if not self.durable:
+            self.sink.flush()
 
     # --- outcomes ---
     def _failed(self, exc: BaseException, action: Callable[[], None]) -> None:
@@ -470,7 +480,7 @@ class Delivery:
                 self._release_waiters()
                 return
             # writes the sink took but has not made durable yet must be flushed before more
-            flushing = action in (self._flush_item, self._flush_sink)
+            flushing = not self.durable and action in (self._flush_item, self._flush_sink)
             self._needs_flush = self._needs_flush or flushing or self._unflushed
             self.spooling.spill(keep_head=self.queue.head_first)
             never_opened = opening and not self._opened

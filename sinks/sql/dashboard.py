@@ -50,7 +50,7 @@ def _v(value: Any) -> Any:
     return None if value is UNSET else value
 
 
-DASHBOARD_CAPABILITIES = Capabilities(dashboard=True, resumes=True)
+DASHBOARD_CAPABILITIES = Capabilities(dashboard=True, resumes=True, durable_writes=True)
 
 
 def default_dashboard_url(home: str | None = None) -> str:

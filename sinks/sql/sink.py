@@ -50,7 +50,9 @@ from .rotate import rotate_sqlite_file
 
 log = structlog.get_logger(__name__)
 
-SQL_CAPABILITIES = Capabilities(shares_engine=True, keeps_marks=True, tallies=True, resumes=True)
+SQL_CAPABILITIES = Capabilities(
+    shares_engine=True, keeps_marks=True, tallies=True, resumes=True, durable_writes=True
+)
 
 
 def sqlite_file(url: URL) -> str | None:
