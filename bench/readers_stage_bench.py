@@ -36,6 +36,7 @@ MODULES = {
     "jobfiles": "monitord/daemon/jobfiles.py",
     "errfile": "monitord/core/readers/errfile.py",
     "subfile": "monitord/core/readers/subfile.py",
+    "braindump": "monitord/core/readers/braindump.py",  # static.bp's stamps
 }
 
 
@@ -48,6 +49,8 @@ def load_old(rev: str, work: Path) -> dict[str, ModuleType]:
         file = work / f"old_{name}.py"
         file.write_bytes(source)
         modules[name] = load_module(f"old_{name}", file)
+    # the old static.bp parse with the old stamp conversion, not this tree's it imported
+    modules["staticbp"].planner_iso_epoch = modules["braindump"].planner_iso_epoch
     return modules
 
 
