@@ -50,7 +50,7 @@ def load_old(rev: str, work: Path) -> dict[str, ModuleType]:
         file.write_bytes(source)
         modules[name] = load_module(f"old_{name}", file)
     # the old static.bp parse with the old stamp conversion, not this tree's it imported
-    modules["staticbp"].planner_iso_epoch = modules["braindump"].planner_iso_epoch
+    vars(modules["staticbp"])["planner_iso_epoch"] = modules["braindump"].planner_iso_epoch
     return modules
 
 
