@@ -2,8 +2,8 @@
 """CPU seconds of the job-file readers of a replay, this tree against another commit (issue 30).
 
 For a generated workflow's submit dir, each stage runs over every file it reads in a replay:
-static.bp (``parse_static_bp`` over its lines), job file reads (``jobfiles.read_text`` of every
-.out, .err and .sub), the PegasusLite exit code (``errfile.pegasus_lite_exitcode`` of every
+static.bp (``parse_static_bp`` over its lines), the .dag (``parse_dag``), job file reads
+(``jobfiles.read_text`` of every .out, .err and .sub), the PegasusLite exit code (``errfile.pegasus_lite_exitcode`` of every
 .err text) and the .sub parse (``parse_submit_file``). ``--old REV`` loads those modules as
 they are at REV (``git show``; each is one file) beside this tree's; rounds alternate and the
 median ``time.process_time`` of each side is printed (the machine's load does not count).
@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from alternate import alternate, cpu_seconds, load_module, options  # noqa: E402
 
-from monitord.core.readers import errfile, staticbp, subfile  # noqa: E402
+from monitord.core.readers import dagfile, errfile, staticbp, subfile  # noqa: E402
 from monitord.daemon import jobfiles  # noqa: E402
 
 MODULES = {
@@ -36,6 +36,8 @@ MODULES = {
     "jobfiles": "monitord/daemon/jobfiles.py",
     "errfile": "monitord/core/readers/errfile.py",
     "subfile": "monitord/core/readers/subfile.py",
+    "braindump": "monitord/core/readers/braindump.py",  # static.bp's stamps
+    "dagfile": "monitord/core/readers/dagfile.py",
 }
 
 
@@ -48,6 +50,8 @@ def load_old(rev: str, work: Path) -> dict[str, ModuleType]:
         file = work / f"old_{name}.py"
         file.write_bytes(source)
         modules[name] = load_module(f"old_{name}", file)
+    # the old static.bp parse with the old stamp conversion, not this tree's it imported
+    vars(modules["staticbp"])["planner_iso_epoch"] = modules["braindump"].planner_iso_epoch
     return modules
 
 
@@ -61,7 +65,11 @@ def stages(mods: dict[str, Any], run_dir: Path) -> dict[str, Callable[[], Any]]:
         (Path(f).stem, Path(f).read_text(errors="replace")) for f in files if f.endswith(".sub")
     ]
     sub = mods["subfile"].parse_submit_file
+    dag = next(run_dir.glob("*.dag")).read_text(encoding="utf-8")
     return {
+        f".dag parse ({dag.count(chr(10)):,} lines)": lambda: repr(
+            mods["dagfile"].parse_dag(dag).nodes
+        ),
         f"static.bp ({len(bp):,} lines)": lambda: list(mods["staticbp"].parse_static_bp(bp)),
         f"read job files ({len(files):,})": lambda: [mods["jobfiles"].read_text(f) for f in files],
         f"PegasusLite exit code ({len(errs):,} .err)": lambda: [
@@ -75,7 +83,13 @@ def stages(mods: dict[str, Any], run_dir: Path) -> dict[str, Callable[[], Any]]:
 
 def main() -> int:
     args = options(__doc__, "the commit to compare with", rounds=3, required=True).parse_args()
-    new = {"staticbp": staticbp, "jobfiles": jobfiles, "errfile": errfile, "subfile": subfile}
+    new = {
+        "staticbp": staticbp,
+        "jobfiles": jobfiles,
+        "errfile": errfile,
+        "subfile": subfile,
+        "dagfile": dagfile,
+    }
     with tempfile.TemporaryDirectory() as work:
         sides = {
             "old": stages(load_old(args.old, Path(work)), args.dir),

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import calendar
+import random
+import re
 from pathlib import Path
 
 import pytest
 
+from monitord.core.readers import braindump
 from monitord.core.readers.braindump import (
     BRAINDUMP_KEYS,
     BraindumpError,
@@ -102,6 +106,48 @@ def test_read_prefers_yml_then_txt_then_error(tmp_path: Path) -> None:
 )
 def test_planner_iso_epoch(text: str, epoch: int | None) -> None:
     assert planner_iso_epoch(text) == epoch
+
+
+def _plain_epoch(text: str) -> int | None:
+    """The stamp rules written plainly: the pattern, the date's ranges, the zone."""
+    m = re.fullmatch(
+        r"(\d{4})-?(\d{2})-?(\d{2})[Tt ](\d{2}):?(\d{2}):?(\d{2})(?:[.,]\d+)?"
+        r"(?:([Zz])|([+-])(\d{2}):?(\d{2}))",
+        text,
+    )
+    if m is None:
+        return None
+    y, mo, d, h, mi, s = (int(g) for g in m.groups()[:6])
+    if not (1 <= mo <= 12 and 1 <= d <= 31 and h < 24 and mi < 60 and s < 61):
+        return None
+    east = 0 if m[7] else (int(m[9]) * 3600 + int(m[10]) * 60) * (1 if m[8] == "+" else -1)
+    return calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0)) - east
+
+
+def test_static_bp_stamp_shortcut_agrees_with_the_pattern_on_random_stamps() -> None:
+    """The cache by a ``...SS.<digits>Z`` stamp's first 19 characters gives what the pattern
+    gives, also for a stamp that shares a cached prefix but not the form (a non-digit
+    fraction, another character at 19, a lower-case or numeric zone, an empty fraction)."""
+    rnd = random.Random(30)
+    braindump._Z_EPOCHS.clear()
+    prefixes = [
+        "1970-02-16T16:11:29",
+        "1969-12-31T23:59:59",
+        "2023-03-03T22:23:33",
+        "2023-13-03T22:23:33",
+        "2023-03-03 22:23:33",
+        "20230303T222333xxxx",
+        "2023-03-03T22:23:3a",
+    ]
+    seps = [".", ".", ".", ",", "x", "", "5"]
+    fractions = ["4678", "0", "", "٣٤", "4x", " 4", "4 ", "²"]
+    zones = ["Z", "Z", "Z", "z", "+05:30", "-0800", "", "ZZ"]
+    checked = 0
+    for _ in range(20000):
+        text = rnd.choice(prefixes) + rnd.choice(seps) + rnd.choice(fractions) + rnd.choice(zones)
+        assert planner_iso_epoch(text) == _plain_epoch(text), text
+        checked += _plain_epoch(text) is not None
+    assert checked > 1000  # valid stamps too, not only rejects
 
 
 def test_derived_values() -> None:

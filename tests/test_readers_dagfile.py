@@ -45,6 +45,23 @@ def test_jobs_scripts_and_subdags() -> None:
     assert info.submit_path("sub1", "/run") is None
 
 
+def test_a_keyword_in_any_case_is_read_and_the_other_lines_skipped() -> None:
+    """Each keyword read in every case its first letter can take (``ſ`` upper-cases to
+    ``S``); lines of the keywords not read, whatever they hold, add nothing."""
+    text = (
+        "job a a.sub\nJoB b b.sub\n\tsCRIPT post a /bin/x y z\nſcript PRE b /bin/p q\n"
+        "Subdag external c c.dag\ntask t1 t.sub\nsubdag EXTERNAL d d.dag\nTASK t2 u.sub\n"
+        "PARENT a CHILD b\nVARS e job=x\nRETRY f 3\nCATEGORY g c\nMAXJOBS c 1\nPRIORITY h 1\n"
+    )
+    info = parse_dag(text)
+    assert sorted(info.nodes) == ["a", "b", "c", "d", "t1", "t2"] and info.is_pmc
+    assert info.nodes["a"].submit_file == "a.sub" and info.nodes["b"].submit_file == "b.sub"
+    post, pre = info.nodes["a"].post_script, info.nodes["b"].pre_script
+    assert post is not None and (post.executable, post.arguments) == ("/bin/x", "y z")
+    assert pre is not None and (pre.executable, pre.arguments) == ("/bin/p", "q")
+    assert info.nodes["c"].subdag_file == "c.dag" and info.nodes["d"].subdag_file == "d.dag"
+
+
 def test_script_without_arguments_has_empty_arguments() -> None:
     """The line break is the whitespace after the executable (as in the reference)."""
     info = parse_dag(DAG + "SCRIPT PRE bare /bin/pre.sh\n")

@@ -138,6 +138,12 @@ def _text_lines(text: str) -> Iterator[str]:
         yield part + "\n" if i < last else part
 
 
+#: a line's first character that starts no keyword read here (JOB, TASK, SCRIPT, SUBDAG) nor
+#: upper-cases into one (``ſ`` does): a comment, PARENT, VARS, RETRY, ... (60 % of a
+#: planner's lines, VARS the longest) is dropped before it is split
+_SKIP_FIRST = frozenset(chr(c) for c in range(128)) - frozenset("JjTtSs")
+
+
 def parse_dag(text: str | Iterable[str]) -> DagInfo:
     """Collect per-node information from a ``.dag`` file: its text, or its lines as a text
     file yields them (an open file: a large .dag is never held whole, nor its lines at once;
@@ -146,7 +152,7 @@ def parse_dag(text: str | Iterable[str]) -> DagInfo:
     values: dict[str, list[object]] = {}  # node -> its Shape's values, while reading
     for raw in _text_lines(text) if isinstance(text, str) else text:
         line = raw.strip()
-        if not line or line[0] == "#":
+        if not line or line[0] in _SKIP_FIRST:
             continue
         words = line.split()
         keyword = words[0].upper()
