@@ -27,10 +27,13 @@ class Host:
     def __init__(self) -> None:
         self.lines: list[str] = []
 
-    def feed_chunk(self, tracked: Tracked, lines: list[str], offset: int) -> None:
+    def feed_chunk(
+        self, tracked: Tracked, lines: list[str], offset: int, publish: bool
+    ) -> tuple[None, bool]:
         self.lines.extend(lines)
         assert tracked.wf is not None
         tracked.wf.line_no += len(lines)
+        return None, publish
 
     def end_workflow(self, tracked: Tracked) -> None:
         pass
@@ -126,10 +129,12 @@ def test_every_chunk_is_fed_on_one_thread_as_in_a_replay(tmp_path: Path, feed_th
     names: set[str] = set()
 
     class Threads(Host):
-        def feed_chunk(self, tracked: Tracked, lines: list[str], offset: int) -> None:
+        def feed_chunk(
+            self, tracked: Tracked, lines: list[str], offset: int, publish: bool
+        ) -> tuple[None, bool]:
             fed_on.append(threading.get_ident())
             names.add(threading.current_thread().name)
-            super().feed_chunk(tracked, lines, offset)
+            return super().feed_chunk(tracked, lines, offset, publish)
 
         def flush(self) -> None:
             time.sleep(0.001)  # the checkpointer's cycle holds a worker thread meanwhile
@@ -164,3 +169,55 @@ def test_every_chunk_is_fed_on_one_thread_as_in_a_replay(tmp_path: Path, feed_th
         assert len(set(fed_on)) == 1 and names == {"monitord-feed_0"}, (fed_on, names)
     else:
         assert not any(name.startswith("monitord-feed") for name in names), names
+
+
+def test_a_steady_writers_events_are_published_at_most_every_publish_period(
+    tmp_path: Path,
+) -> None:
+    """Each publish is a sink transaction (an fsync on a live SQLite file), a flush cycle and
+    monitord.recover's rewrite: at a steady rate a follower publishes (and asks for a
+    checkpoint) at most every PUBLISH_PERIOD, not with every chunk, and once the writer stops
+    it publishes at once, so the last checkpoint covers every line."""
+    fed: list[tuple[float, int, bool]] = []  # (when, lines, publish) per chunk
+    checkpoints: list[int] = []
+
+    class Publishing(Host):
+        def feed_chunk(
+            self, tracked: Tracked, lines: list[str], offset: int, publish: bool = True
+        ) -> tuple[None, bool]:
+            fed.append((time.monotonic(), len(lines), publish))
+            return super().feed_chunk(tracked, lines, offset, publish)
+
+        def checkpoint(self, target: Any, line_no: int) -> None:
+            if isinstance(target, Tracked):
+                checkpoints.append(line_no)
+
+    path, registry = _one_workflow(tmp_path)
+    host = Publishing()
+    written = [f"line {n}" for n in range(1000)]
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = FollowLoop(host, registry, Polling())  # type: ignore[arg-type]
+        follow = asyncio.create_task(loop.run(stop))
+        with path.open("a") as fh:
+            for n, line in enumerate(written):  # 1,000 lines at ~500 lines/s
+                fh.write(line + "\n")
+                fh.flush()
+                if n % 5 == 4:
+                    await asyncio.sleep(0.01)
+        for _ in range(1000):  # until the last line is checkpointed (generous: a loaded machine)
+            if checkpoints and checkpoints[-1] == len(written):
+                break
+            await asyncio.sleep(0.01)
+        stop.set()
+        await follow
+        await loop.close()
+
+    asyncio.run(main())
+    assert host.lines == written  # every line, in order, once
+    assert checkpoints and checkpoints[-1] == len(written), checkpoints
+    published = [when for when, lines, publish in fed if publish and lines]
+    gaps = [b - a for a, b in zip(published, published[1:], strict=False)]
+    assert all(gap >= following.PUBLISH_PERIOD * 0.95 for gap in gaps), gaps
+    assert len(checkpoints) <= sum(publish for _, _, publish in fed) < len(fed), fed

@@ -63,3 +63,28 @@ async def test_wait_for_change_wakes_on_append(tmp_path: Path) -> None:
     waited = time.perf_counter() - start
     await task
     assert waited < 5, waited  # woken by the write, long before the timeout
+
+
+async def test_a_read_is_one_hop_to_the_loops_pool(tmp_path: Path) -> None:
+    """A follower reads ten chunks a second at a steady rate: the open, read and close are
+    one worker-thread hop (aiofiles made four, each a wake-up of the event loop)."""
+    path = tmp_path / "x.dagman.out"
+    lines = [f"line {n}" for n in range(1000)]
+    path.write_text("".join(line + "\n" for line in lines))
+    loop = asyncio.get_running_loop()
+    hops: list[object] = []
+    run_in_executor = loop.run_in_executor
+
+    def counted(executor: object, func: object, *args: object) -> object:
+        hops.append(func)
+        return run_in_executor(executor, func, *args)  # type: ignore[arg-type]
+
+    loop.run_in_executor = counted  # type: ignore[method-assign,assignment]
+    try:
+        f = LineFollower(str(path))
+        assert await f.read_lines() == lines
+        assert await f.read_lines() == []  # nothing new: a stat, no hop
+    finally:
+        del loop.run_in_executor
+    assert len(hops) == 1, hops
+    assert f.offset == path.stat().st_size

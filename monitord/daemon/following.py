@@ -45,6 +45,12 @@ MAX_IDLE = 17280
 # per-chunk costs (the worker-thread hop, a sink flush and commit, monitord.recover's
 # rewrite) are paid ten times less often; a line waits at most this much longer.
 CHUNK_PERIOD = 0.1
+# A follower hands its chunks' events to the sinks (and asks for a checkpoint) at most this
+# often while lines keep coming, at once when it caught up and nothing new came (or BATCH
+# events are pending, or a snapshot is due: Monitor.feed_chunk): each publish is a database
+# transaction (an fsync on a live SQLite file), a sink flush and monitord.recover's rewrite,
+# paid ~2 times a second at a steady rate instead of with every chunk.
+PUBLISH_PERIOD = 0.5
 
 
 def poll_interval(count: int) -> float:
@@ -73,8 +79,12 @@ class FollowHost(Protocol):
 
     shutting_down: bool  # a service stop: no orderly end, monitord.recover stays
 
-    def feed_chunk(self, tracked: Tracked, lines: list[str], offset: int) -> Snapshot | None:
-        """Feed ``lines`` (``offset``: the dagman.out bytes fed then); a snapshot if one is due."""
+    def feed_chunk(
+        self, tracked: Tracked, lines: list[str], offset: int, publish: bool
+    ) -> tuple[Snapshot | None, bool]:
+        """Feed ``lines`` (``offset``: the dagman.out bytes fed then); their events go to the
+        sinks when ``publish`` (or when the host must).  A snapshot if one is due, and whether
+        every event so far was published."""
 
     def end_workflow(self, tracked: Tracked) -> None:
         """End ``tracked`` in order (jobstate.log, monitord.info/.done, recover removed)."""
@@ -220,26 +230,33 @@ class FollowLoop:
         idle = 0
         loop = asyncio.get_running_loop()
         read_at = -CHUNK_PERIOD
+        published_at = loop.time()
+        owed = False  # lines fed whose events wait for the next publish
         while not stop.is_set():
             # Everything on disk is taken at once: lines that arrived while the previous
-            # chunk was being processed make one batch (one sink flush, one checkpoint).
+            # chunk was being processed make one chunk.
             lines = await follower.read_lines()
-            if lines:
-                read_at = loop.time()
-                idle = 0
-                chunk = functools.partial(
-                    contextvars.copy_context().run, self._chunk, tracked, lines, follower.offset
-                )  # as asyncio.to_thread does, on the one feed thread
-                snapshot, marker = await loop.run_in_executor(self._feed_thread(), chunk)
+            if lines or owed:
+                publish = not lines or loop.time() - published_at >= PUBLISH_PERIOD
+                if lines:
+                    read_at = loop.time()
+                    idle = 0
+                args = (tracked, lines, follower.offset, publish)
+                chunk = functools.partial(contextvars.copy_context().run, self._chunk, *args)
+                # as asyncio.to_thread does, on the one feed thread
+                snapshot, marker, published = await loop.run_in_executor(self._feed_thread(), chunk)
                 if marker is not None:
                     restarting = marker
                 if snapshot is not None:  # written once the sinks hold what it covers
                     self._checkpointer().request(SNAPSHOT_KEY, snapshot, 0)
-                # Checkpointed once every sink holds what the lines produced; meanwhile
-                # the next chunk is parsed (the flush and the parsing overlap).
-                self._checkpointer().request(path, tracked, wf.line_no)
+                owed = not published
+                if published:
+                    # Checkpointed once every sink holds what the lines produced; meanwhile
+                    # the next chunk is parsed (the flush and the parsing overlap).
+                    published_at = loop.time()
+                    self._checkpointer().request(path, tracked, wf.line_no)
                 pause = read_at + CHUNK_PERIOD - loop.time()
-                if pause > 0 and not follower.pending_at_least(READ_SIZE):
+                if lines and pause > 0 and not follower.pending_at_least(READ_SIZE):
                     await self._pause(pause, stop)  # caught up: let the next chunk gather
                 continue
             if follower.pending():
@@ -291,18 +308,20 @@ class FollowLoop:
         return True
 
     def _chunk(
-        self, tracked: Tracked, lines: list[str], offset: int
-    ) -> tuple[Snapshot | None, bool | None]:
-        """Worker thread: feed a chunk; a snapshot if one is due, and its restart marker."""
-        snapshot = self.host.feed_chunk(tracked, lines, offset)
+        self, tracked: Tracked, lines: list[str], offset: int, publish: bool
+    ) -> tuple[Snapshot | None, bool | None, bool]:
+        """Worker thread: feed a chunk (none: publish what is pending); a snapshot if one is
+        due, its restart marker, and whether its events were published."""
+        snapshot, published = self.host.feed_chunk(tracked, lines, offset, publish)
         marker = restart_marker(lines)
         log.debug(
             "dagman.out lines processed",
             path=tracked.dagman_out,
             lines=len(lines),
             line_no=tracked.wf.line_no if tracked.wf is not None else 0,
+            published=published,
         )
-        return snapshot, marker
+        return snapshot, marker, published
 
     @staticmethod
     async def _pause(seconds: float, stop: asyncio.Event) -> None:

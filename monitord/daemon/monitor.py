@@ -110,7 +110,7 @@ class Monitor(Generic[OutputsT]):
             and not (config.jobstate_name and os.path.isabs(config.jobstate_name)),
             adjust=config.adjust,
         )
-        self._events: list[StampedeEvent] = []  # the machines' pending events, one chunk's
+        self._events: list[StampedeEvent] = []  # the machines' events not yet published
         self.ctx = WorkflowContext(
             read_text=read_text,
             events=self._events,
@@ -354,25 +354,30 @@ class Monitor(Generic[OutputsT]):
         events.clear()
         self._heap.due_trim()  # what the sinks wrote since is freed: give its pages back
 
-    def _feed(self, tracked: Tracked, lines: list[str]) -> None:
+    def _feed(self, tracked: Tracked, lines: list[str], *, publish: bool = True) -> None:
+        """Feed ``lines``; ``publish`` False (a follow between publishes): the events stay
+        pending for a later chunk's publish, unless a line fails."""
         wf = tracked.wf
         assert wf is not None
         for observer in self.observers:
             observer.fed(tracked, lines)
         kinds = self.debuglog.line_kinds()  # -vv: the kinds the machine classified, counted
+        failed = True
         try:
             if kinds is None:
                 wf.feed_lines(lines)
             else:
                 for line in lines:
                     kinds[wf.feed(line) or "other"] += 1
+            failed = False
         finally:
             if kinds is not None:
                 self.debuglog.classified(tracked, kinds)
             # Also when a line ends the daemon (a sub-workflow that cannot be followed): what
             # the lines fed so far produced reaches jobstate.log and the sinks.
             self._drain_jobstate(tracked)
-            self._publish()
+            if publish or failed:
+                self._publish()
 
     def _drain_jobstate(self, tracked: Tracked) -> None:
         wf = tracked.wf
@@ -437,17 +442,26 @@ class Monitor(Generic[OutputsT]):
 
         def take() -> Snapshot | None:
             with self.feed_lock:
+                self._publish()  # a snapshot covers only what the sinks were handed
                 return self.resume.take(self.registry, now=True)
 
         snapshot = await asyncio.to_thread(take)
         if snapshot is not None:
             await self.follow_loop.checkpoint_now(snapshot)
 
-    def feed_chunk(self, tracked: Tracked, lines: list[str], offset: int) -> Snapshot | None:
+    def feed_chunk(
+        self, tracked: Tracked, lines: list[str], offset: int, publish: bool
+    ) -> tuple[Snapshot | None, bool]:
+        """Feed a chunk; its events go to the sinks when ``publish``, when BATCH events are
+        pending or when a snapshot is due (it covers only what the sinks were handed).
+        Returns the snapshot, if one was due, and whether the pending events were published."""
         with self.feed_lock:
-            self._feed(tracked, lines)
+            self._feed(tracked, lines, publish=False)
             tracked.offset = offset
-            return self.resume.take(self.registry)
+            if not (publish or len(self._events) >= BATCH or self.resume.due()):
+                return None, False
+            self._publish()
+            return self.resume.take(self.registry), True
 
     def end_workflow(self, tracked: Tracked) -> None:
         with self.feed_lock:

@@ -146,6 +146,10 @@ class CrashResume:
         return MarkedBatch(batch, Marks(self.stream, count_batch(batch, self.counts)))
 
     # ------------------------------------------------------------------ snapshots
+    def due(self) -> bool:
+        """A snapshot would be taken now (a follow publishes its pending events first)."""
+        return self.store is not None and self._clock.due()
+
     def take(self, registry: Registry, *, now: bool = False) -> Snapshot | None:
         """The feed lock held, between two chunks: a snapshot if one is due (``now``: at once),
         to be written once the sinks hold what it covers (:meth:`write`)."""
