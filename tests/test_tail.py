@@ -67,7 +67,7 @@ async def test_wait_for_change_wakes_on_append(tmp_path: Path) -> None:
 
 async def test_a_read_is_one_hop_to_the_loops_pool(tmp_path: Path) -> None:
     """A follower reads ten chunks a second at a steady rate: the open, read and close are
-    one worker-thread hop (aiofiles made four, each a wake-up of the event loop)."""
+    one worker-thread hop (aiofiles.os.wrap; its file object made four, each a wake-up of the event loop)."""
     path = tmp_path / "x.dagman.out"
     lines = [f"line {n}" for n in range(1000)]
     path.write_text("".join(line + "\n" for line in lines))
