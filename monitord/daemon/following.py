@@ -241,20 +241,12 @@ class FollowLoop:
                 if lines:
                     read_at = loop.time()
                     idle = 0
-                args = (tracked, lines, follower.offset, publish)
-                chunk = functools.partial(contextvars.copy_context().run, self._chunk, *args)
-                # as asyncio.to_thread does, on the one feed thread
-                snapshot, marker, published = await loop.run_in_executor(self._feed_thread(), chunk)
+                marker, published = await self._feed_chunk(tracked, lines, follower, publish)
                 if marker is not None:
                     restarting = marker
-                if snapshot is not None:  # written once the sinks hold what it covers
-                    self._checkpointer().request(SNAPSHOT_KEY, snapshot, 0)
                 owed = not published
                 if published:
-                    # Checkpointed once every sink holds what the lines produced; meanwhile
-                    # the next chunk is parsed (the flush and the parsing overlap).
                     published_at = loop.time()
-                    self._checkpointer().request(path, tracked, wf.line_no)
                 pause = read_at + CHUNK_PERIOD - loop.time()
                 if lines and pause > 0 and not follower.pending_at_least(READ_SIZE):
                     await self._pause(pause, stop)  # caught up: let the next chunk gather
@@ -282,6 +274,27 @@ class FollowLoop:
                 log.warning("too long without action; stopping", path=path)
                 return
             await self._wait(path, poll_interval(idle), stop)
+
+    async def _feed_chunk(
+        self, tracked: Tracked, lines: list[str], follower: LineFollower, publish: bool
+    ) -> tuple[bool | None, bool]:
+        """One chunk fed on the feed thread, its snapshot and checkpoint asked for once the
+        sinks hold what they cover; the DAGMan restart marker (None: no start or exit line)
+        and whether its events (and those owed) were published."""
+        wf = tracked.wf
+        assert wf is not None
+        args = (tracked, lines, follower.offset, publish)
+        chunk = functools.partial(contextvars.copy_context().run, self._chunk, *args)
+        # as asyncio.to_thread does, on the one feed thread
+        loop = asyncio.get_running_loop()
+        snapshot, marker, published = await loop.run_in_executor(self._feed_thread(), chunk)
+        if snapshot is not None:  # written once the sinks hold what it covers
+            self._checkpointer().request(SNAPSHOT_KEY, snapshot, 0)
+        if published:
+            # Checkpointed once every sink holds what the lines produced; meanwhile the next
+            # chunk is parsed (the flush and the parsing overlap).
+            self._checkpointer().request(tracked.dagman_out, tracked, wf.line_no)
+        return marker, published
 
     async def _appeared(
         self, follower: LineFollower, tracked: Tracked, stop: asyncio.Event
