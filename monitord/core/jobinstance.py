@@ -289,6 +289,18 @@ def _varint(out: bytearray, n: int) -> None:
     out.append(n)
 
 
+def _read_varint(data: bytes, at: int) -> tuple[int, int]:
+    """The varint :func:`_varint` wrote at ``data[at]``, and where the next value starts."""
+    n = shift = 0
+    while True:
+        byte = data[at]
+        at += 1
+        n |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return n, at
+        shift += 7
+
+
 def _encode(values: list[Any], texts: TextTable | None) -> bytes | None:
     """The values as tagged bytes: ints as varints, a time after another as its difference,
     shared texts by their number in ``texts``; a text of the work directory as its parent's
@@ -362,14 +374,7 @@ def _decode(data: bytes, at: int, texts: TextTable | None) -> tuple[Any, ...]:
             values.append(_pack_float.unpack_from(data, at)[0])
             at += 8
             continue
-        n = shift = 0
-        while True:
-            byte = data[at]
-            at += 1
-            n |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                break
-            shift += 7
+        n, at = _read_varint(data, at)
         if tag == _T_INT or tag == _T_NEG:
             value: Any = n if tag == _T_INT else -n
             if len(values) in _TIME_SET:
@@ -381,14 +386,7 @@ def _decode(data: bytes, at: int, texts: TextTable | None) -> tuple[Any, ...]:
         else:  # _T_STR: n bytes follow; _T_PATH: n numbers the parent, then a _T_STR's
             if tag == _T_PATH:
                 parent = None if texts is None else texts.texts[n]
-                n = shift = 0
-                while True:
-                    byte = data[at]
-                    at += 1
-                    n |= (byte & 0x7F) << shift
-                    if byte < 0x80:
-                        break
-                    shift += 7
+                n, at = _read_varint(data, at)
             value = data[at : at + n].decode()
             at += n
             if tag == _T_PATH:
