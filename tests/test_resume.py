@@ -16,7 +16,7 @@ import pytest
 from monitord.core.events import StampedeEvent, make_event
 from monitord.core.workflow import WorkflowContext, WorkflowOptions
 from monitord.daemon.jobfiles import read_text
-from monitord.daemon.resume import ResumePoint, ResumeStore, Snapshot, TrackedPoint, dumps
+from monitord.daemon.resume import VERSION, ResumePoint, ResumeStore, Snapshot, TrackedPoint, dumps
 from sinks.runtime.base import SinkError
 from sinks.runtime.capabilities import Capabilities
 from sinks.runtime.codec import decode_batch, decode_marked, encode_batch
@@ -239,6 +239,9 @@ def test_snapshots_are_checked_before_use(tmp_path: Path) -> None:
     assert loaded is not None and loaded.counts == {wf.uuid: 3} and loaded.problem() is None
     assert store.load(str(dagman_out), "another-uuid") is None
     assert store.load(str(tmp_path / "elsewhere.dag.dagman.out"), wf.uuid) is None
+    loaded.version = 5  # an older layout of the records (core/jobinstance.py _encode)
+    assert loaded.problem() == f"snapshot version 5, not {VERSION}"
+    loaded.version = VERSION
     js.write_text("x" * 5)  # the jobstate.log lost lines the snapshot counts on
     assert "shorter" in (loaded.problem() or "")
     Path(store.path(str(dagman_out))).write_bytes(b"not a pickle")

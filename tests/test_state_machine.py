@@ -512,7 +512,9 @@ def _finished_instance(**values: object) -> object:
 def test_a_record_numbers_its_shared_texts_and_packs_ints_small():
     """A synthetic workflow's finished instance: its site, user and work directory's parent
     numbered in the workflow's table, its ints as varints, its times after the first as
-    differences: ~112 B, 186 B with every value marshalled (issue 30)."""
+    differences, its sched id as two numbers, its work directory as the numbered text before
+    its last number and that number: 100 B, 112 B with those two as texts, 186 B with every
+    value marshalled (issue 30)."""
     import sys
 
     from monitord.core.jobinstance import FinishedJob, TextTable
@@ -522,7 +524,8 @@ def test_a_record_numbers_its_shared_texts_and_packs_ints_small():
     record = FinishedJob.of(inst, "/run/00/00", texts)  # type: ignore[arg-type]
     assert isinstance(record, FinishedJob)
     assert b"local_univ_execute" not in record and b"bruno" not in record
-    assert sys.getsizeof(record) < 120, sys.getsizeof(record)
+    assert b"3842" not in record and b"3060240" not in record
+    assert sys.getsizeof(record) <= 100, sys.getsizeof(record)
     assert (record.state, record.sched_id, record.seq) == ("POST_SCRIPT_SUCCESS", "3842.0", 12345)
     assert record.revive("a", "/run/00/00", texts) == inst
     # a second instance shares the table's texts: no new one
@@ -540,6 +543,11 @@ def test_a_record_numbers_its_shared_texts_and_packs_ints_small():
         {"work_dir": "/"},
         {"sched_id": "\udc80"},  # a lone surrogate: marshalled
         {"cluster_start": 7, "time_req": 300, "submit_dir": "/elsewhere"},
+        {"sched_id": "0.0", "work_dir": "/scratch/0"},  # numbers
+        {"sched_id": "0042.1", "work_dir": "/scratch/0012"},  # leading zeros: texts
+        {"sched_id": "12", "work_dir": "/x/dir_\u0663"},  # no dot; an Arabic-Indic digit
+        {"sched_id": "1.2.3", "work_dir": "/x/" + "9" * 19},  # two dots; a number too long
+        {"sched_id": "1.", "work_dir": "/x/5/"},  # no proc; no number at the end
     ],
 )
 def test_a_record_revives_every_kind_of_value_equal(values: dict[str, object]) -> None:

@@ -41,9 +41,10 @@ from monitord.system.atomic import replace_file
 
 log = structlog.get_logger(__name__)
 
-VERSION = 5  # 2: JobInstance.known_state; 3: Workflow.latest holds the instances (no .jobs);
+VERSION = 6  # 2: JobInstance.known_state; 3: Workflow.latest holds the instances (no .jobs);
 # 4: a FinishedJob record keeps its states as codes (core/jobinstance.py STATE_CODES);
 # 5: its values packed by _encode, its shared texts numbered in Workflow.texts
+# 6: _encode packs a sched id and a work directory ending in a number as numbers
 MIN_INTERVAL = 2.0  # seconds between snapshots of a Monitor ...
 COST_FACTOR = 20.0  # ... and at least this many times what the last one took
 
