@@ -35,13 +35,8 @@ from monitord.core.events import (
     JobInstMainEnd,
     JobInstPreStart,
     JobInstSubmitStart,
-    RcMeta,
-    RcPfn,
     StampedeEvent,
     TaskInfo,
-    TaskMeta,
-    WfMapFile,
-    WfMapTaskJob,
     XwfEnd,
 )
 from monitord.core.jobmachine import db_state_names
@@ -77,14 +72,14 @@ _AHEAD: dict[type[StampedeEvent], tuple[Any, Any, str, str]] = {
     JobInfo: (s.job, JOB_COLS, "exec_job_id", "jobs"),
     TaskInfo: (s.task, TASK_COLS, "abs_task_id", "tasks"),
 }
-#: events naming a file (``lfn_id``) and a task (``task_id``), by kind: what
-#: :meth:`BatchLoader._lookups_ahead` looks up for the batch at once
-_REFS: dict[type[StampedeEvent], tuple[bool, bool]] = {
-    RcMeta: (True, False),
-    RcPfn: (True, False),
-    WfMapFile: (True, True),
-    WfMapTaskJob: (False, True),
-    TaskMeta: (False, True),
+#: loader functions (``EventSpec.loader``) whose rows name a file (``lfn_id``) and a task
+#: (``task_id``) to look up: what :meth:`BatchLoader._lookups_ahead` reads for a batch at once
+_LOOKUPS: dict[str, tuple[bool, bool]] = {
+    "rc_meta": (True, False),
+    "rc_pfn": (True, False),
+    "map_file": (True, True),
+    "map_task_job": (False, True),
+    "task_meta": (False, True),
 }
 _AHEAD_EXTRA: dict[str, Row] = {"job": {}, "task": {"job_id": None}}
 _INVOCATION_VALUES = values_of(INVOCATION_COLS)
@@ -607,12 +602,12 @@ _JOBSTATE_SHAPES: dict[type[StampedeEvent], tuple[tuple[str, str], bool, bool]] 
     cls: _jobstate_shape(cls) for name, cls in EVENT_CLASSES.items() if name.startswith("job_inst.")
 }
 
+#: Event class -> (names a file, names a task), from the catalogue's loader names (:data:`_LOOKUPS`).
+_REFS: dict[type[StampedeEvent], tuple[bool, bool]] = {
+    EVENT_CLASSES[spec.name]: _LOOKUPS[spec.loader] for spec in CATALOGUE if spec.loader in _LOOKUPS
+}
 #: Event classes whose rows name a file (``lfn_id``: the name), for :meth:`_pg_lfns_ahead`.
-_LFN_KINDS = frozenset(
-    EVENT_CLASSES[spec.name]
-    for spec in CATALOGUE
-    if spec.loader in ("rc_meta", "rc_pfn", "map_file")
-)
+_LFN_KINDS = frozenset(cls for cls, (lfn, _) in _REFS.items() if lfn)
 
 #: PostgreSQL: a batch's new file names inserted (sorted: concurrent writers lock alike) and,
 #: with the ones already there, returned with their ids; one round trip.  The CTE's rows are
