@@ -59,6 +59,7 @@ from .columns import (
 from .rowstore import (
     _HOST_LINK,
     _TASK_JOB_UPDATE,
+    LfnFetch,
     RowStore,
     WfCache,
 )
@@ -158,9 +159,9 @@ class BatchLoader(RowStore):
         self._raw.open(conn)
         try:
             if not slow:
+                events = events if isinstance(events, Sequence) else list(events)
+                self._lookups_ahead(events)
                 events = self._ids_ahead(events)
-                if self._numbering:
-                    self._lookups_ahead(events)
             for ev in events:
                 handler = handlers.get(type(ev))
                 try:
@@ -177,9 +178,16 @@ class BatchLoader(RowStore):
             self._conn = None
 
     def _lookups_ahead(self, events: Sequence[StampedeEvent]) -> None:
-        """SQLite: the batch's file names, and its tasks the cache may not hold, looked up
-        in a few statements before its events (:meth:`RowStore._lfns_ahead`,
-        :meth:`RowStore._tasks_ahead`), not one SELECT per name or task."""
+        """The batch's file names (SQLite and PostgreSQL), and on SQLite its tasks the
+        cache may not hold, looked up in a few statements before its events
+        (:meth:`RowStore._lfns_ahead`, :meth:`RowStore._tasks_ahead`), not one per name or
+        task."""
+        if self._numbering:
+            fetch: LfnFetch = self._sqlite_lfns
+        elif self.conn.dialect.driver == "psycopg2":
+            fetch = self._pg_lfns
+        else:
+            return
         names: set[Any] = set()
         tasks: dict[Any, set[Any]] = {}
         refs = _REFS
@@ -195,11 +203,21 @@ class BatchLoader(RowStore):
                         found = tasks[ev.xwf_id] = set()
                     found.add(ev.task_id)  # type: ignore[attr-defined]
         if names:
-            self._lfns_ahead(names)
+            self._lfns_ahead(names, fetch)
+        if not self._numbering:
+            return
         for uuid, ids in tasks.items():
             wf = self._wfs.get(uuid)
             if wf is not None and (not wf.complete or wf.tasks.dropped):
                 self._tasks_ahead(wf, ids)
+
+    def _pg_lfns(self, wanted: list[str]) -> Iterable[tuple[str, int]]:
+        """PostgreSQL: ``wanted`` got or inserted in one statement (was a SELECT and an
+        INSERT per new name: ~96 round trips per 1,000 events of a planned part,
+        bench/README.md ingest30c), on the shared autocommit connection when there is one
+        (as ``_lfn_id``)."""
+        conn = self.shared if self.shared is not None else self.conn
+        return conn.execute(_LFNS_GET_OR_INSERT, {"names": wanted})  # type: ignore[return-value]
 
     def _ids_ahead(self, events: Iterable[StampedeEvent]) -> Sequence[StampedeEvent]:
         """PostgreSQL: the ``job.info`` and ``task.info`` rows of the batch's workflows that
@@ -211,7 +229,6 @@ class BatchLoader(RowStore):
         events = events if isinstance(events, Sequence) else list(events)
         if self.conn.dialect.driver != "psycopg2":
             return events
-        self._pg_lfns_ahead(events)
         groups: dict[tuple[type[StampedeEvent], int], list[tuple[int, Any, Row]]] = {}
         for ev in events:
             spec = _AHEAD.get(type(ev))
@@ -242,26 +259,6 @@ class BatchLoader(RowStore):
             for (event_id, _, _), k in zip(rows, keys, strict=True):
                 self._ahead[event_id] = ids[k]
         return events
-
-    def _pg_lfns_ahead(self, events: Sequence[StampedeEvent]) -> None:
-        """PostgreSQL: the ``rc_lfn`` ids of the batch's file names not cached, got or
-        inserted in one statement (was a SELECT and an INSERT per new name: ~96 round trips
-        per 1,000 events of a planned part, bench/README.md ingest30c).  Inserted in sorted
-        order, on the shared autocommit connection when there is one (as ``_lfn_id``); a name
-        another writer inserts meanwhile is not returned, and its handler's ``_lfn_id`` finds
-        it as before."""
-        cache = self._lfns
-        names = {
-            ev.lfn_id  # type: ignore[attr-defined]
-            for ev in events
-            if type(ev) in _LFN_KINDS
-        }
-        wanted = sorted(n for n in names if isinstance(n, str) and n and n not in cache)
-        if len(wanted) < 2:
-            return
-        conn = self.shared if self.shared is not None else self.conn
-        for lfn, lfn_id in conn.execute(_LFNS_GET_OR_INSERT, {"names": wanted}):
-            cache[lfn] = int(lfn_id)
 
     # --- workflow-level events --------------------------------------------
 
@@ -606,8 +603,6 @@ _JOBSTATE_SHAPES: dict[type[StampedeEvent], tuple[tuple[str, str], bool, bool]] 
 _REFS: dict[type[StampedeEvent], tuple[bool, bool]] = {
     EVENT_CLASSES[spec.name]: _LOOKUPS[spec.loader] for spec in CATALOGUE if spec.loader in _LOOKUPS
 }
-#: Event classes whose rows name a file (``lfn_id``: the name), for :meth:`_pg_lfns_ahead`.
-_LFN_KINDS = frozenset(cls for cls, (lfn, _) in _REFS.items() if lfn)
 
 #: PostgreSQL: a batch's new file names inserted (sorted: concurrent writers lock alike) and,
 #: with the ones already there, returned with their ids; one round trip.  The CTE's rows are

@@ -5,7 +5,7 @@ each event means)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache, partial
 from itertools import islice
 from typing import Any
@@ -32,6 +32,9 @@ from .errors import Rejected, is_transient
 from .rawsql import RawSQL
 
 log = structlog.get_logger(__name__)
+
+#: A dialect's look-up of file names (sorted, none cached): their ``(lfn, lfn_id)`` rows.
+LfnFetch = Callable[[list[str]], Iterable[tuple[str, int]]]
 
 
 class IdCache:
@@ -529,24 +532,32 @@ class RowStore:
                 self._lfns[lfn] = lfn_id
         return lfn_id
 
-    def _lfns_ahead(self, names: set[Any]) -> None:
-        """Numbering (SQLite): which of the batch's file names ``rc_lfn`` holds, in one
-        SELECT per 500, not one per name.  Those found are cached; the others are new and
-        numbered as they come (:meth:`_new_lfn_id`), in the order of their first event, as
-        an insert each would number them.  Safe with another writer of the file: the batch
-        holds its write lock from ``BEGIN IMMEDIATE``, so no name can appear until it commits."""
+    def _lfns_ahead(self, names: set[Any], fetch: LfnFetch) -> None:
+        """The batch's file names the cache lacks, looked up before its events by ``fetch``,
+        the dialect's statement (SQLite: :meth:`_sqlite_lfns`; PostgreSQL: a get-or-insert,
+        ``BatchLoader._pg_lfns``), in a few statements, not one or two per name.  Those it
+        returns are cached.  SQLite: the others are new and numbered as they come
+        (:meth:`_new_lfn_id`), in the order of their first event, as an insert each would
+        number them; safe with another writer of the file, as the batch holds its write lock
+        from ``BEGIN IMMEDIATE``, so no name can appear until it commits.  A server: a name
+        another writer inserts meanwhile is not returned, and its row's :meth:`_lfn_id`
+        gets or inserts it as before."""
         lfns = self._lfns
-        wanted = [n for n in names if type(n) is str and n not in lfns]
+        wanted = sorted(n for n in names if type(n) is str and n and n not in lfns)
         if not wanted:
             return
         absent = set(wanted)
+        for lfn, lfn_id in fetch(wanted):
+            lfns[lfn] = int(lfn_id)
+            absent.discard(lfn)
+        self._lfns_absent = absent
+
+    def _sqlite_lfns(self, wanted: list[str]) -> Iterator[tuple[str, int]]:
+        """SQLite: which of ``wanted`` ``rc_lfn`` holds, one SELECT per 500 names."""
         for start in range(0, len(wanted), _IN_CHUNK):
             chunk = wanted[start : start + _IN_CHUNK]
             sql = f"SELECT lfn, lfn_id FROM rc_lfn WHERE lfn IN ({','.join('?' * len(chunk))})"
-            for lfn, lfn_id in self._raw.rows(sql, chunk):
-                lfns[lfn] = lfn_id
-                absent.discard(lfn)
-        self._lfns_absent = absent
+            yield from self._raw.rows(sql, chunk)
 
     def _tasks_ahead(self, wf: WfCache, ids: set[Any]) -> None:
         """The batch's tasks of ``wf`` its cache lacks (dropped, or a workflow of an earlier
