@@ -58,7 +58,9 @@ from .columns import (
 )
 from .rowstore import (
     _HOST_LINK,
+    _JOBS_AHEAD,
     _TASK_JOB_UPDATE,
+    _TASKS_AHEAD,
     LfnFetch,
     RowStore,
     WfCache,
@@ -73,14 +75,16 @@ _AHEAD: dict[type[StampedeEvent], tuple[Any, Any, str, str]] = {
     JobInfo: (s.job, JOB_COLS, "exec_job_id", "jobs"),
     TaskInfo: (s.task, TASK_COLS, "abs_task_id", "tasks"),
 }
-#: loader functions (``EventSpec.loader``) whose rows name a file (``lfn_id``) and a task
-#: (``task_id``) to look up: what :meth:`BatchLoader._lookups_ahead` reads for a batch at once
-_LOOKUPS: dict[str, tuple[bool, bool]] = {
-    "rc_meta": (True, False),
-    "rc_pfn": (True, False),
-    "map_file": (True, True),
-    "map_task_job": (False, True),
-    "task_meta": (False, True),
+#: loader functions (``EventSpec.loader``) whose rows name a file (``lfn_id``), a task
+#: (``task_id``) and a job (``job_id``) to look up: what :meth:`BatchLoader._lookups_ahead`
+#: reads for a batch at once
+_LOOKUPS: dict[str, tuple[bool, bool, bool]] = {
+    "rc_meta": (True, False, False),
+    "rc_pfn": (True, False, False),
+    "map_file": (True, True, False),
+    "map_task_job": (False, True, True),
+    "task_meta": (False, True, False),
+    "instance_start": (False, False, True),
 }
 _AHEAD_EXTRA: dict[str, Row] = {"job": {}, "task": {"job_id": None}}
 _INVOCATION_VALUES = values_of(INVOCATION_COLS)
@@ -178,10 +182,10 @@ class BatchLoader(RowStore):
             self._conn = None
 
     def _lookups_ahead(self, events: Sequence[StampedeEvent]) -> None:
-        """The batch's file names (SQLite and PostgreSQL), and on SQLite its tasks the
-        cache may not hold, looked up in a few statements before its events
-        (:meth:`RowStore._lfns_ahead`, :meth:`RowStore._tasks_ahead`), not one per name or
-        task."""
+        """The batch's file names (SQLite and PostgreSQL), and on SQLite its tasks and jobs
+        the cache may not hold, looked up in a few statements before its events
+        (:meth:`RowStore._lfns_ahead`, :meth:`RowStore._wf_ids_ahead`), not one per name,
+        task or job."""
         if self._numbering:
             fetch: LfnFetch = self._sqlite_lfns
         elif self.conn.dialect.driver == "psycopg2":
@@ -190,11 +194,12 @@ class BatchLoader(RowStore):
             return
         names: set[Any] = set()
         tasks: dict[Any, set[Any]] = {}
+        jobs: dict[Any, set[Any]] = {}
         refs = _REFS
         for ev in events:
             ref = refs.get(type(ev))
             if ref is not None:
-                lfn, task = ref
+                lfn, task, job = ref
                 if lfn:
                     names.add(ev.lfn_id)  # type: ignore[attr-defined]
                 if task:
@@ -202,14 +207,20 @@ class BatchLoader(RowStore):
                     if found is None:
                         found = tasks[ev.xwf_id] = set()
                     found.add(ev.task_id)  # type: ignore[attr-defined]
+                if job:
+                    found = jobs.get(ev.xwf_id)
+                    if found is None:
+                        found = jobs[ev.xwf_id] = set()
+                    found.add(ev.job_id)  # type: ignore[attr-defined]
         if names:
             self._lfns_ahead(names, fetch)
         if not self._numbering:
             return
-        for uuid, ids in tasks.items():
-            wf = self._wfs.get(uuid)
-            if wf is not None and (not wf.complete or wf.tasks.dropped):
-                self._tasks_ahead(wf, ids)
+        for kind, wanted in ((_TASKS_AHEAD, tasks), (_JOBS_AHEAD, jobs)):
+            for uuid, ids in wanted.items():
+                wf = self._wfs.get(uuid)
+                if wf is not None:
+                    self._wf_ids_ahead(wf, kind, ids)
 
     def _pg_lfns(self, wanted: list[str]) -> Iterable[tuple[str, int]]:
         """PostgreSQL: ``wanted`` got or inserted in one statement (was a SELECT and an
@@ -599,8 +610,8 @@ _JOBSTATE_SHAPES: dict[type[StampedeEvent], tuple[tuple[str, str], bool, bool]] 
     cls: _jobstate_shape(cls) for name, cls in EVENT_CLASSES.items() if name.startswith("job_inst.")
 }
 
-#: Event class -> (names a file, names a task), from the catalogue's loader names (:data:`_LOOKUPS`).
-_REFS: dict[type[StampedeEvent], tuple[bool, bool]] = {
+#: Event class -> (names a file, a task, a job), from the catalogue's loader names (:data:`_LOOKUPS`).
+_REFS: dict[type[StampedeEvent], tuple[bool, bool, bool]] = {
     EVENT_CLASSES[spec.name]: _LOOKUPS[spec.loader] for spec in CATALOGUE if spec.loader in _LOOKUPS
 }
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache, partial
 from itertools import islice
-from typing import Any
+from typing import Any, NamedTuple
 
 import structlog
 from sqlalchemy import Connection, Table, bindparam, func, select, update
@@ -559,18 +559,21 @@ class RowStore:
             sql = f"SELECT lfn, lfn_id FROM rc_lfn WHERE lfn IN ({','.join('?' * len(chunk))})"
             yield from self._raw.rows(sql, chunk)
 
-    def _tasks_ahead(self, wf: WfCache, ids: set[Any]) -> None:
-        """The batch's tasks of ``wf`` its cache lacks (dropped, or a workflow of an earlier
-        run), read in one SELECT per 500 and cached; those not found are left to
-        :meth:`_task_id` (a task the batch itself adds, or a missing one)."""
-        tasks = wf.tasks
-        wanted = [t for t in ids if type(t) is str and t not in tasks]
+    def _wf_ids_ahead(self, wf: WfCache, kind: IdsAhead, ids: set[Any]) -> None:
+        """The batch's tasks or jobs (``kind``) of ``wf`` its cache lacks (dropped, or a
+        workflow of an earlier run), read in one SELECT per 500 and cached; those not found
+        are left to :meth:`_task_id` and :meth:`_job_id` (a row the batch itself adds, or a
+        missing one).  Past the id caches' bound a job's id was one SELECT per new job
+        instance (~6,000 at 20,000 jobs)."""
+        cache: IdCache = getattr(wf, kind.cache)
+        if wf.complete and not cache.dropped:
+            return
+        wanted = [k for k in ids if type(k) is str and k not in cache]
         for start in range(0, len(wanted), _IN_CHUNK):
             chunk = wanted[start : start + _IN_CHUNK]
-            marks = ",".join("?" * len(chunk))
-            sql = f"SELECT abs_task_id, task_id FROM task WHERE wf_id = ? AND abs_task_id IN ({marks})"
-            for abs_task_id, task_id in self._raw.rows(sql, [wf.wf_id, *chunk]):
-                tasks[abs_task_id] = task_id
+            sql = kind.sql.format(",".join("?" * len(chunk)))
+            for key, row_id in self._raw.rows(sql, [wf.wf_id, *chunk]):
+                cache[key] = row_id
 
     def _new_lfn_id(self, lfn: str | None) -> int | None:
         """Numbering: a new ``rc_lfn`` row's id (the largest plus one, :meth:`_new_id`),
@@ -646,6 +649,22 @@ _NONE_NEW = float("inf")
 
 _TASK_JOB_UPDATE = (
     update(s.task).where(s.task.c.task_id == bindparam("_task")).values(job_id=bindparam("job_id"))
+)
+
+
+class IdsAhead(NamedTuple):
+    """What :meth:`RowStore._wf_ids_ahead` reads of a table: the workflow's cache (an
+    attribute of :class:`WfCache`) and the SELECT of (natural key, id) by key."""
+
+    cache: str
+    sql: str
+
+
+_TASKS_AHEAD = IdsAhead(
+    "tasks", "SELECT abs_task_id, task_id FROM task WHERE wf_id = ? AND abs_task_id IN ({})"
+)
+_JOBS_AHEAD = IdsAhead(
+    "jobs", "SELECT exec_job_id, job_id FROM job WHERE wf_id = ? AND exec_job_id IN ({})"
 )
 
 #: names per ``rc_lfn`` SELECT of :meth:`RowStore._lfns_ahead` (SQLite binds at most 999 in
