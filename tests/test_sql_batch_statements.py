@@ -239,3 +239,42 @@ def test_tasks_past_the_id_cache_are_read_in_one_select_per_batch(
         ("v", "select t.transformation, m.value from task_meta m join task t using (task_id)"),
     ):
         assert sorted(rows(db, sql)) == sorted((f"t{i}", f"{prefix}{i}") for i in range(n)), sql
+
+
+def test_jobs_past_the_id_cache_are_read_in_one_select_per_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the id caches' bound (20,000 jobs), a batch's new job instances and task links
+    name jobs cached long ago: their ids are read in one SELECT for the batch, not one per
+    instance, and every instance and task points at its own job."""
+    from sinks.sql import rowstore
+
+    monkeypatch.setattr(rowstore, "ID_CACHE_GENERATION", 4)
+    n = 30
+    jobs = [job(f"j{i}") for i in range(n)]
+    tasks = [
+        ev("task.info", task__id=f"ID{i}", type="1", type_desc="c", transformation=f"t{i}")
+        for i in range(n)
+    ]
+    later: list[StampedeEvent] = []
+    for i in range(n):
+        later += submit(f"j{i}", ts=100 + i)
+        later.append(ev("wf.map.task_job", task__id=f"ID{i}", job__id=f"j{i}"))
+    db = tmp_path / "small.db"
+    sink = SQLSink(f"sqlite:///{db}", restart=True)
+    sink.open()
+    try:
+        sink.write_batch([plan(), *tasks])
+        for start in range(0, n, 5):  # the job cache drops the first ones
+            sink.write_batch(jobs[start : start + 5])
+        seen = _statements(monkeypatch)
+        sink.write_batch(later)
+    finally:
+        sink.close()
+    job_selects = [s for s in seen if s.startswith("SELECT") and "FROM job " in s]
+    assert len(job_selects) == 1, job_selects
+    want = sorted((f"j{i}", 1) for i in range(n))
+    sql = "select j.exec_job_id, i.job_submit_seq from job_instance i join job j using (job_id)"
+    assert sorted(rows(db, sql)) == want
+    sql = "select t.transformation, j.exec_job_id from task t join job j using (job_id)"
+    assert sorted(rows(db, sql)) == sorted((f"t{i}", f"j{i}") for i in range(n))

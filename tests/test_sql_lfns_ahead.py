@@ -1,6 +1,6 @@
 """PostgreSQL: the file names (``rc_lfn``) a batch needs are got or inserted in one statement
-(``BatchLoader._pg_lfns_ahead``), not a SELECT and an INSERT per new name, and every row that
-names a file still points at its own ``rc_lfn`` row, new or already there (ingest, issue 30).
+(``RowStore._lfns_ahead`` handed ``BatchLoader._pg_lfns``), not a SELECT and an INSERT per
+new name, and every row that names a file still points at its own ``rc_lfn`` row, new or already there (ingest, issue 30).
 Whole ingested workflows are compared with their SQLite replays by tests/test_ingest.py."""
 
 from __future__ import annotations

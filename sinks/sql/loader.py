@@ -35,13 +35,8 @@ from monitord.core.events import (
     JobInstMainEnd,
     JobInstPreStart,
     JobInstSubmitStart,
-    RcMeta,
-    RcPfn,
     StampedeEvent,
     TaskInfo,
-    TaskMeta,
-    WfMapFile,
-    WfMapTaskJob,
     XwfEnd,
 )
 from monitord.core.jobmachine import db_state_names
@@ -63,7 +58,10 @@ from .columns import (
 )
 from .rowstore import (
     _HOST_LINK,
+    _JOBS_AHEAD,
     _TASK_JOB_UPDATE,
+    _TASKS_AHEAD,
+    LfnFetch,
     RowStore,
     WfCache,
 )
@@ -77,14 +75,16 @@ _AHEAD: dict[type[StampedeEvent], tuple[Any, Any, str, str]] = {
     JobInfo: (s.job, JOB_COLS, "exec_job_id", "jobs"),
     TaskInfo: (s.task, TASK_COLS, "abs_task_id", "tasks"),
 }
-#: events naming a file (``lfn_id``) and a task (``task_id``), by kind: what
-#: :meth:`BatchLoader._lookups_ahead` looks up for the batch at once
-_REFS: dict[type[StampedeEvent], tuple[bool, bool]] = {
-    RcMeta: (True, False),
-    RcPfn: (True, False),
-    WfMapFile: (True, True),
-    WfMapTaskJob: (False, True),
-    TaskMeta: (False, True),
+#: loader functions (``EventSpec.loader``) whose rows name a file (``lfn_id``), a task
+#: (``task_id``) and a job (``job_id``) to look up: what :meth:`BatchLoader._lookups_ahead`
+#: reads for a batch at once
+_LOOKUPS: dict[str, tuple[bool, bool, bool]] = {
+    "rc_meta": (True, False, False),
+    "rc_pfn": (True, False, False),
+    "map_file": (True, True, False),
+    "map_task_job": (False, True, True),
+    "task_meta": (False, True, False),
+    "instance_start": (False, False, True),
 }
 _AHEAD_EXTRA: dict[str, Row] = {"job": {}, "task": {"job_id": None}}
 _INVOCATION_VALUES = values_of(INVOCATION_COLS)
@@ -163,9 +163,9 @@ class BatchLoader(RowStore):
         self._raw.open(conn)
         try:
             if not slow:
+                events = events if isinstance(events, Sequence) else list(events)
+                self._lookups_ahead(events)
                 events = self._ids_ahead(events)
-                if self._numbering:
-                    self._lookups_ahead(events)
             for ev in events:
                 handler = handlers.get(type(ev))
                 try:
@@ -182,16 +182,24 @@ class BatchLoader(RowStore):
             self._conn = None
 
     def _lookups_ahead(self, events: Sequence[StampedeEvent]) -> None:
-        """SQLite: the batch's file names, and its tasks the cache may not hold, looked up
-        in a few statements before its events (:meth:`RowStore._lfns_ahead`,
-        :meth:`RowStore._tasks_ahead`), not one SELECT per name or task."""
+        """The batch's file names (SQLite and PostgreSQL), and on SQLite its tasks and jobs
+        the cache may not hold, looked up in a few statements before its events
+        (:meth:`RowStore._lfns_ahead`, :meth:`RowStore._wf_ids_ahead`), not one per name,
+        task or job."""
+        if self._numbering:
+            fetch: LfnFetch = self._sqlite_lfns
+        elif self.conn.dialect.driver == "psycopg2":
+            fetch = self._pg_lfns
+        else:
+            return
         names: set[Any] = set()
         tasks: dict[Any, set[Any]] = {}
+        jobs: dict[Any, set[Any]] = {}
         refs = _REFS
         for ev in events:
             ref = refs.get(type(ev))
             if ref is not None:
-                lfn, task = ref
+                lfn, task, job = ref
                 if lfn:
                     names.add(ev.lfn_id)  # type: ignore[attr-defined]
                 if task:
@@ -199,12 +207,28 @@ class BatchLoader(RowStore):
                     if found is None:
                         found = tasks[ev.xwf_id] = set()
                     found.add(ev.task_id)  # type: ignore[attr-defined]
+                if job:
+                    found = jobs.get(ev.xwf_id)
+                    if found is None:
+                        found = jobs[ev.xwf_id] = set()
+                    found.add(ev.job_id)  # type: ignore[attr-defined]
         if names:
-            self._lfns_ahead(names)
-        for uuid, ids in tasks.items():
-            wf = self._wfs.get(uuid)
-            if wf is not None and (not wf.complete or wf.tasks.dropped):
-                self._tasks_ahead(wf, ids)
+            self._lfns_ahead(names, fetch)
+        if not self._numbering:
+            return
+        for kind, wanted in ((_TASKS_AHEAD, tasks), (_JOBS_AHEAD, jobs)):
+            for uuid, ids in wanted.items():
+                wf = self._wfs.get(uuid)
+                if wf is not None:
+                    self._wf_ids_ahead(wf, kind, ids)
+
+    def _pg_lfns(self, wanted: list[str]) -> Iterable[tuple[str, int]]:
+        """PostgreSQL: ``wanted`` got or inserted in one statement (was a SELECT and an
+        INSERT per new name: ~96 round trips per 1,000 events of a planned part,
+        bench/README.md ingest30c), on the shared autocommit connection when there is one
+        (as ``_lfn_id``)."""
+        conn = self.shared if self.shared is not None else self.conn
+        return conn.execute(_LFNS_GET_OR_INSERT, {"names": wanted})  # type: ignore[return-value]
 
     def _ids_ahead(self, events: Iterable[StampedeEvent]) -> Sequence[StampedeEvent]:
         """PostgreSQL: the ``job.info`` and ``task.info`` rows of the batch's workflows that
@@ -216,7 +240,6 @@ class BatchLoader(RowStore):
         events = events if isinstance(events, Sequence) else list(events)
         if self.conn.dialect.driver != "psycopg2":
             return events
-        self._pg_lfns_ahead(events)
         groups: dict[tuple[type[StampedeEvent], int], list[tuple[int, Any, Row]]] = {}
         for ev in events:
             spec = _AHEAD.get(type(ev))
@@ -247,26 +270,6 @@ class BatchLoader(RowStore):
             for (event_id, _, _), k in zip(rows, keys, strict=True):
                 self._ahead[event_id] = ids[k]
         return events
-
-    def _pg_lfns_ahead(self, events: Sequence[StampedeEvent]) -> None:
-        """PostgreSQL: the ``rc_lfn`` ids of the batch's file names not cached, got or
-        inserted in one statement (was a SELECT and an INSERT per new name: ~96 round trips
-        per 1,000 events of a planned part, bench/README.md ingest30c).  Inserted in sorted
-        order, on the shared autocommit connection when there is one (as ``_lfn_id``); a name
-        another writer inserts meanwhile is not returned, and its handler's ``_lfn_id`` finds
-        it as before."""
-        cache = self._lfns
-        names = {
-            ev.lfn_id  # type: ignore[attr-defined]
-            for ev in events
-            if type(ev) in _LFN_KINDS
-        }
-        wanted = sorted(n for n in names if isinstance(n, str) and n and n not in cache)
-        if len(wanted) < 2:
-            return
-        conn = self.shared if self.shared is not None else self.conn
-        for lfn, lfn_id in conn.execute(_LFNS_GET_OR_INSERT, {"names": wanted}):
-            cache[lfn] = int(lfn_id)
 
     # --- workflow-level events --------------------------------------------
 
@@ -607,12 +610,10 @@ _JOBSTATE_SHAPES: dict[type[StampedeEvent], tuple[tuple[str, str], bool, bool]] 
     cls: _jobstate_shape(cls) for name, cls in EVENT_CLASSES.items() if name.startswith("job_inst.")
 }
 
-#: Event classes whose rows name a file (``lfn_id``: the name), for :meth:`_pg_lfns_ahead`.
-_LFN_KINDS = frozenset(
-    EVENT_CLASSES[spec.name]
-    for spec in CATALOGUE
-    if spec.loader in ("rc_meta", "rc_pfn", "map_file")
-)
+#: Event class -> (names a file, a task, a job), from the catalogue's loader names (:data:`_LOOKUPS`).
+_REFS: dict[type[StampedeEvent], tuple[bool, bool, bool]] = {
+    EVENT_CLASSES[spec.name]: _LOOKUPS[spec.loader] for spec in CATALOGUE if spec.loader in _LOOKUPS
+}
 
 #: PostgreSQL: a batch's new file names inserted (sorted: concurrent writers lock alike) and,
 #: with the ones already there, returned with their ids; one round trip.  The CTE's rows are

@@ -5,10 +5,10 @@ each event means)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache, partial
 from itertools import islice
-from typing import Any
+from typing import Any, NamedTuple
 
 import structlog
 from sqlalchemy import Connection, Table, bindparam, func, select, update
@@ -32,6 +32,9 @@ from .errors import Rejected, is_transient
 from .rawsql import RawSQL
 
 log = structlog.get_logger(__name__)
+
+#: A dialect's look-up of file names (sorted, none cached): their ``(lfn, lfn_id)`` rows.
+LfnFetch = Callable[[list[str]], Iterable[tuple[str, int]]]
 
 
 class IdCache:
@@ -529,37 +532,48 @@ class RowStore:
                 self._lfns[lfn] = lfn_id
         return lfn_id
 
-    def _lfns_ahead(self, names: set[Any]) -> None:
-        """Numbering (SQLite): which of the batch's file names ``rc_lfn`` holds, in one
-        SELECT per 500, not one per name.  Those found are cached; the others are new and
-        numbered as they come (:meth:`_new_lfn_id`), in the order of their first event, as
-        an insert each would number them.  Safe with another writer of the file: the batch
-        holds its write lock from ``BEGIN IMMEDIATE``, so no name can appear until it commits."""
+    def _lfns_ahead(self, names: set[Any], fetch: LfnFetch) -> None:
+        """The batch's file names the cache lacks, looked up before its events by ``fetch``,
+        the dialect's statement (SQLite: :meth:`_sqlite_lfns`; PostgreSQL: a get-or-insert,
+        ``BatchLoader._pg_lfns``), in a few statements, not one or two per name.  Those it
+        returns are cached.  SQLite: the others are new and numbered as they come
+        (:meth:`_new_lfn_id`), in the order of their first event, as an insert each would
+        number them; safe with another writer of the file, as the batch holds its write lock
+        from ``BEGIN IMMEDIATE``, so no name can appear until it commits.  A server: a name
+        another writer inserts meanwhile is not returned, and its row's :meth:`_lfn_id`
+        gets or inserts it as before."""
         lfns = self._lfns
-        wanted = [n for n in names if type(n) is str and n not in lfns]
+        wanted = sorted(n for n in names if type(n) is str and n and n not in lfns)
         if not wanted:
             return
         absent = set(wanted)
+        for lfn, lfn_id in fetch(wanted):
+            lfns[lfn] = int(lfn_id)
+            absent.discard(lfn)
+        self._lfns_absent = absent
+
+    def _sqlite_lfns(self, wanted: list[str]) -> Iterator[tuple[str, int]]:
+        """SQLite: which of ``wanted`` ``rc_lfn`` holds, one SELECT per 500 names."""
         for start in range(0, len(wanted), _IN_CHUNK):
             chunk = wanted[start : start + _IN_CHUNK]
             sql = f"SELECT lfn, lfn_id FROM rc_lfn WHERE lfn IN ({','.join('?' * len(chunk))})"
-            for lfn, lfn_id in self._raw.rows(sql, chunk):
-                lfns[lfn] = lfn_id
-                absent.discard(lfn)
-        self._lfns_absent = absent
+            yield from self._raw.rows(sql, chunk)
 
-    def _tasks_ahead(self, wf: WfCache, ids: set[Any]) -> None:
-        """The batch's tasks of ``wf`` its cache lacks (dropped, or a workflow of an earlier
-        run), read in one SELECT per 500 and cached; those not found are left to
-        :meth:`_task_id` (a task the batch itself adds, or a missing one)."""
-        tasks = wf.tasks
-        wanted = [t for t in ids if type(t) is str and t not in tasks]
+    def _wf_ids_ahead(self, wf: WfCache, kind: IdsAhead, ids: set[Any]) -> None:
+        """The batch's tasks or jobs (``kind``) of ``wf`` its cache lacks (dropped, or a
+        workflow of an earlier run), read in one SELECT per 500 and cached; those not found
+        are left to :meth:`_task_id` and :meth:`_job_id` (a row the batch itself adds, or a
+        missing one).  Past the id caches' bound a job's id was one SELECT per new job
+        instance (~6,000 at 20,000 jobs)."""
+        cache: IdCache = getattr(wf, kind.cache)
+        if wf.complete and not cache.dropped:
+            return
+        wanted = [k for k in ids if type(k) is str and k not in cache]
         for start in range(0, len(wanted), _IN_CHUNK):
             chunk = wanted[start : start + _IN_CHUNK]
-            marks = ",".join("?" * len(chunk))
-            sql = f"SELECT abs_task_id, task_id FROM task WHERE wf_id = ? AND abs_task_id IN ({marks})"
-            for abs_task_id, task_id in self._raw.rows(sql, [wf.wf_id, *chunk]):
-                tasks[abs_task_id] = task_id
+            sql = kind.sql.format(",".join("?" * len(chunk)))
+            for key, row_id in self._raw.rows(sql, [wf.wf_id, *chunk]):
+                cache[key] = row_id
 
     def _new_lfn_id(self, lfn: str | None) -> int | None:
         """Numbering: a new ``rc_lfn`` row's id (the largest plus one, :meth:`_new_id`),
@@ -635,6 +649,22 @@ _NONE_NEW = float("inf")
 
 _TASK_JOB_UPDATE = (
     update(s.task).where(s.task.c.task_id == bindparam("_task")).values(job_id=bindparam("job_id"))
+)
+
+
+class IdsAhead(NamedTuple):
+    """What :meth:`RowStore._wf_ids_ahead` reads of a table: the workflow's cache (an
+    attribute of :class:`WfCache`) and the SELECT of (natural key, id) by key."""
+
+    cache: str
+    sql: str
+
+
+_TASKS_AHEAD = IdsAhead(
+    "tasks", "SELECT abs_task_id, task_id FROM task WHERE wf_id = ? AND abs_task_id IN ({})"
+)
+_JOBS_AHEAD = IdsAhead(
+    "jobs", "SELECT exec_job_id, job_id FROM job WHERE wf_id = ? AND exec_job_id IN ({})"
 )
 
 #: names per ``rc_lfn`` SELECT of :meth:`RowStore._lfns_ahead` (SQLite binds at most 999 in
