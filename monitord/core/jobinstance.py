@@ -349,49 +349,58 @@ def _encode(values: list[Any], texts: TextTable | None) -> bytes | None:
             out.append(_T_FLOAT)
             out += _pack_float.pack(value)
         elif kind is str:
-            number = None
-            if texts is not None:
-                if at in _TEXT_AT:
-                    number = texts.number(value)
-                    if number is not None:
-                        out.append(_T_TEXT)
-                        _varint(out, number)
-                        continue
-                elif at == _WORK_DIR and "/" in value:
-                    stem = value.rstrip(_DIGITS)
-                    tail = _decimal(value[len(stem) :])
-                    if tail is not None:
-                        number = texts.number(stem)
-                        if number is not None:
-                            out.append(_T_NUMBERED)
-                            _varint(out, number)
-                            _varint(out, tail)
-                            continue
-                    parent, _, last = value.rpartition("/")
-                    number = texts.number(parent)
-                    if number is not None:
-                        out.append(_T_PATH)
-                        _varint(out, number)
-                        value = last
-            if at == _SCHED_AT and number is None:
-                cluster, dot, proc = value.partition(".")
-                c, p = _decimal(cluster), _decimal(proc)
-                if dot and c is not None and p is not None:
-                    out.append(_T_SCHED)
-                    _varint(out, c)
-                    _varint(out, p)
-                    continue
-            if number is None:
-                out.append(_T_STR)
-            try:
-                data = value.encode()
-            except UnicodeEncodeError:  # a lone surrogate: marshal keeps it
+            if not _encode_text(out, at, value, texts):
                 return None
-            _varint(out, len(data))
-            out += data
         else:
             return None
     return bytes(out)
+
+
+def _encode_text(out: bytearray, at: int, value: str, texts: TextTable | None) -> bool:
+    """The text at position ``at`` of a record appended to ``out`` (numbered, a path under a
+    numbered parent, numbered and a number, a sched id's two numbers, or whole); False when
+    it does not pack (a lone surrogate: marshal keeps it)."""
+    number = None
+    if texts is not None:
+        if at in _TEXT_AT:
+            number = texts.number(value)
+            if number is not None:
+                out.append(_T_TEXT)
+                _varint(out, number)
+                return True
+        elif at == _WORK_DIR and "/" in value:
+            stem = value.rstrip(_DIGITS)
+            tail = _decimal(value[len(stem) :])
+            if tail is not None:
+                number = texts.number(stem)
+                if number is not None:
+                    out.append(_T_NUMBERED)
+                    _varint(out, number)
+                    _varint(out, tail)
+                    return True
+            parent, _, last = value.rpartition("/")
+            number = texts.number(parent)
+            if number is not None:
+                out.append(_T_PATH)
+                _varint(out, number)
+                value = last
+    if at == _SCHED_AT and number is None:
+        cluster, dot, proc = value.partition(".")
+        c, p = _decimal(cluster), _decimal(proc)
+        if dot and c is not None and p is not None:
+            out.append(_T_SCHED)
+            _varint(out, c)
+            _varint(out, p)
+            return True
+    if number is None:
+        out.append(_T_STR)
+    try:
+        data = value.encode()
+    except UnicodeEncodeError:  # a lone surrogate: marshal keeps it
+        return False
+    _varint(out, len(data))
+    out += data
+    return True
 
 
 def _decode(data: bytes, at: int, texts: TextTable | None) -> tuple[Any, ...]:
