@@ -39,6 +39,63 @@ log = structlog.get_logger(__name__)
 BRIEF = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id")
 BRIEF_TAILS = {7: (), 8: ("site",), 9: ("status", "level"), 10: ("status", "level", "exitcode")}
 
+#: A job state's brief event, built from the machine, the instance and the line's time.
+Brief = Callable[["JobActions", JobInstance, float], StampedeEvent]
+
+
+def brief_builders(events: tuple[tuple[str, int | None], ...]) -> tuple[Brief, ...]:
+    """The builders of a job state row's brief events (its ``events``: kind, status), made
+    once per row: what :meth:`JobActions._brief` works out per event (the class, its shape,
+    the status's level) is settled here, so each event is one positional ``of`` call."""
+    return tuple(_brief_builder(name, status) for name, status in events)
+
+
+def _brief_builder(name: str, status: int | None) -> Brief:
+    cls: Any = EVENT_CLASSES[name]
+    of, n = cls.of, len(cls.fields)
+    if n == 7:
+
+        def build(wf: JobActions, inst: JobInstance, ts: float) -> StampedeEvent:
+            sched = inst.sched_id
+            return of(  # type: ignore[no-any-return]
+                wf.uuid, inst.name, inst.seq, int(ts), inst.js_seq, None,
+                UNSET if sched is None else sched, wf.fixed,
+            )  # fmt: skip
+
+    elif n == 8:  # site: only submit.start has it, and it is sent
+        site = name == "job_inst.submit.start"
+
+        def build(wf: JobActions, inst: JobInstance, ts: float) -> StampedeEvent:
+            sched, where = inst.sched_id, inst.site
+            return of(  # type: ignore[no-any-return]
+                wf.uuid, inst.name, inst.seq, int(ts), inst.js_seq, None,
+                UNSET if sched is None else sched,
+                where if site and where is not None else UNSET, wf.fixed,
+            )  # fmt: skip
+
+    else:  # status, level[, exitcode]: as _brief, no exit code in a row's events
+        sent: Any = UNSET if status is None else status
+        level: Any = "Error" if status is not None and status != 0 else UNSET
+        if n == 9:
+
+            def build(wf: JobActions, inst: JobInstance, ts: float) -> StampedeEvent:
+                sched = inst.sched_id
+                return of(  # type: ignore[no-any-return]
+                    wf.uuid, inst.name, inst.seq, int(ts), inst.js_seq, None,
+                    UNSET if sched is None else sched, sent, level, wf.fixed,
+                )  # fmt: skip
+
+        else:
+
+            def build(wf: JobActions, inst: JobInstance, ts: float) -> StampedeEvent:
+                sched = inst.sched_id
+                return of(  # type: ignore[no-any-return]
+                    wf.uuid, inst.name, inst.seq, int(ts), inst.js_seq, None,
+                    UNSET if sched is None else sched, sent, level, UNSET, wf.fixed,
+                )  # fmt: skip
+
+    return build
+
 
 class JobActions:
     """Job instances, their events and the per-state actions (mixed into the workflow machine)."""
@@ -57,6 +114,7 @@ class JobActions:
     latest: dict[str, JobInstance | FinishedJob]
     out_counters: dict[str, int]
     texts: TextTable
+    submit_dirs: dict[str, str]  # _submit_dir's, by the submit file's path to its last "/"
     fixed: Any
     emit: Callable[[StampedeEvent], None]
 
@@ -80,9 +138,17 @@ class JobActions:
         """The submit directory of a node's instances (``node``: its ``.dag`` entry, or None)."""
         if self.dag is not None and self.dag.is_pmc:
             return self.run_dir
-        if node is not None and node.submit_file:
-            return shared(os.path.dirname(os.path.join(self.run_dir, node.submit_file)))  # type: ignore[no-any-return]
-        return self.run_dir
+        submit_file = node.submit_file if node is not None else None
+        if not submit_file:
+            return self.run_dir
+        # The directory depends only on the file's path up to its last "/": made once per
+        # directory (twice per instance otherwise: a join, a dirname and an intern each).
+        key = submit_file[: submit_file.rfind("/") + 1]
+        found = self.submit_dirs.get(key)
+        if found is None:
+            found = shared(os.path.dirname(os.path.join(self.run_dir, submit_file)))
+            self.submit_dirs[key] = found
+        return found
 
     def _finished(self, inst: JobInstance) -> JobInstance | FinishedJob:
         """The record the workflow keeps of a retired instance (its submit directory left
