@@ -20,7 +20,8 @@ Rules (everything that decides what a job state does lives in :data:`JOB_STATES`
   (``Workflow.out_of_order``). ``tests/test_jobmachine.py`` checks every transition
   of the corpus against it.
 - Sans I/O. :meth:`monitord.core.workflow.Workflow.update_job_state` finds the
-  instance, then applies the row (:class:`JobState` ``stamp``, ``col4_of``, ``act``,
+  instance, then applies the row (:class:`JobState` ``stamp``, its ``events`` through the
+  builders :func:`monitord.core.jobactions.brief_builders` makes once per row, ``action``,
   ``ends_now``); the actions use the verbs of :mod:`monitord.core.jobactions`.
 """
 
