@@ -175,7 +175,9 @@ class JobActions:
         kept: a retry of a failed instance does not revive it), else a new instance."""
         found = self.latest.get(name)
         if found is not None and reuse(found):
-            inst = self._latest_instance(name)
+            if type(found) is JobInstance:
+                return found
+            inst = self._latest_instance(name)  # a finished record, revived
             if inst is not None:
                 return inst
         return self._new_instance(name)
