@@ -26,6 +26,7 @@ from monitord.core.events import (
     JobInstComposite,
     JobInstMainEnd,
     JobInstMainStart,
+    JobInstSubmitStart,
     StampedeEvent,
 )
 from monitord.core.jobinstance import FinishedJob, JobInstance, TextTable, shared
@@ -63,7 +64,7 @@ def _brief_builder(name: str, status: int | None) -> Brief:
             )  # fmt: skip
 
     elif n == 8:  # site: only submit.start has it, and it is sent
-        site = name == "job_inst.submit.start"
+        site = name == JobInstSubmitStart.name
 
         def build(wf: JobActions, inst: JobInstance, ts: float) -> StampedeEvent:
             sched, where = inst.sched_id, inst.site
