@@ -160,3 +160,30 @@ def test_in_order_agrees_with_the_corpus_transitions() -> None:
     assert [p for p in pairs if not in_order(p[1], p[0])] == []
     assert not in_order("POST_SCRIPT_SUCCESS", "SUBMIT")
     assert not in_order("SUBMIT", None)  # a submit whose DAGMan submit line was lost
+
+
+@pytest.mark.parametrize(("sched_id", "site"), [(None, None), ("5.0", "condorpool")])
+def test_each_rows_brief_builders_send_what_brief_sends(
+    sched_id: str | None, site: str | None
+) -> None:
+    """The machine builds a row's brief events with builders made once per row
+    (``brief_builders``); each must send what ``JobActions._brief`` sends for the same kind
+    and status (the values and their wire order), with and without a sched id and site."""
+    from monitord.core.jobactions import brief_builders
+    from monitord.core.jobinstance import JobInstance
+    from tests.test_state_machine import make
+
+    wf = make()
+    inst = JobInstance(name="b", seq=3, submit_dir="/x", sched_id=sched_id, site=site, js_seq=4)
+    checked = 0
+    for state, row in JOB_STATES.items():
+        for (name, status), build in zip(row.events, brief_builders(row.events), strict=True):
+            wf.events.clear()
+            wf._brief(inst, name, 12.7, status, site=name == "job_inst.submit.start")
+            (expected,) = wf.events
+            got = build(wf, inst, 12.7)
+            assert type(got) is type(expected), (state, name)
+            assert got.wire_items() == expected.wire_items(), (state, name)
+            assert got.fixed is expected.fixed, (state, name)
+            checked += 1
+    assert checked >= 20

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import structlog
 
@@ -26,6 +26,7 @@ from monitord.core.events import (
     JobInstComposite,
     JobInstMainEnd,
     JobInstMainStart,
+    JobInstSubmitStart,
     StampedeEvent,
 )
 from monitord.core.jobinstance import FinishedJob, JobInstance, TextTable, shared
@@ -38,6 +39,63 @@ log = structlog.get_logger(__name__)
 #: them, by the kind's count of attributes (``JobActions._brief`` builds them positionally).
 BRIEF = ("xwf_id", "job_id", "job_inst_id", "ts", "js_id", "reason", "sched_id")
 BRIEF_TAILS = {7: (), 8: ("site",), 9: ("status", "level"), 10: ("status", "level", "exitcode")}
+
+#: A job state's brief event, built from the machine, the instance and the line's time.
+Brief = Callable[["JobActions", JobInstance, float], StampedeEvent]
+
+
+def brief_builders(events: tuple[tuple[str, int | None], ...]) -> tuple[Brief, ...]:
+    """The builders of a job state row's brief events (its ``events``: kind, status), made
+    once per row: what :meth:`JobActions._brief` works out per event (the class, its shape,
+    the status's level) is settled here, so each event is one positional ``of`` call."""
+    return tuple(_brief_builder(name, status) for name, status in events)
+
+
+def _brief_builder(name: str, status: int | None) -> Brief:
+    cls: Any = EVENT_CLASSES[name]
+    of, n = cls.of, len(cls.fields)
+    if n == 7:
+
+        def build(wf: JobActions, inst: JobInstance, ts: float) -> StampedeEvent:
+            sched = inst.sched_id
+            return of(  # type: ignore[no-any-return]
+                wf.uuid, inst.name, inst.seq, int(ts), inst.js_seq, None,
+                UNSET if sched is None else sched, wf.fixed,
+            )  # fmt: skip
+
+    elif n == 8:  # site: only submit.start has it, and it is sent
+        site = name == JobInstSubmitStart.name
+
+        def build(wf: JobActions, inst: JobInstance, ts: float) -> StampedeEvent:
+            sched, where = inst.sched_id, inst.site
+            return of(  # type: ignore[no-any-return]
+                wf.uuid, inst.name, inst.seq, int(ts), inst.js_seq, None,
+                UNSET if sched is None else sched,
+                where if site and where is not None else UNSET, wf.fixed,
+            )  # fmt: skip
+
+    else:  # status, level[, exitcode]: as _brief, no exit code in a row's events
+        sent: Any = UNSET if status is None else status
+        level: Any = "Error" if status is not None and status != 0 else UNSET
+        if n == 9:
+
+            def build(wf: JobActions, inst: JobInstance, ts: float) -> StampedeEvent:
+                sched = inst.sched_id
+                return of(  # type: ignore[no-any-return]
+                    wf.uuid, inst.name, inst.seq, int(ts), inst.js_seq, None,
+                    UNSET if sched is None else sched, sent, level, wf.fixed,
+                )  # fmt: skip
+
+        else:
+
+            def build(wf: JobActions, inst: JobInstance, ts: float) -> StampedeEvent:
+                sched = inst.sched_id
+                return of(  # type: ignore[no-any-return]
+                    wf.uuid, inst.name, inst.seq, int(ts), inst.js_seq, None,
+                    UNSET if sched is None else sched, sent, level, UNSET, wf.fixed,
+                )  # fmt: skip
+
+    return build
 
 
 class JobActions:
@@ -57,6 +115,7 @@ class JobActions:
     latest: dict[str, JobInstance | FinishedJob]
     out_counters: dict[str, int]
     texts: TextTable
+    submit_dirs: dict[str, str]  # _submit_dir's, by the submit file's path to its last "/"
     fixed: Any
     emit: Callable[[StampedeEvent], None]
 
@@ -80,9 +139,17 @@ class JobActions:
         """The submit directory of a node's instances (``node``: its ``.dag`` entry, or None)."""
         if self.dag is not None and self.dag.is_pmc:
             return self.run_dir
-        if node is not None and node.submit_file:
-            return shared(os.path.dirname(os.path.join(self.run_dir, node.submit_file)))  # type: ignore[no-any-return]
-        return self.run_dir
+        submit_file = node.submit_file if node is not None else None
+        if not submit_file:
+            return self.run_dir
+        # The directory depends only on the file's path up to its last "/": made once per
+        # directory (twice per instance otherwise: a join, a dirname and an intern each).
+        key = submit_file[: submit_file.rfind("/") + 1]
+        found = self.submit_dirs.get(key)
+        if found is None:
+            found = shared(os.path.dirname(os.path.join(self.run_dir, submit_file)))
+            self.submit_dirs[key] = found
+        return found
 
     def _finished(self, inst: JobInstance) -> JobInstance | FinishedJob:
         """The record the workflow keeps of a retired instance (its submit directory left
@@ -109,7 +176,9 @@ class JobActions:
         kept: a retry of a failed instance does not revive it), else a new instance."""
         found = self.latest.get(name)
         if found is not None and reuse(found):
-            inst = self._latest_instance(name)
+            if type(found) is JobInstance:
+                return found
+            inst = self._latest_instance(name)  # a finished record, revived
             if inst is not None:
                 return inst
         return self._new_instance(name)
@@ -248,9 +317,11 @@ class JobActions:
                 fields["stdout_text"] = _cap_text(inst.stdout_text, "stdout", inst)
             if inst.stderr_text is not None:
                 fields["stderr_text"] = _cap_text(inst.stderr_text, "stderr", inst)
-        self.emit(JobInstMainEnd(**fields))
+        fixed = fields.get("fixed")
+        self.emit(_MAIN_END_OF(*map(fields.get, _MAIN_END, _UNSETS), fixed))
         own, extra = composite_extras(inst, getattr(self.bd, "app", None), self.bd.dax_label)
-        self.emit(JobInstComposite(**{**fields, **own}, extra=extra))
+        fields.update(own)
+        self.emit(_COMPOSITE_OF(*map(fields.get, _COMPOSITE, _UNSETS), fixed, extra))
 
     def script_invocation(self, inst: JobInstance, which: str) -> None:
         """inv.start / inv.end of a PRE (−1) or POST (−2) script."""
@@ -342,6 +413,14 @@ class JobActions:
         """JOB_SUCCESS/FAILURE without POST script, or POST_SCRIPT_SUCCESS/FAILURE."""
         if self.ctx.notifier is not None:
             self.ctx.notifier.job_end(self, inst, ts, status)
+
+
+# main.end's and composite's fields in their ``of`` order: send_main_end builds both from its
+# dict of fields positionally (by keyword, binding ~20 and ~40 of them cost as much as the rest
+# of the two events), a field it does not have UNSET.
+_MAIN_END, _MAIN_END_OF = JobInstMainEnd.fields, cast(Any, JobInstMainEnd.of)
+_COMPOSITE, _COMPOSITE_OF = JobInstComposite.fields, cast(Any, JobInstComposite.of)
+_UNSETS = (UNSET,) * len(_COMPOSITE)
 
 
 def _opt(value: Any) -> Any:

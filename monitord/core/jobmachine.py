@@ -20,14 +20,15 @@ Rules (everything that decides what a job state does lives in :data:`JOB_STATES`
   (``Workflow.out_of_order``). ``tests/test_jobmachine.py`` checks every transition
   of the corpus against it.
 - Sans I/O. :meth:`monitord.core.workflow.Workflow.update_job_state` finds the
-  instance, then applies the row (:class:`JobState` ``stamp``, ``col4_of``, ``act``,
+  instance, then applies the row (:class:`JobState` ``stamp``, its ``events`` through the
+  builders :func:`monitord.core.jobactions.brief_builders` makes once per row, ``action``,
   ``ends_now``); the actions use the verbs of :mod:`monitord.core.jobactions`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from monitord.core.jobinstance import JobInstance, raw_exitcode
@@ -158,6 +159,11 @@ class JobState:
     reusable: bool = False  # the next submit of the node reuses an instance in this state
     opens_attempt: bool = False  # takes the sched id, the next output counter, sub-workflows
     ends: Ends = "no"
+    # Whether the state may begin an instance (:func:`in_order` with no earlier state).
+    begins: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "begins", self.instance in ("pre", "dagman"))
 
     # What the workflow machine does with a row, in this order (Workflow.update_job_state,
     # after it has found the instance and set the sched id and output counter).
@@ -172,15 +178,6 @@ class JobState:
     def col4_of(self, inst: JobInstance, status: int | None) -> str:
         """Column 4 of the state's jobstate.log line."""
         return str(status) if self.col4 == "status" else (inst.sched_id or "-")
-
-    def act(
-        self, wf: JobActions, inst: JobInstance, ts: float, status: int | None, reason: Reason
-    ) -> None:
-        """The row's brief events in order, then its action."""
-        for name, ev_status in self.events:
-            wf._brief(inst, name, ts, ev_status, site=name == "job_inst.submit.start")
-        if self.action is not None:
-            self.action(wf, inst, ts, status, reason)
 
     def ends_now(self, inst: JobInstance) -> bool:
         """Whether the instance is over once the state is handled."""
@@ -371,7 +368,7 @@ def in_order(state: str, prev: str | None) -> bool:
     """Whether DAGMan writes ``state`` after ``prev``: the instance's last state with a row
     (None: a new instance, which only a PRE script's start or DAGMan's submit begins)."""
     row = JOB_STATES[state]
-    return prev in row.follows if prev is not None else row.instance in ("pre", "dagman")
+    return prev in row.follows if prev is not None else row.begins
 
 
 # A state without a row: it writes its jobstate.log line and does nothing else.

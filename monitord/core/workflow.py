@@ -31,7 +31,7 @@ from monitord.core.events import (
     XwfEnd,
     XwfStart,
 )
-from monitord.core.jobactions import JobActions
+from monitord.core.jobactions import Brief, JobActions, brief_builders
 from monitord.core.jobinstance import FinishedJob, JobInstance, TextTable
 from monitord.core.jobmachine import (
     JOB_STATES,
@@ -124,6 +124,7 @@ class Workflow(JobActions):
         # and not kept). A finished instance is kept as its compact record (FinishedJob).
         self.latest: dict[str, JobInstance | FinishedJob] = {}
         self.texts = TextTable()  # the texts those records name by number
+        self.submit_dirs: dict[str, str] = {}  # JobActions._submit_dir's, not in a snapshot
         self.last_submitted: str | None = None
         self.last_updated: JobInstance | None = None
         # DAGMan facts.
@@ -153,7 +154,7 @@ class Workflow(JobActions):
         )
 
     # ------------------------------------------------------------------ resume snapshots
-    _CONTEXT = ("ctx", "opts", "events", "emit")
+    _CONTEXT = ("ctx", "opts", "events", "emit", "submit_dirs")  # and a cache of the .dag's
 
     def __getstate__(self) -> dict[str, Any]:
         """Everything but the daemon's context (callbacks, the shared event list): a snapshot
@@ -162,6 +163,7 @@ class Workflow(JobActions):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self.submit_dirs = {}
 
     def attach(self, ctx: WorkflowContext) -> None:
         """Plug a restored machine into a daemon's context."""
@@ -440,23 +442,42 @@ class Workflow(JobActions):
         reason: str | None = None,
     ) -> None:
         self.state_ts = ts
-        state = sys.intern(state)  # the instance keeps it (state, prev_state, known_state)
-        row = JOB_STATES.get(state, TRANSPARENT)
-        inst = self._instance_for(row, name, state, sched_id)
-        if inst is None:
-            return
+        briefs: tuple[Brief, ...]
+        inst: JobInstance | None
+        plan = _PLANS.get(state)
+        if plan is None:  # a state without a row: its jobstate.log line only
+            state, row, briefs = sys.intern(state), TRANSPARENT, ()
+        else:
+            state, row, briefs = plan  # the row's own copy of the name: the instance keeps it
+        if row.instance == "pre" or row.instance == "submit":
+            inst = self._new_or_reused(row, name, sched_id)
+        else:
+            found = self.latest.get(name)
+            inst = found if type(found) is JobInstance else self._latest_instance(name)
+            if inst is None:
+                log.warning("state for an unknown job instance, ignored", job=name, state=state)
+                return
+        if inst.retired:
+            # A state after the job's end (a duplicated block of lines): the reference still
+            # knows the job's submit file, so its events carry the same details again.
+            inst.retired = False
+            self._parse_submit_file(inst)
         self.last_updated = inst
         out_of_order = False
+        opens = row.opens_attempt
         if sched_id is not None:
-            if row.opens_attempt:
+            if opens:
                 inst.sched_id = sched_id
             elif inst.sched_id is None:
                 out_of_order = True
                 inst.sched_id = sched_id
-        if row.opens_attempt:
+        if opens:
             self._bump_out_counter(inst)
         if row is not TRANSPARENT:
-            self._check_order(inst, state)
+            known = inst.known_state
+            if known not in row.follows if known is not None else not row.begins:
+                self._out_of_order(inst, state)
+            inst.known_state = state
         inst.prev_state, inst.state = inst.state, state
         if row.stamps is not None:
             row.stamp(inst, ts)
@@ -469,54 +490,49 @@ class Workflow(JobActions):
         )
         if out_of_order and self.opts.events_enabled:
             self._brief(inst, JobInstSubmitStart.name, ts, None, site=True)
-        row.act(self, inst, ts, status, reason)
-        if row.opens_attempt and self.opts.follow_subworkflows:
+        # The row's brief events in order (JobState.act, with each builder made once), then
+        # its action.
+        emit = self.emit
+        for build in briefs:
+            emit(build(self, inst, ts))
+        if row.action is not None:
+            row.action(self, inst, ts, status, reason)
+        if opens and self.opts.follow_subworkflows:
             self._check_subworkflow(inst)
         if row.ends != "no" and row.ends_now(inst):
             inst.retire()
             if self.latest.get(inst.name) is inst:
                 self.latest[inst.name] = self._finished(inst)
 
-    def _instance_for(
-        self, row: JobState, name: str, state: str, sched_id: str | None
-    ) -> JobInstance | None:
-        """The instance a job state applies to (the row's ``instance``); None: the node has
-        none for a state that needs its latest (ignored, with a warning)."""
+    def _new_or_reused(self, row: JobState, name: str, sched_id: str | None) -> JobInstance:
+        """The instance a state that may begin one applies to (the row's ``instance``:
+        "pre", its submit file read again, or "submit")."""
         if row.instance == "pre":
             inst = self._reuse_or_new(name, _reusable)
             self._parse_submit_file(inst)
-        elif row.instance == "submit":
-            inst = self._reuse_or_new(
-                name,
-                lambda i: (
-                    i.state in REUSABLE_STATES or (sched_id is not None and i.sched_id == sched_id)
-                ),
-            )
-        else:
-            found = self._latest_instance(name)
-            if found is None:
-                log.warning("state for an unknown job instance, ignored", job=name, state=state)
-                return None
-            inst = found
-        if inst.retired:
-            # A state after the job's end (a duplicated block of lines): the reference still
-            # knows the job's submit file, so its events carry the same details again.
-            inst.retired = False
-            self._parse_submit_file(inst)
-        return inst
+            return inst
+        return self._reuse_or_new(
+            name,
+            lambda i: (
+                i.state in REUSABLE_STATES or (sched_id is not None and i.sched_id == sched_id)
+            ),
+        )
 
     def _check_order(self, inst: JobInstance, state: str) -> None:
         """Log and count a state DAGMan would not write after the instance's last one."""
         if not in_order(state, inst.known_state):
-            self.out_of_order += 1
-            log.warning(
-                "job state out of DAGMan's order, handled anyway",
-                job=inst.name,
-                state=state,
-                after=inst.known_state,
-                workflow=self.uuid,
-            )
+            self._out_of_order(inst, state)
         inst.known_state = state
+
+    def _out_of_order(self, inst: JobInstance, state: str) -> None:
+        self.out_of_order += 1
+        log.warning(
+            "job state out of DAGMan's order, handled anyway",
+            job=inst.name,
+            state=state,
+            after=inst.known_state,
+            workflow=self.uuid,
+        )
 
     # ------------------------------------------------------------------ sub-workflows
     def _check_subworkflow(self, inst: JobInstance) -> None:
@@ -551,6 +567,15 @@ def _drop(event: StampedeEvent) -> None:
 def _reusable(inst: JobInstance | FinishedJob) -> bool:
     """Whether the next submit of the node takes this instance again."""
     return inst.state in REUSABLE_STATES
+
+
+# Each job state of the table, as update_job_state takes it: the state's name (interned: every
+# instance in that state keeps it), its row, and its brief events' builders (made once here,
+# not looked up by name per event).
+_PLANS: dict[str, tuple[str, JobState, tuple[Brief, ...]]] = {
+    sys.intern(state): (sys.intern(state), row, brief_builders(row.events))
+    for state, row in JOB_STATES.items()
+}
 
 
 class InvalidDagmanPid(ValueError):
