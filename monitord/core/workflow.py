@@ -443,25 +443,14 @@ class Workflow(JobActions):
     ) -> None:
         self.state_ts = ts
         briefs: tuple[Brief, ...]
-        inst: JobInstance | None
         plan = _PLANS.get(state)
         if plan is None:  # a state without a row: its jobstate.log line only
             state, row, briefs = sys.intern(state), TRANSPARENT, ()
         else:
             state, row, briefs = plan  # the row's own copy of the name: the instance keeps it
-        if row.instance == "pre" or row.instance == "submit":
-            inst = self._new_or_reused(row, name, sched_id)
-        else:
-            found = self.latest.get(name)
-            inst = found if type(found) is JobInstance else self._latest_instance(name)
-            if inst is None:
-                log.warning("state for an unknown job instance, ignored", job=name, state=state)
-                return
-        if inst.retired:
-            # A state after the job's end (a duplicated block of lines): the reference still
-            # knows the job's submit file, so its events carry the same details again.
-            inst.retired = False
-            self._parse_submit_file(inst)
+        inst = self._instance_for(row, name, state, sched_id)
+        if inst is None:
+            return
         self.last_updated = inst
         out_of_order = False
         opens = row.opens_attempt
@@ -481,13 +470,7 @@ class Workflow(JobActions):
         inst.prev_state, inst.state = inst.state, state
         if row.stamps is not None:
             row.stamp(inst, ts)
-        # jobstate.log line: every state but DAGMAN_SUBMIT.
-        inst.js_seq += 1
-        treq = "-" if inst.time_req is None else inst.time_req
-        col4 = status if row.col4 == "status" else (inst.sched_id or "-")
-        self.jobstate_lines.append(
-            f"{int(ts)} {name} {state} {col4} {inst.site or '-'} {treq} {inst.seq}\n"
-        )
+        self._jobstate_line(inst, row, name, state, ts, status)
         if out_of_order and self.opts.events_enabled:
             self._brief(inst, JobInstSubmitStart.name, ts, None, site=True)
         # The row's brief events in order (JobState.act, with each builder made once), then
@@ -503,6 +486,44 @@ class Workflow(JobActions):
             inst.retire()
             if self.latest.get(inst.name) is inst:
                 self.latest[inst.name] = self._finished(inst)
+
+    def _instance_for(
+        self, row: JobState, name: str, state: str, sched_id: str | None
+    ) -> JobInstance | None:
+        """The instance a state applies to: new or reused for a row that may begin one, else
+        the node's latest; None (logged) for a node without one."""
+        inst: JobInstance | None
+        if row.instance == "pre" or row.instance == "submit":
+            inst = self._new_or_reused(row, name, sched_id)
+        else:
+            found = self.latest.get(name)
+            inst = found if type(found) is JobInstance else self._latest_instance(name)
+            if inst is None:
+                log.warning("state for an unknown job instance, ignored", job=name, state=state)
+                return None
+        if inst.retired:
+            # A state after the job's end (a duplicated block of lines): the reference still
+            # knows the job's submit file, so its events carry the same details again.
+            inst.retired = False
+            self._parse_submit_file(inst)
+        return inst
+
+    def _jobstate_line(
+        self,
+        inst: JobInstance,
+        row: JobState,
+        name: str,
+        state: str,
+        ts: float,
+        status: int | None,
+    ) -> None:
+        """The state's jobstate.log line (every state but DAGMAN_SUBMIT)."""
+        inst.js_seq += 1
+        treq = "-" if inst.time_req is None else inst.time_req
+        col4 = status if row.col4 == "status" else (inst.sched_id or "-")
+        self.jobstate_lines.append(
+            f"{int(ts)} {name} {state} {col4} {inst.site or '-'} {treq} {inst.seq}\n"
+        )
 
     def _new_or_reused(self, row: JobState, name: str, sched_id: str | None) -> JobInstance:
         """The instance a state that may begin one applies to (the row's ``instance``:
