@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -21,9 +20,8 @@ from monitord.core.jobreader import ParsingReader
 from monitord.daemon.jobfiles import read_text
 from monitord.daemon.readahead import Plan, ReadAhead, _requests
 from monitord.tools.synthetic import generate
-from tests.conftest import CORPUS, CORPUS_TZ, corpus_samples, replay_copy, require_corpus
+from tests.conftest import CORPUS, corpus_samples, replay_copy, require_corpus
 from tests.replays import assert_same_rows, replay, replayed
-from tests.test_cli_commands import MONITORD, PEGASUS_MONITORD
 
 TITLE = "monitord read-ahead "
 
@@ -216,21 +214,3 @@ def test_a_worker_killed_mid_replay_leaves_the_parser_reading(
     assert "read-ahead worker gone" in text or "read-ahead worker did not start" in text, text
     assert "worker_lost=1" in text, text[-3000:]
     assert_same_rows(expected, db)
-
-
-@pytest.mark.parametrize(
-    "argv", [[*MONITORD, "follow", "--read-ahead"], [*PEGASUS_MONITORD, "--read-ahead"]]
-)
-def test_the_option_is_refused_without_a_replay(tmp_path: Path, argv: list[str]) -> None:
-    out = generate(tmp_path / "run", 2, seed=1, name="refused").dagman_out
-    proc = subprocess.run(
-        [*argv, str(out)],
-        env={**os.environ, "HOME": str(tmp_path), "TZ": CORPUS_TZ},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 1
-    assert proc.stderr.strip().endswith(
-        "error: --read-ahead applies to a replay only (-r, monitord replay)"
-    ), proc.stderr

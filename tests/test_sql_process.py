@@ -351,17 +351,15 @@ def test_a_daemon_killed_with_sigkill_leaves_no_child(
     assert children_titled(title) == {}
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [
-        [*MONITORD, "follow", "--sql-process"],
-        [*PEGASUS_MONITORD, "--sql-process"],
-    ],
-)
-def test_the_option_is_refused_without_a_replay(tmp_path: Path, argv: list[str]) -> None:
+@pytest.mark.parametrize("option", ["--sql-process", "--read-ahead"])
+@pytest.mark.parametrize("argv", [[*MONITORD, "follow"], PEGASUS_MONITORD])
+def test_the_option_is_refused_without_a_replay(
+    tmp_path: Path, argv: list[str], option: str
+) -> None:
+    """The replay-only options (the SQL child, the read-ahead worker) refused in one line."""
     out = generate(tmp_path / "run", 2, seed=1, name="refused").dagman_out
     proc = subprocess.run(
-        [*argv, str(out)],
+        [*argv, option, str(out)],
         env={**os.environ, "HOME": str(tmp_path), "TZ": CORPUS_TZ},
         capture_output=True,
         text=True,
@@ -369,6 +367,6 @@ def test_the_option_is_refused_without_a_replay(tmp_path: Path, argv: list[str])
     )
     assert proc.returncode == 1
     assert proc.stderr.strip().endswith(
-        "error: --sql-process applies to a replay only (-r, monitord replay)"
+        f"error: {option} applies to a replay only (-r, monitord replay)"
     ), proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
