@@ -94,15 +94,21 @@ def usable_cores() -> int:
 
 def loader_in_process(cfg: MonitorConfig) -> bool:
     """Whether a replay's SQL destinations are written by a child process: ``--sql-process``
-    (True) or ``--sql-thread`` (False) say so; otherwise a replay of a root dagman.out of
-    :data:`PROCESS_FROM` or more gets the child when this process may use two cores or more
-    and the load average leaves :data:`SPARE` of them idle (the second core pays for the
-    child's start-up and the crossing only on a large replay, and only when it is free).
+    (True) or ``--sql-thread`` (False) say so; otherwise :func:`helper_processes` does.
     Following: never."""
     if not cfg.replay:
         return False
     if cfg.sql_process is not None:
         return cfg.sql_process
+    return helper_processes(cfg, "SQL loader")
+
+
+def helper_processes(cfg: MonitorConfig, what: str) -> bool:
+    """Whether a replay with no option saying so gets a helper process (``what``: the SQL
+    loader's child, the read-ahead worker): a root dagman.out of :data:`PROCESS_FROM` or more
+    when this process may use two cores or more and the load average leaves :data:`SPARE` of
+    them idle (the second core pays for a helper's start-up and the crossing only on a large
+    replay, and only when it is free)."""
     try:
         size = os.path.getsize(cfg.dagman_out)
     except OSError:
@@ -116,7 +122,7 @@ def loader_in_process(cfg: MonitorConfig) -> bool:
         load = 0.0
     child = cores >= 2 and cores - load >= SPARE
     log.info(
-        "SQL loader of a large replay",
+        f"{what} of a large replay",
         where="process" if child else "thread",
         cores=cores,
         load=round(load, 2),
