@@ -140,6 +140,22 @@ def test_a_file_asked_for_far_out_of_order_is_read_here_within_the_bound(
         ahead.close()
 
 
+def test_the_option_is_parsed_into_the_config() -> None:
+    """``--no-read-ahead`` / ``--read-ahead`` / neither: False / True / None (the rule of a
+    large replay's helper processes, monitord/daemon/outputs.py), and a followed workflow's
+    config says no worker whatever the option."""
+    from monitord.cli.options import REPLAY, build_parser
+    from monitord.daemon.config import Options, monitor_config
+
+    got = []
+    for argv in (["--no-read-ahead"], ["--read-ahead"], []):
+        args = build_parser("monitord replay", REPLAY).parse_args([*argv, "x.dagman.out"])
+        got.append(monitor_config(Options.from_args(args), {}).read_ahead)
+    assert got == [False, True, None]
+    following = Options(dagman_out="x.dagman.out", read_ahead=True)
+    assert monitor_config(following, {}).read_ahead is False
+
+
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """A generated 300-job workflow (retries) and its database replayed without the option."""
@@ -148,7 +164,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Pat
     home = root / "home"
     home.mkdir()
     expected = root / "plain.db"
-    replayed(out, expected, home, "-q")
+    replayed(out, expected, home, "-q", "--no-read-ahead")
     return out, expected, home
 
 

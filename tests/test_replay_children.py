@@ -1,12 +1,14 @@
 """Which replay starts which child process (issue 30; /proc, whatever started it): a large one
-on two idle usable cores the one SQL loader child, the same on one core or with
-``--sql-thread`` none, ``--sql-process`` its child whatever the cores.  (Apart from
+on two idle usable cores the SQL loader's child and the read-ahead worker, the same on one
+core or with ``--sql-thread --no-read-ahead`` none, ``--sql-thread`` the worker only,
+``--sql-process`` its child whatever the cores.  (Apart from
 tests/test_replay_interrupt.py, whose replays take the longest: two modules, two workers.)
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -86,23 +88,35 @@ def _titles(seen: dict[int, str]) -> list[list[str]]:
     return [t.split()[:2] for t in seen.values()]
 
 
-def test_a_large_replay_on_two_cores_loads_its_database_in_one_child(
+def test_a_large_replay_on_two_cores_loads_its_database_in_one_child_reading_in_another(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 30: by default a large replay's SQL loader runs in one child process on two idle
-    cores (started through subprocess, not multiprocessing: no helper process), beside the
-    same threads."""
+    cores and its job files are read ahead by another, the two the page names (started
+    through subprocess, not multiprocessing: no helper process), beside the same threads."""
     seen, threads = _children_of_a_large_replay(tmp_path, monkeypatch)
-    assert _titles(seen) == [["monitord", "sink-sql"]], seen
+    assert sorted(_titles(seen)) == [["monitord", "read-ahead"], ["monitord", "sink-sql"]], seen
     assert {"sink-sql", "sink-dashboard"} <= set(threads), threads
+    page = (Path(__file__).resolve().parent.parent / "docs" / "architecture.md").read_text()
+    line = next(x for x in page.splitlines() if x.startswith("Processes of a large replay:"))
+    assert re.findall(r"`monitord ([\w-]+) ", line) == ["sink-sql", "read-ahead"], line
 
 
-@pytest.mark.parametrize(("options", "cores"), [(("--sql-thread",), 2), ((), 1)])
-def test_a_large_replay_with_sql_thread_or_on_one_core_starts_no_process(
+def test_sql_thread_keeps_the_read_ahead_worker_of_a_large_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--sql-thread`` says where the loader runs, not who reads the job files."""
+    seen, _ = _children_of_a_large_replay(tmp_path, monkeypatch, "--sql-thread")
+    assert _titles(seen) == [["monitord", "read-ahead"]], seen
+
+
+@pytest.mark.parametrize(("options", "cores"), [(("--sql-thread", "--no-read-ahead"), 2), ((), 1)])
+def test_a_large_replay_with_no_helpers_or_on_one_core_starts_no_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: tuple[str, ...], cores: int
 ) -> None:
-    """``--sql-thread``, or a single usable core: the loader stays a thread of the daemon; no
-    child of any kind (multiprocessing, subprocess) while it writes."""
+    """``--sql-thread --no-read-ahead``, or a single usable core: the loader stays a thread of
+    the daemon and the parser reads; no child of any kind (multiprocessing, subprocess) while
+    it writes."""
     seen, threads = _children_of_a_large_replay(tmp_path, monkeypatch, *options, cores=cores)
     assert seen == {}
     assert {"sink-sql", "sink-dashboard"} <= set(threads), threads

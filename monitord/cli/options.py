@@ -191,9 +191,18 @@ _OUTPUT_OPTIONS: tuple[Option, ...] = (
     ),
     _opt(
         "--read-ahead",
-        action="store_true",
+        action="store_const",
+        const=True,
+        default=None,
         help="replay only: read and parse the jobs' files in a worker process, ahead of the "
-        "parser, on another core",
+        "parser, on another core (the default wherever a large replay's SQL writer is a child process)",
+    ),
+    _opt(
+        "--no-read-ahead",
+        dest="read_ahead",
+        action="store_const",
+        const=False,
+        help="replay only: the parser reads the jobs' files itself, at any size",
     ),
     _opt(
         "--poll",

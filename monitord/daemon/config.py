@@ -56,8 +56,9 @@ class MonitorConfig:
     # Replay only: each SQL destination written by a child process (True: --sql-process), by
     # a thread of the daemon (False: --sql-thread), or as outputs.loader_in_process says (None).
     sql_process: bool | None = None
-    # Replay only (--read-ahead): job files read and parsed ahead by a worker process.
-    read_ahead: bool = False
+    # Replay only: job files read and parsed ahead by a worker process (True: --read-ahead),
+    # by the parser (False: --no-read-ahead), or as outputs.helper_processes says (None).
+    read_ahead: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ class Options:
     strict_notifications: bool = True
     state_dir: str | None = None  # --state-dir: the live daemon's snapshots (statedir.py)
     sql_process: bool | None = None  # --sql-process True, --sql-thread False, None: by size
-    read_ahead: bool = False  # --read-ahead: a replay's job files parsed ahead by a worker
+    read_ahead: bool | None = None  # --read-ahead True, --no-read-ahead False, None: by size
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Options:
@@ -190,6 +191,6 @@ def monitor_config(opts: Options, props: dict[str, str]) -> MonitorConfig:
         polling=opts.poll,
         state_dir=opts.state_dir or props.get("pegasus.monitord.state.dir") or None,
         sql_process=opts.sql_process if opts.replay else False,
-        read_ahead=opts.read_ahead and opts.replay,
+        read_ahead=opts.read_ahead if opts.replay else False,
         **notify,
     )

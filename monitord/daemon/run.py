@@ -12,7 +12,7 @@ import structlog
 
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.monitor import Monitor
-from monitord.daemon.outputs import LocalOutputs, check_outputs
+from monitord.daemon.outputs import LocalOutputs, check_outputs, helper_processes
 from monitord.daemon.parts import MonitorObserver
 from monitord.daemon.statedir import daemon_resume_store
 
@@ -174,8 +174,15 @@ def _log_level() -> int:
 
 
 def _read_ahead(config: MonitorConfig, monitor: Monitor[LocalOutputs]) -> ReadAhead | None:
-    """``--read-ahead``: the replay's job files from a worker process (monitord/daemon/readahead.py)."""
-    if not (config.read_ahead and config.replay):
+    """The replay's job files from a worker process (monitord/daemon/readahead.py): with
+    ``--read-ahead``, or without ``--no-read-ahead`` by the rule of a large replay's helper
+    processes (monitord/daemon/outputs.py ``helper_processes``)."""
+    if not config.replay:
+        return None
+    wanted = config.read_ahead
+    if wanted is None:
+        wanted = helper_processes(config, "read-ahead")
+    if not wanted:
         return None
     from monitord.core.jobreader import ParsingReader
     from monitord.daemon.readahead import Plan, ReadAhead
