@@ -22,6 +22,8 @@ from __future__ import annotations
 import gc
 import threading
 
+from monitord.system.collector import loading
+
 _program = False
 
 
@@ -37,8 +39,9 @@ def settle() -> None:
         return
     from sinks.registry import installed
 
-    installed()
-    gc.freeze()
+    with loading():
+        installed()
+        gc.freeze()
 
 
 def end(status: int) -> int:
