@@ -181,14 +181,14 @@ def test_ctrl_c_while_the_sinks_load_is_one_line_and_writes_nothing(
     assert not (gen.dagman_out.parent / "jobstate.log").exists()
 
 
-# Collections the cyclic collector starts while the program loads its modules and its sinks.
+# Collections the cyclic collector starts while the command loads its modules and its sinks'.
 COLLECTIONS_WHILE_LOADING = """
 import gc
 started = [0]
 gc.callbacks.append(lambda phase, info: started.__setitem__(0, started[0] + (phase == "start")))
-from monitord.cli import startup
-startup.as_program()
-startup.settle()
+import monitord.cli
+from sinks.registry import installed
+installed()  # the sinks' factories, as the command line's checks load them
 print(started[0], gc.isenabled())
 """
 

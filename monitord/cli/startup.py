@@ -22,8 +22,6 @@ from __future__ import annotations
 import gc
 import threading
 
-from monitord.system.collector import loading
-
 _program = False
 
 
@@ -39,9 +37,8 @@ def settle() -> None:
         return
     from sinks.registry import installed
 
-    with loading():
-        installed()
-        gc.freeze()
+    installed()
+    gc.freeze()
 
 
 def end(status: int) -> int:
