@@ -195,7 +195,7 @@ print(started[0], gc.isenabled())
 
 def test_the_program_loads_its_modules_with_the_collector_paused() -> None:
     """Loading the command's modules and the sinks' makes no garbage: the collector is paused
-    meanwhile (``monitord/system/collector.py``; 137 collections before, ~10 % of the start-up
+    meanwhile (``monitord/system/collector.py``; 137 collections before, ~7 % of the start-up
     CPU), and running again after."""
     proc = subprocess.run(
         [sys.executable, "-c", COLLECTIONS_WHILE_LOADING],
