@@ -4,14 +4,20 @@ Importing structlog imports rich, and through it pygments and attrs, to render t
 (~0.1 s of CPU at every start of a command, 90 modules).  Our logs never ask for that: the
 ``mask_passwords`` processor (``monitord/system/logs.py``) turns every exception into masked
 plain text first.  So structlog is imported here, first, with rich hidden; the progress display
-imports rich itself when it runs (``tests/test_cli_startup.py``).
+imports rich itself when it runs (``tests/test_cli_startup.py``).  The cyclic collector is
+paused meanwhile, as for every start-up import (``monitord/system/collector.py``).
 """
 
+import gc
 import sys
 
 if "structlog" not in sys.modules and "rich" not in sys.modules:
+    _collecting = gc.isenabled()
+    gc.disable()
     sys.modules["rich"] = None  # type: ignore[assignment]  # an ImportError for structlog
     try:
         import structlog  # noqa: F401
     finally:
         del sys.modules["rich"]
+        if _collecting:
+            gc.enable()

@@ -27,26 +27,30 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from monitord.cli import startup
-from monitord.cli.options import (
-    ATTACH,
-    FOLLOW,
-    LEGACY,
-    REFERENCE,
-    REPLAY,
-    build_parser,
-    version_text,
-    warn_ignored_dests,
-)
-from monitord.core.readers.workflow_properties import load_properties, split_properties
-from monitord.daemon.config import ConfigError, MonitorConfig, Options, monitor_config
-from monitord.daemon.config import destinations as config_destinations
-from monitord.daemon.config import notification_settings as config_notifications
-from monitord.daemon.errors import MonitordError
-from monitord.daemon.interrupt import ReplayInterrupted
-from monitord.daemon.run import run_follow, run_replay
-from monitord.system import loglevel
-from monitord.system.logs import configure_logging
+from monitord.system.collector import loading
+
+with loading():  # the command's modules: no garbage, no collection (monitord/system/collector.py)
+    from monitord.cli import startup
+    from monitord.cli.options import (
+        ATTACH,
+        FOLLOW,
+        LEGACY,
+        REFERENCE,
+        REPLAY,
+        build_parser,
+        version_text,
+        warn_ignored_dests,
+    )
+    from monitord.core.readers.workflow_properties import load_properties, split_properties
+    from monitord.daemon.config import ConfigError, MonitorConfig, Options, monitor_config
+    from monitord.daemon.config import destinations as config_destinations
+    from monitord.daemon.config import notification_settings as config_notifications
+    from monitord.daemon.errors import MonitordError
+    from monitord.daemon.interrupt import ReplayInterrupted
+    from monitord.daemon.run import run_follow, run_replay
+    from monitord.system import loglevel
+    from monitord.system.logs import configure_logging
+
 
 PIPE_CLOSED = 141  # 128 + SIGPIPE: the events pipe's reader went away (``-d - | head``)
 
