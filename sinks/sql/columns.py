@@ -241,11 +241,15 @@ SHARED_LEAF_TABLES: tuple[Table, ...] = (s.rc_pfn,)
 #: rc_lfn is global and unbounded: at most twice this many of its ids kept (rowstore.IdCache;
 #: a miss is one indexed SELECT, as for a name never seen).  A file name is looked up again
 #: within ~6,000 others (p90, a 20,000-job replay); 200,000 of them grew with the job count
-#: (76,000 names at 100,000 jobs, ~150 B each).
-LFN_CACHE_GENERATION = 16_384
+#: (76,000 names at 100,000 jobs, ~150 B each).  The batch's names the cache lacks are read
+#: ahead, 500 per SELECT (``RowStore._lfns_ahead``): at 20,000 jobs 4,096 made that 181
+#: SELECTs (32 with 16,384), no single-name one, and keeps the caches flat from ~8,000 jobs on
+#: (bench/README.md, "mem30f").
+LFN_CACHE_GENERATION = 4_096
 #: A workflow's job, job instance and task ids: at most twice this many of each kept
-#: (rowstore.IdCache); past that a miss is one indexed SELECT.
-ID_CACHE_GENERATION = 16_384
+#: (rowstore.IdCache); past that the batch's missing jobs and tasks are read ahead, 500 per
+#: SELECT (20,000 jobs: 186 + 55 with 4,096, 165 + 0 with 16,384; no single-id SELECT).
+ID_CACHE_GENERATION = 4_096
 
 REQUIRED: dict[str, tuple[str, ...]] = {t.name: _required(t) for t in s.metadata.sorted_tables}
 #: Per leaf and numbered table, the places of its NOT NULL columns in its value tuples.

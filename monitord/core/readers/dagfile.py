@@ -147,9 +147,12 @@ _SKIP_FIRST = frozenset(chr(c) for c in range(128)) - frozenset("JjTtSs")
 def parse_dag(text: str | Iterable[str]) -> DagInfo:
     """Collect per-node information from a ``.dag`` file: its text, or its lines as a text
     file yields them (an open file: a large .dag is never held whole, nor its lines at once;
-    100,000 nodes are 45 MB of text)."""
+    100,000 nodes are 45 MB of text).  Each node holds its shared :data:`Shape` from its
+    first line on, re-made when a later line adds to it: holding every node's values and
+    texts to the end (a list, the submit file, the script's arguments: ~500 B a node) made
+    the parse the replay's peak, RSS kept to the end (bench/README.md, "mem30f")."""
     info = DagInfo()
-    values: dict[str, list[object]] = {}  # node -> its Shape's values, while reading
+    parsing = _Parsing()
     for raw in _text_lines(text) if isinstance(text, str) else text:
         line = raw.strip()
         if not line or line[0] in _SKIP_FIRST:
@@ -162,56 +165,74 @@ def parse_dag(text: str | Iterable[str]) -> DagInfo:
                 continue
             if words[-1].upper() == "DONE":
                 continue
-            _values(values, words[1])[_AT_SUBMIT] = words[2]
+            parsing.set(words[1], {_AT_SUBMIT: words[2]})
         elif keyword == "TASK":
             if len(words) < 2:
                 log.warning("dag TASK line without name", line=line)
                 continue
-            _values(values, words[1])[_AT_TASK] = True
+            parsing.set(words[1], {_AT_TASK: True})
             info.is_pmc = True
         elif keyword == "SCRIPT":
-            _script_line(values, raw, line)
+            _script_line(parsing, raw, line)
         elif keyword == "SUBDAG":
-            _subdag_line(values, words, line)
-    shapes: dict[Shape, Shape] = {}
-    info.nodes = {name: DagNode(name, _shape(name, got, shapes)) for name, got in values.items()}
+            _subdag_line(parsing, words, line)
+    info.nodes = parsing.nodes
     return info
 
 
-def _values(values: dict[str, list[object]], name: str) -> list[object]:
-    found = values.get(name)
-    if found is None:
-        found = values[name] = list(_EMPTY)
-    return found
+class _Parsing:
+    """The nodes read so far, each with its shared :data:`Shape`."""
+
+    __slots__ = ("nodes", "_shapes")
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, DagNode] = {}
+        self._shapes: dict[Shape, Shape] = {}
+
+    def set(self, name: str, changes: dict[int, object]) -> None:
+        """The node's values with ``changes`` (place -> value), shaped again."""
+        node = self.nodes.get(name)
+        if node is not None and node._shape[_AT_NAMED] and name:
+            shape = _reshape(name, node._shape, changes, self._shapes)
+            if shape is not None:
+                node._shape = shape
+                return
+        got: list[object] = list(_EMPTY) if node is None else _unshape(name, node._shape)
+        for at, value in changes.items():
+            got[at] = value
+        shape = _shape(name, got, self._shapes)
+        if node is None:
+            self.nodes[name] = DagNode(name, shape)
+        else:
+            node._shape = shape
 
 
-def _script_line(values: dict[str, list[object]], raw: str, line: str) -> None:
+def _script_line(parsing: _Parsing, raw: str, line: str) -> None:
     m = _SCRIPT.match(raw.lstrip())
     if m is None:
         log.debug("dag SCRIPT line not understood", line=line)
         return
     kind, name, executable, arguments = m.groups()
-    got = _values(values, name)
     at = _AT_PRE if kind.upper() == "PRE" else _AT_POST  # its arguments are at + 1
-    got[at], got[at + 1] = executable, arguments
+    changes: dict[int, object] = {at: executable, at + 1: arguments}
     log_match = _PRE_LOG.search(arguments) if at == _AT_PRE else None
     if log_match is not None:
-        got[_AT_PRE_LOG] = log_match.group(1)
+        changes[_AT_PRE_LOG] = log_match.group(1)
+    parsing.set(name, changes)
 
 
-def _subdag_line(values: dict[str, list[object]], words: list[str], line: str) -> None:
+def _subdag_line(parsing: _Parsing, words: list[str], line: str) -> None:
     if len(words) < 4 or words[1].upper() != "EXTERNAL":
         log.warning("dag SUBDAG line not understood", line=line)
         return
     if words[-1].upper() == "DONE":
         return
-    got = _values(values, words[2])
-    got[_AT_SUBDAG] = words[3]
-    got[_AT_SUBDAG_DIR] = os.path.dirname(words[3])
+    changes: dict[int, object] = {_AT_SUBDAG: words[3], _AT_SUBDAG_DIR: os.path.dirname(words[3])}
     for i in range(4, len(words) - 1):
         if words[i].upper() == "DIR":
-            got[_AT_SUBDAG_DIR] = words[i + 1]
+            changes[_AT_SUBDAG_DIR] = words[i + 1]
             break
+    parsing.set(words[2], changes)
 
 
 def _shape(name: str, got: list[object], shapes: dict[Shape, Shape]) -> Shape:
@@ -227,6 +248,33 @@ def _shape(name: str, got: list[object], shapes: dict[Shape, Shape]) -> Shape:
     out[_AT_NAMED] = named
     shape: Shape = tuple(out)  # type: ignore[assignment]
     return shapes.setdefault(shape, shape)
+
+
+def _reshape(
+    name: str, shape: Shape, changes: dict[int, object], shapes: dict[Shape, Shape]
+) -> Shape | None:
+    """What :func:`_shape` makes of a named ``shape`` with ``changes``, taking the name out
+    of the changed texts only; None when one holds _NAME (the node is no longer named)."""
+    out: list[object] = list(shape)
+    for at, value in changes.items():
+        if type(value) is str:
+            if _NAME in value:
+                return None
+            out[at] = sys.intern(value if at in _SCRIPTS else value.replace(name, _NAME))
+        else:
+            out[at] = value
+    new: Shape = tuple(out)  # type: ignore[assignment]
+    return shapes.setdefault(new, new)
+
+
+def _unshape(name: str, shape: Shape) -> list[object]:
+    """The values :func:`_shape` was given (the name put back in the texts it took it out of)."""
+    if not shape[_AT_NAMED]:
+        return list(shape)
+    return [
+        value.replace(_NAME, name) if type(value) is str and at not in _SCRIPTS else value
+        for at, value in enumerate(shape)
+    ]
 
 
 def read_dag(path: str) -> DagInfo | None:
