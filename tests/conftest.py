@@ -76,6 +76,25 @@ def receiver(receiver_off: Receiver) -> Receiver:
 
 
 @pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A new, empty database on the PostgreSQL test server (skipped without one), dropped
+    after the test."""
+    import uuid
+
+    from sqlalchemy.engine import make_url
+
+    from tests.servers import create_database, drop_database, require_server
+
+    base = require_server("postgres")
+    name = f"{make_url(base).database}_t{uuid.uuid4().hex[:8]}"
+    url = create_database(base, name)
+    try:
+        yield url
+    finally:
+        drop_database(base, name)
+
+
+@pytest.fixture
 def corpus_tz():
     """Run the test in the corpus's time zone (dagman.out times are local)."""
     old = os.environ.get("TZ")

@@ -49,12 +49,12 @@ def test_live_daemons_share_one_dashboard(tmp_path: Path) -> None:
         for player in players:
             player.prepare()
         runs = [(Path(p.dest), [g.dagman_out.name]) for p, g in zip(players, sources, strict=True)]
-        gate = tmp_path / f"r{rnd}"
-        threads = [threading.Thread(target=_play_at, args=(p, gate / "go")) for p in players]
+        released = threading.Event()
+        threads = [threading.Thread(target=_play_at, args=(p, released)) for p in players]
         for thread in threads:
             thread.start()
         try:
-            results = start_together(runs, replay_env(home), gate)
+            results = start_together(runs, replay_env(home), tmp_path / f"r{rnd}", released)
         finally:
             for player in players:
                 player.stop.set()
@@ -76,10 +76,11 @@ def test_live_daemons_share_one_dashboard(tmp_path: Path) -> None:
     )
 
 
-def _play_at(player: Player, go: Path) -> None:
+def _play_at(player: Player, released: threading.Event) -> None:
     """Play once the daemons are released (the play and the daemons' opening overlap)."""
-    while not go.exists() and not player.stop.is_set():
-        time.sleep(0.005)
+    while not released.wait(0.5):  # (a blocking wait: 20 threads polling shared the GIL)
+        if player.stop.is_set():
+            return
     try:
         player.run()
     except Exception as exc:  # reported by the test

@@ -14,6 +14,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,42 +41,54 @@ DASHBOARD_DAEMONS = 20
 JOBS = 12  # small workflows: the contention is at open, the rows only have to be compared
 LIVE_RATE = 150.0  # dagman.out lines per second of each played workflow
 
-#: the daemon, once imported, waits for the go file (argv[1]); argv[2] is its "ready" file
+#: the daemon, once imported, says so (its "ready" file, argv[2]) and blocks on the pipe whose
+#: read end is argv[1] until the test closes the write end: all are released at once, and none
+#: spends CPU waiting (a 2 ms poll of a file in every daemon did, beside the others' imports)
 BARRIER = (
-    "import os, sys, time\n"
+    "import os, sys\n"
     "from monitord.cli import main\n"
     "open(sys.argv[2], 'w').close()\n"
-    "while not os.path.exists(sys.argv[1]):\n"
-    "    time.sleep(0.002)\n"
+    "os.read(int(sys.argv[1]), 1)\n"
+    "os.close(int(sys.argv[1]))\n"
     "raise SystemExit(main(sys.argv[3:]))\n"
 )
 
 
 def start_together(
-    runs: Sequence[tuple[Path, list[str]]], env: dict[str, str], gate: Path
+    runs: Sequence[tuple[Path, list[str]]],
+    env: dict[str, str],
+    gate: Path,
+    released: threading.Event | None = None,
 ) -> list[tuple[int, str]]:
-    """Start one daemon per (cwd, monitord arguments), release them at once; (exit code, stderr)."""
+    """Start one daemon per (cwd, monitord arguments), release them at once (and set
+    ``released``); (exit code, stderr)."""
     gate.mkdir(parents=True, exist_ok=True)
-    go = gate / "go"
     logs = [gate / f"daemon{i}.log" for i in range(len(runs))]
     procs = []
-    for i, (cwd, args) in enumerate(runs):
-        with logs[i].open("w") as err:  # a file, not a pipe: a daemon never blocks on its log
-            procs.append(
-                subprocess.Popen(
-                    [sys.executable, "-c", BARRIER, str(go), str(gate / f"ready{i}"), *args],
-                    cwd=cwd,
-                    env=env,
-                    stdout=subprocess.DEVNULL,
-                    stderr=err,
+    hold, go = os.pipe()
+    try:
+        for i, (cwd, args) in enumerate(runs):
+            with logs[i].open("w") as err:  # a file, not a pipe: a daemon never blocks on its log
+                procs.append(
+                    subprocess.Popen(
+                        [sys.executable, "-c", BARRIER, str(hold), str(gate / f"ready{i}"), *args],
+                        cwd=cwd,
+                        env=env,
+                        stdout=subprocess.DEVNULL,
+                        stderr=err,
+                        pass_fds=(hold,),
+                    )
                 )
-            )
-    deadline = time.monotonic() + 300
-    while len(list(gate.glob("ready*"))) < len(procs):
-        if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
-            break
-        time.sleep(0.01)
-    go.touch()
+        deadline = time.monotonic() + 300
+        while len(list(gate.glob("ready*"))) < len(procs):
+            if time.monotonic() > deadline or any(p.poll() is not None for p in procs):
+                break
+            time.sleep(0.01)
+    finally:
+        os.close(hold)
+        os.close(go)  # every daemon's read returns (end of file): the release
+    if released is not None:
+        released.set()
     codes = [p.wait(timeout=900) for p in procs]
     return [(code, log.read_text(errors="replace")) for code, log in zip(codes, logs, strict=True)]
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -77,6 +78,42 @@ def _one_workflow(tmp_path: Path) -> tuple[Path, Registry]:
     return path, registry
 
 
+def _follow_a_writer(
+    tmp_path: Path,
+    host: Host,
+    written: list[str],
+    every: int,
+    pause: float,
+    done: Callable[[], bool] | None = None,
+    **loop_kw: Any,
+) -> None:
+    """Follows a new workflow's dagman.out while ``written`` is appended to it (``every``
+    lines, then a ``pause`` of that many seconds) until ``done`` (by default: every line fed),
+    waited for up to 10 s (a loaded machine), then stops the loop."""
+    path, registry = _one_workflow(tmp_path)
+    finished = done or (lambda: len(host.lines) == len(written))
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = FollowLoop(host, registry, Polling(), **loop_kw)  # type: ignore[arg-type]
+        follow = asyncio.create_task(loop.run(stop))
+        with path.open("a") as fh:
+            for n, line in enumerate(written):
+                fh.write(line + "\n")
+                fh.flush()
+                if n % every == every - 1:
+                    await asyncio.sleep(pause)
+        for _ in range(1000):
+            if finished():
+                break
+            await asyncio.sleep(0.01)
+        stop.set()
+        await follow
+        await loop.close()
+
+    asyncio.run(main())
+
+
 def test_a_steady_writers_lines_come_in_chunks_at_most_every_chunk_period(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -90,29 +127,9 @@ def test_a_steady_writers_lines_come_in_chunks_at_most_every_chunk_period(
             return lines
 
     monkeypatch.setattr(following, "LineFollower", Recording)
-    path, registry = _one_workflow(tmp_path)
     host = Host()
     written = [f"line {n}" for n in range(600)]
-
-    async def main() -> None:
-        stop = asyncio.Event()
-        loop = FollowLoop(host, registry, Polling())  # type: ignore[arg-type]
-        follow = asyncio.create_task(loop.run(stop))
-        with path.open("a") as fh:
-            for n, line in enumerate(written):  # 600 lines at ~500 lines/s
-                fh.write(line + "\n")
-                fh.flush()
-                if n % 5 == 4:
-                    await asyncio.sleep(0.01)
-        for _ in range(1000):  # until everything was read (generous: a loaded machine)
-            if len(host.lines) == len(written):
-                break
-            await asyncio.sleep(0.01)
-        stop.set()
-        await follow
-        await loop.close()
-
-    asyncio.run(main())
+    _follow_a_writer(tmp_path, host, written, every=5, pause=0.01)  # ~500 lines/s
     assert host.lines == written  # every line, in order, once
     gaps = [b - a for a, b in zip(reads, reads[1:], strict=False)]
     assert len(reads) >= 2 and min(gaps) >= CHUNK_PERIOD * 0.95, gaps
@@ -139,29 +156,10 @@ def test_every_chunk_is_fed_on_one_thread_as_in_a_replay(tmp_path: Path, feed_th
         def flush(self) -> None:
             time.sleep(0.001)  # the checkpointer's cycle holds a worker thread meanwhile
 
-    path, registry = _one_workflow(tmp_path)
     host = Threads()
     written = [f"line {n}" for n in range(300)]
-
-    async def main() -> None:
-        stop = asyncio.Event()
-        loop = FollowLoop(host, registry, Polling(), feed_thread=feed_thread)  # type: ignore[arg-type]
-        follow = asyncio.create_task(loop.run(stop))
-        with path.open("a") as fh:
-            for n, line in enumerate(written):  # ~25 chunks, CHUNK_PERIOD apart
-                fh.write(line + "\n")
-                fh.flush()
-                if n % 10 == 9:
-                    await asyncio.sleep(CHUNK_PERIOD)
-        for _ in range(1000):  # until everything was read (generous: a loaded machine)
-            if len(host.lines) == len(written):
-                break
-            await asyncio.sleep(0.01)
-        stop.set()
-        await follow
-        await loop.close()
-
-    asyncio.run(main())
+    # ~25 chunks, CHUNK_PERIOD apart
+    _follow_a_writer(tmp_path, host, written, 10, CHUNK_PERIOD, feed_thread=feed_thread)
     assert host.lines == written
     assert len(fed_on) >= 5, fed_on
     assert threading.get_ident() not in fed_on
@@ -192,29 +190,13 @@ def test_a_steady_writers_events_are_published_at_most_every_publish_period(
             if isinstance(target, Tracked):
                 checkpoints.append(line_no)
 
-    path, registry = _one_workflow(tmp_path)
     host = Publishing()
     written = [f"line {n}" for n in range(1000)]
 
-    async def main() -> None:
-        stop = asyncio.Event()
-        loop = FollowLoop(host, registry, Polling())  # type: ignore[arg-type]
-        follow = asyncio.create_task(loop.run(stop))
-        with path.open("a") as fh:
-            for n, line in enumerate(written):  # 1,000 lines at ~500 lines/s
-                fh.write(line + "\n")
-                fh.flush()
-                if n % 5 == 4:
-                    await asyncio.sleep(0.01)
-        for _ in range(1000):  # until the last line is checkpointed (generous: a loaded machine)
-            if checkpoints and checkpoints[-1] == len(written):
-                break
-            await asyncio.sleep(0.01)
-        stop.set()
-        await follow
-        await loop.close()
+    def last_checkpointed() -> bool:
+        return bool(checkpoints) and checkpoints[-1] == len(written)
 
-    asyncio.run(main())
+    _follow_a_writer(tmp_path, host, written, 5, 0.01, last_checkpointed)  # ~500 lines/s
     assert host.lines == written  # every line, in order, once
     assert checkpoints and checkpoints[-1] == len(written), checkpoints
     published = [when for when, lines, publish in fed if publish and lines]

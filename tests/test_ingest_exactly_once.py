@@ -31,8 +31,8 @@ from tests.ingest_harness import (
     ingest_workflows,
     start_ingests,
     start_producers,
+    wait_acked,
     wait_marks,
-    wait_quiet,
 )
 from tests.kills import PLAY_SECONDS, ResumingFollowing, generated_source, kill_points
 from tests.servers import require_server
@@ -79,7 +79,7 @@ def test_a_second_replay_of_a_workflow_loads_nothing_twice(
         assert not producers & {h["monitord-producer"] for _, h, _, _ in second}
         assert _identities(second) == _identities(first)  # the same numbers, the same events
         wait_marks(central, second)
-        wait_quiet(broker, [ingest])
+        wait_acked([ingest], len(first) + len(second))  # one process, never restarted
         assert ingest.metric("monitord_ingest_messages_total", outcome="loaded") == loaded
         assert ingest.metric("monitord_ingest_messages_total", outcome="duplicate") == len(second)
         assert assert_rows_match(central, workflows, tmp_path) == counts
@@ -124,7 +124,7 @@ def test_kill9_of_a_producer_resumed_from_its_snapshot_loads_nothing_twice(
         again = len(sent) - len(_identities(sent))
         assert again > 0, "no event was produced again: the kills tested nothing"
         wait_marks(central, sent)
-        wait_quiet(broker, [ingest])
+        wait_acked([ingest], len(sent))  # each message once: the ingest is never restarted
         dagman_out = following.run_dir / Path(following.root_out).name
         made = [Generated(dagman_out, wf_uuid, src / "expected" / "stampede.db")]
         assert_rows_match(central, made, tmp_path)
@@ -152,7 +152,7 @@ def test_what_producers_publish_before_the_first_ingest_starts_is_loaded(
     ingest = _ingest(broker, central, tmp_path)
     try:
         wait_marks(central, sent)
-        wait_quiet(broker, [ingest])
+        wait_acked([ingest], len(sent))
         assert_rows_match(central, workflows, tmp_path)
         assert ingest.metric("monitord_ingest_messages_total", outcome="loaded") == len(sent)
     finally:

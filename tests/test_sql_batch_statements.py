@@ -199,15 +199,37 @@ def test_in_slow_mode_the_rows_are_the_same(tmp_path: Path) -> None:
         assert conn.execute("select count(*) from job_instance").fetchone() == (4,)
 
 
+def _past_the_id_cache(
+    db: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    first: list[StampedeEvent],
+    cached: list[StampedeEvent],
+    last: list[StampedeEvent],
+) -> list[str]:
+    """Writes ``first``, then ``cached`` five events a batch into id caches of four
+    generations (so their first ids are dropped), then ``last``: the statements of ``last``."""
+    from sinks.sql import rowstore
+
+    monkeypatch.setattr(rowstore, "ID_CACHE_GENERATION", 4)
+    sink = SQLSink(f"sqlite:///{db}", restart=True)
+    sink.open()
+    try:
+        sink.write_batch(first)
+        for start in range(0, len(cached), 5):
+            sink.write_batch(cached[start : start + 5])
+        seen = _statements(monkeypatch)
+        sink.write_batch(last)
+    finally:
+        sink.close()
+    return seen
+
+
 def test_tasks_past_the_id_cache_are_read_in_one_select_per_batch(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Past the id caches' bound (100,000 jobs), a batch's file maps and task links name
     tasks cached long ago: their ids are read in one SELECT for the batch, not one each, and
     every row points at its own task."""
-    from sinks.sql import rowstore
-
-    monkeypatch.setattr(rowstore, "ID_CACHE_GENERATION", 4)
     n = 30
     tasks = [
         ev("task.info", task__id=f"ID{i}", type="1", type_desc="c", transformation=f"t{i}")
@@ -217,16 +239,8 @@ def test_tasks_past_the_id_cache_are_read_in_one_select_per_batch(
     maps += [ev("wf.map.task_job", task__id=f"ID{i}", job__id=f"j{i}") for i in range(n)]
     maps += [ev("task.meta", task__id=f"ID{i}", key="k", value=f"v{i}") for i in range(n)]
     db = tmp_path / "small.db"
-    sink = SQLSink(f"sqlite:///{db}", restart=True)
-    sink.open()
-    try:
-        sink.write_batch([plan(), *(job(f"j{i}") for i in range(n))])
-        for start in range(0, n, 5):  # the task cache drops the first ones
-            sink.write_batch(tasks[start : start + 5])
-        seen = _statements(monkeypatch)
-        sink.write_batch(maps)
-    finally:
-        sink.close()
+    jobs = [job(f"j{i}") for i in range(n)]
+    seen = _past_the_id_cache(db, monkeypatch, [plan(), *jobs], tasks, maps)
     task_selects = [s for s in seen if s.startswith("SELECT") and "FROM task" in s]
     assert len(task_selects) == 1, task_selects
     for prefix, sql in (
@@ -247,9 +261,6 @@ def test_jobs_past_the_id_cache_are_read_in_one_select_per_batch(
     """Past the id caches' bound (20,000 jobs), a batch's new job instances and task links
     name jobs cached long ago: their ids are read in one SELECT for the batch, not one per
     instance, and every instance and task points at its own job."""
-    from sinks.sql import rowstore
-
-    monkeypatch.setattr(rowstore, "ID_CACHE_GENERATION", 4)
     n = 30
     jobs = [job(f"j{i}") for i in range(n)]
     tasks = [
@@ -261,16 +272,7 @@ def test_jobs_past_the_id_cache_are_read_in_one_select_per_batch(
         later += submit(f"j{i}", ts=100 + i)
         later.append(ev("wf.map.task_job", task__id=f"ID{i}", job__id=f"j{i}"))
     db = tmp_path / "small.db"
-    sink = SQLSink(f"sqlite:///{db}", restart=True)
-    sink.open()
-    try:
-        sink.write_batch([plan(), *tasks])
-        for start in range(0, n, 5):  # the job cache drops the first ones
-            sink.write_batch(jobs[start : start + 5])
-        seen = _statements(monkeypatch)
-        sink.write_batch(later)
-    finally:
-        sink.close()
+    seen = _past_the_id_cache(db, monkeypatch, [plan(), *tasks], jobs, later)
     job_selects = [s for s in seen if s.startswith("SELECT") and "FROM job " in s]
     assert len(job_selects) == 1, job_selects
     want = sorted((f"j{i}", 1) for i in range(n))

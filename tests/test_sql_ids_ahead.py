@@ -6,43 +6,11 @@ whole ingested workflows are compared with their SQLite replays by tests/test_in
 from __future__ import annotations
 
 import uuid
-from collections import Counter
-from collections.abc import Iterator
-from typing import Any
-
-import pytest
-from sqlalchemy import text
-from sqlalchemy.engine import make_url
 
 from monitord.core.events import StampedeEvent, make_event
-from sinks.sql.sink import SQLSink
-from tests.servers import create_database, drop_database, require_server
+from tests.pg_statements import query, recording_sink
 
 JOBS = 30
-
-
-@pytest.fixture
-def pg_url() -> Iterator[str]:
-    base = require_server("postgres")
-    name = f"{make_url(base).database}_ahead_{uuid.uuid4().hex[:6]}"
-    url = create_database(base, name)
-    try:
-        yield url
-    finally:
-        drop_database(base, name)
-
-
-def _counting_cursor(inserts: Counter[str]) -> Any:
-    import psycopg2.extensions
-
-    class Cursor(psycopg2.extensions.cursor):  # type: ignore[misc]
-        def execute(self, sql: Any, params: Any = None) -> Any:
-            words = (sql if isinstance(sql, str) else sql.decode()).split()
-            if words[:2] == ["INSERT", "INTO"]:
-                inserts[words[2].strip('"')] += 1
-            return super().execute(sql, params)
-
-    return Cursor
 
 
 def _events(wf: str) -> tuple[list[StampedeEvent], list[StampedeEvent]]:
@@ -70,29 +38,23 @@ def _events(wf: str) -> tuple[list[StampedeEvent], list[StampedeEvent]]:
 
 
 def test_a_batch_inserts_its_jobs_and_tasks_in_one_statement_each(pg_url: str) -> None:
-    inserts: Counter[str] = Counter()
-    sink = SQLSink(
-        pg_url, engine_kw={"connect_args": {"cursor_factory": _counting_cursor(inserts)}}
-    )
-    sink.open()
+    statements: list[str] = []
+    sink = recording_sink(pg_url, statements)
     wf = str(uuid.uuid4())
     plan, rest = _events(wf)
     try:
         sink.write_batch(plan)
-        inserts.clear()
+        statements.clear()
         sink.write_batch(rest)
-        with sink._require_engine().connect() as conn:
-            pairs = set(
-                conn.execute(
-                    text(
-                        "SELECT t.abs_task_id, j.exec_job_id FROM task t JOIN job j"
-                        " ON t.job_id = j.job_id JOIN workflow w ON t.wf_id = w.wf_id"
-                        " WHERE w.wf_uuid = :wf AND j.wf_id = w.wf_id"
-                    ),
-                    {"wf": wf},
-                ).all()
-            )
+        pairs = query(
+            sink,
+            "SELECT t.abs_task_id, j.exec_job_id FROM task t JOIN job j"
+            " ON t.job_id = j.job_id JOIN workflow w ON t.wf_id = w.wf_id"
+            " WHERE w.wf_uuid = :wf AND j.wf_id = w.wf_id",
+            wf=wf,
+        )
     finally:
         sink.close()
-    assert (inserts["job"], inserts["task"]) == (1, 1), inserts
+    inserts = [s.split()[2].strip('"') for s in statements if s.startswith("INSERT INTO")]
+    assert (inserts.count("job"), inserts.count("task")) == (1, 1), inserts
     assert pairs == {(f"ID{i}", f"job_{JOBS - 1 - i}") for i in range(JOBS)}

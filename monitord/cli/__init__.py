@@ -285,6 +285,10 @@ def _run_dir(args: argparse.Namespace) -> str:
     return os.path.dirname(os.path.abspath(args.dagman_out))
 
 
+#: Options that change how a replay runs and mean nothing to a live run (refused there).
+_REPLAY_ONLY = {"sql_process": "--sql-process", "read_ahead": "--read-ahead"}
+
+
 def _configure(
     parser: argparse.ArgumentParser,
     args: argparse.Namespace,
@@ -295,10 +299,9 @@ def _configure(
     command line's), and the one :class:`MonitorConfig` of them."""
     if args.no_events and args.dest:
         raise _Refused("--no-events conflicts with --dest")
-    if args.sql_process and not args.replay:
-        raise _Refused("--sql-process applies to a replay only (-r, monitord replay)")
-    if args.read_ahead and not args.replay:
-        raise _Refused("--read-ahead applies to a replay only (-r, monitord replay)")
+    for dest, option in _REPLAY_ONLY.items():
+        if getattr(args, dest) and not args.replay:
+            raise _Refused(f"{option} applies to a replay only (-r, monitord replay)")
     try:
         props = load_properties(args.conf, cli_props, _run_dir(args))
     except Exception as exc:

@@ -12,7 +12,7 @@ Rules (everything that decides what a job state does lives in :data:`JOB_STATES`
 - Every state but DAGMAN_SUBMIT writes one jobstate.log line. A state with no
   row (SHADOW_EXCEPTION, JOB_SUSPENDED, FILE_TRANSFER, ...) writes only that line
   and is transparent: the next state follows the last state with a row.
-- ``follows`` is the order DAGMan writes (:func:`in_order`). The reference enforces
+- ``follows`` is the order DAGMan writes (:meth:`JobState.allows`). The reference enforces
   order in one place only, and so does the machine: a state that needs the node's
   latest instance (``instance="latest"``) when the node has none is ignored, with a
   warning (doc §4.1). Any other state out of order (lines lost or repeated) is handled
@@ -159,11 +159,17 @@ class JobState:
     reusable: bool = False  # the next submit of the node reuses an instance in this state
     opens_attempt: bool = False  # takes the sched id, the next output counter, sub-workflows
     ends: Ends = "no"
-    # Whether the state may begin an instance (:func:`in_order` with no earlier state).
+    # Whether the state may begin an instance (:meth:`allows` with no earlier state).
     begins: bool = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "begins", self.instance in ("pre", "dagman"))
+
+    def allows(self, prev: str | None) -> bool:
+        """DAGMan's order rule, in one place: whether this state may come after ``prev``,
+        the instance's last state with a row (None: a new instance, which only a PRE
+        script's start or DAGMan's submit begins)."""
+        return prev in self.follows if prev is not None else self.begins
 
     # What the workflow machine does with a row, in this order (Workflow.update_job_state,
     # after it has found the instance and set the sched id and output counter).
@@ -365,10 +371,8 @@ JOB_STATES: dict[str, JobState] = {
 
 
 def in_order(state: str, prev: str | None) -> bool:
-    """Whether DAGMan writes ``state`` after ``prev``: the instance's last state with a row
-    (None: a new instance, which only a PRE script's start or DAGMan's submit begins)."""
-    row = JOB_STATES[state]
-    return prev in row.follows if prev is not None else row.begins
+    """Whether DAGMan writes ``state`` after ``prev`` (:meth:`JobState.allows` of its row)."""
+    return JOB_STATES[state].allows(prev)
 
 
 # A state without a row: it writes its jobstate.log line and does nothing else.

@@ -464,7 +464,7 @@ class Workflow(JobActions):
             self._bump_out_counter(inst)
         if row is not TRANSPARENT:
             known = inst.known_state
-            if known not in row.follows if known is not None else not row.begins:
+            if not row.allows(known):
                 self._out_of_order(inst, state)
             inst.known_state = state
         inst.prev_state, inst.state = inst.state, state

@@ -554,10 +554,10 @@ class RowStore:
 
     def _sqlite_lfns(self, wanted: list[str]) -> Iterator[tuple[str, int]]:
         """SQLite: which of ``wanted`` ``rc_lfn`` holds, one SELECT per 500 names."""
-        for start in range(0, len(wanted), _IN_CHUNK):
-            chunk = wanted[start : start + _IN_CHUNK]
-            sql = f"SELECT lfn, lfn_id FROM rc_lfn WHERE lfn IN ({','.join('?' * len(chunk))})"
-            yield from self._raw.rows(sql, chunk)
+        for marks, chunk in _in_lists(wanted):
+            yield from self._raw.rows(
+                f"SELECT lfn, lfn_id FROM rc_lfn WHERE lfn IN ({marks})", chunk
+            )
 
     def _wf_ids_ahead(self, wf: WfCache, kind: IdsAhead, ids: set[Any]) -> None:
         """The batch's tasks or jobs (``kind``) of ``wf`` its cache lacks (dropped, or a
@@ -569,10 +569,8 @@ class RowStore:
         if wf.complete and not cache.dropped:
             return
         wanted = [k for k in ids if type(k) is str and k not in cache]
-        for start in range(0, len(wanted), _IN_CHUNK):
-            chunk = wanted[start : start + _IN_CHUNK]
-            sql = kind.sql.format(",".join("?" * len(chunk)))
-            for key, row_id in self._raw.rows(sql, [wf.wf_id, *chunk]):
+        for marks, chunk in _in_lists(wanted):
+            for key, row_id in self._raw.rows(kind.sql.format(marks), [wf.wf_id, *chunk]):
                 cache[key] = row_id
 
     def _new_lfn_id(self, lfn: str | None) -> int | None:
@@ -667,9 +665,19 @@ _JOBS_AHEAD = IdsAhead(
     "jobs", "SELECT exec_job_id, job_id FROM job WHERE wf_id = ? AND exec_job_id IN ({})"
 )
 
-#: names per ``rc_lfn`` SELECT of :meth:`RowStore._lfns_ahead` (SQLite binds at most 999 in
-#: builds before 3.32)
+#: values per IN-list of one SELECT (:func:`_in_lists`; SQLite binds at most 999 in builds
+#: before 3.32)
 _IN_CHUNK = 500
+
+
+def _in_lists(values: list[str]) -> Iterator[tuple[str, list[str]]]:
+    """``values`` in chunks of at most :data:`_IN_CHUNK`, each with its placeholders
+    (``"?,?,?"``): one SELECT per chunk, under SQLite's bound on bound parameters."""
+    for start in range(0, len(values), _IN_CHUNK):
+        chunk = values[start : start + _IN_CHUNK]
+        yield ",".join("?" * len(chunk)), chunk
+
+
 _LFN_FIND = select(s.rc_lfn.c.lfn_id).where(s.rc_lfn.c.lfn == bindparam("lfn"))
 _JOB_FIND = select(s.job.c.job_id).where(
     s.job.c.wf_id == bindparam("wf_id"), s.job.c.exec_job_id == bindparam("exec_job_id")
