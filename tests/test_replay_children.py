@@ -67,7 +67,9 @@ def _children_of_a_large_replay(
         write = cls.write_batch
 
         def write_batch(self: object, events: object) -> None:
-            seen.update((pid, t) for pid, t in children().items() if pid not in before)
+            # a child that has ended and is not yet reaped shows an empty command line: keep
+            # the title it had while it ran (the read-ahead worker may end before the last batch)
+            seen.update((pid, t) for pid, t in children().items() if pid not in before and t)
             write(self, events)
 
         monkeypatch.setattr(cls, "write_batch", write_batch)
