@@ -67,6 +67,8 @@ def restart_marker(lines: list[str]) -> bool | None:
     as the start: a chunk may end right after it, before the "STARTING UP" line is written.
     """
     for line in reversed(lines):
+        if "ING " not in line and "*" not in line:  # neither marker text nor a rule: most lines
+            continue
         if "EXITING WITH STATUS" in line:
             return False
         if "(CONDOR_DAGMAN) STARTING UP" in line or BANNER_RULE.match(line):
