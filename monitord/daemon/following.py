@@ -212,9 +212,11 @@ class FollowLoop:
         try:
             await self._follow_lines(tracked, stop)
         finally:
-            await self.waiter.unwatch(tracked.dagman_out)
-            # Whoever ends the workflow next finds its events in every sink.
-            await self._checkpointer().barrier()
+            # Whoever ends the workflow next finds its events in every sink; the watch ends
+            # meanwhile (its thread notices the stop within a tail.STEP_MS).
+            await asyncio.gather(
+                self.waiter.unwatch(tracked.dagman_out), self._checkpointer().barrier()
+            )
 
     def _checkpointer(self) -> Checkpointer:
         if self._checkpoints is None:
