@@ -3,7 +3,7 @@
 Generates a workflow (``--jobs``), plays its dagman.out into a fresh directory at
 ``--rate`` lines per second (``monitord/tools/player``) while ``pegasus-monitord`` follows it
 into SQLite (no dashboard), and reports what the issue asks of it: the daemon's CPU over
-the play (CPU seconds / play seconds, i.e. cores), its peak RSS (VmHWM of the whole run,
+the play (CPU seconds / play seconds, i.e. cores; the player's own CPU apart), its peak RSS (VmHWM of the whole run,
 and VmRSS sampled every 0.2 s during start-up and during the play) and how long after the last line was
 written the daemon ended (it ends on DAGMan's exit line).  The player starts once the
 daemon is following with the static events stored (start-up is reported apart).  Whether a
@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -143,8 +144,10 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, object]:
         wait0 = sum(sampler.waits.values())
         load0 = os.getloadavg()[0]
         t0 = time.monotonic()
+        player0 = resource.getrusage(resource.RUSAGE_THREAD)  # the player runs on this thread
         stats = player.run()
         last_line = time.monotonic()
+        player1 = resource.getrusage(resource.RUSAGE_THREAD)
         _, status, usage = os.wait4(daemon.pid, 0)
         ended = time.monotonic()
         daemon.returncode = os.waitstatus_to_exitcode(status)
@@ -159,6 +162,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, object]:
     if daemon.returncode != 0:
         raise SystemExit(f"the daemon exited {daemon.returncode} (see {err.name})")
     cpu = usage.ru_utime + usage.ru_stime - cpu0
+    player_cpu = sum(getattr(player1, f) - getattr(player0, f) for f in ("ru_utime", "ru_stime"))
     return {
         "jobs": args.jobs,
         "rate": args.rate,
@@ -167,6 +171,8 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, object]:
         "play_s": round(stats.seconds, 1),
         "cpu_s": round(cpu, 1),
         "cores": round(cpu / (last_line - t0), 3),
+        # the player's own CPU (this bench's main thread), not the daemon's
+        "player_cpu_s": round(player_cpu, 1),
         "peak_rss_mb": round(sampler.hwm, 1),  # VmHWM at the last sample
         "startup_peak_rss_mb": round(startup_peak, 1),
         "play_peak_rss_mb": round(sampler.peak, 1),

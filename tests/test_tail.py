@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from monitord.daemon.tail import LineFollower, wait_for_change
+from monitord.daemon.tail import ChangeWatch, LineFollower, wait_for_change
 
 
 async def test_partial_lines_are_held_back(tmp_path: Path) -> None:
@@ -88,3 +88,32 @@ async def test_a_read_is_one_hop_to_the_loops_pool(tmp_path: Path) -> None:
         del loop.run_in_executor
     assert len(hops) == 1, hops
     assert f.offset == path.stat().st_size
+
+
+async def test_a_steady_writer_wakes_the_watch_about_ten_times_a_second(tmp_path: Path) -> None:
+    """A dagman.out written every few ms (DAGMan at 5,000 lines/s) wakes its watch about
+    every tail.DEBOUNCE_MS (100 ms), not every 20: a follower reads on its own clock meanwhile,
+    and each report is a thread hop and an event-loop wake-up (~50 a second at 10/20 ms)."""
+    path = tmp_path / "x.dagman.out"
+    path.write_bytes(b"")
+    watch = ChangeWatch(str(path), polling=False, initial=False)
+    reports: list[float] = []
+    changed_set = watch._changed.set
+
+    def counted() -> None:
+        reports.append(time.monotonic())
+        changed_set()
+
+    watch._changed.set = counted  # type: ignore[method-assign]
+    async with watch:
+        await asyncio.sleep(0.2)  # the watcher is up
+        reports.clear()
+        began = time.monotonic()
+        with path.open("ab") as fh:
+            for n in range(200):  # ~1 s
+                fh.write(b"line %d\n" % n)
+                fh.flush()
+                await asyncio.sleep(0.005)
+        seconds = time.monotonic() - began + 0.2  # the sleeps stretch on a loaded machine
+    assert reports, "a steady writer is still seen"
+    assert len(reports) <= seconds * 10 * 1.5 + 2, (len(reports), seconds)

@@ -67,6 +67,8 @@ def restart_marker(lines: list[str]) -> bool | None:
     as the start: a chunk may end right after it, before the "STARTING UP" line is written.
     """
     for line in reversed(lines):
+        if "ING " not in line and "*" not in line:  # neither marker text nor a rule: most lines
+            continue
         if "EXITING WITH STATUS" in line:
             return False
         if "(CONDOR_DAGMAN) STARTING UP" in line or BANNER_RULE.match(line):
@@ -210,9 +212,11 @@ class FollowLoop:
         try:
             await self._follow_lines(tracked, stop)
         finally:
-            await self.waiter.unwatch(tracked.dagman_out)
-            # Whoever ends the workflow next finds its events in every sink.
-            await self._checkpointer().barrier()
+            # Whoever ends the workflow next finds its events in every sink; the watch ends
+            # meanwhile (its thread notices the stop within a tail.STEP_MS).
+            await asyncio.gather(
+                self.waiter.unwatch(tracked.dagman_out), self._checkpointer().barrier()
+            )
 
     def _checkpointer(self) -> Checkpointer:
         if self._checkpoints is None:

@@ -118,9 +118,14 @@ def force_polling() -> bool:
 
 # inotify (watchfiles): the watcher thread looks for events every STEP ms and reports once
 # a step brings nothing new or DEBOUNCE ms have passed, so a change is seen within about
-# 2 * STEP ms.  Polling: one stat() of the followed file every POLL_DELAY seconds.
-STEP_MS = 10
-DEBOUNCE_MS = 20
+# 2 * STEP ms.  Each step takes the GIL (watchfiles checks its stop event and signals), and
+# under a steady writer each DEBOUNCE brings a report (a thread hop and a loop wake-up) that
+# a follower reading on its own clock (following.CHUNK_PERIOD) does not need: 10/20 ms cost
+# a followed dagman.out ~0.02 core at 100 writes a second, 50/100 ms half that
+# (bench/README.md, "live30f"), for a lone change seen ~40 ms later.
+# Polling: one stat() of the followed file every POLL_DELAY seconds.
+STEP_MS = 50
+DEBOUNCE_MS = 100
 POLL_DELAY = 0.25
 
 
