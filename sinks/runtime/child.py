@@ -9,15 +9,23 @@ SIGINT: a Ctrl-C or SIGTERM sent to the daemon's process group never cuts its tr
 short; the daemon ends it by closing the pipe, and so does the kernel when the daemon dies,
 even of SIGKILL (a child in the middle of a batch finishes it, then finds the pipe closed).
 Its process title names what it does, with any password masked.
+
+Like the daemon (:mod:`monitord.cli.startup`), the child freezes its start-up state (the
+modules its payload imported: SQLAlchemy for the SQL sink) out of the cyclic collector's
+generations before it serves, and ends without the interpreter's teardown once the pipe is
+served and nothing else runs: what it served is closed by then.
 """
 
 from __future__ import annotations
 
+import gc
 import importlib
+import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -136,12 +144,27 @@ def main(argv: list[str]) -> int:
     setproctitle(mask_url_passwords(title))
     configure_logging(0)
     loglevel.set_level(level)
+    function = _serve_function(serve)
+    gc.freeze()  # the imports above and the payload's live as long as the child
     try:
-        _serve_function(serve)(conn, payload)
+        function(conn, payload)
     except (EOFError, OSError):
         pass  # the daemon closed the pipe, or died: so do we
     return 0
 
 
+def _exit_at_once(status: int) -> None:
+    """Exit without freeing the heap object by object (the SQL child's caches: a large
+    replay's), when no other thread is left to finish; else through the interpreter."""
+    if threading.active_count() == 1:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(status)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    _exit_at_once(main(sys.argv))
