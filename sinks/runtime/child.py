@@ -12,20 +12,17 @@ Its process title names what it does, with any password masked.
 
 Like the daemon (:mod:`monitord.cli.startup`), the child freezes its start-up state (the
 modules its payload imported: SQLAlchemy for the SQL sink) out of the cyclic collector's
-generations before it serves, and ends without the interpreter's teardown once the pipe is
-served and nothing else runs: what it served is closed by then.
+generations before it serves.
 """
 
 from __future__ import annotations
 
 import gc
 import importlib
-import os
 import signal
 import socket
 import subprocess
 import sys
-import threading
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -153,18 +150,5 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _exit_at_once(status: int) -> None:
-    """Exit without freeing the heap object by object (the SQL child's caches: a large
-    replay's), when no other thread is left to finish; else through the interpreter."""
-    if threading.active_count() == 1:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(status)
-    sys.exit(status)
-
-
 if __name__ == "__main__":
-    _exit_at_once(main(sys.argv))
+    sys.exit(main(sys.argv))
