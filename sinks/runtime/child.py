@@ -9,10 +9,15 @@ SIGINT: a Ctrl-C or SIGTERM sent to the daemon's process group never cuts its tr
 short; the daemon ends it by closing the pipe, and so does the kernel when the daemon dies,
 even of SIGKILL (a child in the middle of a batch finishes it, then finds the pipe closed).
 Its process title names what it does, with any password masked.
+
+Like the daemon (:mod:`monitord.cli.startup`), the child freezes its start-up state (the
+modules its payload imported: SQLAlchemy for the SQL sink) out of the cyclic collector's
+generations before it serves.
 """
 
 from __future__ import annotations
 
+import gc
 import importlib
 import signal
 import socket
@@ -136,8 +141,10 @@ def main(argv: list[str]) -> int:
     setproctitle(mask_url_passwords(title))
     configure_logging(0)
     loglevel.set_level(level)
+    function = _serve_function(serve)
+    gc.freeze()  # the imports above and the payload's live as long as the child
     try:
-        _serve_function(serve)(conn, payload)
+        function(conn, payload)
     except (EOFError, OSError):
         pass  # the daemon closed the pipe, or died: so do we
     return 0

@@ -12,6 +12,7 @@ new child, opened with ``again(sink)`` (the SQL sink: no second rotation or purg
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -52,6 +53,7 @@ def serve_sink(conn: Connection, sink: Sink) -> None:
     conn.send(reply)
     if reply[0] != "ok":
         return
+    gc.freeze()  # what opening made (the engine, the schema's tables) lives as long as the sink
     try:
         while True:
             message = conn.recv()

@@ -1,0 +1,101 @@
+"""The child process and the crossing spare the cyclic collector work that finds no garbage
+(issue 30, bench/README.md "Issue 30, ninth session: cpu30f").
+
+A decoded batch is thousands of new containers (the unpickled tuples, the events), none of
+them garbage: decoding it sets off no collection, and leaves the collector as it found it.
+The child (``sinks/runtime/child.py``) freezes its start-up state before it serves, and the
+SQL child what opening its sink made.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from monitord.core.eventbase import Fixed
+from monitord.core.events import InvStart, StampedeEvent
+from sinks.runtime.base import SinkError
+from sinks.runtime.crossing import decode_events, encode_events
+from sinks.runtime.process_sink import ProcessSink
+
+
+def _batch(n: int) -> list[StampedeEvent]:
+    fixed = Fixed(xwf_id="u", root_xwf_id="r", wf_ts=7, submit_dir="/s")
+    return [
+        InvStart(xwf_id="u", job_id=f"j{i}", job_inst_id=i, inv_id=1, ts=i, fixed=fixed)
+        for i in range(n)
+    ]
+
+
+@pytest.fixture
+def collections() -> Iterator[list[int]]:
+    """The generation of each collection started while the test runs."""
+    started: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started.append(info["generation"])
+
+    gc.callbacks.append(count)
+    try:
+        yield started
+    finally:
+        gc.callbacks.remove(count)
+
+
+@pytest.mark.quick
+def test_decoding_a_batch_sets_off_no_collection(collections: list[int]) -> None:
+    data = encode_events(_batch(3000))
+    gc.collect()
+    collections.clear()
+    back = decode_events(data)
+    assert len(back) == 3000
+    assert collections == []  # on the old crossing: one young collection every 700 containers
+    assert gc.isenabled()
+
+
+@pytest.mark.quick
+def test_decoding_leaves_a_paused_collector_paused() -> None:
+    data = encode_events(_batch(10))
+    gc.disable()
+    try:
+        decode_events(data)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+class Probe:
+    """A sink (picklable: it crosses into the child) that reports the child's frozen objects
+    in its error."""
+
+    name = "probe"
+    destination = "probe://x"
+
+    def open(self) -> None:
+        pass
+
+    def write_batch(self, events: Sequence[StampedeEvent]) -> None:
+        raise SinkError(f"frozen={gc.get_freeze_count()}", retryable=False)
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_the_child_serves_frozen(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)  # the child imports tests.*
+    sink = ProcessSink(Probe())  # type: ignore[arg-type]
+    sink.open()
+    try:
+        with pytest.raises(SinkError) as exc:
+            sink.write_batch(_batch(1))
+    finally:
+        sink.close()
+    frozen = int(str(exc.value).rpartition("=")[2])
+    assert frozen > 10_000  # the child's modules (old child: 0, nothing frozen)
