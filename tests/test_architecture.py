@@ -56,7 +56,9 @@ def sample(stage):
                 seen["processes"].add(pid)
                 try:
                     with open(f"/proc/{pid}/cmdline", "rb") as fh:
-                        titles[pid] = fh.read().replace(b"\0", b" ").decode().strip()
+                        title = fh.read().replace(b"\0", b" ").decode().strip()
+                    if title:  # empty: ended, not yet reaped; keep the title it ran with
+                        titles[pid] = title
                 except OSError:
                     pass
 
