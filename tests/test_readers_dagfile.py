@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import gc
+import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from monitord.core.readers.dagfile import DagScript, parse_dag, read_dag
+
+T = TypeVar("T")
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
@@ -226,21 +232,11 @@ def test_reading_a_dag_never_holds_its_text_whole(tmp_path):
     100,000-job replay (~200 MB above the run's course for a moment).  Line by line, what is
     allocated for a moment beyond the parsed nodes is their values while reading (~450 B a
     node here); the whole text and its lines were ~1,400 B a node."""
-    import gc
-    import tracemalloc
-
     n = 5000
     path = tmp_path / "wf.dag"
     path.write_text(_pegasus_dag(n))
-    gc.collect()
-    tracemalloc.start()
-    try:
-        info = read_dag(str(path))
-        kept, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    info, transient_per_node = _above_what_is_kept(lambda: read_dag(str(path)), n)
     assert info is not None and len(info.nodes) == n
-    transient_per_node = (peak - kept) / n
     assert transient_per_node < 800, transient_per_node
 
 
@@ -260,8 +256,6 @@ def test_a_node_is_the_same_whichever_order_its_lines_come_in() -> None:
 def test_parsing_holds_no_more_than_the_nodes_it_keeps() -> None:
     """A node's values are shaped as its lines come, not held to the end: on a .dag of 100,000
     nodes, holding them (~400 B a node more than the nodes kept) was a replay's peak memory."""
-    import tracemalloc
-
     n = 5000
     lines = []
     for i in range(n):
@@ -271,11 +265,18 @@ def test_parsing_holds_no_more_than_the_nodes_it_keeps() -> None:
             f"SCRIPT POST {name} /usr/bin/pegasus-exitcode -r $RETURN .//00/00/{name}.out\n",
             f'VARS {name} +DAGNodeRetry="$(RETRY)"\n',
         ]
+    info, per_node = _above_what_is_kept(lambda: parse_dag(iter(lines)), n)
+    assert len(info.nodes) == n
+    assert per_node < 40, f"{per_node:.0f} B per node above what is kept"
+
+
+def _above_what_is_kept(parse: Callable[[], T], nodes: int) -> tuple[T, float]:
+    """What ``parse`` returns, and its peak allocation above what it keeps, per node."""
+    gc.collect()
     tracemalloc.start()
     try:
-        info = parse_dag(iter(lines))
+        info = parse()
         kept, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert len(info.nodes) == n
-    assert (peak - kept) / n < 40, f"{(peak - kept) / n:.0f} B per node above what is kept"
+    return info, (peak - kept) / nodes
