@@ -347,6 +347,27 @@ def test_sub_workflow_links_and_duplicate_plan(db: Path) -> None:
     assert any("duplicate workflow" in e["event"] for e in logs)
 
 
+def test_a_stream_loaded_twice_in_one_batch_logs_each_entity_seen_again(db: Path) -> None:
+    """A stock producer's stream published twice may reach the loader as one batch: the
+    second ``job.info``/``task.info`` are found in the cache of the workflow this loader has
+    just created (its end has not dropped it yet) and ignored with their log line, not
+    queued again for the database to refuse (CI of 2026-11-29, tests/test_ingest_reference.py)."""
+    task = ev(
+        "task.info", task__id="ID01", transformation="t", argv="", type=1, type_desc="compute"
+    )
+    stream = [plan(), job("a"), task, ev("xwf.end", ts=5.0, reason=None, restart_count=0, status=0)]
+    with capture_logs() as logs:
+        load(db, stream + stream)
+    said = [e["event"] for e in logs]
+    assert "duplicate workflow uuid, wf.plan ignored" in said
+    assert "duplicate job, job.info ignored" in said
+    assert "duplicate task, task.info ignored" in said
+    refused = [e for e in logs if e["event"].startswith("batch rejected")]
+    assert [e["table"] for e in refused] == ["workflowstate"], refused  # (xwf.end again)
+    assert rows(db, "select exec_job_id from job") == [("a",)]
+    assert rows(db, "select abs_task_id from task") == [("ID01",)]
+
+
 def test_replica_catalog_rows(db: Path) -> None:
     load(
         db,

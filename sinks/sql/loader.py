@@ -335,7 +335,7 @@ class BatchLoader(RowStore):
         if wf is None:
             return
         exec_job_id = ev.job_id
-        if not wf.complete and self._job_id(wf, exec_job_id) is not None:
+        if self._seen(wf, wf.jobs, exec_job_id, self._job_id):
             log.error("duplicate job, job.info ignored", xwf_id=wf.uuid, job_id=exec_job_id)
             return
         job_id = self._ahead.pop(id(ev), None)
@@ -343,6 +343,17 @@ class BatchLoader(RowStore):
             job_id = self._new_id(s.job, (wf.wf_id, *_JOB_VALUES(ev)))
         if job_id is not None:
             wf.jobs[exec_job_id] = job_id
+
+    @staticmethod
+    def _seen(wf: WfCache, known: Any, key: str, find: Callable[[WfCache, str], Any]) -> bool:
+        """Whether a ``job.info``/``task.info`` names an entity the workflow already has: in
+        the cache always (the same stream loaded twice may bring it again within one batch,
+        before its workflow's end drops the cache), in the database only for a workflow this
+        loader did not create (one it created holds no row it did not put in the cache, and
+        a SELECT per new job would be the hot path's cost)."""
+        if known.get(key) is not None:
+            return True
+        return not wf.complete and find(wf, key) is not None
 
     def _job_edge(self, ev: Any) -> None:
         wf = self._wf_of(ev)
@@ -354,7 +365,7 @@ class BatchLoader(RowStore):
         if wf is None:
             return
         abs_task_id = ev.task_id
-        if not wf.complete and self._task_id(wf, abs_task_id) is not None:
+        if self._seen(wf, wf.tasks, abs_task_id, self._task_id):
             log.error("duplicate task, task.info ignored", xwf_id=wf.uuid, task_id=abs_task_id)
             return
         task_id = self._ahead.pop(id(ev), None)
