@@ -25,7 +25,7 @@ from importlib.metadata import entry_points
 
 import structlog
 
-from monitord.system.collector import loading
+from monitord.system.collector import Paused
 from sinks.runtime.base import Sink, SinkError
 from sinks.runtime.capabilities import declare
 from sinks.runtime.factory import (
@@ -134,7 +134,7 @@ def installed() -> Registry:
     global _registry
     with _lock:
         if _registry is None:
-            with loading():
+            with Paused():
                 _registry = Registry.discover()
         return _registry
 

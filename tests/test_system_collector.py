@@ -1,29 +1,59 @@
-"""``monitord.system.collector.loading``: the collector paused for a block, then as it was."""
+"""``monitord.system.collector.Paused``: the collector paused for a block, then as it was."""
 
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
 
 import pytest
 
-from monitord.system.collector import loading
+from monitord.system.collector import Paused
 
 
-def test_loading_pauses_the_collector_and_restores_it_even_on_an_error() -> None:
+@pytest.fixture
+def collections() -> Iterator[list[int]]:
+    """The generation of each collection started while the test runs."""
+    started: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started.append(info["generation"])
+
+    gc.callbacks.append(count)
+    try:
+        yield started
+    finally:
+        gc.callbacks.remove(count)
+
+
+def test_paused_pauses_the_collector_and_restores_it_even_on_an_error() -> None:
     assert gc.isenabled()
-    with loading():
+    with Paused():
         assert not gc.isenabled()
     assert gc.isenabled()
-    with pytest.raises(ImportError), loading():
+    with pytest.raises(ImportError), Paused():
         raise ImportError("a module that does not load")
     assert gc.isenabled()
 
 
-def test_loading_leaves_a_collector_the_caller_disabled_disabled() -> None:
+def test_paused_leaves_a_collector_the_caller_disabled_disabled() -> None:
     gc.disable()
     try:
-        with loading():
+        with Paused():
             assert not gc.isenabled()
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_leaving_the_pause_sets_off_no_collection(collections: list[int]) -> None:
+    """The exit allocates nothing once the collector is back on (a ``@contextmanager``'s
+    ``StopIteration`` did: one young collection over all the block made)."""
+    kept: list[list[int]] = []
+    gc.collect()
+    collections.clear()
+    with Paused():
+        kept.extend([i] for i in range(3000))
+    started = len(collections)  # before anything else allocates: its first container collects
+    assert started == 0
+    assert len(kept) == 3000

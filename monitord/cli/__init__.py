@@ -27,9 +27,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from monitord.system.collector import loading
+from monitord.system.collector import Paused
 
-with loading():  # the command's modules: no garbage, no collection (monitord/system/collector.py)
+with Paused():  # the command's modules: no garbage, no collection (monitord/system/collector.py)
     from monitord.cli import startup
     from monitord.cli.options import (
         ATTACH,
