@@ -8,16 +8,14 @@ imports rich itself when it runs (``tests/test_cli_startup.py``).  The cyclic co
 paused meanwhile, as for every start-up import (``monitord/system/collector.py``).
 """
 
-import gc
 import sys
 
+from monitord.system.collector import Paused
+
 if "structlog" not in sys.modules and "rich" not in sys.modules:
-    _collecting = gc.isenabled()
-    gc.disable()
     sys.modules["rich"] = None  # type: ignore[assignment]  # an ImportError for structlog
     try:
-        import structlog  # noqa: F401
+        with Paused():
+            import structlog  # noqa: F401
     finally:
         del sys.modules["rich"]
-        if _collecting:
-            gc.enable()

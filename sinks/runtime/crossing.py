@@ -13,7 +13,6 @@ kind the catalogue does not know crosses as ``(-1, name, attrs)``, rebuilt by
 
 from __future__ import annotations
 
-import gc
 import pickle
 from collections.abc import Callable, Sequence
 from operator import attrgetter
@@ -23,6 +22,7 @@ from monitord.core import event_classes
 from monitord.core.eventbase import EMPTY, StampedeEvent, slot_setters
 from monitord.core.events import make_event
 from monitord.core.generated import make_function
+from monitord.system.collector import Paused
 
 _KINDS: tuple[type[StampedeEvent], ...] = tuple(
     cls
@@ -99,15 +99,10 @@ def decode_events(data: bytes) -> list[StampedeEvent]:
     build = _BUILD
     out: list[StampedeEvent] = []
     add = out.append
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    with Paused():
         for i, values, fixed, extra, wire in pickle.loads(data):
             if i == _GENERIC:
                 add(make_event(values, fixed))  # (-1, name, attrs, None, None)
             else:
                 add(build[i](values, fixed, extra, wire))
-    finally:
-        if paused:
-            gc.enable()
     return out
