@@ -188,6 +188,11 @@ class ResumingFollowing(Following):
                 return
             time.sleep(0.01)
 
+    def _ready_to_kill(self) -> bool:
+        """Whether the kill that is due is made now, or put off to a later flush (a subclass
+        waiting for the daemon to reach a state worth killing in): now, here."""
+        return True
+
     def _on_flush(self, lines: list[tuple[str, str]], _t: float) -> None:
         """At a kill point, a kill; a killed daemon's successor gets the time to start and take
         its first snapshot first (the play waits: the player does not count a hook's wait)."""
@@ -201,6 +206,8 @@ class ResumingFollowing(Following):
         while self.killed and time.monotonic() < deadline:  # the last kill's successor starts
             time.sleep(0.01)
         self._wait_fresh()  # the first daemon (or a rescue run's) has a snapshot to resume from
+        if not self._ready_to_kill():
+            return  # at a later flush: the play goes on meanwhile
         with self.lock:
             assert self.daemon is not None
             if self.daemon.poll() is not None:

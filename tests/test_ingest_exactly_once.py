@@ -87,8 +87,19 @@ def test_a_second_replay_of_a_workflow_loads_nothing_twice(
         ingest.stop()
 
 
+#: seconds a due kill waits at most for the daemon to publish past its snapshot
+PUBLISH_WAIT = 10.0
+
+
 class PublishingFollowing(ResumingFollowing):
-    """A live daemon with crash resume publishing every event to the exchange (no database)."""
+    """A live daemon with crash resume publishing every event to the exchange (no database).
+
+    A kill is made once the daemon has published past its latest snapshot, else put off to a
+    later flush (for at most :data:`PUBLISH_WAIT`): a kill before that (a successor killed
+    as it resumed, before its first publish: a loaded machine slows that) leaves nothing to
+    produce again and tests nothing.  Published past: the tap holds more messages than when
+    that snapshot was first seen; the snapshot is written once the broker has confirmed all
+    it covers, so those came after it."""
 
     def __init__(self, src: Path, tmp_path: Path, broker: Broker, **kw: object) -> None:
         super().__init__(src, tmp_path, **kw)  # type: ignore[arg-type]
@@ -96,6 +107,31 @@ class PublishingFollowing(ResumingFollowing):
         cmd[cmd.index("-d") + 1] = broker.url
         head = cmd.index("monitord.cli") + 1  # -D first, as pegasus-monitord takes it
         self.cmd = [*cmd[:head], *broker.producer_properties(), *cmd[head:]]
+        self.broker = broker
+        self.seen: tuple[tuple[int, int] | None, int] | None = None  # (snapshot, tap count)
+        self.due_since: float | None = None
+
+    def _snapshot_mark(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.store.path(os.path.join(self.run_dir, self.root_out)))
+        except OSError:
+            return None
+        return st.st_ino, st.st_mtime_ns
+
+    def _ready_to_kill(self) -> bool:
+        now = time.monotonic()
+        if self.due_since is None:
+            self.due_since = now
+        mark, count = self._snapshot_mark(), self.broker.count(self.broker.tap)
+        if self.seen is None or self.seen[0] != mark:
+            self.seen = (mark, count)  # a new snapshot: count from it
+            ready = False
+        else:
+            ready = count > self.seen[1]
+        if ready or now - self.due_since > PUBLISH_WAIT:
+            self.seen = self.due_since = None
+            return True
+        return False
 
 
 def test_kill9_of_a_producer_resumed_from_its_snapshot_loads_nothing_twice(
