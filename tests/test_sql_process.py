@@ -221,6 +221,7 @@ IDLE, BUSY = 1.5, 1.51  # 1-minute load averages on two cores: half a core idle,
 CASES = [  # (replay, option, dagman.out size, usable cores, load) -> a child process?
     ((True, None, BIG, 2, IDLE), True),
     ((True, None, BIG - 1, 2, 0.0), False),  # below the size: the thread
+    ((True, None, 4_458_727, 2, IDLE), True),  # 2,000 generated jobs (bench/README.md, small30g)
     ((True, None, BIG, 1, 0.0), False),  # one usable core: nothing to gain
     ((True, None, BIG, 2, BUSY), False),  # no core to spare
     ((True, False, BIG, 2, 0.0), False),  # --sql-thread

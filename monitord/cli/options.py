@@ -179,7 +179,7 @@ _OUTPUT_OPTIONS: tuple[Option, ...] = (
         default=None,
         help="replay only: write each SQL database (-d, the default one; not the dashboard) "
         "from a child process, beside the parser on another core (the default for a dagman.out "
-        "of 8 MiB or more with two usable cores and a 1-minute load average at least half a "
+        "of 3 MiB or more with two usable cores and a 1-minute load average at least half a "
         "core below them); following keeps the thread",
     ),
     _opt(

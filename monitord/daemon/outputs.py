@@ -76,9 +76,10 @@ def build_outputs(cfg: MonitorConfig, run_dir: str, bd: Any, *, restart: bool) -
     return out
 
 
-#: the size of dagman.out from which a replay loads its SQL destinations in a child process
-#: (bench/README.md, "Issue 30, seventh session: proc30b")
-PROCESS_FROM = 8 << 20
+#: the size of dagman.out from which a replay starts its helper processes (about 1,400
+#: generated jobs): below it their start-up (~0.4 s of CPU each) and the crossing cost more
+#: than the second core gains (bench/README.md, "Issue 30, tenth session: small30g")
+PROCESS_FROM = 3 << 20
 #: the cores the 1-minute load average must leave idle: on a busy machine the child costs a
 #: third more CPU and gains no wall time (the same bench/README.md section)
 SPARE = 0.5
