@@ -26,6 +26,8 @@ import sys
 from multiprocessing.connection import Connection
 from typing import Any
 
+from monitord.system.collector import Paused
+
 START_TIMEOUT = 60.0  # seconds a child may take to start Python and answer its payload
 
 
@@ -127,21 +129,22 @@ def main(argv: list[str]) -> int:
     """The child: take the payload, serve the pipe until it closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the daemon ends us, after the batch in hand
     conn = Connection(int(argv[1]))
-    try:
-        sys.path[:] = conn.recv()  # the daemon's (a plugin installed beside it, a test's)
-        serve, payload, title, level = conn.recv()
-    except (EOFError, OSError):
-        return 0
-    from setproctitle import setproctitle
+    with Paused():  # the payload's modules: no garbage, no collection (as the daemon's)
+        try:
+            sys.path[:] = conn.recv()  # the daemon's (a plugin installed beside it, a test's)
+            serve, payload, title, level = conn.recv()
+        except (EOFError, OSError):
+            return 0
+        from setproctitle import setproctitle
 
-    from monitord.system import loglevel
-    from monitord.system.logs import configure_logging
-    from monitord.system.secrets import mask_url_passwords
+        from monitord.system import loglevel
+        from monitord.system.logs import configure_logging
+        from monitord.system.secrets import mask_url_passwords
 
-    setproctitle(mask_url_passwords(title))
-    configure_logging(0)
-    loglevel.set_level(level)
-    function = _serve_function(serve)
+        setproctitle(mask_url_passwords(title))
+        configure_logging(0)
+        loglevel.set_level(level)
+        function = _serve_function(serve)
     gc.freeze()  # the imports above and the payload's live as long as the child
     try:
         function(conn, payload)
