@@ -10,9 +10,9 @@ short; the daemon ends it by closing the pipe, and so does the kernel when the d
 even of SIGKILL (a child in the middle of a batch finishes it, then finds the pipe closed).
 Its process title names what it does, with any password masked.
 
-Like the daemon (:mod:`monitord.cli.startup`), the child freezes its start-up state (the
-modules its payload imported: SQLAlchemy for the SQL sink) out of the cyclic collector's
-generations before it serves.
+Like the daemon (:mod:`monitord.cli.startup`), the child loads its payload's modules
+(SQLAlchemy for the SQL sink) with the cyclic collector paused, then freezes that start-up
+state out of the collector's generations before it serves.
 """
 
 from __future__ import annotations
