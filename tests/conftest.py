@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from collections.abc import Iterator
@@ -92,6 +93,23 @@ def pg_url() -> Iterator[str]:
         yield url
     finally:
         drop_database(base, name)
+
+
+@pytest.fixture
+def collections() -> Iterator[list[int]]:
+    """The generation of each collection started while the test runs (tests of the collector
+    pauses: tests/test_system_collector.py, tests/test_child_collector.py)."""
+    started: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started.append(info["generation"])
+
+    gc.callbacks.append(count)
+    try:
+        yield started
+    finally:
+        gc.callbacks.remove(count)
 
 
 @pytest.fixture

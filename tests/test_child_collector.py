@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -29,22 +29,6 @@ def _batch(n: int) -> list[StampedeEvent]:
         InvStart(xwf_id="u", job_id=f"j{i}", job_inst_id=i, inv_id=1, ts=i, fixed=fixed)
         for i in range(n)
     ]
-
-
-@pytest.fixture
-def collections() -> Iterator[list[int]]:
-    """The generation of each collection started while the test runs."""
-    started: list[int] = []
-
-    def count(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            started.append(info["generation"])
-
-    gc.callbacks.append(count)
-    try:
-        yield started
-    finally:
-        gc.callbacks.remove(count)
 
 
 @pytest.mark.quick

@@ -3,27 +3,10 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
 
 import pytest
 
 from monitord.system.collector import Paused
-
-
-@pytest.fixture
-def collections() -> Iterator[list[int]]:
-    """The generation of each collection started while the test runs."""
-    started: list[int] = []
-
-    def count(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            started.append(info["generation"])
-
-    gc.callbacks.append(count)
-    try:
-        yield started
-    finally:
-        gc.callbacks.remove(count)
 
 
 def test_paused_pauses_the_collector_and_restores_it_even_on_an_error() -> None:
