@@ -33,6 +33,7 @@ UNUSED = {
     "prometheus_client": "the service's metrics",
     "pydantic": "the service's configuration",
     "opentelemetry": "the OTLP sink",
+    "notifications": "the .notify scripts' runner (monitord/daemon/notifying.py)",
 }
 
 REPLAY = r"""

@@ -1,17 +1,21 @@
-"""A live Monitor's notification scripts (issue 6, doc §11): never in a replay."""
+"""A live Monitor's notification scripts (issue 6, doc §11): never in a replay, which so does
+not import the ``notifications`` package (~5 ms of a command's start-up,
+``tests/test_cli_startup.py``)."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from monitord.core.workflow import WorkflowContext
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.errors import MonitordError
-from notifications.notifier import Notifier
+
+if TYPE_CHECKING:
+    from notifications.notifier import Notifier
 
 log = structlog.get_logger(__name__)
 
@@ -36,6 +40,8 @@ class Notifications:
         cfg = self.cfg
         if cfg.replay or not cfg.notifications or cfg.notifications_max <= 0:
             return
+        from notifications.notifier import Notifier
+
         if 0 < cfg.notifications_timeout < 5:
             log.warning("notification timeout below 5 s", timeout=cfg.notifications_timeout)
         run_as = None
