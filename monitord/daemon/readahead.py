@@ -60,17 +60,22 @@ class Plan:
 # ---------------------------------------------------------------- the worker
 
 
-#: Substrings of the only dagman.out lines whose records make the machine read a job's files
-#: (a third of the lines: the rest are not classified).
-_ASKING = ("ULOG_SUBMIT", " job proc (", "Submitting ", "cript of ")
-
-
 def _asking_records(dagman_out: str) -> Iterator[D.DagmanLine]:
-    """The records of the dagman.out lines that can make the machine read a job's files."""
+    """The records of the dagman.out lines that can make the machine read a job's files.
+
+    Only the lines with one of four substrings (a third of them) are classified; the four
+    ``in`` tests are written out: as ``any()`` over a tuple they cost twice as much (0.26
+    against 0.12 s CPU for the 437,000 lines of a 20,000-job replay; a regex search 0.33 s).
+    """
     classify = D.classify_line
     with open(dagman_out, encoding="utf-8", errors="replace") as fh:
         for line in fh:
-            if not any(part in line for part in _ASKING):
+            if not (
+                "ULOG_SUBMIT" in line
+                or " job proc (" in line
+                or "Submitting " in line
+                or "cript of " in line
+            ):
                 continue
             rec = classify(line.rstrip(), 0.0)
             if rec is not None:
