@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from monitord.core import dagman as D
 from monitord.core.jobreader import ParsingReader
 from monitord.daemon.jobfiles import read_text
 from monitord.daemon.readahead import Plan, ReadAhead, _asking_records, _Predicted, _requests
@@ -189,6 +190,24 @@ def test_the_worker_keeps_a_jobs_counter_only_until_its_success(
     predicted = _Predicted(out)
     asked = sum(len(list(predicted.asked(rec))) for rec in _asking_records(out))
     assert asked > 600 and predicted.counters == {}
+
+
+def test_the_lines_left_unclassified_ask_for_no_file(generated: tuple[Path, Path, Path]) -> None:
+    """The worker classifies a quarter of dagman.out's lines: every line classified asks for
+    the same files in the same order (the generated workflow, and the corpus' dagman.outs)."""
+    outs = [generated[0]]
+    if CORPUS.is_dir():
+        outs += sorted(CORPUS.glob("*/input/**/*.dagman.out"))
+    for out in outs:
+        predicted = _Predicted(str(out))
+        every = []
+        with open(out, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                rec = D.classify_line(line.rstrip(), 0.0)
+                if rec is not None:
+                    every += [key for key, _, _ in predicted.asked(rec)]
+        assert [key for key, _, _ in _requests(Plan(str(out), store_stdout=True))] == every, out
+        assert every or out != generated[0]
 
 
 @pytest.mark.parametrize("sample", corpus_samples() or ["<corpus absent>"])
