@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 
+from monitord.core import dagman as D
 from monitord.core.jobreader import ParsingReader
 from monitord.daemon.jobfiles import read_text
-from monitord.daemon.readahead import Plan, ReadAhead, _requests
+from monitord.daemon.readahead import Plan, ReadAhead, _asking_records, _Predicted, _requests
 from monitord.tools.synthetic import generate
 from tests.conftest import CORPUS, corpus_samples, replay_copy, require_corpus
 from tests.replays import assert_same_rows, replay, replayed
@@ -178,6 +179,35 @@ def test_a_generated_workflows_rows_are_the_same_and_come_from_the_worker(
     line = next(x for x in err.splitlines() if "read-ahead " in x and "used=" in x)
     counts = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)\b", line)}
     assert counts["used"] > 600 and counts["read_here"] == 0 and counts["changed"] == 0, line
+
+
+def test_the_worker_keeps_a_jobs_counter_only_until_its_success(
+    generated: tuple[Path, Path, Path],
+) -> None:
+    """Memory flat in the job count: every job of the workflow (retried ones too) ends
+    well, so none is left (the machine's own counters, all kept, made 100,000 of them)."""
+    out = str(generated[0])
+    predicted = _Predicted(out)
+    asked = sum(len(list(predicted.asked(rec))) for rec in _asking_records(out))
+    assert asked > 600 and predicted.counters == {}
+
+
+def test_the_lines_left_unclassified_ask_for_no_file(generated: tuple[Path, Path, Path]) -> None:
+    """The worker classifies a quarter of dagman.out's lines: every line classified asks for
+    the same files in the same order (the generated workflow, and the corpus' dagman.outs)."""
+    outs = [generated[0]]
+    if CORPUS.is_dir():
+        outs += sorted(CORPUS.glob("*/input/**/*.dagman.out"))
+    for out in outs:
+        predicted = _Predicted(str(out))
+        every = []
+        with open(out, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                rec = D.classify_line(line.rstrip(), 0.0)
+                if rec is not None:
+                    every += [key for key, _, _ in predicted.asked(rec)]
+        assert [key for key, _, _ in _requests(Plan(str(out), store_stdout=True))] == every, out
+        assert every or out != generated[0]
 
 
 @pytest.mark.parametrize("sample", corpus_samples() or ["<corpus absent>"])

@@ -17,11 +17,13 @@ from typing import Any, Protocol
 from monitord.core.jobtext import stderr_text_from_err
 from monitord.core.readers import errfile
 from monitord.core.readers.kickstart import KickstartRecord, parse_kickstart
+from monitord.core.readers.pickled import by_fields
 from monitord.core.readers.subfile import SubmitInfo, parse_submit_file
 
 ReadText = Callable[[str], "str | None"]
 
 
+@by_fields
 @dataclass(slots=True)
 class OutFile:
     """A ``.out`` file: its kickstart records, and its text when there are none (the only
@@ -31,6 +33,7 @@ class OutFile:
     records: list[KickstartRecord]
 
 
+@by_fields
 @dataclass(slots=True)
 class ErrFile:
     """A ``.err`` file: the stderr text (payloads out), the payloads, the PegasusLite host

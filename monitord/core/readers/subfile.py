@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import structlog
 
+from monitord.core.readers.pickled import by_fields
+
 log = structlog.get_logger(__name__)
 
 UNKNOWN_SITE = "!!SITE!!"
@@ -29,6 +31,7 @@ REQUIREMENT_ATTRS = (
 )
 
 
+@by_fields
 @dataclass(slots=True)
 class SubmitInfo:
     classads: dict[str, str] = field(default_factory=dict)

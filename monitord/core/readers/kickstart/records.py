@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from monitord.core.readers.pickled import by_fields
+
 RecordKind = Literal["invocation", "task", "clustered", "multipart"]
 
 
+@by_fields
 @dataclass(slots=True)
 class KickstartRecord:
     kind: RecordKind
