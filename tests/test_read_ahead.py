@@ -18,6 +18,7 @@ import pytest
 
 from monitord.core import dagman as D
 from monitord.core.jobreader import ParsingReader
+from monitord.daemon import readahead
 from monitord.daemon.jobfiles import read_text
 from monitord.daemon.readahead import Plan, ReadAhead, _asking_records, _Predicted, _requests
 from monitord.tools.synthetic import generate
@@ -85,6 +86,33 @@ def test_each_answer_is_the_disks_even_for_a_file_changed_or_gone(tmp_path: Path
         "worker_lost": 0,
     }
     assert workers_of(out) == {}, "the worker outlived its pipe"
+
+
+def test_a_file_settled_before_the_replay_is_taken_without_a_stat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A replay's job files are complete before it begins: one last changed ``SETTLED_NS``
+    or more before it is taken as the worker read it, without a system call per file (the
+    files changed since are stat'ed: the test above)."""
+    out = generate(tmp_path / "run", 20, seed=7, retry_fraction=0.2, name="ra").dagman_out
+    plan = Plan(str(out), store_stdout=True)
+    asked = [(key, path) for key, path, _ in _requests(plan)]
+    settled = time.time() - readahead.SETTLED_NS / 1e9 - 60
+    for _, path in asked:
+        if os.path.exists(path):
+            os.utime(path, (settled, settled))
+    stats: list[str] = []
+    monkeypatch.setattr(readahead, "_stat", lambda path: stats.append(path))
+    disk = ParsingReader(read_text)
+    ahead = ReadAhead(plan, ParsingReader(read_text))
+    ahead.start()
+    try:
+        for key, path in asked:
+            assert _ask(ahead, key, path) == _ask(disk, key, path), (key, path)
+    finally:
+        ahead.close()
+    assert stats == []
+    assert ahead.counts["used"] == len(asked), ahead.counts
 
 
 def test_the_worker_reads_a_file_below_the_block_in_one_read(

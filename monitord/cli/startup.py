@@ -7,6 +7,12 @@ collector's generations, so the full collections a replay's growing heap trigger
 walk it again and again (a 2,000-job replay: ~0.6 s of its ~3.9 s CPU; bench/README.md
 "Issue 30, sixth session: start30").
 
+``settle`` also raises the collector's young threshold (700 allocations net to
+:data:`YOUNG`): a replay's events live until the sinks have written them, so at 700 most
+outlived their young collection and were walked again by the older ones (20,000 jobs: 1,466
+young, 134 middle and 12 full collections, ~0.7 s of the daemon's CPU; at 10,000: 19, 1, 0,
+~0.1 s, and +2 MB peak RSS; bench/README.md "Issue 30, tenth session: daemon30g").
+
 ``end``: after a run every sink is closed and every thread joined; the interpreter's teardown
 would then free the whole heap object by object (~0.1 s for a 10-job replay, more for a large
 one) only to exit.  The process exits at once instead, its streams flushed, when no other
@@ -23,6 +29,7 @@ import gc
 import threading
 
 _program = False
+YOUNG = 10_000  # the collector's young threshold in the program (the interpreter's: 700)
 
 
 def as_program() -> None:
@@ -32,13 +39,15 @@ def as_program() -> None:
 
 
 def settle() -> None:
-    """Load the sink factories, then freeze the start-up state out of the collector's reach."""
+    """Load the sink factories, then freeze the start-up state out of the collector's reach
+    and make its young collections rarer."""
     if not _program:
         return
     from sinks.registry import installed
 
     installed()
     gc.freeze()
+    gc.set_threshold(YOUNG, *gc.get_threshold()[1:])
 
 
 def end(status: int) -> int:

@@ -125,13 +125,12 @@ class FinishedJob(bytes):
         values = list(_packed_values(inst))
         if values[_SUBMIT_DIR] == submit_dir:
             values[_SUBMIT_DIR] = None
-        times = [values[at] for at in _TIMES]
-        if all(
-            t is None or (type(t) is float and t.is_integer() and abs(t) < 2**31) for t in times
-        ):
+        if _whole_times(values):
             head[3] |= _INT_TIMES
-            for at, t in zip(_TIMES, times, strict=True):
-                values[at] = None if t is None else int(t)
+            for at in _TIMES:
+                t = values[at]
+                if t is not None:
+                    values[at] = int(t)
         compact = _encode(values, texts)
         if compact is not None:
             head[3] |= _COMPACT
@@ -285,6 +284,15 @@ _TIME_SET = frozenset(_TIMES)
 _pack_float = struct.Struct("<d")
 
 
+def _whole_times(values: list[Any]) -> bool:
+    """Whether every time of a record's values is None or a whole float of 32 bits."""
+    for at in _TIMES:
+        t = values[at]
+        if t is not None and not (type(t) is float and t.is_integer() and abs(t) < 2**31):
+            return False
+    return True
+
+
 def _varint(out: bytearray, n: int) -> None:
     while n > 0x7F:
         out.append(n & 0x7F | 0x80)
@@ -325,26 +333,35 @@ def _encode(values: list[Any], texts: TextTable | None) -> bytes | None:
     (marshal spent 5 bytes on every int and each text whole: a record ~137 -> ~65 bytes, and
     ~12 bytes less with these two).  None: a value this does not pack (marshal does)."""
     out = bytearray()
+    append = out.append
     last_time: int | None = None
     for at, value in enumerate(values):
         kind = type(value)
         if value is None:
-            out.append(_T_NONE)
+            append(_T_NONE)
         elif kind is bool:
-            out.append(_T_TRUE if value else _T_FALSE)
+            append(_T_TRUE if value else _T_FALSE)
         elif kind is int:
-            if at in _TIME_SET and last_time is not None:
-                delta = value - last_time
-                out.append(_T_DELTA)
-                _varint(out, delta << 1 if delta >= 0 else (-delta << 1) - 1)
-            elif value >= 0:
-                out.append(_T_INT)
-                _varint(out, value)
-            else:
-                out.append(_T_NEG)
-                _varint(out, -value)
             if at in _TIME_SET:
-                last_time = value
+                if last_time is not None:
+                    delta = value - last_time
+                    append(_T_DELTA)
+                    n = delta << 1 if delta >= 0 else (-delta << 1) - 1
+                    last_time = value
+                else:
+                    append(_T_INT if value >= 0 else _T_NEG)
+                    n = last_time = value
+                    n = n if n >= 0 else -n
+            elif value >= 0:
+                append(_T_INT)
+                n = value
+            else:
+                append(_T_NEG)
+                n = -value
+            if n < 0x80:  # the usual small number: one byte, no call
+                append(n)
+            else:
+                _varint(out, n)
         elif kind is float:
             out.append(_T_FLOAT)
             out += _pack_float.pack(value)
