@@ -145,6 +145,27 @@ def cpu_seconds(pid: int) -> tuple[float, float]:
     return main, rest
 
 
+SERVERS = ("beam.smp", "postgres")  # RabbitMQ's and PostgreSQL's processes (Linux ``comm``)
+
+
+def servers_cpu() -> float:
+    """CPU seconds of every RabbitMQ and PostgreSQL process so far: on a machine where the
+    broker and the database share the cores with the ingest, what they take per event bounds
+    its wall rate.  (Other clients of the same servers count too: note the load.)"""
+    tick = os.sysconf("SC_CLK_TCK")
+    used = 0.0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                comm, fields = fh.read().split("(", 1)[1].rsplit(")", 1)
+        except OSError:
+            continue
+        if comm in SERVERS:
+            parts = fields.split()
+            used += (int(parts[11]) + int(parts[12])) / tick
+    return used
+
+
 def last_seqs(stream: list[TapMessage]) -> dict[str, int]:
     """Each producer's highest position in ``stream``: its mark once all of it is loaded."""
     last: dict[str, int] = {}
@@ -210,8 +231,9 @@ def throughput(
     settings: dict[str, Any],
     profile: Path | None = None,
     gil: bool = False,
-) -> tuple[float, float, float]:
-    """events/s, and CPU µs per event in the event loop's thread and in the others;
+) -> tuple[float, float, float, float]:
+    """events/s, and CPU µs per event in the event loop's thread, in the others and in the
+    broker's and database's processes (:func:`servers_cpu`);
     ``profile``: a py-spy record of the first process over the timed part (``gil``: of the
     samples holding the GIL).  Timed until every producer's mark is committed."""
     tmp.mkdir(parents=True, exist_ok=True)
@@ -238,6 +260,7 @@ def throughput(
         committed = Committed(url, labelled)
         started = time.monotonic()  # (connected; the backlog waits in the partition queues)
         before = [cpu_seconds(p.proc.pid) for p in procs if p.proc is not None]
+        servers = servers_cpu()
         if profile is not None and procs[0].proc is not None:
             spy = py_spy(procs[0].proc.pid, profile, gil)
         try:
@@ -249,13 +272,15 @@ def throughput(
             committed.close()
         rate = len(stream) / (time.monotonic() - started)
         after = [cpu_seconds(p.proc.pid) for p in procs if p.proc is not None]
+        servers = servers_cpu() - servers
         if spy is not None:
             spy.send_signal(signal.SIGINT)  # (py-spy writes its file on an interrupt)
             spy.wait(60)
             print(f"  profile of process 1: {profile} (speedscope JSON)")
         loop = sum(a[0] - b[0] for a, b in zip(after, before, strict=True))
         rest = sum(a[1] - b[1] for a, b in zip(after, before, strict=True))
-        return rate, loop * 1e6 / len(stream), rest * 1e6 / len(stream)
+        per = 1e6 / len(stream)
+        return rate, loop * per, rest * per, servers * per
     finally:
         for p in procs:
             p.stop()
@@ -369,17 +394,18 @@ def main() -> int:
                         args.gil,
                     )
                 )
-                rate, loop, rest = runs[-1]
+                rate, loop, rest, servers = runs[-1]
                 print(
                     f"{n} ingest process(es), round {r + 1}: {rate:,.0f} events/s; CPU per event"
                     f" {loop:.0f} µs in the event loop + {rest:.0f} µs in the other threads"
-                    f" ({1e6 / (loop + rest):,.0f} events per CPU-second); {load_average()}"
+                    f" ({1e6 / (loop + rest):,.0f} events per CPU-second); broker and database"
+                    f" {servers:.0f} µs; {load_average()}"
                 )
-            rate, loop, rest = (statistics.median(x) for x in zip(*runs, strict=True))
+            rate, loop, rest, servers = (statistics.median(x) for x in zip(*runs, strict=True))
             print(
                 f"{n} ingest process(es), median of {len(runs)}: {rate:,.0f} events/s;"
                 f" {loop:.0f} + {rest:.0f} µs CPU per event ({1e6 / (loop + rest):,.0f} events"
-                " per CPU-second)"
+                f" per CPU-second); broker and database {servers:.0f} µs per event"
             )
         if args.only == "throughput":
             return 0
