@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from aiormq.abc import FieldValue
 
@@ -73,6 +74,40 @@ def stream_headers(
     producer: str, seq: int, identity: dict[str, FieldValue] | None = None
 ) -> dict[str, FieldValue]:
     return {PRODUCER: producer, SEQ: seq, SLOT: slot_of(producer), **(identity or {})}
+
+
+class Identity(NamedTuple):
+    """Who published a message and where it stands: all None for a stock producer's."""
+
+    producer: str | None = None
+    seq: int | None = None
+    stream: str | None = None
+    number: int | None = None
+
+
+def _pair(
+    headers: Mapping[str, Any], name_key: str, position_key: str, first: int
+) -> tuple[str | None, int | None]:
+    """A (name, position) header pair: both absent (a stock producer), or a name of at most
+    64 characters and an integer position from ``first``; ValueError names the bad header."""
+    name, position = headers.get(name_key), headers.get(position_key)
+    if name is None and position is None:
+        return None, None
+    if isinstance(name, bytes):
+        name = name.decode("utf-8", "replace")
+    if not isinstance(name, str) or not name or len(name) > 64:
+        raise ValueError(name_key)
+    if not isinstance(position, int) or isinstance(position, bool) or position < first:
+        raise ValueError(position_key)
+    return name, position
+
+
+def read_identity(headers: Mapping[str, Any]) -> Identity:
+    """The producer, position, stream and event number a message's headers carry (the
+    ingest's reading of :func:`stream_headers`); ValueError names a malformed header."""
+    producer, seq = _pair(headers, PRODUCER, SEQ, 0)
+    stream, number = _pair(headers, STREAM, EVENT, 1)
+    return Identity(producer, seq, stream, number)
 
 
 class Numbering:
