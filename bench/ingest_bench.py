@@ -44,10 +44,11 @@ PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 
 import aio_pika  # noqa: E402
+from aiormq.abc import FieldValue  # noqa: E402
 from sqlalchemy import create_engine, text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
-from sinks.amqp.stream import PRODUCER, SEQ, SLOT, slot_of  # noqa: E402
+from sinks.amqp.stream import EVENT, STREAM, read_identity, stream_headers  # noqa: E402
 from sinks.sql.database import parse_url  # noqa: E402
 from tests.ingest_harness import (  # noqa: E402
     Broker,
@@ -96,13 +97,17 @@ def load_stream(path: Path | None, workflows: int, jobs: int) -> list[TapMessage
 
 
 def relabel(stream: list[TapMessage]) -> list[TapMessage]:
-    """The same messages under fresh producer ids (a fresh database sees new producers)."""
+    """The same messages under fresh producer ids (a fresh database sees new producers), with
+    the headers today's producers send (a stream kept by an earlier monitord had others)."""
     ids: dict[str, str] = {}
     out = []
     for key, headers, body, user in stream:
-        old = str(headers[PRODUCER])
-        new = ids.setdefault(old, uuid.uuid4().hex)
-        out.append((key, {**headers, PRODUCER: new, SLOT: slot_of(new)}, body, user))
+        old = read_identity(headers)
+        new = ids.setdefault(str(old.producer), uuid.uuid4().hex)
+        numbered: dict[str, FieldValue] | None = None
+        if old.stream is not None and old.number is not None:
+            numbered = {STREAM: old.stream, EVENT: old.number}
+        out.append((key, stream_headers(new, int(old.seq or 0), numbered), body, user))
     return out
 
 
@@ -170,8 +175,8 @@ def last_seqs(stream: list[TapMessage]) -> dict[str, int]:
     """Each producer's highest position in ``stream``: its mark once all of it is loaded."""
     last: dict[str, int] = {}
     for _, headers, _, _ in stream:
-        producer, seq = str(headers[PRODUCER]), int(headers[SEQ])
-        last[producer] = max(seq, last.get(producer, -1))
+        producer, seq, _, _ = read_identity(headers)
+        last[str(producer)] = max(int(seq or 0), last.get(str(producer), -1))
     return last
 
 
@@ -338,8 +343,9 @@ def latency(
                     times.append(at)
         lat = []
         for (_, headers, _, _), at in zip(labelled, sent, strict=True):
-            seqs, times = seen[str(headers[PRODUCER])]
-            i = bisect.bisect_left(seqs, int(headers[SEQ]))
+            ident = read_identity(headers)
+            seqs, times = seen[str(ident.producer)]
+            i = bisect.bisect_left(seqs, int(ident.seq or 0))
             lat.append(times[i] - at)
         lat.sort()
         achieved = (len(sent) - 1) / max(sent[-1] - sent[0], 1e-9)
