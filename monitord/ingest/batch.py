@@ -2,12 +2,14 @@
 
 Pure bookkeeping (no I/O), so the rules are unit tested on their own:
 
-* a message of a monitord producer (``monitord-producer`` / ``monitord-seq`` headers) at or
-  below that producer's mark was loaded before (a redelivery after an ingest crash, or a
-  producer that resent part of its spool): skipped;
-* a message whose event number (``monitord-stream`` / ``monitord-event``) is at or below the
-  mark of its (stream, workflow) was loaded before, whatever spool position it has: an event
-  *produced again* (a daemon resumed after ``kill -9``, a second replay): skipped;
+* a message of a monitord producer (its producer and position: ``monitord-id``, or an
+  earlier monitord's ``monitord-producer`` / ``monitord-seq``) at or below that producer's
+  mark was loaded before (a redelivery after an ingest crash, or a producer that resent part
+  of its spool): skipped;
+* a message whose event number (its stream and event, in the same header or headers) is at
+  or below the mark of its (stream, workflow) was loaded before, whatever spool position it
+  has: an event *produced again* (a daemon resumed after ``kill -9``, a second replay):
+  skipped;
 * a producer or a stream whose mark was recorded for another broker user is refused
   (``user-mismatch``): a user cannot move, or block, another user's stream;
 * an event of a workflow whose ``wf.plan`` the database never got (``unknown-workflow``),

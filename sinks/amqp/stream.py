@@ -1,20 +1,22 @@
 """Which producer and which position: the headers every monitord AMQP message carries.
 
-The wire stays the reference's (routing key ``stampede.<event>``, the JSON body); these
+The wire stays the reference's (routing key ``stampede.<event>``, the JSON body); two
 headers are additions a Logstash consumer ignores and ``monitord ingest`` needs for exactly
-once (docs/ingest.md):
+once (docs/ingest.md): ``monitord-slot``, and ``monitord-id`` with the other four below as
+``"<producer> <seq>[ <stream> <event>]"`` (:func:`stream_headers`; an earlier monitord sent
+them as headers of their own, which the ingest still reads, :func:`read_identity`):
 
-* ``monitord-producer``: the endpoint's identity in its run directory
+* producer (``monitord-producer``): the endpoint's identity in its run directory
   (``<run dir>/monitord.amqp-producer/<key>/id``, :mod:`sinks.amqp.producer`), stable across
   daemon restarts, so the producer keeps its partition.
-* ``monitord-seq``: strictly growing along everything the producer publishes (reserved on
+* seq (``monitord-seq``): strictly growing along everything the producer publishes (reserved on
   disk ahead of use, so a later daemon starts past it); the ingest skips what is at or below
   its mark.  A batch published again takes new numbers: the event numbers below dedupe it.
 * ``monitord-slot``: ``SLOTS`` buckets of producers, the key the ingest's headers exchange
   binds partition queues on (the routing key is fixed by the wire, and the broker's
   consistent-hash exchange is a plugin a site may not have).
 
-* ``monitord-stream`` / ``monitord-event``: which workflow stream and which event of it the
+* stream / event (``monitord-stream`` / ``monitord-event``): which workflow stream and which event of it the
   message carries: the event's number among its workflow's events (the body's ``xwf.id``) in
   the daemon's delivery-marks stream (:mod:`sinks.runtime.marks`).  Unlike the spool position,
   this survives the event being *produced again*: a daemon resumed from a snapshot after
