@@ -16,15 +16,15 @@ them as headers of their own, which the ingest still reads, :func:`read_identity
   binds partition queues on (the routing key is fixed by the wire, and the broker's
   consistent-hash exchange is a plugin a site may not have).
 
-* stream / event (``monitord-stream`` / ``monitord-event``): which workflow stream and which event of it the
-  message carries: the event's number among its workflow's events (the body's ``xwf.id``) in
-  the daemon's delivery-marks stream (:mod:`sinks.runtime.marks`).  Unlike the spool position,
-  this survives the event being *produced again*: a daemon resumed from a snapshot after
-  ``kill -9`` numbers the events it regenerates as before, and every start from line 1 of a
-  root workflow (first start, recovery, replay) counts in the same stream
-  (:func:`~sinks.runtime.marks.line_one_stream`).  The ingest keeps its marks per (stream,
-  workflow).  Encoded, both travel in the message's key: ``<routing key> <stream> <number>``
-  (:func:`spool_key`, :func:`split_key`).
+* stream / event (``monitord-stream`` / ``monitord-event``): which workflow stream and which
+  event of it the message carries: the event's number among its workflow's events (the
+  body's ``xwf.id``) in the daemon's delivery-marks stream (:mod:`sinks.runtime.marks`).
+  Unlike the spool position, this survives the event being *produced again*: a daemon
+  resumed from a snapshot after ``kill -9`` numbers the events it regenerates as before, and
+  every start from line 1 of a root workflow (first start, recovery, replay) counts in the
+  same stream (:func:`~sinks.runtime.marks.line_one_stream`).  The ingest keeps its marks per
+  (stream, workflow).  Encoded, both travel in the message's key:
+  ``<routing key> <stream> <number>`` (:func:`spool_key`, :func:`split_key`).
 
 The message's ``user_id`` property is the connection's user: RabbitMQ refuses a message
 whose ``user_id`` is not the authenticated user, so the ingest can record it per producer.
