@@ -44,10 +44,11 @@ PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 
 import aio_pika  # noqa: E402
+from aiormq.abc import FieldValue  # noqa: E402
 from sqlalchemy import create_engine, text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 
-from sinks.amqp.stream import PRODUCER, SEQ, SLOT, slot_of  # noqa: E402
+from sinks.amqp.stream import EVENT, STREAM, read_identity, stream_headers  # noqa: E402
 from sinks.sql.database import parse_url  # noqa: E402
 from tests.ingest_harness import (  # noqa: E402
     Broker,
@@ -96,13 +97,17 @@ def load_stream(path: Path | None, workflows: int, jobs: int) -> list[TapMessage
 
 
 def relabel(stream: list[TapMessage]) -> list[TapMessage]:
-    """The same messages under fresh producer ids (a fresh database sees new producers)."""
+    """The same messages under fresh producer ids (a fresh database sees new producers), with
+    the headers today's producers send (a stream kept by an earlier monitord had others)."""
     ids: dict[str, str] = {}
     out = []
     for key, headers, body, user in stream:
-        old = str(headers[PRODUCER])
-        new = ids.setdefault(old, uuid.uuid4().hex)
-        out.append((key, {**headers, PRODUCER: new, SLOT: slot_of(new)}, body, user))
+        old = read_identity(headers)
+        new = ids.setdefault(str(old.producer), uuid.uuid4().hex)
+        numbered: dict[str, FieldValue] | None = None
+        if old.stream is not None and old.number is not None:
+            numbered = {STREAM: old.stream, EVENT: old.number}
+        out.append((key, stream_headers(new, int(old.seq or 0), numbered), body, user))
     return out
 
 
@@ -145,12 +150,33 @@ def cpu_seconds(pid: int) -> tuple[float, float]:
     return main, rest
 
 
+SERVERS = ("beam.smp", "postgres")  # RabbitMQ's and PostgreSQL's processes (Linux ``comm``)
+
+
+def servers_cpu() -> float:
+    """CPU seconds of every RabbitMQ and PostgreSQL process so far: on a machine where the
+    broker and the database share the cores with the ingest, what they take per event bounds
+    its wall rate.  (Other clients of the same servers count too: note the load.)"""
+    tick = os.sysconf("SC_CLK_TCK")
+    used = 0.0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                comm, fields = fh.read().split("(", 1)[1].rsplit(")", 1)
+        except OSError:
+            continue
+        if comm in SERVERS:
+            parts = fields.split()
+            used += (int(parts[11]) + int(parts[12])) / tick
+    return used
+
+
 def last_seqs(stream: list[TapMessage]) -> dict[str, int]:
     """Each producer's highest position in ``stream``: its mark once all of it is loaded."""
     last: dict[str, int] = {}
     for _, headers, _, _ in stream:
-        producer, seq = str(headers[PRODUCER]), int(headers[SEQ])
-        last[producer] = max(seq, last.get(producer, -1))
+        producer, seq, _, _ = read_identity(headers)
+        last[str(producer)] = max(int(seq or 0), last.get(str(producer), -1))
     return last
 
 
@@ -210,8 +236,9 @@ def throughput(
     settings: dict[str, Any],
     profile: Path | None = None,
     gil: bool = False,
-) -> tuple[float, float, float]:
-    """events/s, and CPU µs per event in the event loop's thread and in the others;
+) -> tuple[float, float, float, float]:
+    """events/s, and CPU µs per event in the event loop's thread, in the others and in the
+    broker's and database's processes (:func:`servers_cpu`);
     ``profile``: a py-spy record of the first process over the timed part (``gil``: of the
     samples holding the GIL).  Timed until every producer's mark is committed."""
     tmp.mkdir(parents=True, exist_ok=True)
@@ -238,6 +265,7 @@ def throughput(
         committed = Committed(url, labelled)
         started = time.monotonic()  # (connected; the backlog waits in the partition queues)
         before = [cpu_seconds(p.proc.pid) for p in procs if p.proc is not None]
+        servers = servers_cpu()
         if profile is not None and procs[0].proc is not None:
             spy = py_spy(procs[0].proc.pid, profile, gil)
         try:
@@ -249,13 +277,15 @@ def throughput(
             committed.close()
         rate = len(stream) / (time.monotonic() - started)
         after = [cpu_seconds(p.proc.pid) for p in procs if p.proc is not None]
+        servers = servers_cpu() - servers
         if spy is not None:
             spy.send_signal(signal.SIGINT)  # (py-spy writes its file on an interrupt)
             spy.wait(60)
             print(f"  profile of process 1: {profile} (speedscope JSON)")
         loop = sum(a[0] - b[0] for a, b in zip(after, before, strict=True))
         rest = sum(a[1] - b[1] for a, b in zip(after, before, strict=True))
-        return rate, loop * 1e6 / len(stream), rest * 1e6 / len(stream)
+        per = 1e6 / len(stream)
+        return rate, loop * per, rest * per, servers * per
     finally:
         for p in procs:
             p.stop()
@@ -313,8 +343,9 @@ def latency(
                     times.append(at)
         lat = []
         for (_, headers, _, _), at in zip(labelled, sent, strict=True):
-            seqs, times = seen[str(headers[PRODUCER])]
-            i = bisect.bisect_left(seqs, int(headers[SEQ]))
+            ident = read_identity(headers)
+            seqs, times = seen[str(ident.producer)]
+            i = bisect.bisect_left(seqs, int(ident.seq or 0))
             lat.append(times[i] - at)
         lat.sort()
         achieved = (len(sent) - 1) / max(sent[-1] - sent[0], 1e-9)
@@ -369,17 +400,18 @@ def main() -> int:
                         args.gil,
                     )
                 )
-                rate, loop, rest = runs[-1]
+                rate, loop, rest, servers = runs[-1]
                 print(
                     f"{n} ingest process(es), round {r + 1}: {rate:,.0f} events/s; CPU per event"
                     f" {loop:.0f} µs in the event loop + {rest:.0f} µs in the other threads"
-                    f" ({1e6 / (loop + rest):,.0f} events per CPU-second); {load_average()}"
+                    f" ({1e6 / (loop + rest):,.0f} events per CPU-second); broker and database"
+                    f" {servers:.0f} µs; {load_average()}"
                 )
-            rate, loop, rest = (statistics.median(x) for x in zip(*runs, strict=True))
+            rate, loop, rest, servers = (statistics.median(x) for x in zip(*runs, strict=True))
             print(
                 f"{n} ingest process(es), median of {len(runs)}: {rate:,.0f} events/s;"
                 f" {loop:.0f} + {rest:.0f} µs CPU per event ({1e6 / (loop + rest):,.0f} events"
-                " per CPU-second)"
+                f" per CPU-second); broker and database {servers:.0f} µs per event"
             )
         if args.only == "throughput":
             return 0

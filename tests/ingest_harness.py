@@ -30,6 +30,7 @@ import aio_pika
 import pytest
 from sqlalchemy import create_engine, text
 
+from sinks.amqp.stream import read_identity
 from sinks.sql.database import parse_url
 from tests.conftest import copy_submit_dir
 from tests.dbcopy import copy_to_sqlite
@@ -316,8 +317,8 @@ def wait_marks(db_url: str, sent: list[TapMessage], timeout: float = 600) -> Non
     order).  Exact whatever restarts happened, unlike counters or queue depths."""
     want: dict[str, int] = {}
     for _, headers, _, _ in sent:
-        if "monitord-producer" in headers:
-            p, seq = str(headers["monitord-producer"]), int(headers["monitord-seq"])
+        p, seq, _, _ = read_identity(headers)
+        if p is not None and seq is not None:
             want[p] = max(seq, want.get(p, -1))
     engine = create_engine(parse_url(db_url))
     deadline = time.monotonic() + timeout

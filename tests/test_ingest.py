@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 import aio_pika  # noqa: F401  (the harness needs it: skip cleanly without)
 import pytest
 
+from sinks.amqp.stream import read_identity
 from tests.ingest_harness import (
     Broker,
     TapMessage,
@@ -65,7 +66,7 @@ def test_producers_into_one_database_exactly_once(
         used = {int(h["monitord-slot"]) % broker.partitions for _, h, _, _ in sent}
         owners = {p % 2 for p in used}
         assert [n > 0 for n in loaded] == [m in owners for m in (0, 1)], (loaded, used)
-        assert all(h.get("monitord-producer") for _, h, _, _ in sent)
+        assert all(read_identity(h).producer for _, h, _, _ in sent)
         assert {u for *_, u in sent} == {urlsplit(broker.base).username}  # the broker's check
         before = acked(procs)
         broker.publish(sent)
@@ -135,7 +136,8 @@ def test_poison_messages_go_to_the_dead_letter_queue_with_their_reason(
         sent = broker.drain(broker.tap)
         wait_acked(procs, len(sent))
         # a stream that claims an existing producer without being its broker user
-        some = next(h for _, h, _, _ in sent if h)["monitord-producer"]
+        # (in an earlier monitord's separate headers: they are read as the one header)
+        some = next(read_identity(h).producer for _, h, _, _ in sent if h)
         forged = {"monitord-producer": some, "monitord-seq": 1 << 60, "monitord-slot": "0"}
         broker.publish(
             [("stampede.xwf.start", forged, ok_event % workflows[0].wf_uuid.encode(), None)]

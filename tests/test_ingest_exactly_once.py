@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from monitord.core.events import make_event
-from sinks.amqp.stream import EVENT, STREAM
+from sinks.amqp.stream import EVENT, ID, PRODUCER, SEQ, STREAM, read_identity
 from sinks.runtime.marks import Marks, line_one_stream
 from sinks.sql import SQLSink
 from tests.ingest_harness import (
@@ -55,7 +55,8 @@ def _ingest(broker: Broker, url: str, tmp: Path) -> IngestProcess:
 
 def _identities(sent: list[TapMessage]) -> set[tuple[str, int, bytes]]:
     """(stream, number, body) of every numbered message: one per event, however often sent."""
-    return {(str(h[STREAM]), int(h[EVENT]), body) for _, h, body, _ in sent if STREAM in h}
+    ids = [(read_identity(h), body) for _, h, body, _ in sent]
+    return {(i.stream, i.number, body) for i, body in ids if i.stream and i.number}
 
 
 def test_a_second_replay_of_a_workflow_loads_nothing_twice(
@@ -75,13 +76,54 @@ def test_a_second_replay_of_a_workflow_loads_nothing_twice(
         finish(start_producers(workflows, broker, tmp_path / "second"))
         second = broker.drain(broker.tap)
         assert len(second) == len(first)
-        producers = {h["monitord-producer"] for _, h, _, _ in first}
-        assert not producers & {h["monitord-producer"] for _, h, _, _ in second}
+        producers = {read_identity(h).producer for _, h, _, _ in first}
+        assert not producers & {read_identity(h).producer for _, h, _, _ in second}
         assert _identities(second) == _identities(first)  # the same numbers, the same events
         wait_marks(central, second)
         wait_acked([ingest], len(first) + len(second))  # one process, never restarted
         assert ingest.metric("monitord_ingest_messages_total", outcome="loaded") == loaded
         assert ingest.metric("monitord_ingest_messages_total", outcome="duplicate") == len(second)
+        assert assert_rows_match(central, workflows, tmp_path) == counts
+    finally:
+        ingest.stop()
+
+
+def _as_an_earlier_monitord_sent(sent: list[TapMessage]) -> list[TapMessage]:
+    """The messages in the separate headers a monitord sent before ``monitord-id``."""
+    out = []
+    for key, headers, body, user in sent:
+        ident = read_identity(headers)
+        assert ident.producer is not None and ident.stream is not None  # (every one numbered)
+        old = {k: v for k, v in headers.items() if k != ID}
+        old.update({PRODUCER: ident.producer, SEQ: ident.seq})
+        old.update({STREAM: ident.stream, EVENT: ident.number})
+        out.append((key, old, body, user))
+    return out
+
+
+def test_an_earlier_monitord_s_messages_load_once(
+    workflows: list[Generated], broker: Broker, central: str, tmp_path: Path
+) -> None:
+    """Messages an earlier monitord published (separate headers, no ``monitord-id``), still in
+    the queues when the ingest is upgraded, load as today's: each workflow's rows; the same
+    messages again (a redelivery, a resent spool) are duplicates and change no row."""
+    capture = Broker(broker.base)  # (a scratch exchange: the ingest's sees only what is sent)
+    capture.declare_tap()
+    try:
+        finish(start_producers(workflows, capture, tmp_path / "produced"))
+        earlier = _as_an_earlier_monitord_sent(capture.drain(capture.tap))
+    finally:
+        capture.delete()
+    assert earlier
+    ingest = _ingest(broker, central, tmp_path)
+    try:
+        broker.publish(earlier)
+        wait_acked([ingest], len(earlier))
+        wait_marks(central, earlier, timeout=30)  # (committed before acknowledged)
+        counts = assert_rows_match(central, workflows, tmp_path)
+        broker.publish(earlier)
+        wait_acked([ingest], 2 * len(earlier))
+        assert ingest.metric("monitord_ingest_messages_total", outcome="duplicate") == len(earlier)
         assert assert_rows_match(central, workflows, tmp_path) == counts
     finally:
         ingest.stop()

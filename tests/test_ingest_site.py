@@ -40,6 +40,7 @@ import aio_pika  # noqa: F401  (the harness needs it: skip cleanly without)
 import pytest
 
 from monitord.tools.player import Player
+from sinks.amqp.stream import read_identity
 from tests.conftest import CORPUS, copy_submit_dir, require_corpus
 from tests.ingest_harness import (
     Broker,
@@ -257,7 +258,7 @@ def test_eight_producers_two_ingests_one_database(
         site.start()
         site.finish()
         sent = broker.drain(broker.tap)
-        producers = {str(h["monitord-producer"]) for _, h, _, _ in sent}
+        producers = {read_identity(h).producer for _, h, _, _ in sent}
         assert len(producers) == len(sources), "one producer (spool) per run directory"
         wait_marks(url, sent)
         wait_acked(procs, len(sent))

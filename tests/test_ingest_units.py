@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import cast
 
 import pytest
+from aiormq.abc import FieldValue
 from structlog.testing import capture_logs
 
 from monitord.core.events import StampedeEvent, make_event
@@ -24,15 +25,19 @@ from sinks.amqp.event_filter import EventFilter
 from sinks.amqp.producer import BLOCK, Producer
 from sinks.amqp.stream import (
     EVENT,
+    ID,
     PRODUCER,
     SEQ,
     SLOT,
     SLOTS,
     STREAM,
+    Identity,
     Numbering,
+    read_identity,
     slot_of,
     split_key,
     spool_key,
+    stream_headers,
 )
 from sinks.encoding import FixedCache, _loads, decode_json, encode_json
 from sinks.runtime.base import SinkError
@@ -235,7 +240,8 @@ def test_the_spool_key_carries_the_stream_and_number() -> None:
     assert split_key("stampede.xwf.start") == ("stampede.xwf.start", {})  # an older spool
     msg, routing = amqp_message(*split_key(key), b"{}", "producer-1", 7, "alice")
     assert routing == "stampede.xwf.start"
-    assert msg.headers is not None and msg.headers[STREAM] == "abc" and msg.headers[EVENT] == 12
+    assert msg.headers is not None
+    assert read_identity(msg.headers) == Identity("producer-1", 7, "abc", 12)
 
 
 def _events(*specs: tuple[str, str]) -> list[StampedeEvent]:
@@ -280,6 +286,21 @@ def test_classify_refuses_bad_headers_and_oversized_bodies() -> None:
         assert refused.reason == "malformed"
     numbered = classify(1, "stampede.xwf.start", body, {STREAM: b"s", EVENT: 3}, "u", 1 << 20)
     assert (numbered.stream, numbered.number, numbered.reason) == ("s", 3, None)
+    for bad_id in ("p", "p 7 s", "p -7", "p 7 s 0", "p 7 s 3 x", " 7", "p ७", "p +7", 7):
+        refused = classify(1, "stampede.xwf.start", body, {ID: bad_id}, "u", 1 << 20)
+        assert (refused.reason, refused.detail) == ("malformed", f"bad {ID} header")
+
+
+def test_an_earlier_monitord_s_separate_headers_read_as_the_one_header() -> None:
+    """A message an earlier monitord published (five headers), still in a queue or a spool
+    when the ingest is upgraded, carries the same identity as the one ``monitord-id``."""
+    identities: list[dict[str, FieldValue]] = [{}, {STREAM: "s", EVENT: 3}]
+    for identity in identities:
+        new = stream_headers("p", 7, identity)
+        old = {PRODUCER: "p", SEQ: 7, SLOT: slot_of("p"), **identity}
+        assert read_identity(new) == read_identity(old) != Identity()
+        assert ID in new and PRODUCER not in new
+    assert read_identity({}) == Identity()  # a stock pegasus-monitord's
 
 
 # ---------------------------------------------------------------- producer side
@@ -288,7 +309,8 @@ def test_classify_refuses_bad_headers_and_oversized_bodies() -> None:
 def test_stream_headers_name_the_producer_and_its_sequence_number() -> None:
     msg, key = amqp_message("stampede.xwf.end", {}, b"{}", "producer-1", 90, "alice")
     assert key == "stampede.xwf.end"
-    assert msg.headers == {PRODUCER: "producer-1", SEQ: 90, SLOT: slot_of("producer-1")}
+    assert msg.headers == {SLOT: slot_of("producer-1"), ID: "producer-1 90"}
+    assert read_identity(msg.headers) == Identity("producer-1", 90)
     assert msg.user_id == "alice"
     assert msg.message_id == "producer-1:90"
     slots = {slot_of(f"spool-{i}") for i in range(1000)}

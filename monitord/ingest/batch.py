@@ -2,12 +2,14 @@
 
 Pure bookkeeping (no I/O), so the rules are unit tested on their own:
 
-* a message of a monitord producer (``monitord-producer`` / ``monitord-seq`` headers) at or
-  below that producer's mark was loaded before (a redelivery after an ingest crash, or a
-  producer that resent part of its spool): skipped;
-* a message whose event number (``monitord-stream`` / ``monitord-event``) is at or below the
-  mark of its (stream, workflow) was loaded before, whatever spool position it has: an event
-  *produced again* (a daemon resumed after ``kill -9``, a second replay): skipped;
+* a message of a monitord producer (its producer and position: ``monitord-id``, or an
+  earlier monitord's ``monitord-producer`` / ``monitord-seq``) at or below that producer's
+  mark was loaded before (a redelivery after an ingest crash, or a producer that resent part
+  of its spool): skipped;
+* a message whose event number (its stream and event, in the same header or headers) is at
+  or below the mark of its (stream, workflow) was loaded before, whatever spool position it
+  has: an event *produced again* (a daemon resumed after ``kill -9``, a second replay):
+  skipped;
 * a producer or a stream whose mark was recorded for another broker user is refused
   (``user-mismatch``): a user cannot move, or block, another user's stream;
 * an event of a workflow whose ``wf.plan`` the database never got (``unknown-workflow``),
@@ -25,7 +27,7 @@ from typing import Any
 from monitord.core.events import StampedeEvent, WfPlan
 from monitord.ingest.decode import DecodeError, decode
 from monitord.ingest.store import Mark, MarkUpdate, StreamKey
-from sinks.amqp.stream import EVENT, PRODUCER, SEQ, STREAM
+from sinks.amqp.stream import read_identity
 
 
 @dataclass
@@ -45,23 +47,6 @@ class Item:
     detail: str = ""
 
 
-def _identity(
-    headers: Mapping[str, Any], name_key: str, position_key: str, first: int
-) -> tuple[str | None, int | None]:
-    """A (name, position) header pair: both absent (a stock producer), or a name of at most
-    64 characters and an integer position from ``first``; ValueError names the bad header."""
-    name, position = headers.get(name_key), headers.get(position_key)
-    if name is None and position is None:
-        return None, None
-    if isinstance(name, bytes):
-        name = name.decode("utf-8", "replace")
-    if not isinstance(name, str) or not name or len(name) > 64:
-        raise ValueError(name_key)
-    if not isinstance(position, int) or isinstance(position, bool) or position < first:
-        raise ValueError(position_key)
-    return name, position
-
-
 def classify(
     tag: Any,
     routing_key: str,
@@ -76,8 +61,7 @@ def classify(
         return item
     headers = headers or {}
     try:
-        item.producer, item.seq = _identity(headers, PRODUCER, SEQ, 0)
-        item.stream, item.number = _identity(headers, STREAM, EVENT, 1)
+        item.producer, item.seq, item.stream, item.number = read_identity(headers)
     except ValueError as bad:
         item.reason, item.detail = "malformed", f"bad {bad} header"
         return item

@@ -136,6 +136,7 @@ class RowStore:
         self._lfns = IdCache(LFN_CACHE_GENERATION)
         self._conn: Connection | None = None
         self._raw = RawSQL()
+        self._shared_raw = RawSQL()  # (the shared connection's statements, :attr:`shared`)
         self._slow = False
         #: this batch numbers job, task and job instance rows itself (``_new_id``)
         self._numbering = False
@@ -366,7 +367,14 @@ class RowStore:
         stmt = _rc_meta_upsert(conn.dialect.name)
         rows = sorted(rows, key=lambda r: (r["lfn_id"], r["key"]))
         if not self._slow:
-            conn.execute(stmt, rows)
+            # the driver's batch, not SQLAlchemy's executemany: its per-row parameter
+            # processing was ~40 % of an ingest writer's CPU (bench/README.md, ingest30g)
+            raw = self._shared_raw
+            raw.open(conn)
+            try:
+                raw.execute_many(raw.prepare("rc_meta_upsert", stmt), rows)
+            finally:
+                raw.close()
             return
         for row in rows:
             self._shared_try(partial(conn.execute, stmt, row), "rc_meta", row)
