@@ -1,6 +1,7 @@
 """Where the ``--sql-process`` child's CPU goes, by stage (issue 30, child30g).
 
-Put this directory on ``PYTHONPATH`` with ``MONITORD_CHILD_SPLIT=FILE``: the SQL child
+With ``bench/cpu_split`` on ``PYTHONPATH`` and ``MONITORD_CHILD_SPLIT=FILE`` (its
+``sitecustomize`` imports this module then): the SQL child
 (``sinks/runtime/child.py`` serving ``sink-sql``) appends one line to FILE as it ends, with
 its CPU seconds (``time.process_time``): all, decoding the batches (``decode_events``),
 ``SQLSink.write_batch``, of which the commit and the transaction (``commit_etc``: less
@@ -10,7 +11,7 @@ those three (less the look-ups' SELECTs, counted twice); the rest of ``total`` i
 the pipe and freeing each batch.  A bench tool: it wraps the functions
 from outside, the product has no switch for it.
 
-    MONITORD_CHILD_SPLIT=/tmp/split.log PYTHONPATH=.:bench/child_split \\
+    MONITORD_CHILD_SPLIT=/tmp/split.log PYTHONPATH=.:bench/cpu_split \\
         python -m monitord.cli replay --sql-process ...
 """
 
