@@ -43,7 +43,7 @@ def test_many_rows_go_in_few_statements_with_the_rows_of_one_statement_each(
     # the same key twice in one run: the later value wins, as row after row
     metas = [(i % 300 + 1, "size", str(i)) for i in range(600)]
     rows, inserts = _write(lfns, metas)
-    assert len(inserts) == 10  # 256 + 256 + 64 + 16 + 8 rows, each table
+    assert len(inserts) == 22  # 9 * 64 + 16 + 8 rows, each table
     monkeypatch.setattr(rawsql, "multi_row", lambda sql, variables: None)
     one_each, inserts = _write(lfns, metas)
     assert len(inserts) == 1200
@@ -58,8 +58,8 @@ def test_only_a_one_row_insert_of_positional_values_is_cut() -> None:
     assert multi_row("UPDATE t SET a=? WHERE b=?", 32766) is None
     assert multi_row("INSERT INTO t (a) VALUES (:a)", 32766) is None
     assert multi_row("INSERT INTO t (a) SELECT a FROM u WHERE b = ?", 32766) is None
-    # an old SQLite's 999 bound parameters: 5 columns, 128 rows a statement
-    narrow = multi_row("INSERT INTO t (a, b, c, d, e) VALUES (?, ?, ?, ?, ?)", 999)
-    assert narrow is not None and narrow.most == 128
+    # a bound of 100 parameters: 5 columns, 16 rows a statement
+    narrow = multi_row("INSERT INTO t (a, b, c, d, e) VALUES (?, ?, ?, ?, ?)", 100)
+    assert narrow is not None and narrow.most == 16
     sizes = [sql.count("(?") for sql, _ in statements(narrow, [(1, 2, 3, 4, 5)] * 300)]
-    assert sizes == [128, 128, 32, 8, 4]
+    assert sizes == [16] * 18 + [8, 4]
