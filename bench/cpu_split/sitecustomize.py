@@ -44,3 +44,7 @@ def _exit(status: int) -> NoReturn:
 if _LOG:
     atexit.register(_report)
     os._exit = _exit
+
+
+if os.environ.get("MONITORD_CHILD_SPLIT"):
+    import child_split  # noqa: F401  (the SQL child's CPU by stage: its docstring)

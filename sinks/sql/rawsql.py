@@ -18,19 +18,30 @@ from typing import Any
 from sqlalchemy import Connection, Table, bindparam
 from sqlalchemy.exc import DBAPIError
 
+from .multirow import MultiRow, multi_row, statements
+
 Row = dict[str, Any]
 
 
 class Prepared:
     """One compiled statement and how to lay out its parameters."""
 
-    __slots__ = ("sql", "names", "positional", "returning", "_take")
+    __slots__ = ("sql", "names", "positional", "returning", "multi", "_take")
 
-    def __init__(self, sql: str, names: Sequence[str], positional: bool, returning: bool) -> None:
+    def __init__(
+        self,
+        sql: str,
+        names: Sequence[str],
+        positional: bool,
+        returning: bool,
+        multi: MultiRow | None = None,
+    ) -> None:
         self.sql = sql
         self.names = tuple(names)
         self.positional = positional
         self.returning = returning
+        #: SQLite: the statement as multi-row INSERTs, for ``executemany`` (:mod:`.multirow`)
+        self.multi = multi
         # one C call per row instead of a lookup per column (always a tuple)
         self._take = itemgetter(*self.names) if len(self.names) > 1 else None
 
@@ -58,17 +69,24 @@ class RawSQL:
     def __init__(self) -> None:
         self._prepared: dict[Any, Prepared] = {}
         self._dialect: Any = None
+        #: SQLite: the connection's bound on bound parameters (multi-row INSERTs); else 0
+        self._variables = 0
         self._conn: Connection | None = None
         self._dbapi_conn: Any = None
         self._cursor: Any = None
 
     def open(self, conn: Connection) -> None:
         """Start a batch on ``conn`` (inside its open transaction)."""
+        self._conn = conn
+        self._dbapi_conn = conn.connection.dbapi_connection
         if conn.dialect is not self._dialect:
             self._dialect = conn.dialect
             self._prepared.clear()
-        self._conn = conn
-        self._dbapi_conn = conn.connection.dbapi_connection
+            self._variables = 0
+            if conn.dialect.name == "sqlite":
+                import sqlite3
+
+                self._variables = self._dbapi_conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
         self._cursor = self._dbapi_conn.cursor()
 
     def close(self) -> None:
@@ -92,8 +110,10 @@ class RawSQL:
             names = (
                 list(compiled.positiontup or ()) if compiled.positional else list(compiled.binds)
             )
+            sql = compiled.string
+            multi = multi_row(sql, self._variables) if self._variables else None
             prep = self._prepared[key] = Prepared(
-                compiled.string, names, bool(compiled.positional), use_returning
+                sql, names, bool(compiled.positional), use_returning, multi
             )
         return prep
 
@@ -177,7 +197,11 @@ class RawSQL:
 
     def _run_many(self, prep: Prepared, params: list[Any]) -> None:
         try:
-            if self._dialect.driver == "psycopg2" and len(params) > 1:
+            if prep.multi is not None and len(params) > 1:
+                execute = self._cursor.execute
+                for sql, flat in statements(prep.multi, params):
+                    execute(sql, flat)
+            elif self._dialect.driver == "psycopg2" and len(params) > 1:
                 # psycopg2's executemany is one server round trip per row; execute_batch
                 # sends the statements in pages
                 from psycopg2.extras import execute_batch
