@@ -205,10 +205,11 @@ class _Parsing:
             for at, value in changes.items():
                 got[at] = value
             shape = _shape(name, got, self._shapes)
-        if node is None or type(self.nodes) is NodesByHash:  # it keeps the shape, not the node
-            self.nodes[name] = DagNode(name, shape)
+        if node is None:
+            node = DagNode(name, shape)
         else:
             node._shape = shape
+        self.nodes[name] = node  # (a dict keeps the node; NodesByHash its shape)
 
 
 def _script_line(parsing: _Parsing, raw: str, line: str) -> None:
