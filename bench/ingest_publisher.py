@@ -14,8 +14,10 @@ chunk waited a confirm round trip under load.  This one offers a steady rate:
   each frame's write (``wait=False``: aiormq would hold its channel lock until the socket
   took the frame).
 
-Each message's send time (``time.time()``, the bench compares it with PostgreSQL's marks) is
-written with the offered and achieved rate and how far the sends fell behind the schedule.
+Each message's send and confirm times (``time.time()``, the bench compares them with
+PostgreSQL's marks: the confirm is when the broker holds it, so it splits the latency into the
+broker's part and the ingest's) are written with the achieved rate and how far the sends fell
+behind the schedule.
 
     python bench/ingest_publisher.py JOB.pickle RESULT.pickle
     # JOB: {"url", "exchange", "rate", "start", "window", "messages": [(key, headers, body, user)]}
@@ -24,6 +26,7 @@ written with the offered and achieved rate and how far the sends fell behind the
 from __future__ import annotations
 
 import asyncio
+import functools
 import pickle
 import sys
 import time
@@ -50,6 +53,12 @@ async def publish(job: dict[str, Any]) -> dict[str, Any]:
     messages = encoded(job["messages"])
     rate, start, exchange = float(job["rate"]), float(job["start"]), job["exchange"]
     sent = array("d", bytes(8 * len(messages)))
+    confirmed = array("d", bytes(8 * len(messages)))
+
+    def confirmed_at(i: int, _: object) -> None:
+        confirmed[i] = time.time()
+        window.release()
+
     conn = await aiormq.connect(job["url"])
     channel = cast(aiormq.Channel, await conn.channel(publisher_confirms=True))
     window = asyncio.Semaphore(int(job["window"]))
@@ -70,7 +79,7 @@ async def publish(job: dict[str, Any]) -> dict[str, Any]:
                     body, exchange=exchange, routing_key=key, properties=props, wait=False
                 )
             )
-            task.add_done_callback(lambda _: window.release())
+            task.add_done_callback(functools.partial(confirmed_at, i))
             tasks.append(task)
             i += 1
         await asyncio.sleep(max(TICK / 10, min(TICK, start + i / rate - time.time())))
@@ -80,6 +89,7 @@ async def publish(job: dict[str, Any]) -> dict[str, Any]:
     span = sent[-1] - sent[0] if len(sent) > 1 else 0.0
     return {
         "sent": sent,
+        "confirmed": confirmed,
         "nacked": nacked,
         "achieved": (len(sent) - 1) / span if span > 0 else 0.0,
         "late": late,
