@@ -1,8 +1,8 @@
 """The consumer: partition queues in, batches into the central database, acks after commit.
 
 Per partition queue one channel (``prefetch`` unacknowledged messages at most: the memory
-bound while the database is away) and one lane task that takes up to ``batch`` messages
-(or what came within ``batch_wait``) and hands them to its database writer, a sink of the
+bound while the database is away) and one lane task that takes up to ``batch`` messages (or
+what came within ``batch_wait`` of the first) and hands them to its database writer, a sink of the
 delivery runtime (:mod:`monitord.ingest.loader`: planned, refused ones dead-lettered with
 confirms, the rest committed with the producers' marks in one transaction); the lane
 acknowledges the batch once the runtime says it is committed.  A crash anywhere before the
