@@ -462,7 +462,7 @@ def test_a_retried_batch_publishes_only_what_the_broker_did_not_confirm(tmp_path
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("id", "my laptop"), ("id", "0" * 31 + "\u00e9"), ("id", "0" * 33), ("seq", "-1")],
+    [("id", "my laptop"), ("id", "0" * 31 + "\u00e9"), ("id", "0" * 33), ("id", ""), ("seq", "-1")],
 )
 def test_a_hand_edited_producer_file_is_refused_and_the_events_wait_in_the_spool(
     tmp_path: Path, name: str, value: str

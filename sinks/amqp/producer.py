@@ -60,8 +60,9 @@ class Producer:
             raise SinkError(f"{self.path} is used by another monitord") from None
         self._lock_fd = fd
         try:
-            self.id = self._read("id") or self._write("id", uuid.uuid4().hex)
-            seq = self._read("seq") or "0"
+            held, seq = self._read("id"), self._read("seq")
+            self.id = self._write("id", uuid.uuid4().hex) if held is None else held
+            seq = "0" if seq is None else seq
             self._check("id", self.id)
             self._check("seq", seq)
             self._next = self._reserved = int(seq)
@@ -108,12 +109,14 @@ class Producer:
                 retryable=True,
             )
 
-    def _read(self, name: str) -> str:
+    def _read(self, name: str) -> str | None:
+        """The file's text, None if there is none (an empty file is not a missing one: it is
+        refused, not replaced by a new id)."""
         try:
             with open(os.path.join(self.path, name), encoding="ascii", errors="replace") as fh:
                 return fh.read().strip()
         except FileNotFoundError:
-            return ""
+            return None
 
     def _write(self, name: str, value: str) -> str:
         """Atomically and durably (temporary file, fsync, rename)."""
