@@ -460,6 +460,47 @@ def test_a_retried_batch_publishes_only_what_the_broker_did_not_confirm(tmp_path
     assert seqs == sorted(set(seqs))
 
 
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("id", "my laptop"), ("id", "0" * 31 + "\u00e9"), ("id", "0" * 33), ("id", ""), ("seq", "-1")],
+)
+def test_a_hand_edited_producer_file_is_refused_and_the_events_wait_in_the_spool(
+    tmp_path: Path, name: str, value: str
+) -> None:
+    """An id or high-water file not of the form the producer writes (an id with a space makes
+    every ``monitord-id`` malformed) is refused before anything is published: a retryable
+    error naming the file, so the runtime spools the events; the file is left as it is, and
+    once put right the sink opens with the producer's id."""
+    config = parse_amqp_url("amqp://u:p@127.0.0.1:1/vh/ex", {"events": "*"})
+    sink = AMQPSink(config, run_dir=str(tmp_path), restart=True, root_wf_uuid="W")
+    sink.open()
+    made = sink.producer.id
+    sink.close()
+    path = Path(sink.producer.path) / name
+    kept = path.read_text(encoding="ascii") if path.exists() else "0"
+    path.write_text(value + "\n", encoding="utf-8")
+    with pytest.raises(SinkError, match="not what monitord writes") as refused:
+        sink.open()
+    assert refused.value.retryable and str(path) in str(refused.value)
+    events = [
+        make_event("xwf.start", {"xwf.id": "W", "ts": i, "restart_count": 0}) for i in range(20)
+    ]
+    settings = SpoolSettings(root=str(tmp_path / "spool"), drain_timeout=0.3, first_backoff=0.05)
+    worker = SinkWorker(sink, spool=settings)
+    worker.start()
+    worker.put(events)
+    worker.flush()
+    worker.request_stop()
+    worker.join()
+    health = worker.health()
+    assert health.left_behind == 20 and "not what monitord writes" in str(health.last_error)
+    assert path.read_text(encoding="utf-8") == value + "\n"
+    path.write_text(kept, encoding="ascii")
+    sink.open()
+    assert sink.producer.id == made
+    sink.close()
+
+
 def test_the_sink_a_request_asks_for_uses_the_named_endpoint_properties(tmp_path: Path) -> None:
     url = "amqp://u:p@127.0.0.1:1/ex"
     properties = {

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import cast
 
 import pytest
@@ -13,9 +14,10 @@ from aiormq.abc import FieldValue
 from structlog.testing import capture_logs
 
 from monitord.core.events import StampedeEvent, make_event
+from monitord.ingest import consumer
 from monitord.ingest.batch import classify, plan
 from monitord.ingest.config import ConfigError, load_config
-from monitord.ingest.consumer import Ingest
+from monitord.ingest.consumer import Ingest, Lane
 from monitord.ingest.decode import DecodeError, decode
 from monitord.ingest.store import Mark, Store
 from sinks.amqp.broker import amqp_message
@@ -425,3 +427,34 @@ def test_one_warning_per_outage_of_the_broker(tmp_path: Path) -> None:
     ]
     assert FORCED in logs[0]["error"] and "s3cret" not in str(logs)
     assert ingest.stats.broker_outages == 2 and not steps
+
+
+def test_a_partial_batch_waits_from_its_first_message_not_from_the_lane_s_look(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Messages that came while the previous batch was committed have waited already: once
+    ``batch_wait`` has passed since the first of them, the lane takes them at once (it waited
+    a whole ``batch_wait`` more, on top of each commit of a steady stream)."""
+    now = [0.0]
+    monkeypatch.setattr(consumer, "clock", lambda: now[0], raising=False)
+    batches: list[list[str]] = []
+
+    class Committing:
+        cfg = SimpleNamespace(batch=2, batch_wait=3600.0)
+
+        async def process(self, lane: Lane, batch: list[str]) -> None:
+            batches.append(batch)
+            if len(batches) == 1:
+                await lane.on_message("c")  # type: ignore[arg-type]  # (arrives in the commit ...)
+                now[0] += 3601.0  # (... which takes longer than batch_wait)
+            else:
+                lane.stop()
+
+    async def run() -> None:
+        lane = Lane(Committing(), 0, None, None)  # type: ignore[arg-type]
+        for message in ("a", "b"):  # a full batch: taken at once
+            await lane.on_message(message)  # type: ignore[arg-type]
+        await asyncio.wait_for(lane.run(), 10)
+
+    asyncio.run(run())
+    assert batches == [["a", "b"], ["c"]]

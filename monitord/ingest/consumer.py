@@ -1,8 +1,8 @@
 """The consumer: partition queues in, batches into the central database, acks after commit.
 
 Per partition queue one channel (``prefetch`` unacknowledged messages at most: the memory
-bound while the database is away) and one lane task that takes up to ``batch`` messages
-(or what came within ``batch_wait``) and hands them to its database writer, a sink of the
+bound while the database is away) and one lane task that takes up to ``batch`` messages (or
+what came within ``batch_wait`` of the first) and hands them to its database writer, a sink of the
 delivery runtime (:mod:`monitord.ingest.loader`: planned, refused ones dead-lettered with
 confirms, the rest committed with the producers' marks in one transaction); the lane
 acknowledges the batch once the runtime says it is committed.  A crash anywhere before the
@@ -45,6 +45,7 @@ from sinks.runtime.base import SinkError
 from sinks.runtime.policy import RECONNECT, DeliveryState, Verdict
 
 log = structlog.get_logger(__name__)
+clock = time.monotonic  # (the lanes' batch clock; a test's own)
 STOP_WAIT = 30.0  # seconds a stop waits for the batches in flight (less than TimeoutStopSec)
 CLOSE_WAIT_STEPS = 20  # 50 ms steps a failed lane waits for its connection's close to be told
 
@@ -73,6 +74,10 @@ class Lane:
     Deliveries come from the channel's aiormq layer (``basic_consume``), not aio-pika's
     ``IncomingMessage``: building that object, and the extra task aio-pika starts per message,
     cost more CPU than the rest of the ingest's work on a message (bench/ingest_profile.py).
+
+    A partial batch goes ``batch_wait`` after its first message arrived, not after the lane
+    looked: messages that came while the previous batch was committed have waited already
+    (a steady stream paid the wait on top of each commit; bench/README.md, ingest30h).
     """
 
     def __init__(
@@ -85,6 +90,7 @@ class Lane:
         self.buffer: list[DeliveredMessage] = []
         self.wake = asyncio.Event()
         self.stopping = False
+        self.first_at = 0.0  # when the buffer's first message arrived (``clock``)
 
     def stop(self) -> None:
         """Finish the batch in flight (committed and acknowledged), take no other."""
@@ -93,8 +99,11 @@ class Lane:
 
     async def on_message(self, message: DeliveredMessage) -> None:
         self.buffer.append(message)
-        if len(self.buffer) == 1 or len(self.buffer) >= self.ingest.cfg.batch:
-            self.wake.set()  # the first of a batch starts its clock; a full one goes at once
+        if len(self.buffer) == 1:
+            self.first_at = clock()  # the first of a batch starts its clock
+            self.wake.set()
+        elif len(self.buffer) >= self.ingest.cfg.batch:
+            self.wake.set()  # a full one goes at once
 
     async def run(self) -> None:
         cfg = self.ingest.cfg
@@ -103,13 +112,16 @@ class Lane:
                 self.wake.clear()
                 await self.wake.wait()
                 continue
-            if len(self.buffer) < cfg.batch:
+            left = self.first_at + cfg.batch_wait - clock()
+            if len(self.buffer) < cfg.batch and left > 0:
                 self.wake.clear()
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.wake.wait(), cfg.batch_wait)
+                    await asyncio.wait_for(self.wake.wait(), left)
             if self.stopping:
                 return
             batch, self.buffer[: cfg.batch] = self.buffer[: cfg.batch], []
+            if self.buffer:
+                self.first_at = clock()  # (the rest came meanwhile: at worst a full wait)
             await self.ingest.process(self, batch)
 
 

@@ -7,6 +7,7 @@ publishes: numbers are reserved on disk in blocks before they are used, so a dae
 after a crash begins past anything its predecessor may have sent.  A batch the runtime
 publishes again takes new numbers; what makes it exactly once in the ingest is its events'
 numbers (``monitord-stream`` / ``monitord-event``, :mod:`sinks.amqp.stream`), which do not change.
+Both files are checked on open: one not of the form written here (hand-edited) is refused.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import uuid
 
 from monitord.system.ownership import Owner, chown_new, current, makedirs_owned
@@ -21,6 +23,12 @@ from sinks.runtime.base import SinkError
 
 BLOCK = 1 << 20  # numbers reserved per write of the high-water file
 DIR_NAME = "monitord.amqp-producer"
+FORMS = {"id": re.compile(r"[0-9a-f]{32}"), "seq": re.compile(r"[0-9]+")}  # what it writes
+REPAIR = {
+    "id": "restore the id it had (the ingest's monitord_ingest_producers lists them) or, once"
+    " the ingest has emptied its queues, delete the file (a new id is made)",
+    "seq": "write a number past this producer's seq in the ingest's monitord_ingest_producers",
+}
 
 
 class Producer:
@@ -52,11 +60,18 @@ class Producer:
             raise SinkError(f"{self.path} is used by another monitord") from None
         self._lock_fd = fd
         try:
-            self.id = self._read("id") or self._write("id", uuid.uuid4().hex)
-            self._next = self._reserved = int(self._read("seq") or 0)
+            held, seq = self._read("id"), self._read("seq")
+            self.id = self._write("id", uuid.uuid4().hex) if held is None else held
+            seq = "0" if seq is None else seq
+            self._check("id", self.id)
+            self._check("seq", seq)
+            self._next = self._reserved = int(seq)
         except (OSError, ValueError) as exc:
             self.close()
             raise SinkError(f"cannot read the AMQP producer state in {self.path}: {exc}") from None
+        except SinkError:
+            self.close()
+            raise
 
     def reserve(self, count: int) -> int:
         """The first of ``count`` fresh sequence numbers (durably past any used before)."""
@@ -80,12 +95,28 @@ class Producer:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
-    def _read(self, name: str) -> str:
+    def _check(self, name: str, value: str) -> None:
+        """Refuse a file not of the form monitord writes (hand-edited): an id holding a space
+        would make every message's ``monitord-id`` malformed (dead-lettered by the ingest), and
+        a new id made in its place would move the producer to another partition while its
+        earlier messages may still wait in the old one (loaded after later events, so below
+        the ingest's marks: lost).  Retryable: the runtime spools the events and opens the
+        sink again until the file is put right."""
+        if not FORMS[name].fullmatch(value):
+            raise SinkError(
+                f"{os.path.join(self.path, name)} holds {value[:80]!r}, not what monitord writes"
+                f" ({FORMS[name].pattern}): {REPAIR[name]}; the events wait in the spool meanwhile",
+                retryable=True,
+            )
+
+    def _read(self, name: str) -> str | None:
+        """The file's text, None if there is none (an empty file is not a missing one: it is
+        refused, not replaced by a new id)."""
         try:
-            with open(os.path.join(self.path, name), encoding="ascii") as fh:
+            with open(os.path.join(self.path, name), encoding="ascii", errors="replace") as fh:
                 return fh.read().strip()
         except FileNotFoundError:
-            return ""
+            return None
 
     def _write(self, name: str, value: str) -> str:
         """Atomically and durably (temporary file, fsync, rename)."""
