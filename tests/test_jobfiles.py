@@ -42,3 +42,9 @@ def test_with_its_stat_the_same_text_and_the_stat_of_the_file_read(
     disk = path.stat()
     assert (st.st_size, st.st_mtime_ns, st.st_ino) == (disk.st_size, disk.st_mtime_ns, disk.st_ino)
     assert jobfiles.read_text_stat(str(tmp_path / "missing")) is None
+
+
+def test_the_block_is_a_heap_allocation_not_an_mmap() -> None:
+    """``os.read`` allocates the whole block: above glibc's mmap threshold (128 KiB until the
+    allocator raises it) a job file's read is an mmap and a munmap (bench/README.md, worker30h)."""
+    assert jobfiles._BLOCK < 128 * 1024

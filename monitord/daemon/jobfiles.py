@@ -12,7 +12,12 @@ def files_read() -> int:
     return _read[0]
 
 
-_BLOCK = 1 << 20  # a job file is one read; a longer one takes more
+#: A job file is one read of this size; a longer one takes more.  ``os.read`` allocates the
+#: whole block, then shrinks the bytes to what was read: a block above glibc's mmap threshold
+#: (128 KiB until the allocator raises it) is an mmap, 3 page faults and a munmap per file
+#: (~11 of a 5 KB file's ~16 µs in a fresh process).  The daemon and the read-ahead worker have
+#: raised it by their first job file, so it cost them ~0.3 µs a file; 64 KiB costs neither.
+_BLOCK = 1 << 16
 
 
 def read_text(path: str) -> str | None:
