@@ -209,9 +209,10 @@ def pegasus_main(argv: Sequence[str] | None = None) -> int:
 
 def _ended(status: int) -> int:
     """The daemon's status, as the program's: after an interrupted replay the process exits at
-    once (:func:`~monitord.daemon.interrupt.exit_at_once`), after any other run too when no
+    once (:func:`~monitord.system.exiting.exit_at_once`), after any other run too when no
     thread is left (:func:`startup.end`)."""
-    from monitord.daemon.interrupt import STATUSES, exit_at_once
+    from monitord.daemon.interrupt import STATUSES
+    from monitord.system.exiting import exit_at_once
 
     if status in STATUSES:
         exit_at_once(status)
