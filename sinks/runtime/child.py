@@ -30,6 +30,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from monitord.system.collector import Paused
+from monitord.system.exiting import exit_at_once
 
 START_TIMEOUT = 60.0  # seconds a child may take to start Python and answer its payload
 
@@ -217,4 +218,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    status = main(sys.argv)
+    if threading.active_count() == 1:  # its sink closed and joined: nothing left to tear down
+        exit_at_once(status)  # the daemon waits for this exit (``Child.close``)
+    sys.exit(status)
