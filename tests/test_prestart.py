@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from monitord.daemon.prestart import SQL_SCHEMES
+from monitord.daemon.readahead import SERVE as READ_AHEAD_SERVE
 from monitord.tools.synthetic import generate
 from sinks.runtime.child import Child, close_spares, prestart
 from sinks.runtime.process_sink import SERVE as SQL_SERVE
@@ -71,50 +72,53 @@ def test_a_child_not_taken_ends_with_close_spares() -> None:
 
 
 def _helpers_when_settling(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *options: str
-) -> tuple[list[str], list[str]]:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[dict[int, str], dict[int, str]]:
     """A large replay (the bound lowered to it) on an idle two-core machine: the child
     processes alive as the daemon starts loading its sinks (``startup.settle``), and those
-    it had while its sinks wrote."""
+    the replay's helpers took (pid -> what they serve)."""
     from monitord import cli
     from monitord.cli import startup
     from monitord.daemon import outputs
-    from sinks.runtime.process_sink import ProcessSink
 
     out = generate(tmp_path / "run", 200, seed=3, name="big").dagman_out
     monkeypatch.setattr(outputs, "PROCESS_FROM", out.stat().st_size)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
     monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     before = children()
-    settling: list[str] = []
-    writing: dict[int, str] = {}
-    settle, write = startup.settle, ProcessSink.write_batch
+    settling: dict[int, str] = {}
+    taken: dict[int, str] = {}
+    settle, start = startup.settle, Child.start
 
     def settle_seen() -> None:
-        settling.extend(t for pid, t in children().items() if pid not in before)
+        settling.update((pid, t) for pid, t in children().items() if pid not in before)
         settle()
 
-    def write_seen(self: ProcessSink, events: object) -> None:
-        writing.update((pid, t) for pid, t in children().items() if pid not in before and t)
-        write(self, events)  # type: ignore[arg-type]
+    def start_seen(self: Child, timeout: float = 60.0) -> object:
+        answer = start(self, timeout)
+        taken[self.pid or 0] = self.serve
+        return answer
 
     monkeypatch.setattr(startup, "settle", settle_seen)
-    monkeypatch.setattr(ProcessSink, "write_batch", write_seen)
+    monkeypatch.setattr(Child, "start", start_seen)
     monkeypatch.setenv("TZ", CORPUS_TZ)
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.chdir(out.parent)
     dest = ["-d", f"sqlite:///{tmp_path / 'w.db'}"]
-    assert cli.main(["replay", "-q", "--no-dashboard", *options, *dest, out.name]) == 0
+    assert cli.main(["replay", "-q", "--no-dashboard", *dest, out.name]) == 0
     assert set(children()) <= set(before)  # every helper ended with the command
-    return settling, sorted(" ".join(t.split()[:2]) for t in writing.values())
+    return settling, taken
 
 
 def test_a_large_replays_helpers_start_before_the_daemon_loads_its_sinks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settling, writing = _helpers_when_settling(tmp_path, monkeypatch)
-    assert len(settling) == 2 and all("sinks.runtime.child" in t for t in settling), settling
-    assert writing == ["monitord read-ahead", "monitord sink-sql"]  # the same two, taken
+    settling, taken = _helpers_when_settling(tmp_path, monkeypatch)
+    assert len(settling) == 2 and all("sinks.runtime.child" in t for t in settling.values()), (
+        settling
+    )
+    assert sorted(taken.values()) == sorted([READ_AHEAD_SERVE, SQL_SERVE])
+    assert set(taken) == set(settling)  # the helpers are the two started ahead
 
 
 @pytest.mark.parametrize(
