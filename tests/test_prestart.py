@@ -12,19 +12,20 @@ from pathlib import Path
 
 import pytest
 
-from monitord.daemon.prestart import SQL_SCHEMES
-from monitord.daemon.readahead import SERVE as READ_AHEAD_SERVE
+from monitord.daemon.prestart import READ_AHEAD_SERVE, SQL_SCHEMES, SQL_SERVE
 from monitord.tools.synthetic import generate
 from sinks.runtime.child import Child, close_spares, prestart
-from sinks.runtime.process_sink import SERVE as SQL_SERVE
 from tests.conftest import CORPUS_TZ
 from tests.test_replay_children import children
 
 
-def test_the_sql_schemes_are_the_sql_factorys() -> None:
+def test_the_sql_schemes_and_the_helpers_are_those_of_their_modules() -> None:
+    from monitord.daemon import readahead
+    from sinks.runtime import process_sink
     from sinks.sql.factory import SQLFactory
 
     assert SQL_SCHEMES == SQLFactory.schemes
+    assert (SQL_SERVE, READ_AHEAD_SERVE) == (process_sink.SERVE, readahead.SERVE)
 
 
 ECHO = "tests.test_prestart:echo_modules"

@@ -15,16 +15,18 @@ from dataclasses import replace
 
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.outputs import helper_processes, loader_in_process
-from monitord.daemon.readahead import SERVE as READ_AHEAD_SERVE
 from sinks.runtime.child import prestart
 from sinks.runtime.factory import scheme_of
-from sinks.runtime.process_sink import SERVE as SQL_SERVE
 
 #: the SQL sink factory's schemes (``sinks/sql/factory.py`` ``SQLFactory.schemes``, which
 #: imports SQLAlchemy: what this module must not), pinned by tests/test_prestart.py
 SQL_SCHEMES = ("sqlite", "mysql", "mariadb", "postgresql", "postgres", "jdbc")
 #: what the SQL child's payload (the unopened SQL sink) loads as it is unpickled
 SQL_MODULES = ("sinks.sql.sink",)
+#: what the helpers serve (``sinks/runtime/process_sink.py``, ``monitord/daemon/readahead.py``
+#: ``SERVE``: modules a replay without helpers does not load), pinned by tests/test_prestart.py
+SQL_SERVE = "sinks.runtime.process_sink:serve_sink"
+READ_AHEAD_SERVE = "monitord.daemon.readahead:serve_read_ahead"
 
 
 def prestart_helpers(cfg: MonitorConfig) -> MonitorConfig:
