@@ -246,6 +246,7 @@ def run_daemon(
 def _run_daemon(
     argv: Sequence[str], *, prog: str, mode: str, attach: Any | None, progress: bool
 ) -> int:
+    """:func:`run_daemon` less the helpers' end: a replay's start as its options are read."""
     try:
         args, config = _prepare(argv, prog=prog, mode=mode, attach=attach)
     except _Refused as exc:
