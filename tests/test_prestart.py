@@ -140,3 +140,30 @@ def test_a_sql_child_is_started_ahead_for_a_sql_destination_only(
     argv = ["replay", "-q", "--no-dashboard", "--sql-process", "--no-read-ahead"]
     assert cli.main([*argv, "-d", dest.format(tmp_path), out.name]) == 0
     assert asked == started
+
+
+AT_EXIT = "tests.test_prestart:mark_at_exit"
+
+
+def mark_at_exit(conn: object, path: str) -> None:
+    """A child's serve function whose atexit hook writes ``path``."""
+    import atexit
+    from pathlib import Path
+
+    atexit.register(Path(path).write_text, "teardown")
+    conn.send("ok")  # type: ignore[attr-defined]
+
+
+@pytest.mark.usefixtures("in_checkout")
+@pytest.mark.parametrize("teardown", [True, False])
+def test_a_child_skips_the_interpreters_teardown_only_when_told(
+    tmp_path: Path, teardown: bool
+) -> None:
+    """The project's helpers (``teardown=False``) exit at once once served; any other child
+    (a process-isolated plugin's) keeps the teardown and its atexit hooks."""
+    mark = tmp_path / "mark"
+    child = Child(AT_EXIT, str(mark), title="monitord test", level=20, teardown=teardown)
+    assert child.start() == "ok"
+    child.close()
+    assert child.exit_code == 0
+    assert mark.exists() is teardown

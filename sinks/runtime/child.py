@@ -42,11 +42,17 @@ class ChildGone(Exception):
 class Child:
     """The daemon's side: start the child, send it messages, wait for its answers."""
 
-    def __init__(self, serve: str, payload: Any, *, title: str, level: int) -> None:
+    def __init__(
+        self, serve: str, payload: Any, *, title: str, level: int, teardown: bool = True
+    ) -> None:
         self.serve = serve
         self.payload = payload
         self.title = title
         self.level = level
+        # False: the child exits without the interpreter's teardown (no atexit hooks) once
+        # ``serve`` returns: for the project's own helpers, whose work is done by then (a
+        # plugin's child keeps its teardown: its code may count on an atexit hook)
+        self.teardown = teardown
         self._proc: subprocess.Popen[bytes] | None = None
         self._conn: Connection | None = None
 
@@ -59,7 +65,7 @@ class Child:
         new one); its first answer (ChildGone if none)."""
         self._proc, self._conn = _spares.take(self.serve) or _spawn(self.serve)
         try:
-            self._conn.send((self.payload, self.title, self.level))
+            self._conn.send((self.payload, self.title, self.level, self.teardown))
             if not self._conn.poll(timeout):
                 raise ChildGone(f"no answer within {timeout:g} s")
             return self._conn.recv()
@@ -187,8 +193,9 @@ def _serve_function(target: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-def main(argv: list[str]) -> int:
-    """The child: load what it serves, take the payload, serve the pipe until it closes."""
+def main(argv: list[str]) -> tuple[int, bool]:
+    """The child: load what it serves, take the payload, serve the pipe until it closes; its
+    status, and whether the interpreter's teardown is wanted."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the daemon ends us, after the batch in hand
     conn = Connection(int(argv[1]))
     with Paused():  # the payload's modules: no garbage, no collection (as the daemon's)
@@ -197,9 +204,9 @@ def main(argv: list[str]) -> int:
             for module in preload:
                 importlib.import_module(module)
             function = _serve_function(serve)
-            payload, title, level = conn.recv()
+            payload, title, level, teardown = conn.recv()
         except (EOFError, OSError):
-            return 0
+            return 0, True
         from setproctitle import setproctitle
 
         from monitord.system import loglevel
@@ -214,11 +221,11 @@ def main(argv: list[str]) -> int:
         function(conn, payload)
     except (EOFError, OSError):
         pass  # the daemon closed the pipe, or died: so do we
-    return 0
+    return 0, teardown
 
 
 if __name__ == "__main__":
-    status = main(sys.argv)
-    if threading.active_count() == 1:  # its sink closed and joined: nothing left to tear down
+    status, teardown = main(sys.argv)
+    if not teardown and threading.active_count() == 1:  # its work done, no thread left
         exit_at_once(status)  # the daemon waits for this exit (``Child.close``)
     sys.exit(status)
