@@ -35,6 +35,9 @@ UNUSED = {
     "pydantic": "the service's configuration",
     "opentelemetry": "the OTLP sink",
     "notifications": "the .notify scripts' runner (monitord/daemon/notifying.py)",
+    "sinks.runtime.process_sink": "a large replay's SQL child (monitord/daemon/prestart.py)",
+    "sinks.runtime.crossing": "the batches' crossing to that child",
+    "monitord.daemon.readahead": "a large replay's read-ahead worker",
 }
 
 REPLAY = r"""

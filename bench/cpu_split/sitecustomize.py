@@ -36,6 +36,9 @@ def _report() -> None:
 
 def _exit(status: int) -> NoReturn:
     try:
+        split = sys.modules.get("child_split")
+        if split is not None:  # its report is an atexit hook, which os._exit skips
+            split._report()
         _report()
     finally:
         _real_exit(status)

@@ -47,6 +47,7 @@ with Paused():  # the command's modules: no garbage, no collection (monitord/sys
     from monitord.daemon.config import notification_settings as config_notifications
     from monitord.daemon.errors import MonitordError
     from monitord.daemon.interrupt import ReplayInterrupted
+    from monitord.daemon.prestart import prestart_helpers
     from monitord.daemon.run import run_follow, run_replay
     from monitord.system import loglevel
     from monitord.system.logs import configure_logging
@@ -208,9 +209,10 @@ def pegasus_main(argv: Sequence[str] | None = None) -> int:
 
 def _ended(status: int) -> int:
     """The daemon's status, as the program's: after an interrupted replay the process exits at
-    once (:func:`~monitord.daemon.interrupt.exit_at_once`), after any other run too when no
+    once (:func:`~monitord.system.exiting.exit_at_once`), after any other run too when no
     thread is left (:func:`startup.end`)."""
-    from monitord.daemon.interrupt import STATUSES, exit_at_once
+    from monitord.daemon.interrupt import STATUSES
+    from monitord.system.exiting import exit_at_once
 
     if status in STATUSES:
         exit_at_once(status)
@@ -233,6 +235,18 @@ def run_daemon(
 
     ``progress``: the progress display on a terminal even with ``-q`` (``monitord demo``).
     """
+    from sinks.runtime.child import close_spares
+
+    try:
+        return _run_daemon(argv, prog=prog, mode=mode, attach=attach, progress=progress)
+    finally:
+        close_spares()  # a replay's helper the run did not take (its destination failed)
+
+
+def _run_daemon(
+    argv: Sequence[str], *, prog: str, mode: str, attach: Any | None, progress: bool
+) -> int:
+    """:func:`run_daemon` less the helpers' end: a replay's start as its options are read."""
     try:
         args, config = _prepare(argv, prog=prog, mode=mode, attach=attach)
     except _Refused as exc:
@@ -277,6 +291,7 @@ def _prepare(
     if getattr(args, "quiet", False):
         loglevel.set_level(max(loglevel.level(), logging.ERROR))  # -q: errors only
     args, config = _configure(parser, args, rest, cli_props)
+    config = prestart_helpers(config)  # they load their modules while this process does
     _check_before_running(args, config, mode=mode, attach=attach)
     return args, config
 

@@ -54,7 +54,7 @@ def end(status: int) -> int:
     """Exit now with ``status`` when this is the program and no other thread runs; else return
     it (the caller exits through the interpreter)."""
     if _program and threading.active_count() == 1:
-        from monitord.daemon.interrupt import exit_at_once
+        from monitord.system.exiting import exit_at_once
 
         exit_at_once(status)
     return status

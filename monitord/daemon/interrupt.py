@@ -10,9 +10,7 @@ The exit status is the shell's for the signal: 130 for SIGINT, 143 for SIGTERM.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import sys
 from typing import TYPE_CHECKING
 
 import structlog
@@ -38,18 +36,6 @@ class ReplayInterrupted(MonitordError):
     def __init__(self, message: str, signum: int) -> None:
         super().__init__(message, exit_code=128 + signum)
         self.signum = signum
-
-
-def exit_at_once(status: int) -> None:
-    """End the process now, skipping the interpreter's teardown: freeing a large replay's
-    parser state object by object took about a second on a loaded machine, after the sinks
-    had closed and the line was printed (every output is closed or flushed by then)."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe, a closed stream: nothing to keep
-            pass
-    os._exit(status)
 
 
 class ReplayStop:

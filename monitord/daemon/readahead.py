@@ -254,7 +254,7 @@ class ReadAhead:
         from sinks.runtime.child import Child, ChildGone
 
         title = f"monitord read-ahead {self.plan.dagman_out}"
-        child = Child(SERVE, self.plan, title=title, level=level)
+        child = Child(SERVE, self.plan, title=title, level=level, teardown=False)
         began = time.monotonic()
         try:
             child.start()

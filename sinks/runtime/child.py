@@ -1,7 +1,9 @@
 """A child Python process on one pipe: how a sink's work runs outside the daemon's process.
 
 What varies is handed in: the function the child serves the pipe with (by name, e.g.
-``sinks.runtime.process_sink:serve_sink``) and its payload (pickled).  The child is a fresh
+``sinks.runtime.process_sink:serve_sink``), told as it starts, and its payload (pickled), told
+when the daemon has it; :func:`prestart` starts a child before its payload exists, so that its
+interpreter and modules load while the daemon loads its own.  The child is a fresh
 interpreter (``python -m sinks.runtime.child FD``, through ``subprocess``): no fork of the
 threaded daemon, and none of multiprocessing's helper processes (forkserver, resource
 tracker), so it is the one process it adds.  It runs in a session of its own and ignores
@@ -23,10 +25,12 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from multiprocessing.connection import Connection
 from typing import Any
 
 from monitord.system.collector import Paused
+from monitord.system.exiting import exit_at_once
 
 START_TIMEOUT = 60.0  # seconds a child may take to start Python and answer its payload
 
@@ -38,11 +42,17 @@ class ChildGone(Exception):
 class Child:
     """The daemon's side: start the child, send it messages, wait for its answers."""
 
-    def __init__(self, serve: str, payload: Any, *, title: str, level: int) -> None:
+    def __init__(
+        self, serve: str, payload: Any, *, title: str, level: int, teardown: bool = True
+    ) -> None:
         self.serve = serve
         self.payload = payload
         self.title = title
         self.level = level
+        # False: the child exits without the interpreter's teardown (no atexit hooks) once
+        # ``serve`` returns: for the project's own helpers, whose work is done by then (a
+        # plugin's child keeps its teardown: its code may count on an atexit hook)
+        self.teardown = teardown
         self._proc: subprocess.Popen[bytes] | None = None
         self._conn: Connection | None = None
 
@@ -51,21 +61,11 @@ class Child:
         return self._proc.pid if self._proc is not None else None
 
     def start(self, timeout: float = START_TIMEOUT) -> Any:
-        """Start the child and hand it its payload; its first answer (ChildGone if none)."""
-        ours, theirs = socket.socketpair()
+        """Hand the child its payload (a child :func:`prestart` started for ``serve``, else a
+        new one); its first answer (ChildGone if none)."""
+        self._proc, self._conn = _spares.take(self.serve) or _spawn(self.serve)
         try:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-m", "sinks.runtime.child", str(theirs.fileno())],
-                pass_fds=(theirs.fileno(),),
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-        finally:
-            theirs.close()
-        self._conn = Connection(ours.detach())
-        try:
-            self._conn.send(sys.path)  # first: the payload may need it to unpickle
-            self._conn.send((self.serve, self.payload, self.title, self.level))
+            self._conn.send((self.payload, self.title, self.level, self.teardown))
             if not self._conn.poll(timeout):
                 raise ChildGone(f"no answer within {timeout:g} s")
             return self._conn.recv()
@@ -120,21 +120,93 @@ class Child:
             self._conn = None
 
 
+def _spawn(serve: str, preload: tuple[str, ...] = ()) -> tuple[subprocess.Popen[bytes], Connection]:
+    """A new child, told at once what it serves (and what else to load) so that it loads
+    those modules while the daemon prepares its payload."""
+    ours, theirs = socket.socketpair()
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "sinks.runtime.child", str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    finally:
+        theirs.close()
+    conn = Connection(ours.detach())
+    try:  # the daemon's sys.path first: a plugin installed beside it, a test's modules
+        conn.send((sys.path, serve, preload))
+    except OSError:
+        pass  # gone already: the payload's send says so
+    return proc, conn
+
+
+class _Spares:
+    """Children started ahead of their payload (:func:`prestart`), by what they serve."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ready: dict[str, list[tuple[subprocess.Popen[bytes], Connection]]] = {}
+
+    def add(self, serve: str, preload: tuple[str, ...]) -> None:
+        child = _spawn(serve, preload)
+        with self._lock:
+            self._ready.setdefault(serve, []).append(child)
+
+    def take(self, serve: str) -> tuple[subprocess.Popen[bytes], Connection] | None:
+        with self._lock:
+            ready = self._ready.get(serve, [])
+            while ready:
+                proc, conn = ready.pop(0)
+                if proc.poll() is None:
+                    return proc, conn
+                conn.close()  # died before its payload: a new one instead
+            return None
+
+    def close(self) -> None:
+        with self._lock:
+            left = [child for ready in self._ready.values() for child in ready]
+            self._ready.clear()
+        for proc, conn in left:
+            conn.close()  # it ends as it sees the pipe closed
+            proc.wait()
+
+
+_spares = _Spares()
+
+
+def prestart(serve: str, preload: tuple[str, ...] = ()) -> None:
+    """Start a child for ``serve`` now: the next :class:`Child` for it takes this one, whose
+    interpreter has meanwhile started and loaded ``serve``'s module and ``preload`` (a
+    replay's helpers load theirs while the daemon loads its own: bench/README.md, "Issue 30,
+    eleventh session: small30h").  :func:`close_spares` ends those never taken."""
+    _spares.add(serve, preload)
+
+
+def close_spares() -> None:
+    """End the children :func:`prestart` started that no :class:`Child` took."""
+    _spares.close()
+
+
 def _serve_function(target: str) -> Any:
     module, _, attr = target.partition(":")
     return getattr(importlib.import_module(module), attr)
 
 
-def main(argv: list[str]) -> int:
-    """The child: take the payload, serve the pipe until it closes."""
+def main(argv: list[str]) -> tuple[int, bool]:
+    """The child: load what it serves, take the payload, serve the pipe until it closes; its
+    status, and whether the interpreter's teardown is wanted."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the daemon ends us, after the batch in hand
     conn = Connection(int(argv[1]))
     with Paused():  # the payload's modules: no garbage, no collection (as the daemon's)
         try:
-            sys.path[:] = conn.recv()  # the daemon's (a plugin installed beside it, a test's)
-            serve, payload, title, level = conn.recv()
+            sys.path[:], serve, preload = conn.recv()
+            for module in preload:
+                importlib.import_module(module)
+            function = _serve_function(serve)
+            payload, title, level, teardown = conn.recv()
         except (EOFError, OSError):
-            return 0
+            return 0, True
         from setproctitle import setproctitle
 
         from monitord.system import loglevel
@@ -144,14 +216,16 @@ def main(argv: list[str]) -> int:
         setproctitle(mask_url_passwords(title))
         configure_logging(0)
         loglevel.set_level(level)
-        function = _serve_function(serve)
     gc.freeze()  # the imports above and the payload's live as long as the child
     try:
         function(conn, payload)
     except (EOFError, OSError):
         pass  # the daemon closed the pipe, or died: so do we
-    return 0
+    return 0, teardown
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    status, teardown = main(sys.argv)
+    if not teardown and threading.active_count() == 1:  # its work done, no thread left
+        exit_at_once(status)  # the daemon waits for this exit (``Child.close``)
+    sys.exit(status)

@@ -102,9 +102,8 @@ class ProcessSink:
         payload = self._sink
         if self._opened_once and self._again is not None:
             payload = self._again(self._sink)
-        child = Child(
-            SERVE, payload, title=f"monitord sink-{self.name} {self.destination}", level=self._level
-        )
+        title = f"monitord sink-{self.name} {self.destination}"
+        child = Child(SERVE, payload, title=title, level=self._level, teardown=False)
         self.children += 1
         began = time.monotonic()
         try:

@@ -1,0 +1,46 @@
+"""A replay's helper processes (the SQL loader's child, the read-ahead worker), decided once
+and started before the daemon loads its own modules.
+
+A helper's start-up (its interpreter, then its modules: SQLAlchemy and the schema for the SQL
+child) took ~0.1–0.3 s that the daemon spent waiting, the worker's before the replay began and
+the SQL child's with the parser stopped on a full queue.  Started as soon as the command line
+is read, the helpers load their modules on the second core while the daemon loads its own
+(bench/README.md, "Issue 30, eleventh session: small30h"); :class:`ReadAhead` and the SQL
+destinations' :class:`ProcessSink` then take them (``sinks/runtime/child.py`` ``prestart``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from monitord.daemon.config import MonitorConfig
+from monitord.daemon.outputs import helper_processes, loader_in_process
+from sinks.runtime.child import prestart
+from sinks.runtime.factory import scheme_of
+
+#: the SQL sink factory's schemes (``sinks/sql/factory.py`` ``SQLFactory.schemes``, which
+#: imports SQLAlchemy: what this module must not), pinned by tests/test_prestart.py
+SQL_SCHEMES = ("sqlite", "mysql", "mariadb", "postgresql", "postgres", "jdbc")
+#: what the SQL child's payload (the unopened SQL sink) loads as it is unpickled
+SQL_MODULES = ("sinks.sql.sink",)
+#: what the helpers serve (``sinks/runtime/process_sink.py``, ``monitord/daemon/readahead.py``
+#: ``SERVE``: modules a replay without helpers does not load), pinned by tests/test_prestart.py
+SQL_SERVE = "sinks.runtime.process_sink:serve_sink"
+READ_AHEAD_SERVE = "monitord.daemon.readahead:serve_read_ahead"
+
+
+def prestart_helpers(cfg: MonitorConfig) -> MonitorConfig:
+    """Decide which helpers a replay gets (the options, else ``helper_processes``), start them,
+    and return ``cfg`` with the decision in it (``read_ahead``, ``sql_process``), so the
+    replay takes it as made, not again at a later load average."""
+    if not cfg.replay:
+        return cfg
+    ahead = cfg.read_ahead
+    if ahead is None:
+        ahead = helper_processes(cfg, "read-ahead")
+    sql = loader_in_process(cfg)
+    if sql and any(d is None or scheme_of(d) in SQL_SCHEMES for d in cfg.dests or [None]):
+        prestart(SQL_SERVE, SQL_MODULES)
+    if ahead:
+        prestart(READ_AHEAD_SERVE)
+    return replace(cfg, read_ahead=ahead, sql_process=sql)

@@ -1,0 +1,169 @@
+"""A replay's helper processes start before the daemon loads its modules (issue 30,
+bench/README.md "Issue 30, eleventh session: small30h"): as soon as the command line is read
+(``monitord/daemon/prestart.py``), so that their interpreters and modules load on the second
+core meanwhile; the replay's read-ahead and SQL loader then take them, and one not taken ends
+with the command.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from monitord.daemon.prestart import READ_AHEAD_SERVE, SQL_SCHEMES, SQL_SERVE
+from monitord.tools.synthetic import generate
+from sinks.runtime.child import Child, close_spares, prestart
+from tests.conftest import CORPUS_TZ
+from tests.test_replay_children import children
+
+
+def test_the_sql_schemes_and_the_helpers_are_those_of_their_modules() -> None:
+    from monitord.daemon import readahead
+    from sinks.runtime import process_sink
+    from sinks.sql.factory import SQLFactory
+
+    assert SQL_SCHEMES == SQLFactory.schemes
+    assert (SQL_SERVE, READ_AHEAD_SERVE) == (process_sink.SERVE, readahead.SERVE)
+
+
+ECHO = "tests.test_prestart:echo_modules"
+
+
+def echo_modules(conn: object, payload: list[str]) -> None:
+    """A child's serve function: answers which of ``payload``'s modules it had loaded."""
+    import sys
+
+    conn.send([m for m in payload if m in sys.modules])  # type: ignore[attr-defined]
+    conn.recv()  # type: ignore[attr-defined]  # until the pipe closes
+
+
+@pytest.fixture
+def in_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)  # the child imports tests.*
+
+
+@pytest.mark.usefixtures("in_checkout")
+def test_a_prestarted_child_is_the_one_taken_with_its_modules_loaded() -> None:
+    before = set(children())
+    prestart(ECHO, ("colorsys",))
+    (spare,) = set(children()) - before
+    child = Child(ECHO, ["colorsys", "wave"], title="monitord test", level=20)
+    try:
+        assert child.start() == ["colorsys"]  # loaded before the payload came; not "wave"
+        assert child.pid == spare
+    finally:
+        child.close()
+    assert set(children()) == before
+
+
+@pytest.mark.usefixtures("in_checkout")
+def test_a_child_not_taken_ends_with_close_spares() -> None:
+    before = set(children())
+    prestart(ECHO)
+    assert len(set(children()) - before) == 1
+    close_spares()
+    assert set(children()) == before
+    child = Child(ECHO, [], title="monitord test", level=20)
+    try:
+        assert child.start() == []  # a new one: none was left to take
+    finally:
+        child.close()
+
+
+def _helpers_when_settling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[dict[int, str], dict[int, str]]:
+    """A large replay (the bound lowered to it) on an idle two-core machine: the child
+    processes alive as the daemon starts loading its sinks (``startup.settle``), and those
+    the replay's helpers took (pid -> what they serve)."""
+    from monitord import cli
+    from monitord.cli import startup
+    from monitord.daemon import outputs
+
+    out = generate(tmp_path / "run", 200, seed=3, name="big").dagman_out
+    monkeypatch.setattr(outputs, "PROCESS_FROM", out.stat().st_size)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    before = children()
+    settling: dict[int, str] = {}
+    taken: dict[int, str] = {}
+    settle, start = startup.settle, Child.start
+
+    def settle_seen() -> None:
+        settling.update((pid, t) for pid, t in children().items() if pid not in before)
+        settle()
+
+    def start_seen(self: Child, timeout: float = 60.0) -> object:
+        answer = start(self, timeout)
+        taken[self.pid or 0] = self.serve
+        return answer
+
+    monkeypatch.setattr(startup, "settle", settle_seen)
+    monkeypatch.setattr(Child, "start", start_seen)
+    monkeypatch.setenv("TZ", CORPUS_TZ)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(out.parent)
+    dest = ["-d", f"sqlite:///{tmp_path / 'w.db'}"]
+    assert cli.main(["replay", "-q", "--no-dashboard", *dest, out.name]) == 0
+    assert set(children()) <= set(before)  # every helper ended with the command
+    return settling, taken
+
+
+def test_a_large_replays_helpers_start_before_the_daemon_loads_its_sinks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settling, taken = _helpers_when_settling(tmp_path, monkeypatch)
+    assert len(settling) == 2 and all("sinks.runtime.child" in t for t in settling.values()), (
+        settling
+    )
+    assert sorted(taken.values()) == sorted([READ_AHEAD_SERVE, SQL_SERVE])
+    assert set(taken) == set(settling)  # the helpers are the two started ahead
+
+
+@pytest.mark.parametrize(
+    ("dest", "started"), [("file://{}/events.bp", []), ("sqlite:///{}/w.db", [SQL_SERVE])]
+)
+def test_a_sql_child_is_started_ahead_for_a_sql_destination_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dest: str, started: list[str]
+) -> None:
+    from monitord import cli
+    from monitord.daemon import prestart as prestarting
+
+    asked: list[str] = []
+    monkeypatch.setattr(prestarting, "prestart", lambda serve, preload=(): asked.append(serve))
+    out = generate(tmp_path / "run", 20, seed=3, name="small").dagman_out
+    monkeypatch.setenv("TZ", CORPUS_TZ)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(out.parent)
+    argv = ["replay", "-q", "--no-dashboard", "--sql-process", "--no-read-ahead"]
+    assert cli.main([*argv, "-d", dest.format(tmp_path), out.name]) == 0
+    assert asked == started
+
+
+AT_EXIT = "tests.test_prestart:mark_at_exit"
+
+
+def mark_at_exit(conn: object, path: str) -> None:
+    """A child's serve function whose atexit hook writes ``path``."""
+    import atexit
+    from pathlib import Path
+
+    atexit.register(Path(path).write_text, "teardown")
+    conn.send("ok")  # type: ignore[attr-defined]
+
+
+@pytest.mark.usefixtures("in_checkout")
+@pytest.mark.parametrize("teardown", [True, False])
+def test_a_child_skips_the_interpreters_teardown_only_when_told(
+    tmp_path: Path, teardown: bool
+) -> None:
+    """The project's helpers (``teardown=False``) exit at once once served; any other child
+    (a process-isolated plugin's) keeps the teardown and its atexit hooks."""
+    mark = tmp_path / "mark"
+    child = Child(AT_EXIT, str(mark), title="monitord test", level=20, teardown=teardown)
+    assert child.start() == "ok"
+    child.close()
+    assert child.exit_code == 0
+    assert mark.exists() is teardown
