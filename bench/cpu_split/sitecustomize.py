@@ -51,3 +51,6 @@ if _LOG:
 
 if os.environ.get("MONITORD_CHILD_SPLIT"):
     import child_split  # noqa: F401  (the SQL child's CPU by stage: its docstring)
+
+if os.environ.get("MONITORD_FN_SPLIT"):
+    import fn_split  # noqa: F401  (the daemon's thread CPU in named functions: its docstring)
