@@ -208,3 +208,25 @@ def test_relayed_and_decoded_events_keep_their_order_and_survive_pickling():
     assert (
         back == ev and [k for k, _ in back.wire_items()] == list(attrs) and back.root_xwf_id == "r"
     )
+
+
+def test_a_relay_merges_the_workflows_fixed_attributes_in_the_order_of_dict_update():
+    """make_event with a Fixed (a static.bp relay): a fixed kind's own keys checked before
+    the fixed ones are merged in give the same event as checking the merged dict."""
+    from monitord.core.events import Fixed, MissingAttribute
+
+    fixed = Fixed(xwf_id="x", root_xwf_id="r", dax="d")
+    usual = make_event("task.info", {"ts": 5, "xwf.id": "y", "task.id": "t"}, fixed)
+    assert [k for k, _ in usual.wire_items()] == ["ts", "xwf.id", "task.id", "root.xwf.id", "dax"]
+    assert (usual.xwf_id, usual.fixed, usual.extra) == ("x", fixed, {})
+    odd = make_event("task.info", {"ts": 5, "task.id": "t", "zz": 1, "dax": "e"}, fixed)
+    assert (odd.xwf_id, odd.fixed, odd.extra) == ("x", fixed, {"zz": 1})
+    assert odd.wire_items() == [
+        ("ts", 5), ("task.id", "t"), ("zz", 1), ("dax", "d"), ("xwf.id", "x"), ("root.xwf.id", "r"),
+    ]  # fmt: skip
+    with pytest.raises(MissingAttribute):
+        make_event("task.info", {"ts": 5}, fixed)  # xwf.id comes from fixed, task.id from none
+    subwf = {"xwf.id": "y", "subwf.id": "s", "job.id": "j", "job_inst.id": 1}
+    plain = make_event("xwf.map.subwf_job", subwf, fixed)
+    assert plain.fixed is None and plain.xwf_id == "x"
+    assert dict(plain.extra) == {"root.xwf.id": "r", "dax": "d"}  # not a fixed kind: extra

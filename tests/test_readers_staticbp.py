@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from monitord.core.readers import staticbp
 from monitord.core.readers.bp import parse_bp_line
 from monitord.core.readers.staticbp import (
     StaticBPError,
@@ -120,3 +121,17 @@ def test_planner_lines_take_the_split_path_and_agree() -> None:
     assert list(got.items()) == list(tokenize_regex(line).items())
     assert got["argv"] == "-a keg -T 253 -i f.0.in -o f.0.0"
     assert got["empty"] == "" and got["bare"] == "" and "solo" not in got
+    # a text that is only the next key's ``key=`` is remembered; the second cut uses it
+    assert staticbp._KEY_OF[" type="] == "type" and " empty=" in staticbp._KEY_OF
+    assert not any("solo" in text for text in staticbp._KEY_OF)
+    assert list(tokenize(line).items()) == list(got.items())
+
+
+def test_split_path_keys_are_shared_strings() -> None:
+    """Two lines' same keys are one object (a crossing pickles a repeat as a reference)."""
+    one, two = (
+        tokenize(f'ts=1 event=job.edge xwf.id=x{n} parent.job.id="a{n}" child.job.id="b{n}" k=v')
+        for n in (1, 2)
+    )
+    assert list(one) == list(two) == ["ts", "event", "xwf.id", "parent.job.id", "child.job.id", "k"]
+    assert all(a is b for a, b in zip(one, two, strict=True))

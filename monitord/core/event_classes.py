@@ -192,13 +192,15 @@ class WfPlan(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> WfPlan:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _WfPlan_xwf_id(self, get("xwf.id", UNSET))
+        _WfPlan_xwf_id(self, attrs["xwf.id"])
         _WfPlan_dax_label(self, get("dax.label", UNSET))
         _WfPlan_dax_version(self, get("dax.version", UNSET))
         _WfPlan_dax_index(self, get("dax.index", UNSET))
@@ -214,8 +216,7 @@ class WfPlan(WithFixed):
         _WfPlan_parent_xwf_id(self, get("parent.xwf.id", UNSET))
         _WfPlan_root_xwf_id(self, get("root.xwf.id", UNSET))
         _WfPlan_db_url(self, get("db_url", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -373,18 +374,19 @@ class WfMapTaskJob(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> WfMapTaskJob:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "task.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _WfMapTaskJob_xwf_id(self, get("xwf.id", UNSET))
-        _WfMapTaskJob_job_id(self, get("job.id", UNSET))
-        _WfMapTaskJob_task_id(self, get("task.id", UNSET))
+        _WfMapTaskJob_xwf_id(self, attrs["xwf.id"])
+        _WfMapTaskJob_job_id(self, attrs["job.id"])
+        _WfMapTaskJob_task_id(self, attrs["task.id"])
         _WfMapTaskJob_ts(self, get("ts", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -465,15 +467,15 @@ class StaticStart(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StaticStart:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
-        get = attrs.get
-        _StaticStart_xwf_id(self, get("xwf.id", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        _StaticStart_xwf_id(self, attrs["xwf.id"])
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -545,15 +547,15 @@ class StaticEnd(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StaticEnd:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
-        get = attrs.get
-        _StaticEnd_xwf_id(self, get("xwf.id", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        _StaticEnd_xwf_id(self, attrs["xwf.id"])
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -640,18 +642,19 @@ class XwfStart(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> XwfStart:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "ts" not in attrs or "restart_count" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _XwfStart_xwf_id(self, get("xwf.id", UNSET))
-        _XwfStart_ts(self, get("ts", UNSET))
+        _XwfStart_xwf_id(self, attrs["xwf.id"])
+        _XwfStart_ts(self, attrs["ts"])
         _XwfStart_reason(self, get("reason", UNSET))
-        _XwfStart_restart_count(self, get("restart_count", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        _XwfStart_restart_count(self, attrs["restart_count"])
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -757,20 +760,21 @@ class XwfEnd(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> XwfEnd:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "ts" not in attrs or "restart_count" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _XwfEnd_xwf_id(self, get("xwf.id", UNSET))
-        _XwfEnd_ts(self, get("ts", UNSET))
+        _XwfEnd_xwf_id(self, attrs["xwf.id"])
+        _XwfEnd_ts(self, attrs["ts"])
         _XwfEnd_reason(self, get("reason", UNSET))
-        _XwfEnd_restart_count(self, get("restart_count", UNSET))
-        _XwfEnd_status(self, get("status", UNSET))
+        _XwfEnd_restart_count(self, attrs["restart_count"])
+        _XwfEnd_status(self, attrs["status"])
         _XwfEnd_level(self, get("level", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -878,17 +882,18 @@ class XwfMapSubwfJob(StampedeEvent):
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> XwfMapSubwfJob:
         if fixed is not None:
             attrs.update(fixed.mapping)
+        known = cls._keys
+        usual = attrs.keys() <= known
         if "xwf.id" not in attrs or "subwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _XwfMapSubwfJob_xwf_id(self, get("xwf.id", UNSET))
+        _XwfMapSubwfJob_xwf_id(self, attrs["xwf.id"])
         _XwfMapSubwfJob_ts(self, get("ts", UNSET))
-        _XwfMapSubwfJob_subwf_id(self, get("subwf.id", UNSET))
-        _XwfMapSubwfJob_job_id(self, get("job.id", UNSET))
-        _XwfMapSubwfJob_job_inst_id(self, get("job_inst.id", UNSET))
-        known = cls._keys
-        if attrs.keys() <= known:  # no set built for the usual event
+        _XwfMapSubwfJob_subwf_id(self, attrs["subwf.id"])
+        _XwfMapSubwfJob_job_id(self, attrs["job.id"])
+        _XwfMapSubwfJob_job_inst_id(self, attrs["job_inst.id"])
+        if usual:
             fixed, extra = None, EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, False)
@@ -999,21 +1004,22 @@ class TaskInfo(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> TaskInfo:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "task.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _TaskInfo_xwf_id(self, get("xwf.id", UNSET))
-        _TaskInfo_task_id(self, get("task.id", UNSET))
+        _TaskInfo_xwf_id(self, attrs["xwf.id"])
+        _TaskInfo_task_id(self, attrs["task.id"])
         _TaskInfo_ts(self, get("ts", UNSET))
         _TaskInfo_type(self, get("type", UNSET))
         _TaskInfo_type_desc(self, get("type_desc", UNSET))
         _TaskInfo_transformation(self, get("transformation", UNSET))
         _TaskInfo_argv(self, get("argv", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -1118,18 +1124,19 @@ class TaskEdge(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> TaskEdge:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "parent.task.id" not in attrs or "child.task.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _TaskEdge_xwf_id(self, get("xwf.id", UNSET))
-        _TaskEdge_parent_task_id(self, get("parent.task.id", UNSET))
-        _TaskEdge_child_task_id(self, get("child.task.id", UNSET))
+        _TaskEdge_xwf_id(self, attrs["xwf.id"])
+        _TaskEdge_parent_task_id(self, attrs["parent.task.id"])
+        _TaskEdge_child_task_id(self, attrs["child.task.id"])
         _TaskEdge_ts(self, get("ts", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -1260,14 +1267,16 @@ class JobInfo(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInfo:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInfo_xwf_id(self, get("xwf.id", UNSET))
-        _JobInfo_job_id(self, get("job.id", UNSET))
+        _JobInfo_xwf_id(self, attrs["xwf.id"])
+        _JobInfo_job_id(self, attrs["job.id"])
         _JobInfo_ts(self, get("ts", UNSET))
         _JobInfo_submit_file(self, get("submit_file", UNSET))
         _JobInfo_type(self, get("type", UNSET))
@@ -1277,8 +1286,7 @@ class JobInfo(WithFixed):
         _JobInfo_executable(self, get("executable", UNSET))
         _JobInfo_argv(self, get("argv", UNSET))
         _JobInfo_task_count(self, get("task_count", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -1395,18 +1403,19 @@ class JobEdge(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobEdge:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "parent.job.id" not in attrs or "child.job.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobEdge_xwf_id(self, get("xwf.id", UNSET))
-        _JobEdge_parent_job_id(self, get("parent.job.id", UNSET))
-        _JobEdge_child_job_id(self, get("child.job.id", UNSET))
+        _JobEdge_xwf_id(self, attrs["xwf.id"])
+        _JobEdge_parent_job_id(self, attrs["parent.job.id"])
+        _JobEdge_child_job_id(self, attrs["child.job.id"])
         _JobEdge_ts(self, get("ts", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -1517,21 +1526,22 @@ class JobInstPreStart(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPreStart:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstPreStart_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstPreStart_job_id(self, get("job.id", UNSET))
-        _JobInstPreStart_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstPreStart_ts(self, get("ts", UNSET))
-        _JobInstPreStart_js_id(self, get("js.id", UNSET))
+        _JobInstPreStart_xwf_id(self, attrs["xwf.id"])
+        _JobInstPreStart_job_id(self, attrs["job.id"])
+        _JobInstPreStart_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstPreStart_ts(self, attrs["ts"])
+        _JobInstPreStart_js_id(self, attrs["js.id"])
         _JobInstPreStart_reason(self, get("reason", UNSET))
         _JobInstPreStart_sched_id(self, get("sched.id", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -1651,21 +1661,22 @@ class JobInstPreTerm(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPreTerm:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstPreTerm_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstPreTerm_job_id(self, get("job.id", UNSET))
-        _JobInstPreTerm_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstPreTerm_ts(self, get("ts", UNSET))
-        _JobInstPreTerm_js_id(self, get("js.id", UNSET))
+        _JobInstPreTerm_xwf_id(self, attrs["xwf.id"])
+        _JobInstPreTerm_job_id(self, attrs["job.id"])
+        _JobInstPreTerm_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstPreTerm_ts(self, attrs["ts"])
+        _JobInstPreTerm_js_id(self, attrs["js.id"])
         _JobInstPreTerm_reason(self, get("reason", UNSET))
         _JobInstPreTerm_sched_id(self, get("sched.id", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -1800,24 +1811,25 @@ class JobInstPreEnd(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPreEnd:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstPreEnd_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstPreEnd_job_id(self, get("job.id", UNSET))
-        _JobInstPreEnd_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstPreEnd_ts(self, get("ts", UNSET))
-        _JobInstPreEnd_js_id(self, get("js.id", UNSET))
+        _JobInstPreEnd_xwf_id(self, attrs["xwf.id"])
+        _JobInstPreEnd_job_id(self, attrs["job.id"])
+        _JobInstPreEnd_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstPreEnd_ts(self, attrs["ts"])
+        _JobInstPreEnd_js_id(self, attrs["js.id"])
         _JobInstPreEnd_reason(self, get("reason", UNSET))
         _JobInstPreEnd_sched_id(self, get("sched.id", UNSET))
-        _JobInstPreEnd_status(self, get("status", UNSET))
+        _JobInstPreEnd_status(self, attrs["status"])
         _JobInstPreEnd_level(self, get("level", UNSET))
         _JobInstPreEnd_exitcode(self, get("exitcode", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -1951,22 +1963,23 @@ class JobInstSubmitStart(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstSubmitStart:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstSubmitStart_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstSubmitStart_job_id(self, get("job.id", UNSET))
-        _JobInstSubmitStart_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstSubmitStart_ts(self, get("ts", UNSET))
-        _JobInstSubmitStart_js_id(self, get("js.id", UNSET))
+        _JobInstSubmitStart_xwf_id(self, attrs["xwf.id"])
+        _JobInstSubmitStart_job_id(self, attrs["job.id"])
+        _JobInstSubmitStart_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstSubmitStart_ts(self, attrs["ts"])
+        _JobInstSubmitStart_js_id(self, attrs["js.id"])
         _JobInstSubmitStart_reason(self, get("reason", UNSET))
         _JobInstSubmitStart_sched_id(self, get("sched.id", UNSET))
         _JobInstSubmitStart_site(self, get("site", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -2099,23 +2112,24 @@ class JobInstSubmitEnd(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstSubmitEnd:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstSubmitEnd_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstSubmitEnd_job_id(self, get("job.id", UNSET))
-        _JobInstSubmitEnd_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstSubmitEnd_ts(self, get("ts", UNSET))
-        _JobInstSubmitEnd_js_id(self, get("js.id", UNSET))
+        _JobInstSubmitEnd_xwf_id(self, attrs["xwf.id"])
+        _JobInstSubmitEnd_job_id(self, attrs["job.id"])
+        _JobInstSubmitEnd_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstSubmitEnd_ts(self, attrs["ts"])
+        _JobInstSubmitEnd_js_id(self, attrs["js.id"])
         _JobInstSubmitEnd_reason(self, get("reason", UNSET))
         _JobInstSubmitEnd_sched_id(self, get("sched.id", UNSET))
-        _JobInstSubmitEnd_status(self, get("status", UNSET))
+        _JobInstSubmitEnd_status(self, attrs["status"])
         _JobInstSubmitEnd_level(self, get("level", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -2241,21 +2255,22 @@ class JobInstHeldStart(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstHeldStart:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstHeldStart_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstHeldStart_job_id(self, get("job.id", UNSET))
-        _JobInstHeldStart_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstHeldStart_ts(self, get("ts", UNSET))
-        _JobInstHeldStart_js_id(self, get("js.id", UNSET))
+        _JobInstHeldStart_xwf_id(self, attrs["xwf.id"])
+        _JobInstHeldStart_job_id(self, attrs["job.id"])
+        _JobInstHeldStart_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstHeldStart_ts(self, attrs["ts"])
+        _JobInstHeldStart_js_id(self, attrs["js.id"])
         _JobInstHeldStart_reason(self, get("reason", UNSET))
         _JobInstHeldStart_sched_id(self, get("sched.id", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -2385,23 +2400,24 @@ class JobInstHeldEnd(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstHeldEnd:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstHeldEnd_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstHeldEnd_job_id(self, get("job.id", UNSET))
-        _JobInstHeldEnd_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstHeldEnd_ts(self, get("ts", UNSET))
-        _JobInstHeldEnd_js_id(self, get("js.id", UNSET))
+        _JobInstHeldEnd_xwf_id(self, attrs["xwf.id"])
+        _JobInstHeldEnd_job_id(self, attrs["job.id"])
+        _JobInstHeldEnd_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstHeldEnd_ts(self, attrs["ts"])
+        _JobInstHeldEnd_js_id(self, attrs["js.id"])
         _JobInstHeldEnd_reason(self, get("reason", UNSET))
         _JobInstHeldEnd_sched_id(self, get("sched.id", UNSET))
-        _JobInstHeldEnd_status(self, get("status", UNSET))
+        _JobInstHeldEnd_status(self, attrs["status"])
         _JobInstHeldEnd_level(self, get("level", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -2537,23 +2553,24 @@ class JobInstMainStart(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstMainStart:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstMainStart_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstMainStart_job_id(self, get("job.id", UNSET))
-        _JobInstMainStart_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstMainStart_ts(self, get("ts", UNSET))
-        _JobInstMainStart_js_id(self, get("js.id", UNSET))
+        _JobInstMainStart_xwf_id(self, attrs["xwf.id"])
+        _JobInstMainStart_job_id(self, attrs["job.id"])
+        _JobInstMainStart_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstMainStart_ts(self, attrs["ts"])
+        _JobInstMainStart_js_id(self, attrs["js.id"])
         _JobInstMainStart_stdin_file(self, get("stdin.file", UNSET))
         _JobInstMainStart_stdout_file(self, get("stdout.file", UNSET))
         _JobInstMainStart_stderr_file(self, get("stderr.file", UNSET))
         _JobInstMainStart_sched_id(self, get("sched.id", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -2689,23 +2706,24 @@ class JobInstMainTerm(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstMainTerm:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstMainTerm_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstMainTerm_job_id(self, get("job.id", UNSET))
-        _JobInstMainTerm_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstMainTerm_ts(self, get("ts", UNSET))
-        _JobInstMainTerm_js_id(self, get("js.id", UNSET))
+        _JobInstMainTerm_xwf_id(self, attrs["xwf.id"])
+        _JobInstMainTerm_job_id(self, attrs["job.id"])
+        _JobInstMainTerm_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstMainTerm_ts(self, attrs["ts"])
+        _JobInstMainTerm_js_id(self, attrs["js.id"])
         _JobInstMainTerm_reason(self, get("reason", UNSET))
         _JobInstMainTerm_sched_id(self, get("sched.id", UNSET))
-        _JobInstMainTerm_status(self, get("status", UNSET))
+        _JobInstMainTerm_status(self, attrs["status"])
         _JobInstMainTerm_level(self, get("level", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -2901,17 +2919,19 @@ class JobInstMainEnd(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstMainEnd:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstMainEnd_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstMainEnd_job_id(self, get("job.id", UNSET))
-        _JobInstMainEnd_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstMainEnd_ts(self, get("ts", UNSET))
-        _JobInstMainEnd_js_id(self, get("js.id", UNSET))
+        _JobInstMainEnd_xwf_id(self, attrs["xwf.id"])
+        _JobInstMainEnd_job_id(self, attrs["job.id"])
+        _JobInstMainEnd_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstMainEnd_ts(self, attrs["ts"])
+        _JobInstMainEnd_js_id(self, attrs["js.id"])
         _JobInstMainEnd_site(self, get("site", UNSET))
         _JobInstMainEnd_user(self, get("user", UNSET))
         _JobInstMainEnd_local_dur(self, get("local.dur", UNSET))
@@ -2919,7 +2939,7 @@ class JobInstMainEnd(WithFixed):
         _JobInstMainEnd_multiplier_factor(self, get("multiplier_factor", UNSET))
         _JobInstMainEnd_exitcode(self, get("exitcode", UNSET))
         _JobInstMainEnd_sched_id(self, get("sched.id", UNSET))
-        _JobInstMainEnd_status(self, get("status", UNSET))
+        _JobInstMainEnd_status(self, attrs["status"])
         _JobInstMainEnd_level(self, get("level", UNSET))
         _JobInstMainEnd_work_dir(self, get("work_dir", UNSET))
         _JobInstMainEnd_cluster_start(self, get("cluster.start", UNSET))
@@ -2928,8 +2948,7 @@ class JobInstMainEnd(WithFixed):
         _JobInstMainEnd_stderr_file(self, get("stderr.file", UNSET))
         _JobInstMainEnd_stdout_text(self, get("stdout.text", UNSET))
         _JobInstMainEnd_stderr_text(self, get("stderr.text", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -3091,21 +3110,22 @@ class JobInstPostStart(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPostStart:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstPostStart_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstPostStart_job_id(self, get("job.id", UNSET))
-        _JobInstPostStart_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstPostStart_ts(self, get("ts", UNSET))
-        _JobInstPostStart_js_id(self, get("js.id", UNSET))
+        _JobInstPostStart_xwf_id(self, attrs["xwf.id"])
+        _JobInstPostStart_job_id(self, attrs["job.id"])
+        _JobInstPostStart_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstPostStart_ts(self, attrs["ts"])
+        _JobInstPostStart_js_id(self, attrs["js.id"])
         _JobInstPostStart_reason(self, get("reason", UNSET))
         _JobInstPostStart_sched_id(self, get("sched.id", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -3225,21 +3245,22 @@ class JobInstPostTerm(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPostTerm:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstPostTerm_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstPostTerm_job_id(self, get("job.id", UNSET))
-        _JobInstPostTerm_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstPostTerm_ts(self, get("ts", UNSET))
-        _JobInstPostTerm_js_id(self, get("js.id", UNSET))
+        _JobInstPostTerm_xwf_id(self, attrs["xwf.id"])
+        _JobInstPostTerm_job_id(self, attrs["job.id"])
+        _JobInstPostTerm_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstPostTerm_ts(self, attrs["ts"])
+        _JobInstPostTerm_js_id(self, attrs["js.id"])
         _JobInstPostTerm_reason(self, get("reason", UNSET))
         _JobInstPostTerm_sched_id(self, get("sched.id", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -3374,24 +3395,25 @@ class JobInstPostEnd(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstPostEnd:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstPostEnd_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstPostEnd_job_id(self, get("job.id", UNSET))
-        _JobInstPostEnd_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstPostEnd_ts(self, get("ts", UNSET))
-        _JobInstPostEnd_js_id(self, get("js.id", UNSET))
+        _JobInstPostEnd_xwf_id(self, attrs["xwf.id"])
+        _JobInstPostEnd_job_id(self, attrs["job.id"])
+        _JobInstPostEnd_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstPostEnd_ts(self, attrs["ts"])
+        _JobInstPostEnd_js_id(self, attrs["js.id"])
         _JobInstPostEnd_reason(self, get("reason", UNSET))
         _JobInstPostEnd_sched_id(self, get("sched.id", UNSET))
-        _JobInstPostEnd_status(self, get("status", UNSET))
+        _JobInstPostEnd_status(self, attrs["status"])
         _JobInstPostEnd_level(self, get("level", UNSET))
         _JobInstPostEnd_exitcode(self, get("exitcode", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -3530,23 +3552,24 @@ class JobInstHostInfo(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstHostInfo:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "hostname" not in attrs or "ip" not in attrs or "site" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstHostInfo_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstHostInfo_job_id(self, get("job.id", UNSET))
-        _JobInstHostInfo_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstHostInfo_hostname(self, get("hostname", UNSET))
-        _JobInstHostInfo_ip(self, get("ip", UNSET))
-        _JobInstHostInfo_site(self, get("site", UNSET))
+        _JobInstHostInfo_xwf_id(self, attrs["xwf.id"])
+        _JobInstHostInfo_job_id(self, attrs["job.id"])
+        _JobInstHostInfo_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstHostInfo_hostname(self, attrs["hostname"])
+        _JobInstHostInfo_ip(self, attrs["ip"])
+        _JobInstHostInfo_site(self, attrs["site"])
         _JobInstHostInfo_total_memory(self, get("total_memory", UNSET))
         _JobInstHostInfo_uname(self, get("uname", UNSET))
         _JobInstHostInfo_ts(self, get("ts", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -3672,21 +3695,22 @@ class JobInstImageInfo(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstImageInfo:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstImageInfo_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstImageInfo_job_id(self, get("job.id", UNSET))
-        _JobInstImageInfo_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstImageInfo_ts(self, get("ts", UNSET))
-        _JobInstImageInfo_js_id(self, get("js.id", UNSET))
+        _JobInstImageInfo_xwf_id(self, attrs["xwf.id"])
+        _JobInstImageInfo_job_id(self, attrs["job.id"])
+        _JobInstImageInfo_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstImageInfo_ts(self, attrs["ts"])
+        _JobInstImageInfo_js_id(self, attrs["js.id"])
         _JobInstImageInfo_reason(self, get("reason", UNSET))
         _JobInstImageInfo_sched_id(self, get("sched.id", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -3806,21 +3830,22 @@ class JobInstAbortInfo(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstAbortInfo:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstAbortInfo_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstAbortInfo_job_id(self, get("job.id", UNSET))
-        _JobInstAbortInfo_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstAbortInfo_ts(self, get("ts", UNSET))
-        _JobInstAbortInfo_js_id(self, get("js.id", UNSET))
+        _JobInstAbortInfo_xwf_id(self, attrs["xwf.id"])
+        _JobInstAbortInfo_job_id(self, attrs["job.id"])
+        _JobInstAbortInfo_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstAbortInfo_ts(self, attrs["ts"])
+        _JobInstAbortInfo_js_id(self, attrs["js.id"])
         _JobInstAbortInfo_reason(self, get("reason", UNSET))
         _JobInstAbortInfo_sched_id(self, get("sched.id", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -3940,21 +3965,22 @@ class JobInstRemoteError(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstRemoteError:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstRemoteError_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstRemoteError_job_id(self, get("job.id", UNSET))
-        _JobInstRemoteError_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstRemoteError_ts(self, get("ts", UNSET))
-        _JobInstRemoteError_js_id(self, get("js.id", UNSET))
+        _JobInstRemoteError_xwf_id(self, attrs["xwf.id"])
+        _JobInstRemoteError_job_id(self, attrs["job.id"])
+        _JobInstRemoteError_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstRemoteError_ts(self, attrs["ts"])
+        _JobInstRemoteError_js_id(self, attrs["js.id"])
         _JobInstRemoteError_reason(self, get("reason", UNSET))
         _JobInstRemoteError_sched_id(self, get("sched.id", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -4074,21 +4100,22 @@ class JobInstGridSubmitStart(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstGridSubmitStart:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstGridSubmitStart_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstGridSubmitStart_job_id(self, get("job.id", UNSET))
-        _JobInstGridSubmitStart_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstGridSubmitStart_ts(self, get("ts", UNSET))
-        _JobInstGridSubmitStart_js_id(self, get("js.id", UNSET))
+        _JobInstGridSubmitStart_xwf_id(self, attrs["xwf.id"])
+        _JobInstGridSubmitStart_job_id(self, attrs["job.id"])
+        _JobInstGridSubmitStart_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstGridSubmitStart_ts(self, attrs["ts"])
+        _JobInstGridSubmitStart_js_id(self, attrs["js.id"])
         _JobInstGridSubmitStart_reason(self, get("reason", UNSET))
         _JobInstGridSubmitStart_sched_id(self, get("sched.id", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -4218,23 +4245,24 @@ class JobInstGridSubmitEnd(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstGridSubmitEnd:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstGridSubmitEnd_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstGridSubmitEnd_job_id(self, get("job.id", UNSET))
-        _JobInstGridSubmitEnd_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstGridSubmitEnd_ts(self, get("ts", UNSET))
-        _JobInstGridSubmitEnd_js_id(self, get("js.id", UNSET))
+        _JobInstGridSubmitEnd_xwf_id(self, attrs["xwf.id"])
+        _JobInstGridSubmitEnd_job_id(self, attrs["job.id"])
+        _JobInstGridSubmitEnd_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstGridSubmitEnd_ts(self, attrs["ts"])
+        _JobInstGridSubmitEnd_js_id(self, attrs["js.id"])
         _JobInstGridSubmitEnd_reason(self, get("reason", UNSET))
         _JobInstGridSubmitEnd_sched_id(self, get("sched.id", UNSET))
-        _JobInstGridSubmitEnd_status(self, get("status", UNSET))
+        _JobInstGridSubmitEnd_status(self, attrs["status"])
         _JobInstGridSubmitEnd_level(self, get("level", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -4360,21 +4388,22 @@ class JobInstGlobusSubmitStart(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstGlobusSubmitStart:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstGlobusSubmitStart_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstGlobusSubmitStart_job_id(self, get("job.id", UNSET))
-        _JobInstGlobusSubmitStart_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstGlobusSubmitStart_ts(self, get("ts", UNSET))
-        _JobInstGlobusSubmitStart_js_id(self, get("js.id", UNSET))
+        _JobInstGlobusSubmitStart_xwf_id(self, attrs["xwf.id"])
+        _JobInstGlobusSubmitStart_job_id(self, attrs["job.id"])
+        _JobInstGlobusSubmitStart_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstGlobusSubmitStart_ts(self, attrs["ts"])
+        _JobInstGlobusSubmitStart_js_id(self, attrs["js.id"])
         _JobInstGlobusSubmitStart_reason(self, get("reason", UNSET))
         _JobInstGlobusSubmitStart_sched_id(self, get("sched.id", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -4504,23 +4533,24 @@ class JobInstGlobusSubmitEnd(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstGlobusSubmitEnd:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstGlobusSubmitEnd_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstGlobusSubmitEnd_job_id(self, get("job.id", UNSET))
-        _JobInstGlobusSubmitEnd_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstGlobusSubmitEnd_ts(self, get("ts", UNSET))
-        _JobInstGlobusSubmitEnd_js_id(self, get("js.id", UNSET))
+        _JobInstGlobusSubmitEnd_xwf_id(self, attrs["xwf.id"])
+        _JobInstGlobusSubmitEnd_job_id(self, attrs["job.id"])
+        _JobInstGlobusSubmitEnd_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstGlobusSubmitEnd_ts(self, attrs["ts"])
+        _JobInstGlobusSubmitEnd_js_id(self, attrs["js.id"])
         _JobInstGlobusSubmitEnd_reason(self, get("reason", UNSET))
         _JobInstGlobusSubmitEnd_sched_id(self, get("sched.id", UNSET))
-        _JobInstGlobusSubmitEnd_status(self, get("status", UNSET))
+        _JobInstGlobusSubmitEnd_status(self, attrs["status"])
         _JobInstGlobusSubmitEnd_level(self, get("level", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -4641,20 +4671,21 @@ class JobInstTag(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstTag:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "count" not in attrs or "name" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstTag_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstTag_job_id(self, get("job.id", UNSET))
-        _JobInstTag_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstTag_count(self, get("count", UNSET))
+        _JobInstTag_xwf_id(self, attrs["xwf.id"])
+        _JobInstTag_job_id(self, attrs["job.id"])
+        _JobInstTag_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstTag_count(self, attrs["count"])
         _JobInstTag_ts(self, get("ts", UNSET))
-        _JobInstTag_name_(self, get("name", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        _JobInstTag_name_(self, attrs["name"])
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -4931,17 +4962,19 @@ class JobInstComposite(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> JobInstComposite:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "ts" not in attrs or "js.id" not in attrs or "status" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _JobInstComposite_xwf_id(self, get("xwf.id", UNSET))
-        _JobInstComposite_job_id(self, get("job.id", UNSET))
-        _JobInstComposite_job_inst_id(self, get("job_inst.id", UNSET))
-        _JobInstComposite_ts(self, get("ts", UNSET))
-        _JobInstComposite_js_id(self, get("js.id", UNSET))
+        _JobInstComposite_xwf_id(self, attrs["xwf.id"])
+        _JobInstComposite_job_id(self, attrs["job.id"])
+        _JobInstComposite_job_inst_id(self, attrs["job_inst.id"])
+        _JobInstComposite_ts(self, attrs["ts"])
+        _JobInstComposite_js_id(self, attrs["js.id"])
         _JobInstComposite_site(self, get("site", UNSET))
         _JobInstComposite_user(self, get("user", UNSET))
         _JobInstComposite_local_dur(self, get("local.dur", UNSET))
@@ -4949,7 +4982,7 @@ class JobInstComposite(WithFixed):
         _JobInstComposite_multiplier_factor(self, get("multiplier_factor", UNSET))
         _JobInstComposite_exitcode(self, get("exitcode", UNSET))
         _JobInstComposite_sched_id(self, get("sched.id", UNSET))
-        _JobInstComposite_status(self, get("status", UNSET))
+        _JobInstComposite_status(self, attrs["status"])
         _JobInstComposite_level(self, get("level", UNSET))
         _JobInstComposite_work_dir(self, get("work_dir", UNSET))
         _JobInstComposite_cluster_start(self, get("cluster.start", UNSET))
@@ -4976,8 +5009,7 @@ class JobInstComposite(WithFixed):
         _JobInstComposite_invocations(self, get("invocations", UNSET))
         _JobInstComposite_app(self, get("app", UNSET))
         _JobInstComposite_wf(self, get("wf", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -5183,19 +5215,20 @@ class InvStart(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> InvStart:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "inv.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _InvStart_xwf_id(self, get("xwf.id", UNSET))
-        _InvStart_job_id(self, get("job.id", UNSET))
-        _InvStart_job_inst_id(self, get("job_inst.id", UNSET))
-        _InvStart_inv_id(self, get("inv.id", UNSET))
+        _InvStart_xwf_id(self, attrs["xwf.id"])
+        _InvStart_job_id(self, attrs["job.id"])
+        _InvStart_job_inst_id(self, attrs["job_inst.id"])
+        _InvStart_inv_id(self, attrs["inv.id"])
         _InvStart_ts(self, get("ts", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -5354,16 +5387,18 @@ class InvEnd(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> InvEnd:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "inv.id" not in attrs or "exitcode" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _InvEnd_xwf_id(self, get("xwf.id", UNSET))
-        _InvEnd_job_id(self, get("job.id", UNSET))
-        _InvEnd_job_inst_id(self, get("job_inst.id", UNSET))
-        _InvEnd_inv_id(self, get("inv.id", UNSET))
+        _InvEnd_xwf_id(self, attrs["xwf.id"])
+        _InvEnd_job_id(self, attrs["job.id"])
+        _InvEnd_job_inst_id(self, attrs["job_inst.id"])
+        _InvEnd_inv_id(self, attrs["inv.id"])
         _InvEnd_transformation(self, get("transformation", UNSET))
         _InvEnd_task_id(self, get("task.id", UNSET))
         _InvEnd_start_time(self, get("start_time", UNSET))
@@ -5372,12 +5407,11 @@ class InvEnd(WithFixed):
         _InvEnd_avg_cpu(self, get("avg_cpu", UNSET))
         _InvEnd_maxrss(self, get("maxrss", UNSET))
         _InvEnd_ts(self, get("ts", UNSET))
-        _InvEnd_exitcode(self, get("exitcode", UNSET))
+        _InvEnd_exitcode(self, attrs["exitcode"])
         _InvEnd_executable(self, get("executable", UNSET))
         _InvEnd_argv(self, get("argv", UNSET))
         _InvEnd_level(self, get("level", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -5499,16 +5533,17 @@ class StaticMetaStart(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StaticMetaStart:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _StaticMetaStart_xwf_id(self, get("xwf.id", UNSET))
+        _StaticMetaStart_xwf_id(self, attrs["xwf.id"])
         _StaticMetaStart_ts(self, get("ts", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -5598,18 +5633,19 @@ class XwfMeta(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> XwfMeta:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "key" not in attrs or "value" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _XwfMeta_xwf_id(self, get("xwf.id", UNSET))
-        _XwfMeta_key(self, get("key", UNSET))
-        _XwfMeta_value(self, get("value", UNSET))
+        _XwfMeta_xwf_id(self, attrs["xwf.id"])
+        _XwfMeta_key(self, attrs["key"])
+        _XwfMeta_value(self, attrs["value"])
         _XwfMeta_ts(self, get("ts", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -5710,19 +5746,20 @@ class TaskMeta(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> TaskMeta:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "task.id" not in attrs or "key" not in attrs or "value" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _TaskMeta_xwf_id(self, get("xwf.id", UNSET))
-        _TaskMeta_task_id(self, get("task.id", UNSET))
-        _TaskMeta_key(self, get("key", UNSET))
-        _TaskMeta_value(self, get("value", UNSET))
+        _TaskMeta_xwf_id(self, attrs["xwf.id"])
+        _TaskMeta_task_id(self, attrs["task.id"])
+        _TaskMeta_key(self, attrs["key"])
+        _TaskMeta_value(self, attrs["value"])
         _TaskMeta_ts(self, get("ts", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -5826,19 +5863,20 @@ class RcMeta(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> RcMeta:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "lfn.id" not in attrs or "key" not in attrs or "value" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _RcMeta_xwf_id(self, get("xwf.id", UNSET))
-        _RcMeta_lfn_id(self, get("lfn.id", UNSET))
+        _RcMeta_xwf_id(self, attrs["xwf.id"])
+        _RcMeta_lfn_id(self, attrs["lfn.id"])
         _RcMeta_ts(self, get("ts", UNSET))
-        _RcMeta_key(self, get("key", UNSET))
-        _RcMeta_value(self, get("value", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        _RcMeta_key(self, attrs["key"])
+        _RcMeta_value(self, attrs["value"])
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -5957,22 +5995,23 @@ class IntMetric(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> IntMetric:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "type" not in attrs or "file_type" not in attrs or "count" not in attrs or "duration" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _IntMetric_xwf_id(self, get("xwf.id", UNSET))
-        _IntMetric_job_id(self, get("job.id", UNSET))
-        _IntMetric_job_inst_id(self, get("job_inst.id", UNSET))
-        _IntMetric_type(self, get("type", UNSET))
-        _IntMetric_file_type(self, get("file_type", UNSET))
-        _IntMetric_count(self, get("count", UNSET))
-        _IntMetric_duration(self, get("duration", UNSET))
+        _IntMetric_xwf_id(self, attrs["xwf.id"])
+        _IntMetric_job_id(self, attrs["job.id"])
+        _IntMetric_job_inst_id(self, attrs["job_inst.id"])
+        _IntMetric_type(self, attrs["type"])
+        _IntMetric_file_type(self, attrs["file_type"])
+        _IntMetric_count(self, attrs["count"])
+        _IntMetric_duration(self, attrs["duration"])
         _IntMetric_ts(self, get("ts", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -6080,18 +6119,19 @@ class RcPfn(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> RcPfn:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "lfn.id" not in attrs or "pfn" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _RcPfn_xwf_id(self, get("xwf.id", UNSET))
-        _RcPfn_lfn_id(self, get("lfn.id", UNSET))
-        _RcPfn_pfn(self, get("pfn", UNSET))
+        _RcPfn_xwf_id(self, attrs["xwf.id"])
+        _RcPfn_lfn_id(self, attrs["lfn.id"])
+        _RcPfn_pfn(self, attrs["pfn"])
         _RcPfn_site(self, get("site", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -6187,18 +6227,19 @@ class WfMapFile(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> WfMapFile:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "task.id" not in attrs or "lfn.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _WfMapFile_xwf_id(self, get("xwf.id", UNSET))
-        _WfMapFile_task_id(self, get("task.id", UNSET))
-        _WfMapFile_lfn_id(self, get("lfn.id", UNSET))
+        _WfMapFile_xwf_id(self, attrs["xwf.id"])
+        _WfMapFile_task_id(self, attrs["task.id"])
+        _WfMapFile_lfn_id(self, attrs["lfn.id"])
         _WfMapFile_ts(self, get("ts", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -6284,16 +6325,17 @@ class StaticMetaEnd(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> StaticMetaEnd:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _StaticMetaEnd_xwf_id(self, get("xwf.id", UNSET))
+        _StaticMetaEnd_xwf_id(self, attrs["xwf.id"])
         _StaticMetaEnd_ts(self, get("ts", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)
@@ -6393,20 +6435,21 @@ class TaskMonitoring(WithFixed):
 
     @classmethod
     def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> TaskMonitoring:
+        known = cls._keys_fixed if fixed is not None else cls._keys
+        usual = attrs.keys() <= known  # no set built for the usual event
         if fixed is not None:
             attrs.update(fixed.mapping)
         if "xwf.id" not in attrs or "job.id" not in attrs or "job_inst.id" not in attrs or "monitoring_event" not in attrs:
             raise missing(cls, attrs)
         self = _new(cls)
         get = attrs.get
-        _TaskMonitoring_xwf_id(self, get("xwf.id", UNSET))
-        _TaskMonitoring_job_id(self, get("job.id", UNSET))
-        _TaskMonitoring_job_inst_id(self, get("job_inst.id", UNSET))
+        _TaskMonitoring_xwf_id(self, attrs["xwf.id"])
+        _TaskMonitoring_job_id(self, attrs["job.id"])
+        _TaskMonitoring_job_inst_id(self, attrs["job_inst.id"])
         _TaskMonitoring_sched_id(self, get("sched.id", UNSET))
-        _TaskMonitoring_monitoring_event(self, get("monitoring_event", UNSET))
+        _TaskMonitoring_monitoring_event(self, attrs["monitoring_event"])
         _TaskMonitoring_ts(self, get("ts", UNSET))
-        known = (cls._keys_fixed if fixed is not None else cls._keys)
-        if attrs.keys() <= known:  # no set built for the usual event
+        if usual:
             extra = EMPTY
         else:
             fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, True)

@@ -148,27 +148,39 @@ def _of(spec: EventSpec, cls: str) -> list[str]:
 
 
 def _from_wire(spec: EventSpec, cls: str) -> list[str]:
-    """``from_wire``: each own attribute straight from ``attrs`` into its slot; only the keys
-    beyond the kind's own (``rest``: a relay's planner keys, a decoded event's fixed ones)
-    take the slower :func:`split_rest`."""
+    """``from_wire``: each own attribute straight from ``attrs`` into its slot (a mandatory
+    one by subscript: it was just checked); only the keys beyond the kind's own (``rest``: a
+    relay's planner keys, a decoded event's fixed ones) take the slower :func:`split_rest`.
+    A fixed kind checks its keys before ``fixed`` is merged in (a relay's few, not the
+    merged dozen): the fixed keys are known keys of its, so the answer is the same."""
     lines = [
         "    @classmethod",
         f"    def from_wire(cls, attrs: dict[str, Any], fixed: Fixed | None = None) -> {cls}:",
-        "        if fixed is not None:",
-        "            attrs.update(fixed.mapping)",
     ]
+    merge = ["        if fixed is not None:", "            attrs.update(fixed.mapping)"]
+    if spec.fixed:
+        lines += [
+            "        known = cls._keys_fixed if fixed is not None else cls._keys",
+            "        usual = attrs.keys() <= known  # no set built for the usual event",
+            *merge,
+        ]
+    else:
+        lines += [*merge, "        known = cls._keys", "        usual = attrs.keys() <= known"]
     if spec.required:
         test = " or ".join(f"{_str(k)} not in attrs" for k in spec.required)
         lines += [f"        if {test}:", "            raise missing(cls, attrs)"]
-    lines += ["        self = _new(cls)", "        get = attrs.get"]
-    lines += [f"        _{cls}_{a.field}(self, get({_str(a.name)}, UNSET))" for a in spec.own]
-    if spec.fixed:
-        known = "(cls._keys_fixed if fixed is not None else cls._keys)"
-    else:
-        known = "cls._keys"
+    required = set(spec.required)
+    lines += ["        self = _new(cls)"]
+    if any(a.name not in required for a in spec.own):
+        lines += ["        get = attrs.get"]
     lines += [
-        f"        known = {known}",
-        "        if attrs.keys() <= known:  # no set built for the usual event",
+        f"        _{cls}_{a.field}(self, attrs[{_str(a.name)}])"
+        if a.name in required
+        else f"        _{cls}_{a.field}(self, get({_str(a.name)}, UNSET))"
+        for a in spec.own
+    ]
+    lines += [
+        "        if usual:",
         "            " + ("extra = EMPTY" if spec.fixed else "fixed, extra = None, EMPTY"),
         "        else:",
         f"            fixed, extra = split_rest(attrs, attrs.keys() - known, fixed, {spec.fixed})",
