@@ -414,10 +414,11 @@ def _run(config: MonitorConfig, *, quiet: bool, judged: bool, progress: bool = F
     )
     from monitord.daemon.run import daemon_monitor
 
-    counter = ProgressCounter()
+    shown = progress or not quiet  # a bar (on a terminal) or the summary counts jobs
+    counter = ProgressCounter(count_jobs=shown)
     monitor = daemon_monitor(config, observers=[counter])
     run = run_replay(config, monitor) if config.replay else run_follow(config, monitor)
-    if (progress or not quiet) and sys.stderr.isatty():
+    if shown and sys.stderr.isatty():
         status = asyncio.run(
             run_with_progress(run, counter, replay=config.replay, stream=sys.stderr)
         )
