@@ -9,6 +9,10 @@ rebuilds each event as the same class, slot by slot (``slot_setters``, a functio
 (built from wire attributes: a relayed static.bp line) brings that dict along.  An event whose
 kind the catalogue does not know crosses as ``(-1, name, attrs)``, rebuilt by
 :func:`make_event`.
+
+A sink that declares what it reads (:class:`~sinks.runtime.capabilities.Reads`) is sent that
+only (:func:`kept`, ``encode_events(wire=False)``): not the events it writes nothing for, and
+without their wire order and extra attributes when it reads fields only (the SQL loader).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from monitord.core.eventbase import EMPTY, StampedeEvent, slot_setters
 from monitord.core.events import make_event
 from monitord.core.generated import make_function
 from monitord.system.collector import Paused
+from sinks.runtime.capabilities import Reads
 
 _KINDS: tuple[type[StampedeEvent], ...] = tuple(
     cls
@@ -78,7 +83,17 @@ _BUILD = tuple(_builder(cls) for cls in _KINDS)
 _GENERIC = -1
 
 
-def encode_events(events: Sequence[StampedeEvent]) -> bytes:
+def kept(events: Sequence[StampedeEvent], reads: Reads | None) -> Sequence[StampedeEvent]:
+    """The events of kinds the sink reads (``reads``; None: all), in their order."""
+    if reads is None:
+        return events
+    kinds = reads.kinds
+    return [event for event in events if type(event) in kinds]
+
+
+def encode_events(events: Sequence[StampedeEvent], *, wire: bool = True) -> bytes:
+    """The batch as bytes; ``wire=False``: without each event's wire order and extra
+    attributes (they come back as none: ``_wire`` None, ``extra`` empty)."""
     index, values = _INDEX.get, _VALUES
     items: list[tuple[Any, ...]] = []
     add = items.append
@@ -86,8 +101,10 @@ def encode_events(events: Sequence[StampedeEvent]) -> bytes:
         i = index(type(event))  # type: ignore[arg-type]
         if i is None:
             add((_GENERIC, event.name, dict(event.wire_items()), None, None))
-        else:
+        elif wire:
             add((i, values[i](event), event.fixed, event.extra or None, event._wire))
+        else:
+            add((i, values[i](event), event.fixed, None, None))
     return pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL)
 
 
