@@ -115,7 +115,7 @@ def test_a_classifier_failure_shows_its_generated_line() -> None:
 def test_a_crossing_builder_failure_shows_its_generated_line() -> None:
     cls = crossing._KINDS[0]
     build = crossing._builder(cls)
-    short = (None,) * (len(cls.fields) - 1)  # one value too few for the kind's fields
-    text = _failure(lambda: build(short, None, None, None))
-    assert "".join(f"_{i}, " for i in range(len(cls.fields))) + "= v" in text
-    assert vars(build)["__source__"].startswith("def build(v, fixed, extra, wire):")
+    short = (None,) * len(cls.fields)  # one value too few for the kind's fields and Fixed
+    text = _failure(lambda: build(short, None, None))
+    assert "".join(f"_{i}, " for i in range(len(cls.fields))) + "fixed = v" in text
+    assert vars(build)["__source__"].startswith("def build(v, extra, wire):")

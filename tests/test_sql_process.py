@@ -79,6 +79,35 @@ def test_the_crossing_gives_back_the_same_classes_values_and_order() -> None:
     assert first.ts is UNSET  # the one UNSET, not a copy
 
 
+@pytest.mark.quick
+def test_a_sink_that_reads_less_is_sent_less() -> None:
+    """``Reads``: the kinds the sink writes nothing for stay behind; without ``wire`` the
+    events come back with their fields, not their wire order (the SQL loader's view)."""
+    from monitord.core.events import InvEnd, InvStart, make_event
+    from sinks.runtime.capabilities import Reads
+    from sinks.runtime.crossing import decode_events, encode_events, kept
+    from sinks.sql.sink import SQL_READS
+
+    reads = Reads(kinds=frozenset({InvEnd}))
+    events = [
+        InvStart(xwf_id="u", job_id="j", job_inst_id=1, inv_id=2),
+        InvEnd(xwf_id="u", job_id="j", job_inst_id=1, inv_id=2, ts=5, exitcode=0).sent_last(
+            "job_id"
+        ),
+        make_event(
+            "job_inst.composite",
+            {"xwf.id": "u", "job.id": "j", "job_inst.id": 1, "ts": 5, "js.id": 1, "status": 0},
+        ),
+    ]
+    sent = kept(events, reads)
+    assert sent == [events[1]]
+    (back,) = decode_events(encode_events(sent, wire=False))
+    assert back == events[1] and back._wire is None and back.extra == {}
+    assert back.wire_items()[:2] == [("xwf.id", "u"), ("job.id", "j")]  # the kind's own order
+    assert kept(events, None) is events
+    assert [type(e) for e in kept(events, SQL_READS)] == [InvEnd]  # no rows for the others
+
+
 # ---------------------------------------------------------------- the sink, in process
 
 
@@ -148,6 +177,39 @@ def test_a_dead_child_is_retryable_and_the_retry_opens_it_again(
         assert sink.children == 2 and len(reopened) == 1
     finally:
         sink.close()
+
+
+class Recording(Scripted):
+    """A sink that reads ``xwf.start`` events by field only, and notes each batch it gets."""
+
+    def __init__(self, path: Path) -> None:
+        from monitord.core.events import EVENT_CLASSES
+        from sinks.runtime.capabilities import Reads
+
+        super().__init__(None)
+        self.path = path
+        self.reads = Reads(kinds=frozenset({EVENT_CLASSES["xwf.start"]}))
+
+    def write_batch(self, events: Sequence[StampedeEvent]) -> None:
+        with self.path.open("a") as out:
+            out.write(repr([(e.name, e._wire) for e in events]) + "\n")
+
+
+def test_the_child_gets_what_its_sink_reads(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from monitord.core.events import InvStart
+
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    unread = InvStart(xwf_id="u", job_id="j", job_inst_id=1, inv_id=2)
+    sink = ProcessSink(Recording(tmp_path / "got"))  # type: ignore[arg-type]
+    sink.open()
+    try:
+        sink.write_batch([unread, *_events(), unread])
+        sink.write_batch([unread])  # nothing it reads: nothing sent
+    finally:
+        sink.close()
+    assert (tmp_path / "got").read_text().splitlines() == ["[('xwf.start', None)]"]
 
 
 class DiesInItsFirstOpen(SQLSink):

@@ -76,6 +76,20 @@ class SharingSink(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Reads:
+    """What of the events a sink reads, when it writes nothing for some kinds: what a sink in
+    a child process (:mod:`sinks.runtime.process_sink`) is sent of each batch.  The SQL
+    loader has no rows for a third of a replay's bytes (``job_inst.composite``,
+    ``inv.start``) and reads fields only, never an event's wire order or its extra
+    attributes (bench/README.md "Issue 30, eleventh session: child30h")."""
+
+    kinds: frozenset[type]
+    """The event classes it writes anything for; an event of another class is a no-op."""
+    wire: bool = False
+    """It reads an event's wire order and extra attributes (``wire_items``, ``extra``)."""
+
+
 NONE = Capabilities()
 
 
@@ -83,6 +97,12 @@ def capabilities_of(sink: Any) -> Capabilities:
     """The capabilities a sink carries (none declared: a plain thread-driven sink)."""
     caps = getattr(sink, "capabilities", None)
     return caps if isinstance(caps, Capabilities) else NONE
+
+
+def reads_of(sink: Any) -> Reads | None:
+    """What ``sink`` declares it reads (``reads``: :class:`Reads`), None: every event, whole."""
+    reads = getattr(sink, "reads", None)
+    return reads if isinstance(reads, Reads) else None
 
 
 def declare(sink: Any, caps: Capabilities) -> None:

@@ -1,14 +1,19 @@
 """A batch of typed events to bytes and back, for a sink run in a child process.
 
-The cheapest crossing measured (bench/README.md, "Issue 30, fourth session: proc27"): each
-event becomes a plain tuple, ``(kind's index, its fields' values, its Fixed, extra)``, and the
-batch one ``pickle`` of those tuples (C-fast: no per-event Python call but a C ``attrgetter``;
-the workflow's :class:`Fixed`, shared by the batch's events, is pickled once).  The child
-rebuilds each event as the same class, slot by slot (``slot_setters``, a function per kind), without
-``from_wire``'s checks: they held when the parent built it; an event that keeps its wire order
-(built from wire attributes: a relayed static.bp line) brings that dict along.  An event whose
-kind the catalogue does not know crosses as ``(-1, name, attrs)``, rebuilt by
-:func:`make_event`.
+The cheapest crossing measured (bench/README.md, "Issue 30, fourth session: proc27", and
+"eleventh session: child30h"): one ``pickle`` of a flat list, per event its kind's index and
+one tuple of its fields' values and its :class:`Fixed` (C-fast: one C ``attrgetter`` call per
+event, no tuple around it; the workflow's ``Fixed``, shared by the batch's events, is pickled
+once).  The child rebuilds each event as the same class, slot by slot (``slot_setters``, a
+function per kind), without ``from_wire``'s checks: they held when the parent built it.  With
+``wire`` (a sink that reads the wire order) two more items per event follow: its extra
+attributes and, for an event that keeps its wire order (built from wire attributes: a relayed
+static.bp line), that dict.  An event whose kind the catalogue does not know crosses as
+``-1, (name, attrs)``, rebuilt by :func:`make_event`.
+
+A sink that declares what it reads (:class:`~sinks.runtime.capabilities.Reads`) is sent that
+only (:func:`kept`, ``encode_events(wire=False)``): not the events it writes nothing for, and
+without their wire order and extra attributes when it reads fields only (the SQL loader).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from monitord.core.eventbase import EMPTY, StampedeEvent, slot_setters
 from monitord.core.events import make_event
 from monitord.core.generated import make_function
 from monitord.system.collector import Paused
+from sinks.runtime.capabilities import Reads
 
 _KINDS: tuple[type[StampedeEvent], ...] = tuple(
     cls
@@ -35,10 +41,8 @@ _INDEX: dict[type[StampedeEvent], int] = {cls: i for i, cls in enumerate(_KINDS)
 
 
 def _values_of(cls: type[StampedeEvent]) -> Callable[[Any], tuple[Any, ...]]:
-    get = attrgetter(*cls.fields)
-    if len(cls.fields) == 1:
-        return lambda event: (get(event),)
-    return get  # type: ignore[return-value]
+    """The event's fields' values, then its ``fixed``: one tuple."""
+    return attrgetter(*cls.fields, "fixed")
 
 
 _set_fixed, _set_extra, _set_wire = (
@@ -47,14 +51,15 @@ _set_fixed, _set_extra, _set_wire = (
 
 
 def _builder(cls: type[StampedeEvent]) -> Callable[..., StampedeEvent]:
-    """``build(values, fixed, extra, wire)``: the event, its slots set one call each (a
-    function written for the kind: 2.5 -> 2.0 µs an event against a loop over its setters)."""
+    """``build(values, extra, wire)``: the event, its slots set one call each (a function
+    written for the kind: 2.5 -> 2.0 µs an event against a loop over its setters);
+    ``values`` ends with its ``fixed``."""
     assert tuple(cls.__dict__["__slots__"]) == cls.fields, cls  # its own slots: its fields
     n = len(cls.fields)
     setters = {f"_s{i}": setter for i, setter in enumerate(slot_setters(cls))}
     lines = [
         "e = _new(cls)",
-        f"{''.join(f'_{i}, ' for i in range(n))}= v",
+        f"{''.join(f'_{i}, ' for i in range(n))}fixed = v",
         *(f"_s{i}(e, _{i})" for i in range(n)),
         "_sf(e, fixed)",
         "_se(e, extra or EMPTY)",
@@ -70,7 +75,7 @@ def _builder(cls: type[StampedeEvent]) -> Callable[..., StampedeEvent]:
         "_se": _set_extra,
         "_sw": _set_wire,
     }
-    return make_function("build", ["v", "fixed", "extra", "wire"], lines, scope)
+    return make_function("build", ["v", "extra", "wire"], lines, scope)
 
 
 _VALUES = tuple(_values_of(cls) for cls in _KINDS)
@@ -78,17 +83,35 @@ _BUILD = tuple(_builder(cls) for cls in _KINDS)
 _GENERIC = -1
 
 
-def encode_events(events: Sequence[StampedeEvent]) -> bytes:
+def kept(events: Sequence[StampedeEvent], reads: Reads | None) -> Sequence[StampedeEvent]:
+    """The events of kinds the sink reads (``reads``; None: all), in their order."""
+    if reads is None:
+        return events
+    kinds = reads.kinds
+    return [event for event in events if type(event) in kinds]
+
+
+def encode_events(events: Sequence[StampedeEvent], *, wire: bool = True) -> bytes:
+    """The batch as bytes; ``wire=False``: without each event's wire order and extra
+    attributes (they come back as none: ``_wire`` None, ``extra`` empty)."""
     index, values = _INDEX.get, _VALUES
-    items: list[tuple[Any, ...]] = []
+    items: list[Any] = []
     add = items.append
     for event in events:
         i = index(type(event))  # type: ignore[arg-type]
         if i is None:
-            add((_GENERIC, event.name, dict(event.wire_items()), None, None))
+            add(_GENERIC)
+            add((event.name, dict(event.wire_items())))
+            if wire:
+                add(None)
+                add(None)
         else:
-            add((i, values[i](event), event.fixed, event.extra or None, event._wire))
-    return pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL)
+            add(i)
+            add(values[i](event))
+            if wire:
+                add(event.extra or None)
+                add(event._wire)
+    return pickle.dumps((wire, items), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def decode_events(data: bytes) -> list[StampedeEvent]:
@@ -100,9 +123,18 @@ def decode_events(data: bytes) -> list[StampedeEvent]:
     out: list[StampedeEvent] = []
     add = out.append
     with Paused():
-        for i, values, fixed, extra, wire in pickle.loads(data):
-            if i == _GENERIC:
-                add(make_event(values, fixed))  # (-1, name, attrs, None, None)
-            else:
-                add(build[i](values, fixed, extra, wire))
+        wire, items = pickle.loads(data)
+        each = iter(items)
+        if wire:
+            for i, values, extra, attrs in zip(each, each, each, each, strict=True):
+                if i == _GENERIC:
+                    add(make_event(*values))  # (name, attrs), None, None
+                else:
+                    add(build[i](values, extra, attrs))
+        else:
+            for i, values in zip(each, each, strict=True):
+                if i == _GENERIC:
+                    add(make_event(*values))
+                else:
+                    add(build[i](values, None, None))
     return out

@@ -23,9 +23,14 @@ import structlog
 
 from monitord.core.events import StampedeEvent
 from sinks.runtime.base import Sink, SinkError, TallyingSink
-from sinks.runtime.capabilities import capabilities_of, destination_of, display_url_of
+from sinks.runtime.capabilities import (
+    capabilities_of,
+    destination_of,
+    display_url_of,
+    reads_of,
+)
 from sinks.runtime.child import Child, ChildGone
-from sinks.runtime.crossing import decode_events, encode_events
+from sinks.runtime.crossing import decode_events, encode_events, kept
 
 log = structlog.get_logger(__name__)
 
@@ -87,6 +92,8 @@ class ProcessSink:
         self.destination = destination_of(sink)
         self.display_url = display_url_of(sink)
         self.counters: dict[str, int] = {}
+        #: what the sink reads of a batch: all the child is sent (:func:`crossing.kept`)
+        self._reads = reads_of(sink)
         self.children = 0  # started so far (a retry after a death starts another)
         self._sink = sink
         self._again = again
@@ -147,8 +154,12 @@ class ProcessSink:
             self._start()
 
     def write_batch(self, events: Sequence[StampedeEvent]) -> None:
+        """The batch's events that the sink reads, as it reads them (``reads``); none of them:
+        nothing to send (the sink would write nothing)."""
+        events = kept(events, self._reads)
         if events:
-            self._call(("batch", encode_events(events)), len(events))
+            wire = self._reads is None or self._reads.wire
+            self._call(("batch", encode_events(events, wire=wire)), len(events))
 
     def flush(self) -> None:
         if self._child is not None:
