@@ -458,3 +458,35 @@ def test_a_partial_batch_waits_from_its_first_message_not_from_the_lane_s_look(
 
     asyncio.run(run())
     assert batches == [["a", "b"], ["c"]]
+
+
+def test_what_is_left_after_a_full_batch_waits_from_its_own_first_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A full batch taken, the messages left over are the next batch: they wait
+    ``batch_wait`` from the arrival of the first of them, not from the cut (which came a
+    long commit later here, so they are due at once)."""
+    now = [0.0]
+    monkeypatch.setattr(consumer, "clock", lambda: now[0], raising=False)
+    batches: list[list[str]] = []
+
+    class Committing:
+        cfg = SimpleNamespace(batch=2, batch_wait=3600.0)
+
+        async def process(self, lane: Lane, batch: list[str]) -> None:
+            batches.append(batch)
+            if len(batches) == 1:
+                for message in ("c", "d", "e"):  # (arrive in the commit ...)
+                    await lane.on_message(message)  # type: ignore[arg-type]
+                now[0] += 3601.0  # (... which takes longer than batch_wait)
+            elif len(batches) == 3:
+                lane.stop()
+
+    async def run() -> None:
+        lane = Lane(Committing(), 0, None, None)  # type: ignore[arg-type]
+        for message in ("a", "b"):  # a full batch: taken at once
+            await lane.on_message(message)  # type: ignore[arg-type]
+        await asyncio.wait_for(lane.run(), 10)
+
+    asyncio.run(run())
+    assert batches == [["a", "b"], ["c", "d"], ["e"]]
