@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import cast
@@ -19,6 +20,7 @@ from monitord.ingest.batch import classify, plan
 from monitord.ingest.config import ConfigError, load_config
 from monitord.ingest.consumer import Ingest, Lane
 from monitord.ingest.decode import DecodeError, decode
+from monitord.ingest.run import loop_factory
 from monitord.ingest.store import Mark, Store
 from sinks.amqp.broker import amqp_message
 from sinks.amqp.config import parse_amqp_url
@@ -490,3 +492,12 @@ def test_what_is_left_after_a_full_batch_waits_from_its_own_first_message(
 
     asyncio.run(run())
     assert batches == [["a", "b"], ["c", "d"], ["e"]]
+
+
+def test_the_ingest_runs_on_uvloop_when_it_is_installed_and_on_asyncio_without(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    uvloop = pytest.importorskip("uvloop")
+    assert loop_factory() is uvloop.new_event_loop
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # (not installed: its import fails)
+    assert loop_factory() is None
