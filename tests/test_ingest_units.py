@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -16,6 +17,7 @@ from structlog.testing import capture_logs
 
 from monitord.core.events import StampedeEvent, make_event
 from monitord.ingest import consumer
+from monitord.ingest import run as ingest_run
 from monitord.ingest.batch import classify, plan
 from monitord.ingest.config import ConfigError, load_config
 from monitord.ingest.consumer import Ingest, Lane
@@ -501,3 +503,29 @@ def test_the_ingest_runs_on_uvloop_when_it_is_installed_and_on_asyncio_without(
     assert loop_factory() is uvloop.new_event_loop
     monkeypatch.setitem(sys.modules, "uvloop", None)  # (not installed: its import fails)
     assert loop_factory() is None
+
+
+def test_the_ingest_program_settles_the_collector_once_the_database_is_open(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Frozen start-up state and rarer young collections (messages wait in the lanes until
+    their batch commits); a subprocess, so this test process keeps its collector."""
+    seen: list[object] = []
+
+    async def ingest(cfg: object, opened: object = None) -> int:
+        seen.append(opened)
+        return 0
+
+    monkeypatch.setattr(ingest_run, "ingest", ingest)
+    assert ingest_run.run_ingest(None) == 0  # type: ignore[arg-type]
+    assert seen == [ingest_run.settle_collector]
+    code = (
+        "import gc\n"
+        "from monitord.ingest import run\n"
+        "run.settle_collector()\n"
+        "print(gc.get_freeze_count(), *gc.get_threshold())\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    frozen, young, *older = proc.stdout.split()
+    assert int(frozen) > 10_000 and young == str(ingest_run.YOUNG) and older == ["10", "10"]
