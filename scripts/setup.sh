@@ -9,7 +9,7 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
 # pip's output (an editable build's warnings) only when it fails: the first thing a new user
 # runs stays readable; the import check below stops the script if the install is unusable.
-if ! pip_out=$(.venv/bin/python -m pip install -q -e '.[test,mysql,postgresql]' 2>&1); then
+if ! pip_out=$(.venv/bin/python -m pip install -q -e '.[test,mysql,postgresql,ingest]' 2>&1); then
   printf '%s\n' "$pip_out" >&2
 fi
 .venv/bin/python -c "import monitord, sinks, sqlalchemy, aiofiles, structlog, yaml" 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import cast
@@ -15,10 +17,12 @@ from structlog.testing import capture_logs
 
 from monitord.core.events import StampedeEvent, make_event
 from monitord.ingest import consumer
+from monitord.ingest import run as ingest_run
 from monitord.ingest.batch import classify, plan
 from monitord.ingest.config import ConfigError, load_config
 from monitord.ingest.consumer import Ingest, Lane
 from monitord.ingest.decode import DecodeError, decode
+from monitord.ingest.run import loop_factory
 from monitord.ingest.store import Mark, Store
 from sinks.amqp.broker import amqp_message
 from sinks.amqp.config import parse_amqp_url
@@ -458,3 +462,70 @@ def test_a_partial_batch_waits_from_its_first_message_not_from_the_lane_s_look(
 
     asyncio.run(run())
     assert batches == [["a", "b"], ["c"]]
+
+
+def test_what_is_left_after_a_full_batch_waits_from_its_own_first_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A full batch taken, the messages left over are the next batch: they wait
+    ``batch_wait`` from the arrival of the first of them, not from the cut (which came a
+    long commit later here, so they are due at once)."""
+    now = [0.0]
+    monkeypatch.setattr(consumer, "clock", lambda: now[0], raising=False)
+    batches: list[list[str]] = []
+
+    class Committing:
+        cfg = SimpleNamespace(batch=2, batch_wait=3600.0)
+
+        async def process(self, lane: Lane, batch: list[str]) -> None:
+            batches.append(batch)
+            if len(batches) == 1:
+                for message in ("c", "d", "e"):  # (arrive in the commit ...)
+                    await lane.on_message(message)  # type: ignore[arg-type]
+                now[0] += 3601.0  # (... which takes longer than batch_wait)
+            elif len(batches) == 3:
+                lane.stop()
+
+    async def run() -> None:
+        lane = Lane(Committing(), 0, None, None)  # type: ignore[arg-type]
+        for message in ("a", "b"):  # a full batch: taken at once
+            await lane.on_message(message)  # type: ignore[arg-type]
+        await asyncio.wait_for(lane.run(), 10)
+
+    asyncio.run(run())
+    assert batches == [["a", "b"], ["c", "d"], ["e"]]
+
+
+def test_the_ingest_runs_on_uvloop_when_it_is_installed_and_on_asyncio_without(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    uvloop = pytest.importorskip("uvloop")
+    assert loop_factory() is uvloop.new_event_loop
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # (not installed: its import fails)
+    assert loop_factory() is None
+
+
+def test_the_ingest_program_settles_the_collector_once_the_database_is_open(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Frozen start-up state and rarer young collections (messages wait in the lanes until
+    their batch commits); a subprocess, so this test process keeps its collector."""
+    seen: list[object] = []
+
+    async def ingest(cfg: object, opened: object = None) -> int:
+        seen.append(opened)
+        return 0
+
+    monkeypatch.setattr(ingest_run, "ingest", ingest)
+    assert ingest_run.run_ingest(None) == 0  # type: ignore[arg-type]
+    assert seen == [ingest_run.settle_collector]
+    code = (
+        "import gc\n"
+        "from monitord.ingest import run\n"
+        "run.settle_collector()\n"
+        "print(gc.get_freeze_count(), *gc.get_threshold())\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    frozen, young, *older = proc.stdout.split()
+    assert int(frozen) > 10_000 and young == str(ingest_run.YOUNG) and older == ["10", "10"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
 import re
 import sys
@@ -12,7 +11,7 @@ from collections.abc import Sequence
 
 def ingest_main(argv: Sequence[str]) -> int:
     from monitord.ingest.config import ConfigError, load_config
-    from monitord.ingest.run import ingest
+    from monitord.ingest.run import run_ingest
     from monitord.service.logs import configure_service_logging
 
     p = argparse.ArgumentParser(
@@ -42,6 +41,6 @@ def ingest_main(argv: Sequence[str]) -> int:
         return 0
     configure_service_logging(cfg.log_format, cfg.log_level)
     try:
-        return asyncio.run(ingest(cfg))
+        return run_ingest(cfg)
     except KeyboardInterrupt:
         return 1

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -77,7 +78,9 @@ class Lane:
 
     A partial batch goes ``batch_wait`` after its first message arrived, not after the lane
     looked: messages that came while the previous batch was committed have waited already
-    (a steady stream paid the wait on top of each commit; bench/README.md, ingest30h).
+    (a steady stream paid the wait on top of each commit; bench/README.md, ingest30h).  So
+    does what is left after a full batch: each ``batch``-sized stretch of the buffer keeps
+    its first message's arrival (``starts``), as the lane cuts the buffer in such stretches.
     """
 
     def __init__(
@@ -90,7 +93,9 @@ class Lane:
         self.buffer: list[DeliveredMessage] = []
         self.wake = asyncio.Event()
         self.stopping = False
-        self.first_at = 0.0  # when the buffer's first message arrived (``clock``)
+        # when the first message of each ``batch``-sized stretch of the buffer arrived
+        # (``clock``): the buffer's next batch is its first stretch
+        self.starts: deque[float] = deque()
 
     def stop(self) -> None:
         """Finish the batch in flight (committed and acknowledged), take no other."""
@@ -98,11 +103,14 @@ class Lane:
         self.wake.set()
 
     async def on_message(self, message: DeliveredMessage) -> None:
-        self.buffer.append(message)
-        if len(self.buffer) == 1:
-            self.first_at = clock()  # the first of a batch starts its clock
-            self.wake.set()
-        elif len(self.buffer) >= self.ingest.cfg.batch:
+        buffer = self.buffer
+        buffer.append(message)
+        size = self.ingest.cfg.batch
+        if (len(buffer) - 1) % size == 0:
+            self.starts.append(clock())  # the first of a batch starts its clock
+            if len(buffer) == 1:
+                self.wake.set()
+        if len(buffer) == size:
             self.wake.set()  # a full one goes at once
 
     async def run(self) -> None:
@@ -112,7 +120,7 @@ class Lane:
                 self.wake.clear()
                 await self.wake.wait()
                 continue
-            left = self.first_at + cfg.batch_wait - clock()
+            left = self.starts[0] + cfg.batch_wait - clock()
             if len(self.buffer) < cfg.batch and left > 0:
                 self.wake.clear()
                 with contextlib.suppress(TimeoutError):
@@ -120,8 +128,7 @@ class Lane:
             if self.stopping:
                 return
             batch, self.buffer[: cfg.batch] = self.buffer[: cfg.batch], []
-            if self.buffer:
-                self.first_at = clock()  # (the rest came meanwhile: at worst a full wait)
+            self.starts.popleft()  # (the rest keeps its own: it waited meanwhile)
             await self.ingest.process(self, batch)
 
 
