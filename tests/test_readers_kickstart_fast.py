@@ -176,6 +176,18 @@ def test_base_record_takes_the_fast_path_and_maps_like_the_spec():
     assert_same_as_generic(BASE)
 
 
+def test_a_record_is_its_own_dict_though_its_runs_of_fields_are_converted_once():
+    """Host, status and machine fields are converted once per distinct run (issue 30): a
+    caller changing one record's dict must not change the next record's."""
+    first = extract_invocation(BASE)
+    assert first is not None
+    for key in list(first):
+        first[key] = "changed"
+    second = extract_invocation(BASE)
+    assert second is not None and _same(second, _generic(BASE)[0][1])
+    assert second["hostname"] == "workflow.isi.edu" and second["cpu_count"] == 24
+
+
 def test_record_cut_before_its_files_has_no_size_totals():
     """A record cut short (job killed while kickstart wrote it): no tot_*_size_mb, as the reference."""
     cut = BASE[: BASE.index("\n  files:") + 1]
