@@ -449,3 +449,21 @@ def _outcome(convert, raw):
         return convert(raw)
     except Exception as exc:
         return type(exc)
+
+
+def test_the_stat_keys_shortcut_leaves_the_files_entries_language_unchanged(tmp_path):
+    """The files entries matched with and without the stat-keys alternative (issue 30):
+    the same entries, captures and spans, on real records and on random mutations."""
+    generate(tmp_path, 40, retry_fraction=0.2, fail_fraction=0.1, seed=5)
+    bases = [BASE] + [p.read_text() for p in sorted(tmp_path.rglob("*.out.*"))[:12]]
+    with_stat, without = fast._compile_file_entry(), fast._compile_file_entry(stat_first=False)
+    rng = random.Random(30)
+    texts = bases + [_mutate(rng, rng.choice(bases)) for _ in range(1500)]
+    files_at = 0
+    for text in texts:
+        start = text.find("\n  files:\n")
+        if start < 0:
+            continue
+        files_at += 1
+        assert with_stat.findall(text, start + 10) == without.findall(text, start + 10)
+    assert files_at > 1000
