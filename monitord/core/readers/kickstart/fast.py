@@ -387,8 +387,11 @@ def _text(raw: str) -> Any:
 
     The patterns' scalars hold no tab, ``": "`` or ``" #"`` and do not end in ``:``: only the
     first character (and a checksum's hex digits: YAML 1.1 reads ``0x``/``0b`` prefixes and
-    digits-only as ints, and a float needs a ``.``) decides whether a resolver applies.
+    digits-only as ints, and a float needs a ``.``) decides whether a resolver applies.  Their
+    double-quoted scalars have no escape: the text between the quotes (a job's derivation).
     """
+    if raw[0] == '"':
+        return raw.rstrip(" ")[1:-1]
     if raw[-1] != " ":
         first = raw[0]
         if first in _TEXT_FIRST:
@@ -404,7 +407,7 @@ def _text(raw: str) -> Any:
     return cached_value(raw)
 
 
-_TEXT_UNIQUE = frozenset(("cwd",))  # record keys whose value seldom repeats (dir_<pid>)
+_TEXT_UNIQUE = frozenset(("cwd", "derivation"))  # values that seldom repeat (dir_<pid>, ID<n>)
 _RECORD_FIELDS = tuple(
     (key, _scalar if number else _text if key in _TEXT_UNIQUE else cached_value)
     for key, _, number in _CAPTURED
