@@ -471,3 +471,31 @@ def test_the_stat_keys_shortcut_leaves_the_files_entries_language_unchanged(tmp_
         files_at += 1
         assert with_stat.findall(text, start + 10) == without.findall(text, start + 10)
     assert files_at > 1000
+
+
+def _cut_in_files(text: str) -> str:
+    return text[: text.index("\n    stdout:\n") + 30]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda t: t[: len(t) // 2],  # cut mid-record (a killed job), mid-line
+        lambda t: t[: t.rindex("\n", 0, len(t) // 2) + 1],  # cut at a line's end
+        _cut_in_files,  # cut inside the files entries
+        lambda t: t.replace("hello world", "h\xe9llo \x80 world"),  # non-ASCII in stdout data
+        lambda t: t.replace("  user: mzalam\n", "  user: mz\ufffdlam\n"),  # a replaced byte
+        lambda t: t.replace("regular_exitcode: 1", "regular_exitcode: 137"),  # a failed job
+        lambda t: t.replace(
+            "    stderr:\n      size: 0\n", "    stderr:\n      data: |\n        oops\n"
+        ),
+        lambda t: t + t.replace('"ls"', '"ls2"'),  # two records in one file
+    ],
+)
+def test_edge_cases_agree_with_the_generic_path_bytes_included(make):
+    """The edge cases of issue 30's brief, and a file read as the worker reads it (UTF-8 with
+    replacement): the extractor's records are the generic path's."""
+    text = make(BASE)
+    assert_same_as_generic(text)
+    raw = text.encode("utf-8").replace(b"mzalam", b"mz\xffal\xc3am")  # not UTF-8
+    assert_same_as_generic(raw.decode("utf-8", errors="replace"))
