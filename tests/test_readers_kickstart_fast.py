@@ -176,6 +176,18 @@ def test_base_record_takes_the_fast_path_and_maps_like_the_spec():
     assert_same_as_generic(BASE)
 
 
+def test_a_record_is_its_own_dict_though_its_runs_of_fields_are_converted_once():
+    """Host, status and machine fields are converted once per distinct run (issue 30): a
+    caller changing one record's dict must not change the next record's."""
+    first = extract_invocation(BASE)
+    assert first is not None
+    for key in list(first):
+        first[key] = "changed"
+    second = extract_invocation(BASE)
+    assert second is not None and _same(second, _generic(BASE)[0][1])
+    assert second["hostname"] == "workflow.isi.edu" and second["cpu_count"] == 24
+
+
 def test_record_cut_before_its_files_has_no_size_totals():
     """A record cut short (job killed while kickstart wrote it): no tot_*_size_mb, as the reference."""
     cut = BASE[: BASE.index("\n  files:") + 1]
@@ -228,6 +240,10 @@ ACCEPTED = [
     ("  hostname: workflow.isi.edu\n", "  hostname: -odd\n"),
     ("  hostname: workflow.isi.edu\n", "  hostname: a:b:c\n"),
     ("  hostname: workflow.isi.edu\n", '  hostname: "quoted host"   \n'),
+    ('  derivation: "ID0000001"\n', '  derivation: "ID 1: #x"   \n'),
+    ('  derivation: "ID0000001"\n', '  derivation: ""\n'),
+    ('  derivation: "ID0000001"\n', '  derivation: "null"\n'),
+    ('  derivation: "ID0000001"\n', "  derivation: 0x12\n"),
     ("  hostname: workflow.isi.edu\n", "  hostname: trailing   \n"),
     ("  hostname: workflow.isi.edu\n", "  hostname: 2023-01-01 10:00:00\n"),
     ("  hostname: workflow.isi.edu\n", "  hostname: ~\n"),
@@ -437,3 +453,49 @@ def _outcome(convert, raw):
         return convert(raw)
     except Exception as exc:
         return type(exc)
+
+
+def test_the_stat_keys_shortcut_leaves_the_files_entries_language_unchanged(tmp_path):
+    """The files entries matched with and without the stat-keys alternative (issue 30):
+    the same entries, captures and spans, on real records and on random mutations."""
+    generate(tmp_path, 40, retry_fraction=0.2, fail_fraction=0.1, seed=5)
+    bases = [BASE] + [p.read_text() for p in sorted(tmp_path.rglob("*.out.*"))[:12]]
+    with_stat, without = fast._compile_file_entry(), fast._compile_file_entry(stat_first=False)
+    rng = random.Random(30)
+    texts = bases + [_mutate(rng, rng.choice(bases)) for _ in range(1500)]
+    files_at = 0
+    for text in texts:
+        start = text.find("\n  files:\n")
+        if start < 0:
+            continue
+        files_at += 1
+        assert with_stat.findall(text, start + 10) == without.findall(text, start + 10)
+    assert files_at > 1000
+
+
+def _cut_in_files(text: str) -> str:
+    return text[: text.index("\n    stdout:\n") + 30]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda t: t[: len(t) // 2],  # cut mid-record (a killed job), mid-line
+        lambda t: t[: t.rindex("\n", 0, len(t) // 2) + 1],  # cut at a line's end
+        _cut_in_files,  # cut inside the files entries
+        lambda t: t.replace("hello world", "h\xe9llo \x80 world"),  # non-ASCII in stdout data
+        lambda t: t.replace("  user: mzalam\n", "  user: mz\ufffdlam\n"),  # a replaced byte
+        lambda t: t.replace("regular_exitcode: 1", "regular_exitcode: 137"),  # a failed job
+        lambda t: t.replace(
+            "    stderr:\n      size: 0\n", "    stderr:\n      data: |\n        oops\n"
+        ),
+        lambda t: t + t.replace('"ls"', '"ls2"'),  # two records in one file
+    ],
+)
+def test_edge_cases_agree_with_the_generic_path_bytes_included(make):
+    """The edge cases of issue 30's brief, and a file read as the worker reads it (UTF-8 with
+    replacement): the extractor's records are the generic path's."""
+    text = make(BASE)
+    assert_same_as_generic(text)
+    raw = text.encode("utf-8").replace(b"mzalam", b"mz\xffal\xc3am")  # not UTF-8
+    assert_same_as_generic(raw.decode("utf-8", errors="replace"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import random
 from dataclasses import asdict
 from pathlib import Path
@@ -221,3 +222,14 @@ def test_normpath_shortcut_agrees_with_os_path_normpath() -> None:
     for _ in range(50_000):
         path = "".join(rnd.choice(parts) for _ in range(rnd.randint(0, 6)))
         assert _normpath(path) == os.path.normpath(path), path
+
+
+def test_classad_names_are_shared_strings_so_a_batch_pickles_each_once() -> None:
+    """The read-ahead worker pickles results in batches (issue 30): a name shared by every
+    file's result is one string, pickled once a batch and loaded as one object."""
+    infos = [parse_submit_file(SUB, job_name=f"ls_ID{i}", orig_submit_dir=None) for i in range(2)]
+    first, second = (list(info.classads) for info in infos)
+    assert first == second and all(a is b for a, b in zip(first, second, strict=True))
+    back = pickle.loads(pickle.dumps(infos))
+    assert back == infos
+    assert all(a is b for a, b in zip(back[0].classads, back[1].classads, strict=True))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 
 import structlog
@@ -138,7 +139,8 @@ def parse_submit_file(text: str, *, job_name: str, orig_submit_dir: str | None) 
         if key in _USED_KEYS:
             _read_key(info, key, value.strip(), job_name)
         elif "pegasus_" in key and key.startswith(_CLASSAD_PREFIXES):
-            classads[key.lstrip("+")] = value.strip()
+            # interned: a batch of the read-ahead worker's results pickles each name once
+            classads[sys.intern(key.lstrip("+"))] = value.strip()
         elif len(key) == 9 and key.lower() == "globusrsl":
             minutes = max_rsl_minutes(value.strip())
             if minutes is not None:
