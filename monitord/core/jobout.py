@@ -31,6 +31,8 @@ from monitord.core.jobout_events import (
     emit_rc_meta,
     emit_registrations,
     int_or_none,
+    job_start_time,
+    record_start_time,
 )
 from monitord.core.jobreader import ErrFile, JobReader, ParsingReader
 from monitord.core.jobtext import (
@@ -288,7 +290,9 @@ def _emit_invocations(
     summaries: list[dict[str, Any]] = []
     if invocations:
         for n, rec in enumerate(invocations, start=1):
-            emit_invocation(out, inst, files.is_subdag, n, rec.data, keys)
+            emit_invocation(
+                out, inst, files.is_subdag, n, rec.data, keys, record_start_time(inst, rec.data)
+            )
             for p in monitoring:
                 emit_monitoring(out, inst, p, keys, ts)
             emit_rc_meta(out, files, rec.data, ts)
@@ -297,7 +301,7 @@ def _emit_invocations(
     elif tasks:
         emit_cluster_tasks(out, inst, files, tasks, keys)
     else:
-        emit_invocation(out, inst, files.is_subdag, 1, {}, keys)
+        emit_invocation(out, inst, files.is_subdag, 1, {}, keys, job_start_time(inst))
         if files.is_subdag or inst.name.startswith("subdax_"):
             local_name, local_ip = _local_host()
             emit_host(
