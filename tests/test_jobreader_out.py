@@ -81,3 +81,17 @@ def test_the_daemon_takes_them_as_handed_in() -> None:
     assert inst.stdout_text == "HANDED"
     inv_end = out.events[1]
     assert inv_end.name == "inv.end" and dict(inv_end.wire_items())["start_time"] == 7
+
+
+@pytest.mark.parametrize("store", [True, False])
+def test_without_records_the_payloads_count_only_when_the_text_is_kept(store: bool) -> None:
+    item = '{"event": "check", "file_type": "input", "count": 1, "failed": 0, "duration": 0.5}'
+    payload = f'{{"monitoring_event": "int.metric", "payload": [{item}]}}'
+    text = f"@@@MONITORING_PAYLOAD - START@@@{payload}@@@MONITORING_PAYLOAD - END@@@\n"
+    files = {"/run/job_1.out": text, "/run/job_1.err": ""}
+    inst = JobInstance("job_1", 1, "/run")
+    jf = JobFiles(files.get, "/run", "u", False, False, store)
+    out = parse_job_output(inst, jf, 100.0)
+    metrics = [e for e in out.events if e.name == "int.metric"]
+    assert len(metrics) == (1 if store else 0)
+    assert (inst.stdout_text is not None) is store
