@@ -32,7 +32,7 @@ EXAMPLES: list[Any] = [
         {"A": "1"},
         "x.log",
     ),  # fmt: skip
-    OutFile("text", [RECORD, KickstartRecord("task", {"id": 1})]),
+    OutFile([RECORD, KickstartRecord("task", {"id": 1})], "%23@ 1 stdout", [{"ts": 1}], (3,)),
     ErrFile("stderr", [{"ts": 1}], ("host", "10.0.0.1"), "3"),
     RECORD,
 ]

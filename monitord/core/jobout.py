@@ -31,12 +31,10 @@ from monitord.core.jobout_events import (
     emit_rc_meta,
     emit_registrations,
     int_or_none,
+    job_start_time,
 )
-from monitord.core.jobreader import ErrFile, JobReader, ParsingReader
-from monitord.core.jobtext import (
-    stdout_text_from_records,
-    stdout_text_without_kickstart,
-)
+from monitord.core.jobreader import ErrFile, JobReader, OutFile, ParsingReader
+from monitord.core.jobtext import stdout_text_without_kickstart
 from monitord.core.readers.integrity import event_count, integrity_metrics
 from monitord.core.readers.kickstart import KickstartRecord
 from monitord.core.timeparse import iso_to_epoch
@@ -92,18 +90,23 @@ def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput
     base = _join(inst.submit_dir, inst.name)
     noop = inst.name.startswith("noop_")
     reader = files.reader or ParsingReader(files.read_text)
-    out_text, records = _read_out(inst, files, reader, base + ".out" + suffix, noop)
+    found = _read_out(inst, files, reader, base + ".out" + suffix, noop)
     err, err_payloads, pl_host, pl_ip = _read_err(inst, files, reader, base + ".err" + suffix, noop)
     _pegasus_lite_exitcode(inst, files, reader, base, suffix, err)
 
+    records = found.records if found is not None else []
     invocations, clustered, tasks, multipart = _by_kind(records)
     if records:
         inst.kickstart_parsed = True
     _take_invocations(inst, invocations, pl_host, pl_ip)
     if clustered:
         _take_cluster_summary(inst, clustered[0].data)
-    record_payloads = _stdout_text(inst, files, records, out_text)
-    monitoring = _monitoring_payloads(inst, err_payloads + record_payloads)
+    record_payloads = _stdout_text(inst, files, found)
+    monitoring = (
+        _monitoring_payloads(inst, err_payloads + record_payloads)
+        if err_payloads or record_payloads
+        else []
+    )
 
     keys: dict[str, Any] = {
         "xwf_id": files.wf_uuid,
@@ -111,7 +114,10 @@ def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput
         "job_inst_id": inst.seq,
         "fixed": files.fixed,
     }
-    summaries = _emit_invocations(out, inst, files, invocations, tasks, monitoring, keys, ts)
+    starts = found.starts if found is not None else ()
+    summaries = _emit_invocations(
+        out, inst, files, (invocations, starts), tasks, monitoring, keys, ts
+    )
     extra = inst.composite_extra
     extra["int_error_count"] = _emit_integrity(
         out, keys, integrity_metrics(records, record_payloads, err_payloads), ts
@@ -148,16 +154,14 @@ def _by_kind(records: list[KickstartRecord]) -> list[list[KickstartRecord]]:
 
 def _read_out(
     inst: JobInstance, files: JobFiles, reader: JobReader, path: str, noop: bool
-) -> tuple[str | None, list[KickstartRecord]]:
-    """The .out file's text and its kickstart records (none for a DAG node of its own)."""
+) -> OutFile | None:
+    """The .out file parsed (None for a DAG node of its own, or when it cannot be read)."""
     if files.is_subdag:
-        return None, []
+        return None
     found = reader.out_file(path)
-    if found is None:
-        if not noop:
-            log.error("cannot open job output", path=path, job=inst.name)
-        return None, []
-    return found.text, found.records
+    if found is None and not noop:
+        log.error("cannot open job output", path=path, job=inst.name)
+    return found
 
 
 def _read_err(
@@ -243,21 +247,15 @@ def _take_cluster_summary(inst: JobInstance, c: dict[str, Any]) -> None:
         inst.cluster_start = int(start) if start is not None else None
 
 
-def _stdout_text(
-    inst: JobInstance, files: JobFiles, records: list[KickstartRecord], out_text: str | None
-) -> list[dict[str, Any]]:
-    """Sets the job's stdout text; returns the payloads found in it."""
-    if records:
-        # Any record at all (even cluster lines only): text from the invocation records, maybe "".
-        text, found = stdout_text_from_records(records)
-        if files.store_stdout:
-            inst.stdout_text = text
-        return found
-    if out_text is not None and files.store_stdout:
-        text, found = stdout_text_without_kickstart(out_text)
-        inst.stdout_text = text
-        return found
-    return []
+def _stdout_text(inst: JobInstance, files: JobFiles, found: OutFile | None) -> list[dict[str, Any]]:
+    """Sets the job's stdout text; returns the payloads found in it.  With records (even
+    cluster lines only), the text is the invocation records' (maybe ""); without, the whole
+    file's, its payloads only when the text is kept (as the reference)."""
+    if found is None or not (found.records or files.store_stdout):
+        return []
+    if files.store_stdout:
+        inst.stdout_text = found.stdout_text
+    return found.payloads
 
 
 def _monitoring_payloads(inst: JobInstance, payloads: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -278,26 +276,30 @@ def _emit_invocations(
     out: JobOutput,
     inst: JobInstance,
     files: JobFiles,
-    invocations: list[KickstartRecord],
+    invocations: tuple[list[KickstartRecord], tuple[int | None, ...]],
     tasks: list[KickstartRecord],
     monitoring: list[dict[str, Any]],
     keys: dict[str, Any],
     ts: float,
 ) -> list[dict[str, Any]]:
-    """Each invocation's events (or the cluster tasks', or one made up); their summaries."""
+    """Each invocation's events (or the cluster tasks', or one made up); their summaries.
+    ``invocations``: the records and their starts (:attr:`OutFile.starts`)."""
     summaries: list[dict[str, Any]] = []
-    if invocations:
-        for n, rec in enumerate(invocations, start=1):
-            emit_invocation(out, inst, files.is_subdag, n, rec.data, keys)
+    records, starts = invocations
+    if records:
+        for n, rec in enumerate(records, start=1):
+            data = rec.data
+            start = starts[n - 1] if data.get("start") is not None else job_start_time(inst)
+            emit_invocation(out, inst, files.is_subdag, n, data, keys, start)
             for p in monitoring:
                 emit_monitoring(out, inst, p, keys, ts)
-            emit_rc_meta(out, files, rec.data, ts)
-            emit_host(out, rec.data, keys, ts)
-            summaries.append({k: rec.data[k] for k in _INVOCATION_SUMMARY_KEYS if k in rec.data})
+            emit_rc_meta(out, files, data, ts)
+            emit_host(out, data, keys, ts)
+            summaries.append({k: data[k] for k in _INVOCATION_SUMMARY_KEYS if k in data})
     elif tasks:
         emit_cluster_tasks(out, inst, files, tasks, keys)
     else:
-        emit_invocation(out, inst, files.is_subdag, 1, {}, keys)
+        emit_invocation(out, inst, files.is_subdag, 1, {}, keys, job_start_time(inst))
         if files.is_subdag or inst.name.startswith("subdax_"):
             local_name, local_ip = _local_host()
             emit_host(

@@ -115,9 +115,10 @@ def emit_invocation(
     n: int,
     rec: dict[str, Any],
     keys: dict[str, Any],
+    start_time: int | None,
 ) -> None:
-    """``inv.start`` and ``inv.end`` of one invocation record (``{}``: made up from the job)."""
-    start_time = _start_time(inst, rec)
+    """``inv.start`` and ``inv.end`` of one invocation record (``{}``: made up from the job);
+    ``start_time``: its start in whole seconds (:func:`record_start_time`)."""
     xwf_id, job_id, job_inst_id = keys["xwf_id"], keys["job_id"], keys["job_inst_id"]
     fixed = keys["fixed"]
     out.emit(
@@ -184,11 +185,16 @@ def _cpu_times(rec: dict[str, Any], dur_f: float | None) -> tuple[Any, Any]:
     return cpu, (cpu / dur_f if dur_f else UNSET)
 
 
-def _start_time(inst: JobInstance, rec: dict[str, Any]) -> int | None:
+def record_start_time(inst: JobInstance, rec: dict[str, Any]) -> int | None:
     """The record's start, else the job's main start, else its end (whole seconds)."""
     if rec.get("start") is not None:
         start = iso_to_epoch(str(rec["start"]))
         return int(start) if start is not None else None
+    return job_start_time(inst)
+
+
+def job_start_time(inst: JobInstance) -> int | None:
+    """A record's start when it has none: the job's main start, else its end (whole seconds)."""
     if inst.main_start is not None:
         return int(inst.main_start)
     if inst.main_end is not None:
@@ -337,7 +343,7 @@ def emit_cluster_tasks(
         ):
             continue
         n += 1
-        emit_invocation(out, inst, files.is_subdag, n, d, keys)
+        emit_invocation(out, inst, files.is_subdag, n, d, keys, record_start_time(inst, d))
 
 
 def emit_registrations(

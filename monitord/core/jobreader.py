@@ -14,11 +14,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from monitord.core.jobtext import stderr_text_from_err
+from monitord.core.jobtext import (
+    stderr_text_from_err,
+    stdout_text_from_records,
+    stdout_text_without_kickstart,
+)
 from monitord.core.readers import errfile
 from monitord.core.readers.kickstart import KickstartRecord, parse_kickstart
 from monitord.core.readers.pickled import by_fields
 from monitord.core.readers.subfile import SubmitInfo, parse_submit_file
+from monitord.core.timeparse import iso_to_epoch
 
 ReadText = Callable[[str], "str | None"]
 
@@ -26,11 +31,16 @@ ReadText = Callable[[str], "str | None"]
 @by_fields
 @dataclass(slots=True)
 class OutFile:
-    """A ``.out`` file: its kickstart records, and its text when there are none (the only
-    case the text is used: the job's stdout without kickstart)."""
+    """A ``.out`` file: its kickstart records, and what the output parse takes from them that
+    does not depend on the job's state, made where the file is parsed (with ``--read-ahead``,
+    by the worker, off the daemon's critical path): the job's stdout text as stored and the
+    monitoring payloads cut out of it (from the records, else from the whole text), and each
+    invocation record's start in whole epoch seconds."""
 
-    text: str | None
     records: list[KickstartRecord]
+    stdout_text: str
+    payloads: list[dict[str, Any]]
+    starts: tuple[int | None, ...]  # of the records of kind "invocation", in order
 
 
 @by_fields
@@ -63,7 +73,22 @@ class JobReader(Protocol):
 
 def parse_out(text: str) -> OutFile:
     records = parse_kickstart(text)
-    return OutFile(None if records else text, records)
+    if not records:
+        stdout_text, payloads = stdout_text_without_kickstart(text)
+        return OutFile(records, stdout_text, payloads, ())
+    stdout_text, payloads = stdout_text_from_records(records)
+    return OutFile(records, stdout_text, payloads, _starts(records))
+
+
+def _starts(records: list[KickstartRecord]) -> tuple[int | None, ...]:
+    """Each invocation record's start (its ISO text) in whole epoch seconds; None: none."""
+    starts: list[int | None] = []
+    for record in records:
+        if record.kind == "invocation":
+            start = record.data.get("start")
+            epoch = None if start is None else iso_to_epoch(str(start))
+            starts.append(None if epoch is None else int(epoch))
+    return tuple(starts)
 
 
 def parse_err(text: str) -> ErrFile:
