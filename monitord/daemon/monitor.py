@@ -31,6 +31,7 @@ from monitord.core.events import StampedeEvent
 from monitord.core.readers.braindump import BraindumpError, read_braindump
 from monitord.core.readers.dagfile import DagInfo, read_dag
 from monitord.core.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
+from monitord.daemon.chunks import whole_lines
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.debuglog import DebugLog
 from monitord.daemon.errors import MonitordError
@@ -64,8 +65,6 @@ from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SPOOL_DIR_NAME, SpoolSettings
 
 log = structlog.get_logger(__name__)
-
-CHUNK = 1 << 18  # dagman.out read size in a replay (BATCH, the largest batch: plan_events.py)
 
 OutputsT = TypeVar("OutputsT", bound=Outputs)
 
@@ -412,21 +411,11 @@ class Monitor(Generic[OutputsT]):
         """Parser thread: read dagman.out in chunks and feed each; a replay hands a line over
         once here and once to the sinks' queues (docs/architecture.md).  ``stop`` (set by the
         event loop's signal handler) is looked at between two chunks."""
-        tail = b""
         with open(tracked.dagman_out, "rb") as fh:
-            while not stop.is_set():
-                chunk = fh.read(CHUNK)
-                if not chunk:
+            for piece in whole_lines(fh):
+                if stop.is_set():
                     break
-                data = tail + chunk
-                cut = data.rfind(b"\n")
-                if cut < 0:
-                    tail = data
-                    continue
-                tail = data[cut + 1 :]
-                self._feed(tracked, data[:cut].decode("utf-8", errors="replace").split("\n"))
-        if tail and not stop.is_set():
-            self._feed(tracked, [tail.decode("utf-8", errors="replace")])
+                self._feed(tracked, piece.decode("utf-8", errors="replace").split("\n"))
 
     # ------------------------------------------------------------------ live (FollowHost)
     async def follow_all(self, stop: asyncio.Event) -> None:
