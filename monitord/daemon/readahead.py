@@ -6,16 +6,22 @@ interpreter, no fork of the threaded daemon, titled ``monitord read-ahead <dagma
 scans the root workflow's dagman.out for the lines that make the machine read a job's files
 (a submission: its ``.sub``; a job's or its POST script's end: its ``.out``/``.err`` and
 PegasusLite error file), reads and parses them in that order on the second core, and sends
-the results in batches; at most :data:`WINDOW` batches are in flight (each ``next`` the
-parser sends is one more), so memory does not grow with the job count.
+the results in batches; at most :data:`WINDOW` messages are in flight (each ``next`` the
+parser sends is one more), so memory does not grow with the job count.  It cuts dagman.out
+as the parser does (``monitord/daemon/chunks.py``) and classifies every line, so ahead of a
+chunk's job files it sends the chunk's records (``monitord/core/linerecords.py``): the parser
+runs the machine on them instead of classifying the chunk's lines itself
+(:meth:`ReadAhead.records`, ``Workflow.feed_lines``).
 
 The parser's side, :class:`ReadAhead`, is the machine's :class:`~monitord.core.jobreader.JobReader`:
 it answers a question with the worker's result for that file when there is one and the file
 was complete before the replay began (last changed :data:`SETTLED_NS` before it) or is still
 as the worker read it (size, mtime, inode); otherwise (not predicted, out of order, not
 readable, changed, the worker gone) it asks :class:`~monitord.core.jobreader.ParsingReader`,
-which reads the file itself: the same answer as without the option, always.  The worker
-ends when its pipe closes: the replay's end, an interrupt, or the daemon's death (SIGKILL).
+which reads the file itself: the same answer as without the option, always; so for a
+chunk's records: none where the worker's chunk is not the parser's, or the worker is gone or
+late, and the parser classifies the lines itself.  The worker ends when its pipe closes: the
+replay's end, an interrupt, or the daemon's death (SIGKILL).
 """
 
 from __future__ import annotations
@@ -386,15 +392,24 @@ class ReadAhead:
     def records(self, path: str, place: Place) -> list[Record] | None:
         """The worker's records of the chunk of dagman.out at ``place`` (inode, first line,
         line count, size); None: the parser classifies its lines itself (another file, the
-        worker gone or LAG late, a chunk the worker cut otherwise: then every later one)."""
-        if not self._lines or path != self.plan.dagman_out:
+        worker gone or LAG late, KEEP results held, a chunk the worker cut otherwise: then
+        every later one)."""
+        if path != self.plan.dagman_out:
+            return None
+        if not self._lines:
+            self.chunks["here"] += 1
             return None
         blocks, first = self._blocks, place[1]
         while not blocks or blocks[0][0][1] < first:
             if blocks:
                 blocks.popleft()  # a chunk the parser classified itself
                 self.chunks["dropped"] += 1
-            elif self._child is None or not self._child.ready(LAG) or not self._pull():
+            elif (
+                self._child is None
+                or len(self._ready) >= KEEP  # results not asked for: pulled no further
+                or not self._child.ready(LAG)
+                or not self._pull()
+            ):
                 self.chunks["here"] += 1
                 return None
         found, records = blocks[0]
