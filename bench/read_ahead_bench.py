@@ -60,11 +60,11 @@ def pickle_cost(wf: Path) -> None:
     """In this process: the worker's reading and parsing, and its results' pickling."""
     import pickle
 
-    from monitord.daemon.readahead import Plan, _results
+    from monitord.daemon.readahead import Plan, _messages
 
     plan = Plan(str(next(wf.glob("*.dag.dagman.out"))), store_stdout=True)
     t0 = time.process_time()
-    batches = list(_results(plan))
+    batches = [m for m in _messages(plan) if type(m) is list]  # the job files' (no zone: no lines)
     t1 = time.process_time()
     blobs = [pickle.dumps(b, protocol=pickle.HIGHEST_PROTOCOL) for b in batches]
     t2 = time.process_time()

@@ -198,7 +198,7 @@ def test_the_layer_tables_modules_are_modules_of_their_packages() -> None:
 
 
 def test_the_sizes_the_page_states_are_the_codes() -> None:
-    from monitord.daemon.monitor import CHUNK
+    from monitord.daemon.chunks import CHUNK
     from monitord.daemon.plan_events import BATCH
 
     text = _text()

@@ -132,7 +132,7 @@ def test_the_worker_reads_a_file_below_the_block_in_one_read(
 
     monkeypatch.setattr(os, "read", counted)
     plan = Plan(str(out), store_stdout=True)
-    results = [r for batch in readahead._results(plan) for r in batch]
+    results = [r for batch in readahead._messages(plan) if type(batch) is list for r in batch]
     monkeypatch.undo()
     paths = [path for _, path, _ in _requests(plan)]
     read = [(st, path) for (_, st, _), path in zip(results, paths, strict=True) if st]
@@ -207,6 +207,8 @@ def test_a_generated_workflows_rows_are_the_same_and_come_from_the_worker(
     line = next(x for x in err.splitlines() if "read-ahead " in x and "used=" in x)
     counts = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)\b", line)}
     assert counts["used"] > 600 and counts["read_here"] == 0 and counts["changed"] == 0, line
+    # the parser took every chunk's lines classified by the worker
+    assert counts["chunks_classified"] >= 2 and counts["chunks_here"] == 0, line
 
 
 def test_the_worker_keeps_a_jobs_counter_only_until_its_success(
@@ -220,9 +222,12 @@ def test_the_worker_keeps_a_jobs_counter_only_until_its_success(
     assert asked > 600 and predicted.counters == {}
 
 
-def test_the_lines_left_unclassified_ask_for_no_file(generated: tuple[Path, Path, Path]) -> None:
-    """The worker classifies a quarter of dagman.out's lines: every line classified asks for
-    the same files in the same order (the generated workflow, and the corpus' dagman.outs)."""
+def test_the_lines_cut_as_the_parser_cuts_them_ask_for_the_same_files(
+    generated: tuple[Path, Path, Path],
+) -> None:
+    """The worker classifies dagman.out cut into the parser's chunks: every line classified
+    asks for the same files in the same order (the generated workflow, and the corpus'
+    dagman.outs)."""
     outs = [generated[0]]
     if CORPUS.is_dir():
         outs += sorted(CORPUS.glob("*/input/**/*.dagman.out"))

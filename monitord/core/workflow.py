@@ -41,6 +41,7 @@ from monitord.core.jobmachine import (
     in_order,
 )
 from monitord.core.jobreader import JobReader, ParsingReader
+from monitord.core.linerecords import Record
 from monitord.core.timeparse import dagman_timestamp
 
 log = structlog.get_logger(__name__)
@@ -206,10 +207,38 @@ class Workflow(JobActions):
             handler(self, rec)
         return rec.kind
 
-    def feed_lines(self, lines: list[str]) -> None:
+    def feed_lines(self, lines: list[str], records: list[Record] | None = None) -> None:
         """:meth:`feed` each line of a chunk, with the per-line lookups made once (a replay's
         417,096 lines for 20,000 jobs); the rare lines (already processed, in recovery, in
-        the list of log files) go through :meth:`feed` itself."""
+        the list of log files) go through :meth:`feed` itself.  ``records``: the chunk's
+        lines classified already (the read-ahead worker's, ``monitord/core/linerecords.py``),
+        used while the machine is in none of those states."""
+        if records is not None and not (
+            self.in_recovery or self.expect_log_entry or self.line_no < self.last_processed_line
+        ):
+            self._feed_records(lines, records)
+        else:
+            self._feed_each(lines)
+
+    def _feed_records(self, lines: list[str], records: list[Record]) -> None:
+        """A handler per record, each run with the line's number as :meth:`feed` has it, the
+        lines between only counted; after a record that puts the machine in the list of log
+        files or in recovery, the chunk's other lines go through :meth:`_feed_each`."""
+        start = self.line_no
+        handlers, dagman_line = self._handlers, D.DagmanLine
+        for pos, kind, ts, job, state, sched_id, status, text in records:
+            handler = handlers.get(kind)
+            if handler is None:
+                continue
+            self.line_no = start + pos + 1
+            handler(self, dagman_line(kind, ts, job, state, sched_id, status, text))
+            if self.in_recovery or self.expect_log_entry:
+                self._feed_each(lines[pos + 1 :])
+                return
+        self.line_no = start + len(lines)
+
+    def _feed_each(self, lines: list[str]) -> None:
+        """Each line classified here (:meth:`feed_lines` without records)."""
         classify, handlers, adjust, feed = (
             D.classify_line,
             self._handlers,

@@ -28,9 +28,11 @@ from typing import Any, Generic, TypeVar
 import structlog
 
 from monitord.core.events import StampedeEvent
+from monitord.core.linerecords import Record
 from monitord.core.readers.braindump import BraindumpError, read_braindump
 from monitord.core.readers.dagfile import DagInfo, read_dag
 from monitord.core.workflow import SubworkflowRequest, Workflow, WorkflowContext, WorkflowOptions
+from monitord.daemon.chunks import whole_lines
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.debuglog import DebugLog
 from monitord.daemon.errors import MonitordError
@@ -39,7 +41,14 @@ from monitord.daemon.jobfiles import read_text
 from monitord.daemon.jobstate_log import JobstateLog, jobstate_log_path
 from monitord.daemon.notifying import Notifications
 from monitord.daemon.outputs import Destinations, build_outputs, log_plugins
-from monitord.daemon.parts import ChangeWaiter, MonitorObserver, Outputs, SinkSetLike, WatchWaiter
+from monitord.daemon.parts import (
+    ChangeWaiter,
+    LineRecords,
+    MonitorObserver,
+    Outputs,
+    SinkSetLike,
+    WatchWaiter,
+)
 from monitord.daemon.plan_events import BATCH, emit_plan, emit_static, emit_subwf_map, open_static
 from monitord.daemon.registry import Registry
 from monitord.daemon.resume import ResumePoint, Snapshot, describe
@@ -64,8 +73,6 @@ from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SPOOL_DIR_NAME, SpoolSettings
 
 log = structlog.get_logger(__name__)
-
-CHUNK = 1 << 18  # dagman.out read size in a replay (BATCH, the largest batch: plan_events.py)
 
 OutputsT = TypeVar("OutputsT", bound=Outputs)
 
@@ -118,6 +125,7 @@ class Monitor(Generic[OutputsT]):
             options=self.options,
         )
         self.sinks: SinkSetLike = SinkSet([])  # made by start(), with the event plugins
+        self.line_records: LineRecords | None = None  # a replay's lines classified ahead
         self.destinations = Destinations()  # the events outputs asked for
         self.spool_settings: SpoolSettings | None = None  # where sinks spool while down
         self.restart = config.replay  # the outputs start over (a replay, or a recovery)
@@ -354,9 +362,17 @@ class Monitor(Generic[OutputsT]):
         events.clear()
         self._heap.due_trim()  # what the sinks wrote since is freed: give its pages back
 
-    def _feed(self, tracked: Tracked, lines: list[str], *, publish: bool = True) -> None:
-        """Feed ``lines``; ``publish`` False (a follow between publishes): the events stay
-        pending for a later chunk's publish, unless a line fails."""
+    def _feed(
+        self,
+        tracked: Tracked,
+        lines: list[str],
+        *,
+        publish: bool = True,
+        records: list[Record] | None = None,
+    ) -> None:
+        """Feed ``lines`` (``records``: classified already); ``publish`` False (a follow
+        between publishes): the events stay pending for a later chunk's publish, unless a
+        line fails."""
         wf = tracked.wf
         assert wf is not None
         for observer in self.observers:
@@ -365,7 +381,7 @@ class Monitor(Generic[OutputsT]):
         failed = True
         try:
             if kinds is None:
-                wf.feed_lines(lines)
+                wf.feed_lines(lines, records)
             else:
                 for line in lines:
                     kinds[wf.feed(line) or "other"] += 1
@@ -411,22 +427,21 @@ class Monitor(Generic[OutputsT]):
     def _replay_file(self, tracked: Tracked, stop: asyncio.Event) -> None:
         """Parser thread: read dagman.out in chunks and feed each; a replay hands a line over
         once here and once to the sinks' queues (docs/architecture.md).  ``stop`` (set by the
-        event loop's signal handler) is looked at between two chunks."""
-        tail = b""
+        event loop's signal handler) is looked at between two chunks.  With ``line_records``
+        (the read-ahead worker), each chunk's lines come classified when it has them."""
+        wf, ahead = tracked.wf, self.line_records
+        assert wf is not None
         with open(tracked.dagman_out, "rb") as fh:
-            while not stop.is_set():
-                chunk = fh.read(CHUNK)
-                if not chunk:
+            inode = os.fstat(fh.fileno()).st_ino
+            for piece in whole_lines(fh):
+                if stop.is_set():
                     break
-                data = tail + chunk
-                cut = data.rfind(b"\n")
-                if cut < 0:
-                    tail = data
-                    continue
-                tail = data[cut + 1 :]
-                self._feed(tracked, data[:cut].decode("utf-8", errors="replace").split("\n"))
-        if tail and not stop.is_set():
-            self._feed(tracked, [tail.decode("utf-8", errors="replace")])
+                lines = piece.decode("utf-8", errors="replace").split("\n")
+                records = None
+                if ahead is not None:
+                    place = (inode, wf.line_no, len(lines), len(piece))
+                    records = ahead.records(tracked.dagman_out, place)
+                self._feed(tracked, lines, records=records)
 
     # ------------------------------------------------------------------ live (FollowHost)
     async def follow_all(self, stop: asyncio.Event) -> None:

@@ -11,7 +11,9 @@ is handed to it as objects, never as subclasses overriding its private steps:
   file watcher);
 - :class:`MonitorObserver`: what is counted per chunk and per published batch (progress bars,
   the service's status page);
-- whether and how it snapshots for a crash resume: :class:`~monitord.daemon.resuming.CrashResume`.
+- whether and how it snapshots for a crash resume: :class:`~monitord.daemon.resuming.CrashResume`;
+- :class:`LineRecords`: a replay's dagman.out lines classified elsewhere (``--read-ahead``'s
+  worker, :class:`~monitord.daemon.readahead.ReadAhead`), or none.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from monitord.core.events import StampedeEvent
+from monitord.core.linerecords import Record
 from monitord.daemon.tail import ChangeWatch
 from monitord.daemon.tracked import Tracked
 from sinks.runtime.base import Sink
@@ -88,6 +91,15 @@ class MonitorObserver(Protocol):
 
     def ended(self, tracked: Tracked) -> None:
         """Following ``tracked`` ended (before it is ended in order, or left for a successor)."""
+
+
+class LineRecords(Protocol):
+    """The records of a chunk of a dagman.out's lines, classified ahead of the parser."""
+
+    def records(self, path: str, place: tuple[int, int, int, int]) -> list[Record] | None:
+        """The records of the chunk at ``place`` (the file's inode, the chunk's first line's
+        number, its line count, its size) of ``path``; None: none, the parser classifies."""
+        ...
 
 
 class MarkKeeper(Protocol):

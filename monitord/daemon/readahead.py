@@ -6,16 +6,22 @@ interpreter, no fork of the threaded daemon, titled ``monitord read-ahead <dagma
 scans the root workflow's dagman.out for the lines that make the machine read a job's files
 (a submission: its ``.sub``; a job's or its POST script's end: its ``.out``/``.err`` and
 PegasusLite error file), reads and parses them in that order on the second core, and sends
-the results in batches; at most :data:`WINDOW` batches are in flight (each ``next`` the
-parser sends is one more), so memory does not grow with the job count.
+the results in batches; at most :data:`WINDOW` messages are in flight (each ``next`` the
+parser sends is one more), so memory does not grow with the job count.  It cuts dagman.out
+as the parser does (``monitord/daemon/chunks.py``) and classifies every line, so ahead of a
+chunk's job files it sends the chunk's records (``monitord/core/linerecords.py``): the parser
+runs the machine on them instead of classifying the chunk's lines itself
+(:meth:`ReadAhead.records`, ``Workflow.feed_lines``).
 
 The parser's side, :class:`ReadAhead`, is the machine's :class:`~monitord.core.jobreader.JobReader`:
 it answers a question with the worker's result for that file when there is one and the file
 was complete before the replay began (last changed :data:`SETTLED_NS` before it) or is still
 as the worker read it (size, mtime, inode); otherwise (not predicted, out of order, not
 readable, changed, the worker gone) it asks :class:`~monitord.core.jobreader.ParsingReader`,
-which reads the file itself: the same answer as without the option, always.  The worker
-ends when its pipe closes: the replay's end, an interrupt, or the daemon's death (SIGKILL).
+which reads the file itself: the same answer as without the option, always; so for a
+chunk's records: none where the worker's chunk is not the parser's, or the worker is gone or
+late, and the parser classifies the lines itself.  The worker ends when its pipe closes: the
+replay's end, an interrupt, or the daemon's death (SIGKILL).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import os
 import resource
 import time
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -33,15 +40,19 @@ import structlog
 from monitord.core import dagman as D
 from monitord.core.jobout import _join
 from monitord.core.jobreader import ErrFile, OutFile, ParsingReader, parse_err, parse_out
+from monitord.core.linerecords import Record, records_of
 from monitord.core.readers import errfile
 from monitord.core.readers.subfile import SubmitInfo, parse_submit_file
+from monitord.daemon.chunks import whole_lines
 from monitord.daemon.jobfiles import read_text_stat
 
 log = structlog.get_logger(__name__)
 
 SERVE = "monitord.daemon.readahead:serve_read_ahead"
 BATCH = 64  # files per message: one pickle's overhead shared
-WINDOW = 4  # batches in flight: the worker's lead, and the pipe's bound
+WINDOW = 4  # messages in flight: the worker's lead, and the pipe's bound
+BLOCKS = 8  # chunks' records the parser holds at most (pulled while it looked for a file)
+LAG = 0.25  # seconds the parser waits for a chunk's records before it classifies them itself
 KEEP = 1024  # results the parser holds at most (pulled ahead of a question not predicted)
 SLACK = 512  # a result this many behind the one asked for was not asked for: dropped
 #: A job file last changed this long before the replay began is complete: its lines in
@@ -52,41 +63,53 @@ SETTLED_NS = 60 * 10**9
 Key = tuple[Any, ...]
 Stat = tuple[int, int, int]  # size, mtime_ns, inode
 Result = tuple[Key, "Stat | None", Any]  # stat None: the worker could not read it
+Line = D.DagmanLine
+#: A chunk of dagman.out: its file's inode, its first line's number, its line count, its size.
+Place = tuple[int, int, int, int]
+#: The kinds of line that can make the machine read a job's files (:meth:`_Predicted.asked`).
+ASKING = frozenset((D.DAGMAN_SUBMIT, D.ULOG, D.SCRIPT_STARTED, D.JOB_RESULT, D.SCRIPT_RESULT))
+
+
+def zone() -> tuple[Any, ...]:
+    """The process's time zone as dagman.out's times are read in it (``TZ`` and what
+    ``time`` made of it)."""
+    return os.environ.get("TZ"), time.tzname, time.timezone, time.altzone, time.daylight
+
+
+def _same_zone(wanted: tuple[Any, ...] | None) -> bool:
+    """Take the daemon's ``TZ`` (a worker started before a test changed it); whether the zone
+    is then the daemon's.  None: no records wanted."""
+    if wanted is None:
+        return False
+    if os.environ.get("TZ") != wanted[0]:
+        if wanted[0] is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = wanted[0]
+        time.tzset()
+    return zone() == tuple(wanted)
 
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """What the worker needs: the root dagman.out (absolute, as the Monitor has it)."""
+    """What the worker needs: the root dagman.out (absolute, as the Monitor has it); for the
+    records of its lines, the daemon's ``adjust`` and time zone (:func:`zone`; None: none)."""
 
     dagman_out: str
     store_stdout: bool
+    adjust: float = 0.0
+    zone: tuple[Any, ...] | None = None
 
 
 # ---------------------------------------------------------------- the worker
 
 
 def _asking_records(dagman_out: str) -> Iterator[D.DagmanLine]:
-    """The records of the dagman.out lines that can make the machine read a job's files.
-
-    A line is classified only when it holds what a line of the kinds :meth:`_Predicted.asked`
-    acts on must hold (``core/dagman.py``'s rules): a quarter of the lines.  Not a POST
-    script's start nor a "Submitting node ... from file" (41,000 of 124,000 classified lines
-    at 20,000 jobs, 2.6 µs each); the ``in`` tests written out: as ``any()`` over a tuple
-    they cost twice as much (0.26 against 0.12 s CPU for 437,000 lines; a regex 0.33 s).
-    """
-    classify = D.classify_line
-    with open(dagman_out, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            if not (
-                "ULOG_SUBMIT" in line
-                or " job proc (" in line
-                or " Script of " in line
-                or "PRE script of " in line
-                or ("Submitting " in line and " Node " in line)
-            ):
-                continue
-            rec = classify(line.rstrip(), 0.0)
-            if rec is not None:
+    """The records of the dagman.out lines that can make the machine read a job's files
+    (those :meth:`_Predicted.asked` acts on), classified as the worker does (:func:`_chunks`)."""
+    for _, _, found in _chunks(Plan(dagman_out, store_stdout=True)):
+        for rec in found:
+            if rec.kind in ASKING:
                 yield rec
 
 
@@ -175,6 +198,20 @@ class _Predicted:
         counters[name] = counters[name] + 1 if name in counters else 0
 
 
+def _chunks(plan: Plan) -> Iterator[tuple[tuple[int, int, int, int], list[Record], list[Line]]]:
+    """dagman.out cut as the parser cuts it (``monitord/daemon/chunks.py``): each chunk's
+    place (the file's inode, its first line's number, its line count and size), its lines'
+    records and its classified lines."""
+    first = 0
+    with open(plan.dagman_out, "rb") as fh:
+        inode = os.fstat(fh.fileno()).st_ino
+        for piece in whole_lines(fh):
+            lines = piece.decode("utf-8", errors="replace").split("\n")
+            records, found = records_of(lines, plan.adjust)
+            yield (inode, first, len(lines), len(piece)), records, found
+            first += len(lines)
+
+
 def _requests(plan: Plan) -> Iterator[tuple[Key, str, Any]]:
     """``(key, path, parse)`` of each job file, in the order the machine asks for them."""
     predicted = _Predicted(plan.dagman_out)
@@ -182,32 +219,45 @@ def _requests(plan: Plan) -> Iterator[tuple[Key, str, Any]]:
         yield from predicted.asked(rec)
 
 
-def _results(plan: Plan) -> Iterator[list[Result]]:
+def _result(plan: Plan, key: Key, path: str, parse: Any) -> Result:
+    found = read_text_stat(path)  # the stat before the read: a later change shows
+    if found is None:
+        return key, None, None
+    st, text = found
+    value = parse(text)
+    if key[0] == "err" and not plan.store_stdout:
+        value.stderr_text = ""  # not kept without stdout: not sent
+    return key, (st.st_size, st.st_mtime_ns, st.st_ino), value
+
+
+def _messages(plan: Plan) -> Iterator[Any]:
+    """The worker's stream, in dagman.out's order: each chunk's ``("lines", place, records)``
+    (unless its time zone is not the daemon's: its times would differ), then the job files
+    its lines ask for, in batches of BATCH results."""
+    predicted = _Predicted(plan.dagman_out)
+    send_lines = _same_zone(plan.zone)
     batch: list[Result] = []
-    for key, path, parse in _requests(plan):
-        found = read_text_stat(path)  # the stat before the read: a later change shows
-        if found is None:
-            batch.append((key, None, None))
-        else:
-            st, text = found
-            value = parse(text)
-            if key[0] == "err" and not plan.store_stdout:
-                value.stderr_text = ""  # not kept without stdout: not sent
-            batch.append((key, (st.st_size, st.st_mtime_ns, st.st_ino), value))
-        if len(batch) >= BATCH:
-            yield batch
-            batch = []
+    for place, records, found in _chunks(plan):
+        if send_lines:
+            yield ("lines", place, records)
+        for rec in found:
+            if rec.kind in ASKING:
+                for key, path, parse in predicted.asked(rec):
+                    batch.append(_result(plan, key, path, parse))
+                    if len(batch) >= BATCH:
+                        yield batch
+                        batch = []
     if batch:
         yield batch
 
 
 def serve_read_ahead(conn: Connection, plan: Plan) -> None:
-    """The worker: WINDOW batches ahead, one more per ``next``; at the end ``("end", its CPU
+    """The worker: WINDOW messages ahead, one more per ``next``; at the end ``("end", its CPU
     seconds, its peak RSS)``; then wait for the pipe to close."""
     conn.send(("ok",))
     credits = WINDOW
     try:
-        for batch in _results(plan):
+        for batch in _messages(plan):
             while credits == 0:
                 conn.recv()
                 credits += 1
@@ -243,8 +293,11 @@ class ReadAhead:
         self.fallback = fallback
         self._child: Any = None
         self._ready: dict[Key, list[tuple[int, Stat | None, Any]]] = {}
+        self._blocks: deque[tuple[Place, list[Record]]] = deque()  # chunks' records, in order
+        self._lines = plan.zone is not None  # False: every chunk classified here
         self._seq = 0
         self.counts = {"used": 0, "read_here": 0, "changed": 0, "unused": 0, "worker_lost": 0}
+        self.chunks = {"classified": 0, "here": 0, "dropped": 0}  # chunks' records
         self.worker_cpu: float | None = None
         self.worker_rss: int | None = None
         self._settled_before = time.time_ns() - SETTLED_NS
@@ -283,8 +336,13 @@ class ReadAhead:
             child.close()
         self.counts["unused"] += sum(len(v) for v in self._ready.values())
         self._ready.clear()
+        self._blocks.clear()
         log.info(
-            "read-ahead", **self.counts, worker_cpu=self.worker_cpu, worker_rss=self.worker_rss
+            "read-ahead",
+            **self.counts,
+            **{f"chunks_{k}": v for k, v in self.chunks.items()},
+            worker_cpu=self.worker_cpu,
+            worker_rss=self.worker_rss,
         )
 
     def _pull(self, timeout: float | None = None) -> bool:
@@ -301,7 +359,11 @@ class ReadAhead:
             self.counts["worker_lost"] += 1
             self._child = None
             return False
-        if batch[0] == "end":  # its CPU seconds and peak RSS (KiB), for the log
+        if type(batch) is tuple:
+            if batch[0] == "lines":
+                self._keep_block(batch[1], batch[2])
+                return True
+            # the end: its CPU seconds and peak RSS (KiB), for the log
             self.worker_cpu, self.worker_rss = batch[1], batch[2]
             child.close()
             self._child = None
@@ -316,6 +378,51 @@ class ReadAhead:
             else:
                 found.append(entry)  # a file asked for again (a retried job's .sub)
         return True
+
+    def _keep_block(self, place: Place, records: list[Record]) -> None:
+        blocks = self._blocks
+        if not self._lines:
+            self.chunks["dropped"] += 1
+            return
+        blocks.append((place, records))
+        if len(blocks) > BLOCKS:  # the parser is not at these chunks (another file's)
+            blocks.popleft()
+            self.chunks["dropped"] += 1
+
+    def records(self, path: str, place: Place) -> list[Record] | None:
+        """The worker's records of the chunk of dagman.out at ``place`` (inode, first line,
+        line count, size); None: the parser classifies its lines itself (another file, the
+        worker gone or LAG late, KEEP results held, a chunk the worker cut otherwise: then
+        every later one)."""
+        if path != self.plan.dagman_out:
+            return None
+        if not self._lines:
+            self.chunks["here"] += 1
+            return None
+        blocks, first = self._blocks, place[1]
+        while not blocks or blocks[0][0][1] < first:
+            if blocks:
+                blocks.popleft()  # a chunk the parser classified itself
+                self.chunks["dropped"] += 1
+            elif (
+                self._child is None
+                or len(self._ready) >= KEEP  # results not asked for: pulled no further
+                or not self._child.ready(LAG)
+                or not self._pull()
+            ):
+                self.chunks["here"] += 1
+                return None
+        found, records = blocks[0]
+        if found != place:
+            log.warning("read-ahead chunks differ; the parser classifies", ours=place, its=found)
+            self._lines = False
+            self.chunks["here"] += 1
+            self.chunks["dropped"] += len(blocks)
+            blocks.clear()
+            return None
+        blocks.popleft()
+        self.chunks["classified"] += 1
+        return records
 
     def _take(self, key: Key, path: str) -> tuple[bool, Any]:
         """``(True, result)`` from the worker, or ``(False, None)``: read it here."""

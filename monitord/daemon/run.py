@@ -185,9 +185,15 @@ def _read_ahead(config: MonitorConfig, monitor: Monitor[LocalOutputs]) -> ReadAh
     if not wanted:
         return None
     from monitord.core.jobreader import ParsingReader
-    from monitord.daemon.readahead import Plan, ReadAhead
+    from monitord.daemon.readahead import Plan, ReadAhead, zone
 
-    plan = Plan(os.path.abspath(config.dagman_out), store_stdout=config.store_stdout)
+    plan = Plan(
+        os.path.abspath(config.dagman_out),
+        store_stdout=config.store_stdout,
+        adjust=config.adjust,
+        zone=zone(),
+    )
     ahead = ReadAhead(plan, ParsingReader(monitor.ctx.read_text))
     monitor.ctx.reader = ahead
+    monitor.line_records = ahead
     return ahead

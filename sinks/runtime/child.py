@@ -88,6 +88,17 @@ class Child:
             self.kill()
             raise ChildGone(self._why(exc)) from None
 
+    def ready(self, timeout: float = 0.0) -> bool:
+        """Whether a message of the child's (sent ahead, unasked) waits in the pipe, or comes
+        within ``timeout`` seconds; True too when the pipe is closed (``call`` then says so)."""
+        conn = self._conn
+        if conn is None:
+            return False
+        try:
+            return conn.poll(timeout)
+        except (EOFError, OSError):
+            return True
+
     @property
     def exit_code(self) -> int | None:
         return self._proc.returncode if self._proc is not None else None
