@@ -66,11 +66,12 @@ def serve_sink(conn: Connection, sink: Sink) -> None:
             if message[0] == "batch":
                 # the batch's events, rows and caches' new entries: thousands of containers
                 # and no cycles, that the collector would walk for nothing (bench/README.md,
-                # "Issue 30, twelfth session: child30i"); what a batch leaves is collected
-                # once it is answered, with the collector back on
+                # "Issue 30, twelfth session: child30i"); the events are freed before it is
+                # back on, so its next collection walks what the batch left in the caches only
                 with Paused():
                     events = decode_events(message[1])
                     reply = _answer(sink, lambda: sink.write_batch(events))  # noqa: B023
+                    del events
                 conn.send(reply)
             elif message[0] == "flush":
                 conn.send(_answer(sink, sink.flush))
