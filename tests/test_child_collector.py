@@ -66,7 +66,10 @@ class Probe:
     def write_batch(self, events: Sequence[StampedeEvent]) -> None:
         collections = sum(generation["collections"] for generation in gc.get_stats())
         frozen = gc.get_freeze_count()
-        raise SinkError(f"collections={collections} frozen={frozen}", retryable=False)
+        enabled = int(gc.isenabled())
+        raise SinkError(
+            f"collections={collections} frozen={frozen} enabled={enabled}", retryable=False
+        )
 
     def flush(self) -> None:
         pass
@@ -100,3 +103,11 @@ def test_the_child_loads_its_payload_with_the_collector_paused(
     collections left are the interpreter's start and ``sinks.runtime.child``'s own imports
     (28 here; 81 while the payload loaded with the collector on)."""
     assert _probed(monkeypatch)["collections"] < 40
+
+
+def test_the_child_writes_a_batch_with_the_collector_paused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A batch's write (the SQL loader's rows and cache entries) makes no cycles: the child
+    writes it with the collector paused, as it decodes it (on again once answered)."""
+    assert _probed(monkeypatch)["enabled"] == 0

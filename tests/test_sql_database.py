@@ -230,6 +230,39 @@ def test_purge_removes_workflow_family_and_its_files(tmp_path: Path) -> None:
         assert conn.execute("select count(*) from workflowstate").fetchone() == (1,)
 
 
+@pytest.mark.parametrize(("replay", "journal"), [(True, "persist"), (False, "delete")])
+def test_a_replay_keeps_its_journal_file_until_it_closes(
+    tmp_path: Path, replay: bool, journal: str
+) -> None:
+    """A replay's SQLite file keeps its rollback journal between transactions (``PERSIST``:
+    no file made and deleted per batch), and removes it as it closes; a live daemon keeps
+    SQLite's DELETE.  The rows are the same either way."""
+    from types import SimpleNamespace
+
+    from monitord.daemon.config import MonitorConfig
+    from monitord.daemon.outputs import build_outputs
+
+    path = tmp_path / "wf.db"
+    cfg = MonitorConfig(
+        str(tmp_path / "wf.dagman.out"), replay=replay, dests=[f"sqlite:///{path}"], dashboard=False
+    )
+    bd = SimpleNamespace(wf_uuid="u-1", planner_version="5.0.5")
+    (sink,) = build_outputs(cfg, str(tmp_path), bd, restart=True).sinks
+    assert isinstance(sink, SQLSink)
+    sink.open()
+    try:
+        sink.write_batch([_ev("wf.plan", "u-1", ts=1, root__xwf__id="u-1")])  # type: ignore[list-item]
+        assert sink._engine is not None
+        with sink._engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == journal
+        assert (tmp_path / "wf.db-journal").exists() is replay
+    finally:
+        sink.close()
+    assert not (tmp_path / "wf.db-journal").exists()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("select wf_uuid from workflow").fetchall() == [("u-1",)]
+
+
 @pytest.mark.parametrize(("replay", "synchronous"), [(True, 0), (False, 2)])
 def test_a_replay_skips_fsync_a_live_daemon_keeps_it(
     tmp_path: Path, replay: bool, synchronous: int

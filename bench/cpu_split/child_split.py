@@ -18,6 +18,7 @@ from outside, the product has no switch for it.
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 import sys
 import time
@@ -26,6 +27,7 @@ from typing import Any
 
 _LOG = os.environ.get("MONITORD_CHILD_SPLIT")
 _spent: dict[str, float] = {}
+_calls: dict[str, int] = {}
 
 
 def _timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -37,8 +39,17 @@ def _timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kw)
         finally:
             _spent[name] = _spent.get(name, 0.0) + clock() - began
+            _calls[name] = _calls.get(name, 0) + 1
 
     return wrapper
+
+
+def _gc_timer(phase: str, info: dict[str, Any]) -> None:
+    """The cyclic collector's own CPU (``gc.callbacks``): its collections, not the frees."""
+    if phase == "start":
+        _spent["_gc_began"] = time.process_time()
+    else:
+        _spent["gc"] = _spent.get("gc", 0.0) + time.process_time() - _spent["_gc_began"]
 
 
 def _report() -> None:
@@ -55,6 +66,9 @@ def _report() -> None:
         "lookups_ahead": s.get("lookups_ahead", 0.0),  # its SELECTs included
         "sql_rows": s.get("run_many", 0.0),
         "sql_other": sum(s.get(k, 0.0) for k in ("rows", "scalar", "insert_id")),
+        "gc": s.get("gc", 0.0),
+        "sys": os.times().system,
+        "batches": _calls.get("write_batch", 0),
     }
     with open(_LOG, "a") as out:  # type: ignore[arg-type]
         out.write(" ".join(f"{k}={v:.2f}" for k, v in parts.items()) + "\n")
@@ -73,6 +87,7 @@ def _install() -> None:
     for name in ("_run_many", "rows", "scalar", "insert_id"):
         key = name.lstrip("_")
         setattr(rawsql.RawSQL, name, _timed(key, getattr(rawsql.RawSQL, name)))
+    gc.callbacks.append(_gc_timer)
     atexit.register(_report)
 
 

@@ -113,6 +113,7 @@ def make_engine(
     *,
     sqlite_begin: str = "DEFERRED",
     sqlite_synchronous: str | None = None,
+    sqlite_journal: str | None = None,
     **engine_kw: Any,
 ) -> Engine:
     """An engine with the per-backend settings the loader relies on.
@@ -121,7 +122,8 @@ def make_engine(
     ``BEGIN`` so that SAVEPOINTs used for row-by-row retries work under pysqlite
     (``sqlite_begin="IMMEDIATE"``: every transaction takes the write lock at once, see
     :data:`SQLITE_BEGIN`); ``sqlite_synchronous``: its ``PRAGMA synchronous`` (default: SQLite's,
-    FULL).  MySQL: utf8mb4 connection charset.
+    FULL); ``sqlite_journal``: its ``PRAGMA journal_mode`` (default: SQLite's, DELETE; see
+    :func:`end_persisted_journal`).  MySQL: utf8mb4 connection charset.
     """
     kwargs: dict[str, Any] = {}
     backend = url.get_backend_name()
@@ -135,16 +137,22 @@ def make_engine(
     kwargs.update(engine_kw)
     engine = create_engine(url, **kwargs)
     if backend == "sqlite":
-        _sqlite_pragmas(engine, sqlite_begin, sqlite_synchronous)
+        _sqlite_pragmas(engine, sqlite_begin, sqlite_synchronous, sqlite_journal)
     return engine
 
 
 _SYNCHRONOUS = frozenset({"OFF", "NORMAL", "FULL", "EXTRA"})
+#: rollback journals only: each keeps a killed writer's transaction undone at the next open
+_JOURNALS = frozenset({"DELETE", "TRUNCATE", "PERSIST"})
 
 
-def _sqlite_pragmas(engine: Engine, begin: str, synchronous: str | None) -> None:
+def _sqlite_pragmas(
+    engine: Engine, begin: str, synchronous: str | None, journal: str | None
+) -> None:
     if synchronous is not None and synchronous not in _SYNCHRONOUS:
         raise ValueError(f"PRAGMA synchronous={synchronous!r}")
+    if journal is not None and journal not in _JOURNALS:
+        raise ValueError(f"PRAGMA journal_mode={journal!r}")
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -153,12 +161,26 @@ def _sqlite_pragmas(engine: Engine, begin: str, synchronous: str | None) -> None
         cur.execute("PRAGMA foreign_keys=ON")
         if synchronous is not None:
             cur.execute(f"PRAGMA synchronous={synchronous}")
+        if journal is not None:
+            cur.execute(f"PRAGMA journal_mode={journal}")
         cur.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Connection) -> None:
         mode = conn.get_execution_options().get(SQLITE_BEGIN, begin)
         conn.exec_driver_sql("BEGIN IMMEDIATE" if mode == "IMMEDIATE" else "BEGIN")
+
+
+def end_persisted_journal(engine: Engine) -> None:
+    """Remove the ``-journal`` file a ``PERSIST`` journal leaves beside the database (SQLite
+    deletes it as the mode becomes DELETE again): the file is left as the default mode would
+    leave it.  Not done (logged) when the database cannot be reached; the journal left is a
+    cold one (its header zeroed at the last commit), which SQLite ignores and rotation moves."""
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA journal_mode=DELETE")
+    except SQLAlchemyError as exc:
+        log.warning("cannot remove the SQLite journal file", error=type(exc).__name__)
 
 
 #: execution option: ``"IMMEDIATE"`` makes a SQLite transaction take the write lock at BEGIN.

@@ -33,6 +33,7 @@ from .database import (
     SchemaBusy,
     SchemaVersionError,
     connect_timeout_args,
+    end_persisted_journal,
     is_sqlite,
     make_engine,
     open_schema,
@@ -117,6 +118,10 @@ class SQLSink:
             # (the OS has every write); an OS crash may leave the file damaged, and the
             # replay run again rotates it aside and writes it anew. A live daemon stays durable.
             self._engine_kw["sqlite_synchronous"] = "OFF"
+            # and its rollback journal kept between transactions, its header zeroed at each
+            # commit, not made and deleted by each one: a killed replay's transaction is still
+            # undone at the next open (bench/README.md, "Issue 30, twelfth session: child30i")
+            self._engine_kw["sqlite_journal"] = "PERSIST"
         self._engine: Engine | None = None
         # servers: autocommit pool for the shared tables (see _shared)
         self._side_engine: Engine | None = None
@@ -263,7 +268,7 @@ class SQLSink:
             )
         finally:
             if own:
-                engine.dispose()
+                self._dispose(engine)
         self._marks_table = False
 
     def _ensure_marks_table(self) -> None:
@@ -394,8 +399,14 @@ class SQLSink:
             self._side_engine = None
         if self._engine is not None:
             if self.engine_source is None or is_sqlite(self._url):
-                self._engine.dispose()
+                self._dispose(self._engine)
             self._engine = None
+
+    def _dispose(self, engine: Engine) -> None:
+        """Close the sink's own engine; a persisted journal (a replay's) is removed first."""
+        if self._engine_kw.get("sqlite_journal") == "PERSIST":
+            end_persisted_journal(engine)
+        engine.dispose()
 
     # --- helpers -----------------------------------------------------------
 
