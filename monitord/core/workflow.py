@@ -118,8 +118,7 @@ class Workflow(JobActions):
         self.restart_count = 0
         self.line_no = 0
         self.last_processed_line = 0
-        # Output counters the latest instances do not give (JobActions.out_count).
-        self.out_counters: dict[str, int] = {}
+        self.out_counters: dict[str, int] = {}  # those `latest` cannot give (JobActions.out_count)
         # Job instances: node name (the .dag's copy) -> its latest instance, the only one a
         # later line can apply to (an earlier one, superseded by a retry, is read by nothing
         # and not kept). A finished instance is kept as its compact record (FinishedJob).
