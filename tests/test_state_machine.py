@@ -228,7 +228,7 @@ def test_retry_gets_a_new_instance_and_the_next_output_counter():
     assert seqs == {"1", "2"}
     ends = [wire(e) for e in wf.events if e.name == "job_inst.main.end"]
     assert [e["stdout.file"] for e in ends] == ["00/00/a.out.000", "00/00/a.out.001"]
-    assert wf.out_counters["a"] == 1 and wf.job_seq == 3
+    assert wf.out_count("a") == 1 and wf.job_seq == 3
 
 
 def test_pre_script_failure_then_retry():
@@ -257,7 +257,7 @@ def test_pre_script_failure_then_retry():
     first_end = next(wire(e) for e in wf.events if e.name == "job_inst.main.end")
     assert first_end["status"] == -1 and first_end["exitcode"] == "512"
     assert first_end["stdout.file"] == "/orig/run0001/p.pre.log.000"
-    assert wf.out_counters["p"] == 1  # PRE failure (0) then SUBMIT (1)
+    assert wf.out_count("p") == 1  # PRE failure (0) then SUBMIT (1)
 
 
 def test_held_released_and_abort_after_hold_is_deferred_to_post():

@@ -11,7 +11,9 @@ from monitord.daemon import statefiles as sf
 
 def test_info_round_trip_and_malformed_tail(tmp_path: Path) -> None:
     path = str(tmp_path / "monitord.info")
-    sf.write_info(path, job_seq=4, line_no=268, restart_count=1, counters={"ls_ID0000001": 1})
+    sf.write_info(
+        path, job_seq=4, line_no=268, restart_count=1, counters={"ls_ID0000001": 1}.items()
+    )
     assert Path(path).read_text().splitlines() == [
         "monitord_job_sequence 4",
         "monitord_dagman_out_sequence 268",
@@ -62,7 +64,7 @@ def test_info_of_many_jobs_is_written_in_pieces(tmp_path: Path) -> None:
     path = str(tmp_path / "monitord.info")
     tracemalloc.start()
     try:
-        sf.write_info(path, job_seq=9, line_no=7, restart_count=0, counters=counters)
+        sf.write_info(path, job_seq=9, line_no=7, restart_count=0, counters=counters.items())
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

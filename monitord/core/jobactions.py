@@ -13,7 +13,7 @@ owns the state the attributes below name.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import structlog
@@ -132,7 +132,11 @@ class JobActions:
         inst = JobInstance(name=name, seq=seq, submit_dir=self._submit_dir(node))
         if node is not None and node.is_subdag:
             inst.site = "local"
-        self.latest[name] = inst
+        latest = self.latest
+        replaced = latest.get(name)
+        if replaced is not None:
+            self._keep_out_count(name, replaced)
+        latest[name] = inst
         return inst
 
     def _submit_dir(self, node: Any) -> str:
@@ -198,11 +202,57 @@ class JobActions:
         if sub.time_requirement_seconds is not None:
             inst.time_req = sub.time_requirement_seconds
 
+    # ------------------------------------------------------------------ output counters
+    # A node's output counter (how many of its attempts have had an output number: the
+    # next one's files are <job>.out.<N>) is its latest instance's ``out_num`` (its record's,
+    # once finished), not a table of its own (38 B a job at 100,000 jobs: bench/README.md,
+    # "memory30i"). ``out_counters`` keeps only the counts the latest instance does not
+    # give: a retry made but not yet numbered, a node a rescue restart dropped
+    # (``_drop_finished_jobs``), one a clean stop's monitord.info names; it is asked first.
+
+    def out_count(self, name: str) -> int | None:
+        """The node's output counter (None: no attempt of it has had an output number)."""
+        kept = self.out_counters
+        if kept:
+            n = kept.get(name)
+            if n is not None:
+                return n
+        found = self.latest.get(name)
+        return None if found is None else found.out_num
+
+    def _keep_out_count(self, name: str, replaced: JobInstance | FinishedJob) -> None:
+        """``replaced`` leaves ``latest`` (a new instance, a rescue restart): its count kept."""
+        kept = self.out_counters
+        if name not in kept:
+            n = replaced.out_num
+            if n is not None:
+                kept[name] = n
+
     def _bump_out_counter(self, inst: JobInstance) -> None:
-        n = self.out_counters.get(inst.name)
+        name = inst.name
+        n = self.out_count(name)
         n = 0 if n is None else n + 1
-        self.out_counters[inst.name] = n
         inst.out_num = n
+        kept = self.out_counters
+        if self.latest.get(name) is not inst:
+            kept[name] = n  # (not the node's latest: no such path today, but kept right)
+        elif kept:
+            kept.pop(name, None)
+
+    def out_counts(self) -> Iterator[tuple[str, int]]:
+        """Every node's output counter (monitord.info): in ``latest``'s order, then the nodes
+        only ``out_counters`` knows."""
+        kept = self.out_counters
+        latest = self.latest
+        for name, found in latest.items():
+            n = kept.get(name) if kept else None
+            if n is None:
+                n = found.out_num
+            if n is not None:
+                yield name, n
+        for name, n in kept.items():
+            if name not in latest:
+                yield name, n
 
     # ------------------------------------------------------------------ event builders
     def _state_keys(self, inst: JobInstance, ts: float) -> dict[str, Any]:

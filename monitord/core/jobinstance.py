@@ -95,7 +95,8 @@ class FinishedJob(bytes):
 
     Layout: the codes of ``state``, ``prev_state`` and ``known_state`` (one byte each: an
     index in :data:`STATE_CODES`, :data:`_NONE`, or :data:`_TEXT`: the state's text follows,
-    after its length), a flags byte, then the marshalled values of :data:`_PACKED`. What
+    after its length), a flags byte (its upper bits: ``out_num``, see :func:`_out_code`),
+    then the marshalled values of :data:`_PACKED`. What
     :meth:`JobInstance.retire` cleared is not packed, nor the submit directory when it is the
     one the node's ``.dag`` entry gives (the caller's ``submit_dir``): per record, those
     were ~120 of ~295 bytes.
@@ -125,6 +126,7 @@ class FinishedJob(bytes):
         values = list(_packed_values(inst))
         if values[_SUBMIT_DIR] == submit_dir:
             values[_SUBMIT_DIR] = None
+        head[3] |= _out_code(inst.out_num)
         if _whole_times(values):
             head[3] |= _INT_TIMES
             for at in _TIMES:
@@ -147,6 +149,15 @@ class FinishedJob(bytes):
         if code < _TEXT:
             return STATE_CODES[code]
         return None if code == _NONE else self[5 : 5 + self[4]].decode()
+
+    @property
+    def out_num(self) -> int | None:
+        """The instance's output number, read off the head when it is there (a record made
+        before it was, a snapshot's: from the packed values)."""
+        code = self[3] >> _OUT_SHIFT
+        if code:
+            return None if code == _OUT_NONE else code - _OUT_FIRST
+        return self._values()[_OUT_NUM]  # type: ignore[no-any-return]
 
     @property
     def sched_id(self) -> str | None:
@@ -215,6 +226,19 @@ _CODE = {state: code for code, state in enumerate(STATE_CODES)}
 _NONE, _TEXT = 255, 254
 _INT_TIMES = 1  # flag: the times were whole floats, packed as ints (4 bytes less each)
 _COMPACT = 2  # flag: the values are packed by _encode, not marshal
+# The flags byte's upper six bits: the output number again, readable without unpacking (the
+# workflow's output counters are read off the latest records: Workflow.out_counts). 0: not
+# there (an older record: read the values), _OUT_NONE: None, else out_num + _OUT_FIRST.
+_OUT_SHIFT, _OUT_NONE, _OUT_FIRST = 2, 1, 2
+
+
+def _out_code(out_num: int | None) -> int:
+    """``out_num`` as the flags byte's upper bits (0 when it does not fit in them)."""
+    if out_num is None:
+        return _OUT_NONE << _OUT_SHIFT
+    code = out_num + _OUT_FIRST
+    return code << _OUT_SHIFT if 0 <= out_num and code < 1 << (8 - _OUT_SHIFT) else 0
+
 
 # What retire() clears, as it leaves it; a record does not pack these.
 _CLEARED = ("sub", "stdout_text", "stderr_text", "composite_extra", "deferred_main_end")
@@ -229,6 +253,7 @@ _PACKED = tuple(
 )
 _SCHED_ID = _PACKED.index("sched_id")
 _SEQ = _PACKED.index("seq")
+_OUT_NUM = _PACKED.index("out_num")
 _SUBMIT_DIR = _PACKED.index("submit_dir")
 _TIME_NAMES = ("pre_start", "pre_end", "main_start", "main_end", "post_start", "post_end")
 _TIMES = tuple(_PACKED.index(name) for name in _TIME_NAMES)

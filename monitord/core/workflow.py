@@ -119,7 +119,7 @@ class Workflow(JobActions):
         self.restart_count = 0
         self.line_no = 0
         self.last_processed_line = 0
-        self.out_counters: dict[str, int] = {}
+        self.out_counters: dict[str, int] = {}  # those `latest` cannot give (JobActions.out_count)
         # Job instances: node name (the .dag's copy) -> its latest instance, the only one a
         # later line can apply to (an earlier one, superseded by a retry, is read by nothing
         # and not kept). A finished instance is kept as its compact record (FinishedJob).
@@ -457,6 +457,7 @@ class Workflow(JobActions):
             if inst.state == "POST_SCRIPT_SUCCESS" or (
                 inst.state == "JOB_SUCCESS" and not has_post
             ):
+                self._keep_out_count(name, inst)
                 del self.latest[name]
 
     # ------------------------------------------------------------------ the state machine

@@ -512,7 +512,7 @@ class Monitor(Generic[OutputsT]):
             job_seq=wf.job_seq,
             line_no=max(wf.line_no, wf.last_processed_line),
             restart_count=wf.restart_count,
-            counters=wf.out_counters,
+            counters=wf.out_counts(),
         )
         remove(tracked.files["recover"])
         if tracked is self.registry.root:

@@ -60,7 +60,12 @@ def write_done(path: str, started: float, now: float | None = None) -> None:
 
 
 def write_info(
-    path: str, *, job_seq: int, line_no: int, restart_count: int, counters: dict[str, int]
+    path: str,
+    *,
+    job_seq: int,
+    line_no: int,
+    restart_count: int,
+    counters: Iterable[tuple[str, int]],
 ) -> None:
     """Written in pieces of :data:`INFO_PIECE` lines: one text of every job's line was a
     replay's peak at its end (~13 MB for the lines, their text and its encoding at 100,000
@@ -76,9 +81,9 @@ def write_info(
 INFO_PIECE = 1024
 
 
-def _pieces(head: str, counters: dict[str, int]) -> Iterator[str]:
+def _pieces(head: str, counters: Iterable[tuple[str, int]]) -> Iterator[str]:
     yield head
-    items = iter(counters.items())  # the caller's thread is the only one changing them
+    items = iter(counters)  # the caller's thread is the only one changing them
     while piece := list(islice(items, INFO_PIECE)):
         yield "".join([f"{name} {n}\n" for name, n in piece])
 
