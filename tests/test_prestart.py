@@ -12,20 +12,39 @@ from pathlib import Path
 
 import pytest
 
-from monitord.daemon.prestart import READ_AHEAD_SERVE, SQL_SCHEMES, SQL_SERVE
+from monitord.daemon.prestart import READ_AHEAD_SERVE, SQL_SERVE
 from monitord.tools.synthetic import generate
 from sinks.runtime.child import Child, close_spares, prestart
 from tests.conftest import CORPUS_TZ
 from tests.test_replay_children import children
 
 
-def test_the_sql_schemes_and_the_helpers_are_those_of_their_modules() -> None:
+def test_the_helpers_are_those_of_their_modules() -> None:
     from monitord.daemon import readahead
     from sinks.runtime import process_sink
-    from sinks.sql.factory import SQLFactory
 
-    assert SQL_SCHEMES == SQLFactory.schemes
     assert (SQL_SERVE, READ_AHEAD_SERVE) == (process_sink.SERVE, readahead.SERVE)
+
+
+def _ask(code: str) -> list[str]:
+    """What ``code`` prints in a fresh interpreter (this one has SQLAlchemy loaded)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return done.stdout.split()
+
+
+def test_deciding_the_helpers_loads_no_sqlalchemy() -> None:
+    """The SQL schemes come from the SQL sink's package without its SQLAlchemy, so the helpers
+    start before the daemon loads it; and they are the SQL factory's own list."""
+    light = "import sys, monitord.daemon.prestart as p; print('sqlalchemy' in sys.modules)"
+    assert _ask(light) == ["False"]
+    same = (
+        "import monitord.daemon.prestart as p, sinks.sql.factory as f;"
+        "print(p.SQL_SCHEMES is f.SQLFactory.schemes)"
+    )
+    assert _ask(same) == ["True"]
 
 
 ECHO = "tests.test_prestart:echo_modules"

@@ -17,10 +17,8 @@ from monitord.daemon.config import MonitorConfig
 from monitord.daemon.outputs import helper_processes, loader_in_process
 from sinks.runtime.child import prestart
 from sinks.runtime.factory import scheme_of
+from sinks.sql.schemes import SQL_SCHEMES
 
-#: the SQL sink factory's schemes (``sinks/sql/factory.py`` ``SQLFactory.schemes``, which
-#: imports SQLAlchemy: what this module must not), pinned by tests/test_prestart.py
-SQL_SCHEMES = ("sqlite", "mysql", "mariadb", "postgresql", "postgres", "jdbc")
 #: what the SQL child's payload (the unopened SQL sink) loads as it is unpickled
 SQL_MODULES = ("sinks.sql.sink",)
 #: what the helpers serve (``sinks/runtime/process_sink.py``, ``monitord/daemon/readahead.py``
