@@ -91,6 +91,46 @@ def test_a_child_not_taken_ends_with_close_spares() -> None:
         child.close()
 
 
+NICENESS = "tests.test_prestart:niceness"
+
+
+def niceness(conn: object, payload: None) -> None:
+    """A child's serve function: answers its niceness and its autogroup's (None: none)."""
+    import os
+
+    try:
+        with open("/proc/self/autogroup") as fh:
+            group: int | None = int(fh.read().split()[-1])
+    except OSError:
+        group = None
+    conn.send((os.nice(0), group))  # type: ignore[attr-defined]
+    conn.recv()  # type: ignore[attr-defined]  # until the pipe closes
+
+
+@pytest.mark.usefixtures("in_checkout")
+def test_a_helper_prestarted_nicer_yields_to_the_daemon_in_its_own_autogroup_too() -> None:
+    import os
+
+    prestart(NICENESS, nice=3)
+    child = Child(NICENESS, None, title="monitord test", level=20)
+    try:
+        nice, group = child.start()
+    finally:
+        child.close()
+    assert nice == min(19, os.nice(0) + 3)
+    assert group is None or group == 3  # alone in a new session: a new autogroup, at 0 + 3
+
+
+def test_the_helpers_are_nicer_only_on_a_quiet_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    from monitord.daemon import prestart as pre
+
+    monkeypatch.setattr(pre, "usable_cores", lambda: 2)
+    monkeypatch.setattr(pre.os, "getloadavg", lambda: (0.4, 0.0, 0.0))
+    assert pre.helper_nice() == pre.HELPER_NICE
+    monkeypatch.setattr(pre.os, "getloadavg", lambda: (1.8, 0.0, 0.0))
+    assert pre.helper_nice() == 0  # a busy machine: they would yield to everyone else too
+
+
 def _helpers_when_settling(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[dict[int, str], dict[int, str]]:
@@ -151,7 +191,9 @@ def test_a_sql_child_is_started_ahead_for_a_sql_destination_only(
     from monitord.daemon import prestart as prestarting
 
     asked: list[str] = []
-    monkeypatch.setattr(prestarting, "prestart", lambda serve, preload=(): asked.append(serve))
+    monkeypatch.setattr(
+        prestarting, "prestart", lambda serve, preload=(), nice=0: asked.append(serve)
+    )
     out = generate(tmp_path / "run", 20, seed=3, name="small").dagman_out
     monkeypatch.setenv("TZ", CORPUS_TZ)
     monkeypatch.setenv("HOME", str(tmp_path))
