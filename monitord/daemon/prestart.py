@@ -36,7 +36,7 @@ def helper_nice() -> int:
 
     Three processes on two cores, and the daemon's parser is the replay's critical path: at an
     equal weight it had two thirds of a core whenever both helpers were runnable.  Niced, the
-    helpers take what it leaves, ahead of it by their queues (20,000 jobs: the wall −15 %,
+    helpers take what it leaves, ahead of it by their queues (20,000 jobs: the wall −9.5 %,
     bench/README.md, "Issue 30, twelfth session: pipeline30i").  On a busy machine (helpers
     forced by ``--sql-process``, ``--read-ahead``) they would also yield to everyone else's
     processes, and the daemon would wait on them: no change there.
