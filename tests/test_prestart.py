@@ -12,20 +12,39 @@ from pathlib import Path
 
 import pytest
 
-from monitord.daemon.prestart import READ_AHEAD_SERVE, SQL_SCHEMES, SQL_SERVE
+from monitord.daemon.prestart import READ_AHEAD_SERVE, SQL_SERVE
 from monitord.tools.synthetic import generate
 from sinks.runtime.child import Child, close_spares, prestart
 from tests.conftest import CORPUS_TZ
 from tests.test_replay_children import children
 
 
-def test_the_sql_schemes_and_the_helpers_are_those_of_their_modules() -> None:
+def test_the_helpers_are_those_of_their_modules() -> None:
     from monitord.daemon import readahead
     from sinks.runtime import process_sink
-    from sinks.sql.factory import SQLFactory
 
-    assert SQL_SCHEMES == SQLFactory.schemes
     assert (SQL_SERVE, READ_AHEAD_SERVE) == (process_sink.SERVE, readahead.SERVE)
+
+
+def _ask(code: str) -> list[str]:
+    """What ``code`` prints in a fresh interpreter (this one has SQLAlchemy loaded)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return done.stdout.split()
+
+
+def test_deciding_the_helpers_loads_no_sqlalchemy() -> None:
+    """The SQL schemes come from the SQL sink's package without its SQLAlchemy, so the helpers
+    start before the daemon loads it; and they are the SQL factory's own list."""
+    light = "import sys, monitord.daemon.prestart as p; print('sqlalchemy' in sys.modules)"
+    assert _ask(light) == ["False"]
+    same = (
+        "import monitord.daemon.prestart as p, sinks.sql.factory as f;"
+        "print(p.SQL_SCHEMES is f.SQLFactory.schemes)"
+    )
+    assert _ask(same) == ["True"]
 
 
 ECHO = "tests.test_prestart:echo_modules"
@@ -70,6 +89,46 @@ def test_a_child_not_taken_ends_with_close_spares() -> None:
         assert child.start() == []  # a new one: none was left to take
     finally:
         child.close()
+
+
+NICENESS = "tests.test_prestart:niceness"
+
+
+def niceness(conn: object, payload: None) -> None:
+    """A child's serve function: answers its niceness and its autogroup's (None: none)."""
+    import os
+
+    try:
+        with open("/proc/self/autogroup") as fh:
+            group: int | None = int(fh.read().split()[-1])
+    except OSError:
+        group = None
+    conn.send((os.nice(0), group))  # type: ignore[attr-defined]
+    conn.recv()  # type: ignore[attr-defined]  # until the pipe closes
+
+
+@pytest.mark.usefixtures("in_checkout")
+def test_a_helper_prestarted_nicer_yields_to_the_daemon_in_its_own_autogroup_too() -> None:
+    import os
+
+    prestart(NICENESS, nice=3)
+    child = Child(NICENESS, None, title="monitord test", level=20)
+    try:
+        nice, group = child.start()
+    finally:
+        child.close()
+    assert nice == min(19, os.nice(0) + 3)
+    assert group is None or group == 3  # alone in a new session: a new autogroup, at 0 + 3
+
+
+def test_the_helpers_are_nicer_only_on_a_quiet_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    from monitord.daemon import prestart as pre
+
+    monkeypatch.setattr(pre, "usable_cores", lambda: 2)
+    monkeypatch.setattr(pre.os, "getloadavg", lambda: (0.4, 0.0, 0.0))
+    assert pre.helper_nice() == pre.HELPER_NICE
+    monkeypatch.setattr(pre.os, "getloadavg", lambda: (1.8, 0.0, 0.0))
+    assert pre.helper_nice() == 0  # a busy machine: they would yield to everyone else too
 
 
 def _helpers_when_settling(
@@ -132,7 +191,9 @@ def test_a_sql_child_is_started_ahead_for_a_sql_destination_only(
     from monitord.daemon import prestart as prestarting
 
     asked: list[str] = []
-    monkeypatch.setattr(prestarting, "prestart", lambda serve, preload=(): asked.append(serve))
+    monkeypatch.setattr(
+        prestarting, "prestart", lambda serve, preload=(), nice=0: asked.append(serve)
+    )
     out = generate(tmp_path / "run", 20, seed=3, name="small").dagman_out
     monkeypatch.setenv("TZ", CORPUS_TZ)
     monkeypatch.setenv("HOME", str(tmp_path))

@@ -11,22 +11,41 @@ destinations' :class:`ProcessSink` then take them (``sinks/runtime/child.py`` ``
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 
 from monitord.daemon.config import MonitorConfig
-from monitord.daemon.outputs import helper_processes, loader_in_process
+from monitord.daemon.outputs import SPARE, helper_processes, loader_in_process, usable_cores
 from sinks.runtime.child import prestart
 from sinks.runtime.factory import scheme_of
+from sinks.sql.schemes import SQL_SCHEMES
 
-#: the SQL sink factory's schemes (``sinks/sql/factory.py`` ``SQLFactory.schemes``, which
-#: imports SQLAlchemy: what this module must not), pinned by tests/test_prestart.py
-SQL_SCHEMES = ("sqlite", "mysql", "mariadb", "postgresql", "postgres", "jdbc")
 #: what the SQL child's payload (the unopened SQL sink) loads as it is unpickled
 SQL_MODULES = ("sinks.sql.sink",)
 #: what the helpers serve (``sinks/runtime/process_sink.py``, ``monitord/daemon/readahead.py``
 #: ``SERVE``: modules a replay without helpers does not load), pinned by tests/test_prestart.py
 SQL_SERVE = "sinks.runtime.process_sink:serve_sink"
 READ_AHEAD_SERVE = "monitord.daemon.readahead:serve_read_ahead"
+#: the niceness the helpers add to theirs on a quiet machine (:func:`helper_nice`)
+HELPER_NICE = 5
+
+
+def helper_nice() -> int:
+    """:data:`HELPER_NICE` when the load average leaves a core to spare (the rule of
+    :func:`~monitord.daemon.outputs.helper_processes`), else 0.
+
+    Three processes on two cores, and the daemon's parser is the replay's critical path: at an
+    equal weight it had two thirds of a core whenever both helpers were runnable.  Niced, the
+    helpers take what it leaves, ahead of it by their queues (20,000 jobs: the wall −9.5 %,
+    bench/README.md, "Issue 30, twelfth session: pipeline30i").  On a busy machine (helpers
+    forced by ``--sql-process``, ``--read-ahead``) they would also yield to everyone else's
+    processes, and the daemon would wait on them: no change there.
+    """
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average to read: taken as idle
+        load = 0.0
+    return HELPER_NICE if usable_cores() - load >= SPARE else 0
 
 
 def prestart_helpers(cfg: MonitorConfig) -> MonitorConfig:
@@ -39,8 +58,9 @@ def prestart_helpers(cfg: MonitorConfig) -> MonitorConfig:
     if ahead is None:
         ahead = helper_processes(cfg, "read-ahead")
     sql = loader_in_process(cfg)
+    nice = helper_nice() if ahead or sql else 0
     if sql and any(d is None or scheme_of(d) in SQL_SCHEMES for d in cfg.dests or [None]):
-        prestart(SQL_SERVE, SQL_MODULES)
+        prestart(SQL_SERVE, SQL_MODULES, nice)
     if ahead:
-        prestart(READ_AHEAD_SERVE)
+        prestart(READ_AHEAD_SERVE, nice=nice)
     return replace(cfg, read_ahead=ahead, sql_process=sql)

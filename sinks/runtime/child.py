@@ -12,6 +12,9 @@ short; the daemon ends it by closing the pipe, and so does the kernel when the d
 even of SIGKILL (a child in the middle of a batch finishes it, then finds the pipe closed).
 Its process title names what it does, with any password masked.
 
+A prestarted child may be asked to run at a lower priority (``nice``): a replay's helpers on
+a quiet machine yield to the daemon, the replay's critical path (monitord/daemon/prestart.py).
+
 Like the daemon (:mod:`monitord.cli.startup`), the child loads its payload's modules
 (SQLAlchemy for the SQL sink) with the cyclic collector paused, then freezes that start-up
 state out of the collector's generations before it serves.
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import os
 import signal
 import socket
 import subprocess
@@ -131,9 +135,11 @@ class Child:
             self._conn = None
 
 
-def _spawn(serve: str, preload: tuple[str, ...] = ()) -> tuple[subprocess.Popen[bytes], Connection]:
-    """A new child, told at once what it serves (and what else to load) so that it loads
-    those modules while the daemon prepares its payload."""
+def _spawn(
+    serve: str, preload: tuple[str, ...] = (), nice: int = 0
+) -> tuple[subprocess.Popen[bytes], Connection]:
+    """A new child, told at once what it serves (and what else to load, and its ``nice``
+    increment) so that it loads those modules while the daemon prepares its payload."""
     ours, theirs = socket.socketpair()
     try:
         proc = subprocess.Popen(
@@ -146,7 +152,7 @@ def _spawn(serve: str, preload: tuple[str, ...] = ()) -> tuple[subprocess.Popen[
         theirs.close()
     conn = Connection(ours.detach())
     try:  # the daemon's sys.path first: a plugin installed beside it, a test's modules
-        conn.send((sys.path, serve, preload))
+        conn.send((sys.path, serve, preload, nice))
     except OSError:
         pass  # gone already: the payload's send says so
     return proc, conn
@@ -159,8 +165,8 @@ class _Spares:
         self._lock = threading.Lock()
         self._ready: dict[str, list[tuple[subprocess.Popen[bytes], Connection]]] = {}
 
-    def add(self, serve: str, preload: tuple[str, ...]) -> None:
-        child = _spawn(serve, preload)
+    def add(self, serve: str, preload: tuple[str, ...], nice: int) -> None:
+        child = _spawn(serve, preload, nice)
         with self._lock:
             self._ready.setdefault(serve, []).append(child)
 
@@ -186,17 +192,31 @@ class _Spares:
 _spares = _Spares()
 
 
-def prestart(serve: str, preload: tuple[str, ...] = ()) -> None:
+def prestart(serve: str, preload: tuple[str, ...] = (), nice: int = 0) -> None:
     """Start a child for ``serve`` now: the next :class:`Child` for it takes this one, whose
     interpreter has meanwhile started and loaded ``serve``'s module and ``preload`` (a
     replay's helpers load theirs while the daemon loads its own: bench/README.md, "Issue 30,
-    eleventh session: small30h").  :func:`close_spares` ends those never taken."""
-    _spares.add(serve, preload)
+    eleventh session: small30h"), at ``nice``).  :func:`close_spares` ends those never taken."""
+    _spares.add(serve, preload, nice)
 
 
 def close_spares() -> None:
     """End the children :func:`prestart` started that no :class:`Child` took."""
     _spares.close()
+
+
+def _lower_priority(nice: int) -> None:
+    """Add ``nice`` to this process's niceness and to its autogroup's: with autogroups (Linux's
+    default on desktops and many servers) a session's processes share one weight, so the
+    niceness of the child, alone in its session, weighs only against itself (``man 7 sched``)."""
+    os.nice(nice)
+    try:
+        with open("/proc/self/autogroup") as fh:  # "/autogroup-123 nice 0"
+            now = int(fh.read().split()[-1])
+        with open("/proc/self/autogroup", "w") as fh:
+            fh.write(str(min(19, now + nice)))
+    except (OSError, ValueError, IndexError):
+        pass  # no autogroups here: the process's niceness is what counts
 
 
 def _serve_function(target: str) -> Any:
@@ -211,7 +231,9 @@ def main(argv: list[str]) -> tuple[int, bool]:
     conn = Connection(int(argv[1]))
     with Paused():  # the payload's modules: no garbage, no collection (as the daemon's)
         try:
-            sys.path[:], serve, preload = conn.recv()
+            sys.path[:], serve, preload, nice = conn.recv()
+            if nice:
+                _lower_priority(nice)
             for module in preload:
                 importlib.import_module(module)
             function = _serve_function(serve)

@@ -6,6 +6,7 @@ from sinks.runtime.base import Sink, SinkError
 from sinks.runtime.factory import SinkRequest, scheme_of
 from sinks.sql.dashboard import DASHBOARD_CAPABILITIES, DashboardSink
 from sinks.sql.database import parse_url, safe_url
+from sinks.sql.schemes import SQL_SCHEMES
 from sinks.sql.sink import SQL_CAPABILITIES, SQLSink
 
 # database backend -> the extra of monitord that installs its driver
@@ -40,7 +41,7 @@ class SQLFactory:
     """The Stampede database: SQLite, MySQL/MariaDB, PostgreSQL (and ``jdbc:`` URLs)."""
 
     name = "sql"
-    schemes = ("sqlite", "mysql", "mariadb", "postgresql", "postgres", "jdbc")
+    schemes = SQL_SCHEMES
     capabilities = SQL_CAPABILITIES
 
     def check(self, request: SinkRequest) -> None:
