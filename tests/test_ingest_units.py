@@ -433,12 +433,12 @@ def test_one_warning_per_outage_of_the_broker(tmp_path: Path) -> None:
     assert ingest.stats.broker_outages == 2 and not steps
 
 
-def test_a_partial_batch_waits_from_its_first_message_not_from_the_lane_s_look(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Messages that came while the previous batch was committed have waited already: once
-    ``batch_wait`` has passed since the first of them, the lane takes them at once (it waited
-    a whole ``batch_wait`` more, on top of each commit of a steady stream)."""
+def _batches_of_a_lane_whose_first_commit_is_long(
+    monkeypatch: pytest.MonkeyPatch, arriving: tuple[str, ...], batches_to_take: int
+) -> list[list[str]]:
+    """The batches a lane (``batch`` 2, ``batch_wait`` an hour) takes from "a", "b" (a full
+    batch, taken at once) and ``arriving``, which come while that first batch commits, a
+    commit longer than ``batch_wait``; the lane stops after ``batches_to_take`` batches."""
     now = [0.0]
     monkeypatch.setattr(consumer, "clock", lambda: now[0], raising=False)
     batches: list[list[str]] = []
@@ -449,18 +449,29 @@ def test_a_partial_batch_waits_from_its_first_message_not_from_the_lane_s_look(
         async def process(self, lane: Lane, batch: list[str]) -> None:
             batches.append(batch)
             if len(batches) == 1:
-                await lane.on_message("c")  # type: ignore[arg-type]  # (arrives in the commit ...)
+                for message in arriving:  # (arrive in the commit ...)
+                    await lane.on_message(message)  # type: ignore[arg-type]
                 now[0] += 3601.0  # (... which takes longer than batch_wait)
-            else:
+            if len(batches) == batches_to_take:
                 lane.stop()
 
     async def run() -> None:
         lane = Lane(Committing(), 0, None, None)  # type: ignore[arg-type]
-        for message in ("a", "b"):  # a full batch: taken at once
+        for message in ("a", "b"):
             await lane.on_message(message)  # type: ignore[arg-type]
         await asyncio.wait_for(lane.run(), 10)
 
     asyncio.run(run())
+    return batches
+
+
+def test_a_partial_batch_waits_from_its_first_message_not_from_the_lane_s_look(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Messages that came while the previous batch was committed have waited already: once
+    ``batch_wait`` has passed since the first of them, the lane takes them at once (it waited
+    a whole ``batch_wait`` more, on top of each commit of a steady stream)."""
+    batches = _batches_of_a_lane_whose_first_commit_is_long(monkeypatch, ("c",), 2)
     assert batches == [["a", "b"], ["c"]]
 
 
@@ -470,29 +481,7 @@ def test_what_is_left_after_a_full_batch_waits_from_its_own_first_message(
     """A full batch taken, the messages left over are the next batch: they wait
     ``batch_wait`` from the arrival of the first of them, not from the cut (which came a
     long commit later here, so they are due at once)."""
-    now = [0.0]
-    monkeypatch.setattr(consumer, "clock", lambda: now[0], raising=False)
-    batches: list[list[str]] = []
-
-    class Committing:
-        cfg = SimpleNamespace(batch=2, batch_wait=3600.0)
-
-        async def process(self, lane: Lane, batch: list[str]) -> None:
-            batches.append(batch)
-            if len(batches) == 1:
-                for message in ("c", "d", "e"):  # (arrive in the commit ...)
-                    await lane.on_message(message)  # type: ignore[arg-type]
-                now[0] += 3601.0  # (... which takes longer than batch_wait)
-            elif len(batches) == 3:
-                lane.stop()
-
-    async def run() -> None:
-        lane = Lane(Committing(), 0, None, None)  # type: ignore[arg-type]
-        for message in ("a", "b"):  # a full batch: taken at once
-            await lane.on_message(message)  # type: ignore[arg-type]
-        await asyncio.wait_for(lane.run(), 10)
-
-    asyncio.run(run())
+    batches = _batches_of_a_lane_whose_first_commit_is_long(monkeypatch, ("c", "d", "e"), 3)
     assert batches == [["a", "b"], ["c", "d"], ["e"]]
 
 
