@@ -98,6 +98,45 @@ def test_the_parser_takes_a_chunks_records_only_where_the_chunk_is_its_own() -> 
     assert ahead.chunks == {"classified": 1, "here": 3, "dropped": 2}
 
 
+def test_chunks_dropped_while_the_parser_waited_leave_the_later_ones_used() -> None:
+    """Past BLOCKS held (pulled while the parser looked for a job file), the oldest chunks go:
+    the parser classifies those itself and takes the worker's records again after them."""
+    blocks = [_block(first, 10, 300) for first in range(0, 10 * (readahead.BLOCKS + 2), 10)]
+    ahead, _ = _reader(blocks)
+    while ahead._pull():  # (the parser behind, waiting on a job file)
+        pass
+    path = "/run/w.dag.dagman.out"
+    assert ahead.records(path, (7, 0, 10, 300)) is None
+    assert ahead.records(path, (7, 10, 10, 300)) is None
+    (rec,) = ahead.records(path, (7, 20, 10, 300)) or []
+    assert rec[3] == "job20" and ahead._lines
+    assert ahead.chunks == {"classified": 1, "here": 2, "dropped": 2}
+
+
+def test_a_worker_sending_no_records_says_so_and_the_parser_stops_waiting() -> None:
+    files = [(("out", "/run/a.out"), None, None)]
+    ahead, worker = _reader([("lines-off",), files])
+    path = "/run/w.dag.dagman.out"
+    assert ahead.records(path, (7, 0, 10, 300)) is None
+    assert not ahead._lines and worker.messages == [files]  # no job files pulled for it
+    assert ahead.records(path, (7, 10, 10, 300)) is None
+    assert ahead.chunks == {"classified": 0, "here": 2, "dropped": 0}
+
+
+def test_the_worker_in_another_zone_says_so_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    out = str(_dagman_outs()[0])
+    monkeypatch.setenv("TZ", "UTC")  # (the worker's zone check sets TZ: undone after)
+    readahead.time.tzset()
+    try:
+        other = ("UTC", ("XYZ", "XYZ"), 1, 1, 0)
+        assert next(readahead._messages(Plan(out, True, zone=other))) == ("lines-off",)
+        first = next(readahead._messages(Plan(out, True, zone=readahead.zone())))
+        assert first[0] == "lines"
+    finally:
+        monkeypatch.undo()
+        readahead.time.tzset()
+
+
 def test_a_worker_gone_leaves_the_parser_classifying() -> None:
     ahead, _ = _reader([_block(0, 10, 300)])
     path = "/run/w.dag.dagman.out"

@@ -232,11 +232,13 @@ def _result(plan: Plan, key: Key, path: str, parse: Any) -> Result:
 
 def _messages(plan: Plan) -> Iterator[Any]:
     """The worker's stream, in dagman.out's order: each chunk's ``("lines", place, records)``
-    (unless its time zone is not the daemon's: its times would differ), then the job files
-    its lines ask for, in batches of BATCH results."""
+    (unless its time zone is not the daemon's: its times would differ; then ``("lines-off",)``
+    first), then the job files its lines ask for, in batches of BATCH results."""
     predicted = _Predicted(plan.dagman_out)
     send_lines = _same_zone(plan.zone)
     batch: list[Result] = []
+    if not send_lines:
+        yield ("lines-off",)  # the parser stops waiting for records at once
     for place, records, found in _chunks(plan):
         if send_lines:
             yield ("lines", place, records)
@@ -363,6 +365,9 @@ class ReadAhead:
             if batch[0] == "lines":
                 self._keep_block(batch[1], batch[2])
                 return True
+            if batch[0] == "lines-off":
+                self._lines = False
+                return True
             # the end: its CPU seconds and peak RSS (KiB), for the log
             self.worker_cpu, self.worker_rss = batch[1], batch[2]
             child.close()
@@ -385,7 +390,8 @@ class ReadAhead:
             self.chunks["dropped"] += 1
             return
         blocks.append((place, records))
-        if len(blocks) > BLOCKS:  # the parser is not at these chunks (another file's)
+        if len(blocks) > BLOCKS:  # the parser is behind them (waiting on a job file), or on
+            # another file: the oldest go, the parser classifies those itself
             blocks.popleft()
             self.chunks["dropped"] += 1
 
@@ -409,10 +415,16 @@ class ReadAhead:
                 or len(self._ready) >= KEEP  # results not asked for: pulled no further
                 or not self._child.ready(LAG)
                 or not self._pull()
+                or not self._lines  # the worker sends none (another time zone)
             ):
                 self.chunks["here"] += 1
                 return None
         found, records = blocks[0]
+        if found[1] > first and found[0] == place[0]:
+            # The worker's next chunks came while the parser waited on a job file and the
+            # oldest were dropped (BLOCKS): this chunk is classified here, the later ones kept.
+            self.chunks["here"] += 1
+            return None
         if found != place:
             log.warning("read-ahead chunks differ; the parser classifies", ours=place, its=found)
             self._lines = False
