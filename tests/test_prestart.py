@@ -122,13 +122,27 @@ def test_a_helper_prestarted_nicer_yields_to_the_daemon_in_its_own_autogroup_too
 
 
 def test_the_helpers_are_nicer_only_on_a_quiet_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    from monitord.daemon import outputs
     from monitord.daemon import prestart as pre
 
-    monkeypatch.setattr(pre, "usable_cores", lambda: 2)
-    monkeypatch.setattr(pre.os, "getloadavg", lambda: (0.4, 0.0, 0.0))
+    monkeypatch.setattr(outputs, "usable_cores", lambda: 2)
+    monkeypatch.setattr(outputs.os, "getloadavg", lambda: (0.4, 0.0, 0.0))
     assert pre.helper_nice() == pre.HELPER_NICE
-    monkeypatch.setattr(pre.os, "getloadavg", lambda: (1.8, 0.0, 0.0))
+    monkeypatch.setattr(outputs.os, "getloadavg", lambda: (1.8, 0.0, 0.0))
     assert pre.helper_nice() == 0  # a busy machine: they would yield to everyone else too
+    monkeypatch.setattr(outputs, "usable_cores", lambda: 1)
+    monkeypatch.setattr(outputs.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert pre.helper_nice() == 0  # one core: the daemon needs it as much as they do
+
+
+def test_a_child_refused_a_lower_priority_still_serves(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sinks.runtime import child as child_module
+
+    def refused(increment: int) -> int:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(child_module.os, "nice", refused)
+    child_module._lower_priority(5)  # no exception: the child serves at the daemon's priority
 
 
 def _helpers_when_settling(

@@ -104,6 +104,17 @@ def loader_in_process(cfg: MonitorConfig) -> bool:
     return helper_processes(cfg, "SQL loader")
 
 
+def core_to_spare() -> tuple[bool, int, float]:
+    """Whether this process may use two cores or more and the load average leaves
+    :data:`SPARE` of them idle; with the cores and the load it was decided on."""
+    cores = usable_cores()
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average to read: taken as idle
+        load = 0.0
+    return cores >= 2 and cores - load >= SPARE, cores, load
+
+
 def helper_processes(cfg: MonitorConfig, what: str) -> bool:
     """Whether a replay with no option saying so gets a helper process (``what``: the SQL
     loader's child, the read-ahead worker): a root dagman.out of :data:`PROCESS_FROM` or more
@@ -116,12 +127,7 @@ def helper_processes(cfg: MonitorConfig, what: str) -> bool:
         return False
     if size < PROCESS_FROM:
         return False
-    cores = usable_cores()
-    try:
-        load = os.getloadavg()[0]
-    except OSError:  # no load average to read: taken as idle
-        load = 0.0
-    child = cores >= 2 and cores - load >= SPARE
+    child, cores, load = core_to_spare()
     log.info(
         f"{what} of a large replay",
         where="process" if child else "thread",

@@ -11,11 +11,10 @@ destinations' :class:`ProcessSink` then take them (``sinks/runtime/child.py`` ``
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 
 from monitord.daemon.config import MonitorConfig
-from monitord.daemon.outputs import SPARE, helper_processes, loader_in_process, usable_cores
+from monitord.daemon.outputs import core_to_spare, helper_processes, loader_in_process
 from sinks.runtime.child import prestart
 from sinks.runtime.factory import scheme_of
 from sinks.sql.schemes import SQL_SCHEMES
@@ -31,21 +30,18 @@ HELPER_NICE = 5
 
 
 def helper_nice() -> int:
-    """:data:`HELPER_NICE` when the load average leaves a core to spare (the rule of
+    """:data:`HELPER_NICE` on two cores or more with one to spare (the rule of
     :func:`~monitord.daemon.outputs.helper_processes`), else 0.
 
     Three processes on two cores, and the daemon's parser is the replay's critical path: at an
     equal weight it had two thirds of a core whenever both helpers were runnable.  Niced, the
-    helpers take what it leaves, ahead of it by their queues (20,000 jobs: the wall −9.5 %,
-    bench/README.md, "Issue 30, twelfth session: pipeline30i").  On a busy machine (helpers
+    helpers take what it leaves, ahead of it by their queues (20,000 jobs under load: the wall
+    −9.5 %; on a quiet machine within the noise: bench/README.md, "Issue 30, twelfth session:
+    pipeline30i" and the lead's section).  On a busy machine (helpers
     forced by ``--sql-process``, ``--read-ahead``) they would also yield to everyone else's
     processes, and the daemon would wait on them: no change there.
     """
-    try:
-        load = os.getloadavg()[0]
-    except OSError:  # no load average to read: taken as idle
-        load = 0.0
-    return HELPER_NICE if usable_cores() - load >= SPARE else 0
+    return HELPER_NICE if core_to_spare()[0] else 0
 
 
 def prestart_helpers(cfg: MonitorConfig) -> MonitorConfig:

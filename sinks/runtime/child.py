@@ -209,7 +209,10 @@ def _lower_priority(nice: int) -> None:
     """Add ``nice`` to this process's niceness and to its autogroup's: with autogroups (Linux's
     default on desktops and many servers) a session's processes share one weight, so the
     niceness of the child, alone in its session, weighs only against itself (``man 7 sched``)."""
-    os.nice(nice)
+    try:
+        os.nice(nice)
+    except OSError:  # refused (a sandbox's profile): the child runs at the daemon's priority
+        return
     try:
         with open("/proc/self/autogroup") as fh:  # "/autogroup-123 nice 0"
             now = int(fh.read().split()[-1])
