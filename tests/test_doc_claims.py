@@ -130,3 +130,60 @@ def test_every_environment_variable_a_page_names_is_read_with_the_default_it_sta
         and not re.search(rf"""{var}["'], ["']?{default}\b|\${{{var}:-{default}}}""", code)
     )
     assert not wrong, f"defaults the pages state that the code does not use: {wrong}"
+
+
+_FILE = re.compile(
+    r"`((?:monitord|sinks|notifications|tests|scripts|bench|conf|systemd)/[\w./-]+)`"
+)
+_BESIDE = re.compile(r"`((?:monitord|sinks|notifications)/[\w/]+\.py)` `([\w.]+)`")
+
+
+def _defines(text: str, name: str) -> bool:
+    """``name`` is a class, function or assignment of ``text``."""
+    return bool(
+        re.search(rf"^\s*(?:class|def|async def) {name}\b|^\s*{name}\s*(?::[^=]*)?=", text, re.M)
+    )
+
+
+def test_every_project_file_a_page_names_exists() -> None:
+    """Named from the project's top (``monitord/core/...``, not ``core/...``), and there."""
+    named = {(page.name, path) for page in PAGES for path in _FILE.findall(page.read_text())}
+    assert ("architecture.md", "monitord/daemon/monitor.py") in named
+    missing = sorted((p, f) for p, f in named if not (PROJECT / f).exists())
+    assert not missing, f"files the pages name that do not exist: {missing}"
+    partial = {
+        (page.name, path)
+        for page in PAGES
+        for path in re.findall(
+            r"`((?:core|cli|daemon|runtime|readers)/[\w/]+\.py)`", page.read_text()
+        )
+    }
+    assert not partial, f"files the pages name but not from the project's top: {partial}"
+
+
+def test_every_name_written_beside_its_file_is_defined_there() -> None:
+    named = {pair for page in PAGES for pair in _BESIDE.findall(page.read_text())}
+    assert ("monitord/daemon/outputs.py", "helper_processes") in named
+    wrong = sorted(
+        (path, name)
+        for path, name in named
+        if not all(_defines((PROJECT / path).read_text(), part) for part in name.split("."))
+    )
+    assert not wrong, f"names the pages place in a file that does not define them: {wrong}"
+
+
+def test_every_name_on_the_path_of_a_line_is_in_the_files_its_table_names() -> None:
+    """docs/architecture.md's table of a line's steps: each class, function and constant a
+    step names is defined in one of the files the table names (a rename fails here)."""
+    rows = [x.split("|") for x in (PROJECT / "docs/architecture.md").read_text().splitlines()]
+    steps = [row[3] + row[4] for row in rows if len(row) > 4 and row[1].strip().isdigit()]
+    files = {f for step in steps for f in _FILE.findall(step) if f.endswith(".py")}
+    text = "\n".join((PROJECT / f).read_text() for f in files)
+    names = {n for step in steps for n in re.findall(r"`([A-Za-z_][\w.]*)`", step)} - {
+        "asyncio.to_thread"
+    }
+    assert len(steps) == 7 and {"Monitor._feed", "classify_line", "BATCH"} <= names
+    undefined = sorted(
+        n for n in names if not all(re.search(rf"\b{p}\b", text) for p in n.split("."))
+    )
+    assert not undefined, f"names on the path of a line that its files do not have: {undefined}"
