@@ -187,3 +187,27 @@ def test_every_name_on_the_path_of_a_line_is_in_the_files_its_table_names() -> N
         n for n in names if not all(re.search(rf"\b{p}\b", text) for p in n.split("."))
     )
     assert not undefined, f"names on the path of a line that its files do not have: {undefined}"
+
+
+def test_every_module_the_table_of_layers_names_is_in_its_layer() -> None:
+    """docs/architecture.md's layers: each module a layer's row names (``monitor``,
+    ``spool/``, ...) is a module or package of that layer's packages."""
+    rows = [x.split("|") for x in (PROJECT / "docs/architecture.md").read_text().splitlines()]
+    layers = [row for row in rows if len(row) > 4 and re.fullmatch(r" \d [a-z, ]+ ", row[1])]
+    assert len(layers) == 7
+    wrong = []
+    for row in layers:
+        packages = [
+            PROJECT / f"{top}{each}"
+            for top, inner in re.findall(r"`([\w/]+/)\{?([\w,]*)\}?`", row[2])
+            for each in inner.split(",")
+        ]
+        have = {
+            p.stem
+            for package in packages
+            for p in package.rglob("*")
+            if "__pycache__" not in p.parts
+        }
+        named = set(re.findall(r"`([a-z_]+)/?`", "|".join(row[3:])))
+        wrong += sorted(f"{row[1].strip()}: {name}" for name in named - have - {"monitord"})
+    assert not wrong, f"modules the table of layers names that its layer does not have: {wrong}"
