@@ -211,3 +211,19 @@ def test_every_module_the_table_of_layers_names_is_in_its_layer() -> None:
         named = set(re.findall(r"`([a-z_]+)/?`", "|".join(row[3:])))
         wrong += sorted(f"{row[1].strip()}: {name}" for name in named - have - {"monitord"})
     assert not wrong, f"modules the table of layers names that its layer does not have: {wrong}"
+
+
+def test_the_drop_in_takes_every_option_the_readme_says_it_takes() -> None:
+    """README, "The drop-in": the reference's options and monitord's own it lists are
+    ``pegasus-monitord``'s (``-D…`` properties are read before the options)."""
+    from monitord.cli.options import build_parser
+
+    text = (PROJECT / "README.md").read_text()
+    listed = text[text.index("Every option of the reference") :].split("\n\n", 1)[0]
+    named = set(re.findall(r"`(-[\w-]+)`", listed))
+    assert {"-a", "--no-recursive", "--sql-process", "--no-read-ahead"} <= named
+    shown = set(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", build_parser().format_help()))
+    missing = sorted(named - shown)
+    assert not missing, (
+        f"options the README says pegasus-monitord takes that it does not: {missing}"
+    )
