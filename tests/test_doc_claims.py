@@ -10,6 +10,7 @@ by the code, with the default the page states.
 
 from __future__ import annotations
 
+import importlib
 import re
 from functools import cache
 from pathlib import Path
@@ -227,3 +228,30 @@ def test_the_drop_in_takes_every_option_the_readme_says_it_takes() -> None:
     assert not missing, (
         f"options the README says pegasus-monitord takes that it does not: {missing}"
     )
+
+
+# (page, what it says, the module and constant that decide it, the value that makes it true)
+_FIGURES = [
+    ("architecture.md", "reads dagman.out in 256 KiB chunks (`CHUNK`)", "monitord.daemon.chunks", "CHUNK", 256 << 10),
+    ("architecture.md", "in batches of at most 5,000 (`BATCH`)", "monitord.daemon.plan_events", "BATCH", 5000),
+    ("architecture.md", "every `CHUNK_PERIOD`, 0.1 s", "monitord.daemon.following", "CHUNK_PERIOD", 0.1),
+    ("architecture.md", "`PUBLISH_PERIOD` (0.5 s;", "monitord.daemon.following", "PUBLISH_PERIOD", 0.5),
+    ("architecture.md", "of 3 MiB or more, `PROCESS_FROM`", "monitord.daemon.outputs", "PROCESS_FROM", 3 << 20),
+    ("README.md", "for 3 MiB of dagman.out or more", "monitord.daemon.outputs", "PROCESS_FROM", 3 << 20),
+    ("architecture.md", "at least half a core below them, `SPARE`", "monitord.daemon.outputs", "SPARE", 0.5),
+    ("README.md", "with half a core to spare", "monitord.daemon.outputs", "SPARE", 0.5),
+    ("architecture.md", "they run at niceness +5", "monitord.daemon.prestart", "HELPER_NICE", 5),
+    ("architecture.md", "multi-row INSERTs of ≤ 64 rows", "sinks.sql.multirow", "ROWS", 64),
+    ("architecture.md", "a minute or more before the replay began (`SETTLED_NS`", "monitord.daemon.readahead", "SETTLED_NS", 60 * 10**9),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("page", "says", "module", "name", "value"), _FIGURES, ids=lambda x: x)
+def test_a_figure_a_page_states_is_the_codes(
+    page: str, says: str, module: str, name: str, value: object
+) -> None:
+    text = " ".join(
+        (PROJECT / "docs" / page if page != "README.md" else PROJECT / page).read_text().split()
+    )
+    assert says in text, f"{page} no longer says {says!r}"
+    assert getattr(importlib.import_module(module), name) == value, f"{page}: {says}"
