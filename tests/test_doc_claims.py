@@ -243,6 +243,12 @@ _FIGURES = [
     ("architecture.md", "they run at niceness +5", "monitord.daemon.prestart", "HELPER_NICE", 5),
     ("architecture.md", "multi-row INSERTs of ≤ 64 rows", "sinks.sql.multirow", "ROWS", 64),
     ("architecture.md", "a minute or more before the replay began (`SETTLED_NS`", "monitord.daemon.readahead", "SETTLED_NS", 60 * 10**9),
+    ("daemon-resume.md", "Notification scripts already queued get 10 s to run", "monitord.daemon.run", "NOTIFY_GRACE", 10.0),
+    ("daemon-resume.md", "every 2 s at most (≤ 5 % of the daemon's CPU)", "monitord.daemon.resume", "MIN_INTERVAL", 2.0),
+    ("daemon-resume.md", "every 2 s at most (≤ 5 % of the daemon's CPU)", "monitord.daemon.resume", "COST_FACTOR", 20.0),
+    ("outages-and-resume.md", "Every 2 s at most (and never more often than 20 times the CPU", "monitord.daemon.resume", "MIN_INTERVAL", 2.0),
+    ("outages-and-resume.md", "never more often than 20 times the CPU the last one took", "monitord.daemon.resume", "COST_FACTOR", 20.0),
+    ("outages-and-resume.md", "(`pegasus.monitord.spool.max_backoff`, default 5 s)", "sinks.runtime.spool.batches", "DEFAULT_MAX_BACKOFF", 5.0),
 ]  # fmt: skip
 
 
