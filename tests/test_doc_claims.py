@@ -249,6 +249,17 @@ _FIGURES = [
     ("outages-and-resume.md", "Every 2 s at most (and never more often than 20 times the CPU", "monitord.daemon.resume", "MIN_INTERVAL", 2.0),
     ("outages-and-resume.md", "never more often than 20 times the CPU the last one took", "monitord.daemon.resume", "COST_FACTOR", 20.0),
     ("outages-and-resume.md", "(`pegasus.monitord.spool.max_backoff`, default 5 s)", "sinks.runtime.spool.batches", "DEFAULT_MAX_BACKOFF", 5.0),
+    ("service.md", "request heads of at most 8 KiB lines", "monitord.service.http", "MAX_LINE", 8 << 10),
+    ("service.md", "and 100 headers sent within 10 s", "monitord.service.http", "MAX_HEADERS", 100),
+    ("service.md", "and 100 headers sent within 10 s", "monitord.service.http", "REQUEST_TIMEOUT", 10.0),
+    ("service.md", "10 s, 64 connections at once", "monitord.service.http", "MAX_CONNECTIONS", 64),
+    ("service.md", "(`--notifications-max`, default 10, 0 disables;", "monitord.daemon.config", "MonitorConfig.notifications_max", 10),
+    ("service.md", "`[service] keep_finished_seconds` (default a day)", "monitord.service.config", "KEEP_FINISHED_SECONDS", 86400.0),
+    ("plugins.md", "A checkpoint waits at most 0.5 s for a plugin", "sinks.plugins.host", "FLUSH_WAIT", 0.5),
+    ("plugins.md", "logged at the 1st and every 1000th drop", "sinks.runtime.overflow", "DROP_LOG_EVERY", 1000),
+    ("plugins.md", "from 0.5 s doubling to `pegasus.monitord.spool.max_backoff`, 5 s by default", "sinks.runtime.spool.batches", "DEFAULT_MAX_BACKOFF", 5.0),
+    ("plugins.md", "which has no spool, to 30 s)", "sinks.runtime.delivery", "MEMORY_MAX_BACKOFF", 30.0),
+    ("plugins.md", "from 0.5 s doubling", "sinks.runtime.delivery", "MEMORY_FIRST_BACKOFF", 0.5),
 ]  # fmt: skip
 
 
@@ -260,4 +271,7 @@ def test_a_figure_a_page_states_is_the_codes(
         (PROJECT / "docs" / page if page != "README.md" else PROJECT / page).read_text().split()
     )
     assert says in text, f"{page} no longer says {says!r}"
-    assert getattr(importlib.import_module(module), name) == value, f"{page}: {says}"
+    found: object = importlib.import_module(module)
+    for part in name.split("."):
+        found = getattr(found, part)
+    assert found == value, f"{page}: {says}"
