@@ -260,6 +260,11 @@ _FIGURES = [
     ("plugins.md", "from 0.5 s doubling to `pegasus.monitord.spool.max_backoff`, 5 s by default", "sinks.runtime.spool.batches", "DEFAULT_MAX_BACKOFF", 5.0),
     ("plugins.md", "which has no spool, to 30 s)", "sinks.runtime.delivery", "MEMORY_MAX_BACKOFF", 30.0),
     ("plugins.md", "from 0.5 s doubling", "sinks.runtime.delivery", "MEMORY_FIRST_BACKOFF", 0.5),
+    ("differences.md", "waits for it, up to 60 s;", "sinks.sql.database", "SCHEMA_WAIT", 60.0),
+    ("ingest.md", "each of the 64 slots is bound to one partition queue", "sinks.amqp.stream", "SLOTS", 64),
+    ("ingest.md", "through database connection `p mod 4` (4 writers at most", "monitord.ingest.run", "DB_WRITERS", 4),
+    ("ingest-sizing.md", "| 8 (default) |", "monitord.ingest.config", "_Amqp.partitions", 8),
+    ("ingest-sizing.md", "| 64 (the maximum) |", "sinks.amqp.stream", "SLOTS", 64),
 ]  # fmt: skip
 
 
