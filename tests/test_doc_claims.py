@@ -265,6 +265,8 @@ _FIGURES = [
     ("ingest.md", "through database connection `p mod 4` (4 writers at most", "monitord.ingest.run", "DB_WRITERS", 4),
     ("ingest-sizing.md", "| 8 (default) |", "monitord.ingest.config", "_Amqp.partitions", 8),
     ("ingest-sizing.md", "| 64 (the maximum) |", "sinks.amqp.stream", "SLOTS", 64),
+    ("testing.md", "CI makes 5 per case in `tests/test_daemon_resume.py`", "tests.kills", "KILLS_PER_PLAY", 5),
+    ("daemon-resume.md", "SIGKILLs it at 5 seeded lines per case", "tests.kills", "KILLS_PER_PLAY", 5),
 ]  # fmt: skip
 
 
