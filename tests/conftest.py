@@ -128,6 +128,16 @@ def corpus_tz():
         time.tzset()
 
 
+@pytest.fixture
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Run the test in UTC (a module's ``pytestmark = pytest.mark.usefixtures("utc")``)."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
 def copy_submit_dir(src: Path, dest: Path) -> Path:
     """A writable copy of a (read-only) submit directory; returns its dagman.out."""
     import shutil

@@ -111,21 +111,11 @@ class ResumingFollowing(Following):
         """Ready once it has written its pid: a resumed daemon rewrites no monitord.started."""
         pid_file = self.run_dir / "monitord.pid"
         self.started_at = time.time()
-        self.daemons += 1
-        self.stderr = self.logs / f"daemon-{self.daemons}.err"
-        with self.stderr.open("w") as err:
-            self.daemon = subprocess.Popen(
-                self.cmd,
-                cwd=self.run_dir,
-                env=self.env,
-                stdout=subprocess.DEVNULL,
-                stderr=err,
-                start_new_session=True,
-            )
+        daemon = self._spawn()
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and self.daemon.poll() is None:
+        while time.monotonic() < deadline and daemon.poll() is None:
             try:
-                if f"pid {self.daemon.pid}\n" in pid_file.read_text():
+                if f"pid {daemon.pid}\n" in pid_file.read_text():
                     return
             except OSError:
                 pass

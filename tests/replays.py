@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from monitord.tools.synthetic import generate
 from tests.conftest import CORPUS_TZ, STAMPEDE_DIFF
 from tests.test_cli_commands import MONITORD
 
@@ -35,6 +36,20 @@ def replayed(dagman_out: Path, db: Path, home: Path, *extra: str) -> str:
     _, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err[-3000:]
     return str(err)
+
+
+def generated_and_replayed(
+    root: Path, name: str, retry_fraction: float, *extra: str
+) -> tuple[Path, Path, Path]:
+    """A generated 300-job workflow under ``root`` and its database replayed with ``extra``
+    (a module's reference to compare other replays with): its dagman.out, that database and
+    the HOME it was replayed with."""
+    out = generate(root / "run", 300, seed=30, retry_fraction=retry_fraction, name=name).dagman_out
+    home = root / "home"
+    home.mkdir()
+    expected = root / "expected.db"
+    replayed(out, expected, home, "-q", *extra)
+    return out, expected, home
 
 
 def assert_same_rows(expected: Path, got: Path) -> None:

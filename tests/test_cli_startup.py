@@ -23,6 +23,7 @@ import pytest
 
 from monitord.cli import startup
 from monitord.tools.synthetic import generate
+from tests.collector_check import collector_after
 
 # a replay into SQLite needs none of these (module -> what pulled it in before)
 UNUSED = {
@@ -133,20 +134,16 @@ def test_the_program_skips_the_teardown_and_writes_every_row(tmp_path: Path) -> 
 def test_settle_freezes_the_start_up_state_of_the_program_only() -> None:
     """And raises the collector's young threshold, in the program only."""
     code = (
-        "import gc, sys\n"
         "from monitord.cli import startup\n"
         "startup.settle()\n"
-        "before, young = gc.get_freeze_count(), gc.get_threshold()[0]\n"
+        "print(gc.get_freeze_count(), gc.get_threshold()[0])\n"
         "startup.as_program()\n"
         "startup.settle()\n"
-        "print(before, gc.get_freeze_count(), 'sqlalchemy' in sys.modules, young,"
-        " *gc.get_threshold())\n"
+        "print('sqlalchemy' in sys.modules)"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    before, after, sql, young, *threshold = proc.stdout.split()
-    assert before == "0" and int(after) > 10_000 and sql == "True"
-    assert young == "700" and threshold == [str(startup.YOUNG), "10", "10"]
+    settled = collector_after(code)
+    assert settled.printed == ["0 700", "True"]  # not the program: nothing settled
+    assert settled.frozen > 10_000 and settled.threshold == [startup.YOUNG, 10, 10]
 
 
 # Ctrl-C at the moment the program loads SQLAlchemy (the sinks' factories: a second or more on a

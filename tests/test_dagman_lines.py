@@ -10,14 +10,7 @@ import pytest
 from monitord.core import dagman as D
 from monitord.core.timeparse import dagman_timestamp, local_epoch
 
-
-@pytest.fixture(autouse=True)
-def _utc(monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc")  # local times read and written in UTC
 
 
 def test_ulog_uses_brace_time_and_cluster_proc():

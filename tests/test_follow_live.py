@@ -9,6 +9,7 @@ reference's replay.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CORPUS, CORPUS_TZ, STAMPEDE_DIFF, copy_submit_dir, require_corpus
+from tests.proxies import free_port
 
 SAMPLES = ["process_wf_success", "process_wf_failure", "hierarchical_wf_failure"]
 
@@ -201,3 +203,29 @@ def _recover_line(run: Path) -> int:
         return int((run / "monitord.recover").read_text().split()[1])
     except (OSError, IndexError, ValueError):
         return 0
+
+
+def test_a_second_signal_during_a_clean_stop_exits_at_once(tmp_path: Path) -> None:
+    """docs/daemon-resume.md: a clean stop finishes what it holds (here it tries a database
+    that does not answer, for its drain time); a second signal ends it then and there, with
+    128 + that signal's number, and the last snapshot stays for the next start."""
+    require_corpus()
+    run = tmp_path / "run"
+    copy_submit_dir(CORPUS / "process_wf_success" / "input", run)
+    dagman_out = next(run.glob("*.dag.dagman.out"))
+    lines = dagman_out.read_text(encoding="utf-8").splitlines(keepends=True)
+    dagman_out.write_text("".join(lines[: len(lines) // 2]), encoding="utf-8")
+    away = f"postgresql://monitord@127.0.0.1:{free_port()}/away"  # nothing listens there
+    env = {**os.environ, "TZ": CORPUS_TZ, "HOME": str(tmp_path)}
+    cmd = [sys.executable, "-m", "monitord.cli", "follow", dagman_out.name, "-d", away]
+    daemon = subprocess.Popen(cmd, cwd=run, env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    while time.time() < deadline and _recover_line(run) == 0:
+        time.sleep(0.1)
+    daemon.send_signal(signal.SIGINT)  # a clean stop: it waits for the database to drain
+    time.sleep(1)
+    assert daemon.poll() is None, "the clean stop did not wait for the database"
+    daemon.send_signal(signal.SIGTERM)
+    _, err = daemon.communicate(timeout=60)
+    assert daemon.returncode == 128 + signal.SIGTERM, err[-3000:]
+    assert "stopping at once" in err and (run / "monitord.recover").exists(), err[-3000:]

@@ -142,14 +142,12 @@ class Following:
         ]
 
     # -- daemons
-    def _start_daemon(self) -> None:
-        recover = self.run_dir / "monitord.recover"
-        started = self.run_dir / "monitord.started"
-        before = started.stat().st_mtime_ns if started.exists() else None
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        """The next daemon, its stderr in a file of its own, in a session of its own: a crash
+        takes its helper processes (sink workers) with it."""
         self.daemons += 1
         self.stderr = self.logs / f"daemon-{self.daemons}.err"
         with self.stderr.open("w") as err:
-            # Its own session: a crash takes its helper processes (sink workers) with it.
             self.daemon = subprocess.Popen(
                 self.cmd,
                 cwd=self.run_dir,
@@ -158,9 +156,16 @@ class Following:
                 stderr=err,
                 start_new_session=True,
             )
+        return self.daemon
+
+    def _start_daemon(self) -> None:
+        recover = self.run_dir / "monitord.recover"
+        started = self.run_dir / "monitord.started"
+        before = started.stat().st_mtime_ns if started.exists() else None
+        daemon = self._spawn()
         # Ready: it has opened the workflow (monitord.started rewritten, monitord.recover made).
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and self.daemon.poll() is None:
+        while time.monotonic() < deadline and daemon.poll() is None:
             if recover.exists() and started.exists() and started.stat().st_mtime_ns != before:
                 return
             time.sleep(0.01)

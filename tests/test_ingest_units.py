@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -49,6 +48,7 @@ from sinks.encoding import FixedCache, _loads, decode_json, encode_json
 from sinks.runtime.base import SinkError
 from sinks.runtime.marks import MarkedBatch, Marks, line_one_stream
 from sinks.runtime.policy import DeliveryState, RetryPolicy
+from tests.collector_check import collector_after
 
 # ---------------------------------------------------------------- decode
 
@@ -508,13 +508,5 @@ def test_the_ingest_program_settles_the_collector_once_the_database_is_open(
     monkeypatch.setattr(ingest_run, "ingest", ingest)
     assert ingest_run.run_ingest(None) == 0  # type: ignore[arg-type]
     assert seen == [ingest_run.settle_collector]
-    code = (
-        "import gc\n"
-        "from monitord.ingest import run\n"
-        "run.settle_collector()\n"
-        "print(gc.get_freeze_count(), *gc.get_threshold())\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    frozen, young, *older = proc.stdout.split()
-    assert int(frozen) > 10_000 and young == str(ingest_run.YOUNG) and older == ["10", "10"]
+    settled = collector_after("from monitord.ingest import run\nrun.settle_collector()")
+    assert settled.frozen > 10_000 and settled.threshold == [ingest_run.YOUNG, 10, 10]

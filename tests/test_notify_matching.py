@@ -3,7 +3,6 @@ state machine with the notifier's hooks (no loop, no scripts: firings are only c
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -30,13 +29,7 @@ JOB = JobFacts("a", 2, "00/00/a.out", "00/00/a.err")
 TS = 1672531205.0  # 2023-01-01T00:00:05Z
 
 
-@pytest.fixture(autouse=True)
-def _utc(monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc")  # local times read and written in UTC
 
 
 def _actions(prefix: str = "") -> list[Action]:

@@ -17,11 +17,12 @@ from tests.test_state_machine import (
     RUN_A,
     START,
     _many_jobs,
-    _utc,  # noqa: F401  (its time zone, autouse)
     feed,
     ks,
     make,
 )
+
+pytestmark = pytest.mark.usefixtures("utc")  # local times read and written in UTC
 
 PRE_FAILS = """\
 01/01/23 00:01:00 Running PRE script of Node p...

@@ -23,7 +23,7 @@ from monitord.daemon.jobfiles import read_text
 from monitord.daemon.readahead import Plan, ReadAhead, _asking_records, _Predicted, _requests
 from monitord.tools.synthetic import generate
 from tests.conftest import CORPUS, corpus_samples, replay_copy, require_corpus
-from tests.replays import assert_same_rows, replay, replayed
+from tests.replays import assert_same_rows, generated_and_replayed, replay, replayed
 
 TITLE = "monitord read-ahead "
 
@@ -188,13 +188,7 @@ def test_the_option_is_parsed_into_the_config() -> None:
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """A generated 300-job workflow (retries) and its database replayed without the option."""
-    root = tmp_path_factory.mktemp("gen")
-    out = generate(root / "run", 300, seed=30, retry_fraction=0.1, name="rah").dagman_out
-    home = root / "home"
-    home.mkdir()
-    expected = root / "plain.db"
-    replayed(out, expected, home, "-q", "--no-read-ahead")
-    return out, expected, home
+    return generated_and_replayed(tmp_path_factory.mktemp("gen"), "rah", 0.1, "--no-read-ahead")
 
 
 def test_a_generated_workflows_rows_are_the_same_and_come_from_the_worker(

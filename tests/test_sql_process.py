@@ -34,7 +34,7 @@ from sinks.runtime.base import SinkError
 from sinks.runtime.process_sink import ProcessSink
 from sinks.sql.sink import SQLSink, sqlite_file
 from tests.conftest import CORPUS, CORPUS_TZ, replay_copy, require_corpus
-from tests.replays import assert_same_rows, replay, replayed
+from tests.replays import assert_same_rows, generated_and_replayed, replay, replayed
 from tests.test_cli_commands import MONITORD, PEGASUS_MONITORD
 
 SECRET = "Sq1Pr0cessS3cret"
@@ -348,13 +348,7 @@ def test_the_corpus_database_is_the_threads(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """A generated 300-job workflow and its database replayed by the thread."""
-    root = tmp_path_factory.mktemp("gen")
-    out = generate(root / "run", 300, seed=30, retry_fraction=0.05, name="sqlp").dagman_out
-    home = root / "home"
-    home.mkdir()
-    expected = root / "thread.db"
-    replayed(out, expected, home, "-q", "--sql-thread")
-    return out, expected, home
+    return generated_and_replayed(tmp_path_factory.mktemp("gen"), "sqlp", 0.05, "--sql-thread")
 
 
 def test_a_generated_workflows_database_is_the_threads(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from monitord.core.readers.braindump import parse_braindump_yml
@@ -68,13 +66,7 @@ def ks(raw: int = 0) -> str:
 """
 
 
-@pytest.fixture(autouse=True)
-def _utc(monkeypatch):
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc")  # local times read and written in UTC
 
 
 def make(files: dict[str, str] | None = None, **opts) -> Workflow:

@@ -7,6 +7,7 @@ import gc
 import pytest
 
 from monitord.system.collector import Paused
+from tests.collector_check import collector_after
 
 
 def test_paused_pauses_the_collector_and_restores_it_even_on_an_error() -> None:
@@ -40,3 +41,11 @@ def test_leaving_the_pause_sets_off_no_collection(collections: list[int]) -> Non
     started = len(collections)  # before anything else allocates: its first container collects
     assert started == 0
     assert len(kept) == 3000
+
+
+def test_settle_freezes_what_is_alive_and_sets_the_young_threshold_only() -> None:
+    """The one settle of the replay's start-up and of the ingest (a fresh interpreter)."""
+    settled = collector_after(
+        "import sqlalchemy\nfrom monitord.system.collector import settle\nsettle(1234)"
+    )
+    assert settled.frozen > 10_000 and settled.threshold == [1234, 10, 10]

@@ -25,8 +25,9 @@ its interpreter (``tests/test_cli_startup.py``).
 
 from __future__ import annotations
 
-import gc
 import threading
+
+from monitord.system import collector
 
 _program = False
 YOUNG = 10_000  # the collector's young threshold in the program (the interpreter's: 700)
@@ -46,8 +47,7 @@ def settle() -> None:
     from sinks.registry import installed
 
     installed()
-    gc.freeze()
-    gc.set_threshold(YOUNG, *gc.get_threshold()[1:])
+    collector.settle(YOUNG)
 
 
 def end(status: int) -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import signal
 from collections.abc import Callable
 
@@ -15,6 +14,7 @@ from monitord.ingest.consumer import Ingest
 from monitord.ingest.http import start_http
 from monitord.ingest.metrics import IngestStats
 from monitord.ingest.store import Store
+from monitord.system import collector
 from sinks.runtime.base import SinkError
 
 log = structlog.get_logger(__name__)
@@ -48,8 +48,7 @@ def settle_collector() -> None:
     of 6.9 s CPU for 52,000 messages; at 20,000: 2 young ones, 0.01 s (bench/README.md,
     ingest30i).  Almost nothing the ingest makes is cyclic garbage (the buffers are freed by
     their reference counts), so the higher threshold holds little more memory."""
-    gc.freeze()
-    gc.set_threshold(YOUNG, *gc.get_threshold()[1:])
+    collector.settle(YOUNG)
 
 
 def run_ingest(cfg: IngestConfig) -> int:

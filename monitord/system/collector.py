@@ -1,4 +1,5 @@
-"""The cyclic garbage collector paused for a block that makes many objects and no garbage.
+"""The cyclic garbage collector paused for a block that makes many objects and no garbage
+(:class:`Paused`), and settled for the rest of a program's life (:func:`settle`).
 
 Loading modules makes objects that live as long as the process (modules, classes, functions,
 SQLAlchemy's constructs: ~95,000 for a replay into SQLite) and no garbage, yet each 700
@@ -36,3 +37,17 @@ class Paused:
     ) -> None:
         if self._collecting:
             gc.enable()  # last: nothing is allocated after it
+
+
+def settle(young: int) -> None:
+    """Freeze what is alive now out of the collector's walks and collect the young generation
+    every ``young`` allocations net (the interpreter's: 700); the older thresholds kept.
+
+    For a program whose start-up state (modules, classes, SQLAlchemy's tables and engines)
+    lives as long as the process and whose data waits a while before it is freed (a replay's
+    events until the sinks wrote them, the ingest's messages until their batch commits): at
+    700 most of it outlives its young collection and is walked again by the older ones.  The
+    callers, each with its threshold and its figures: ``monitord/cli/startup.py`` ``settle``,
+    ``monitord/ingest/run.py`` ``settle_collector``."""
+    gc.freeze()
+    gc.set_threshold(young, *gc.get_threshold()[1:])
