@@ -318,22 +318,3 @@ def test_nodes_by_hash_keep_no_name_nor_node(tmp_path: Path) -> None:
     assert kept / n < 90 and peak / n < 100, f"{kept / n:.0f} B kept, {peak / n:.0f} B peak"
     node = found[0].get("keg_ID0000007")
     assert node is not None and node.submit_file == "00/00/keg_ID0000007.sub"
-
-
-def test_a_look_up_by_hash_makes_no_node_and_gives_the_node_as_parsed(tmp_path: Path) -> None:
-    """Each look-up gives the map's one node, pointed at the name looked up (read before the
-    next look-up, as the worker does): its values are the parsed node's, none allocated."""
-    text = DAG + "TASK t1\nJOB a_x_a x/a_x_a.sub\nSCRIPT PRE a_x_a /bin/pre a_x_a\n"
-    (tmp_path / "w.dag").write_text(text)
-    found = read_dag_by_hash(str(tmp_path / "w.dag"))
-    assert found is not None
-    by_hash, parsed = found[0], parse_dag(text).nodes
-    first = by_hash.get("ls_ID0000001")
-    assert first is not None and len(parsed) == len(by_hash) == 8
-    for name, node in parsed.items():
-        got = by_hash.get(name)
-        assert got is first and repr(got) == repr(node), name
-        assert (got.submit_file, got.pre_script, got.post_script, got.subdag_dir) == (
-            node.submit_file, node.pre_script, node.post_script, node.subdag_dir
-        )  # fmt: skip
-    assert by_hash.get("not-a-node") is None and first.name == "a_x_a"

@@ -302,22 +302,14 @@ class NodesByHash:
     found by another name's hash (one in ~10^9 at 10^5 nodes), is a wrong prediction: the
     daemon then reads the file itself."""
 
-    __slots__ = ("_shapes", "_node")
+    __slots__ = ("_shapes",)
 
     def __init__(self) -> None:
         self._shapes: dict[int, Shape] = {}
-        self._node = DagNode("")
 
     def get(self, name: str) -> DagNode | None:
-        """The node named ``name``: this map's one node, pointed at the name and its shape, so
-        a look-up (a few a job in the worker) allocates nothing; read it before the next."""
         shape = self._shapes.get(hash(name))
-        if shape is None:
-            return None
-        node = self._node
-        node.name = name
-        node._shape = shape
-        return node
+        return None if shape is None else DagNode(name, shape)
 
     def __setitem__(self, name: str, node: DagNode) -> None:
         self._shapes[hash(name)] = node._shape
