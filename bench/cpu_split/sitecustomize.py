@@ -54,3 +54,6 @@ if os.environ.get("MONITORD_CHILD_SPLIT"):
 
 if os.environ.get("MONITORD_FN_SPLIT"):
     import fn_split  # noqa: F401  (the daemon's thread CPU in named functions: its docstring)
+
+if os.environ.get("MONITORD_THREAD_LOG"):
+    import thread_split  # noqa: F401  (the daemon's CPU by thread, and its collector's)
