@@ -156,10 +156,11 @@ def cpu_seconds(pid: int) -> tuple[float, float]:
 SERVERS = ("beam.smp", "postgres")  # RabbitMQ's and PostgreSQL's processes (Linux ``comm``)
 
 
-def servers_cpu() -> float:
-    """CPU seconds of every RabbitMQ and PostgreSQL process so far: on a machine where the
-    broker and the database share the cores with the ingest, what they take per event bounds
-    its wall rate.  (Other clients of the same servers count too: note the load.)"""
+def servers_cpu(only: str | None = None) -> float:
+    """CPU seconds of every RabbitMQ and PostgreSQL process so far (``only``: of that
+    ``comm``'s): on a machine where the broker and the database share the cores with the
+    ingest, what they take per event bounds its wall rate.  (Other clients of the same
+    servers count too: note the load.)"""
     tick = os.sysconf("SC_CLK_TCK")
     used = 0.0
     for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -168,7 +169,7 @@ def servers_cpu() -> float:
                 comm, fields = fh.read().split("(", 1)[1].rsplit(")", 1)
         except OSError:
             continue
-        if comm in SERVERS:
+        if comm in SERVERS and only in (None, comm):
             parts = fields.split()
             used += (int(parts[11]) + int(parts[12])) / tick
     return used
@@ -268,7 +269,7 @@ def throughput(
         committed = Committed(url, labelled)
         started = time.monotonic()  # (connected; the backlog waits in the partition queues)
         before = [cpu_seconds(p.proc.pid) for p in procs if p.proc is not None]
-        servers = servers_cpu()
+        servers, database = servers_cpu(), servers_cpu("postgres")
         if profile is not None and procs[0].proc is not None:
             spy = py_spy(procs[0].proc.pid, profile, gil)
         try:
@@ -280,7 +281,8 @@ def throughput(
             committed.close()
         rate = len(stream) / (time.monotonic() - started)
         after = [cpu_seconds(p.proc.pid) for p in procs if p.proc is not None]
-        servers = servers_cpu() - servers
+        servers, database = servers_cpu() - servers, servers_cpu("postgres") - database
+        print(f"  of which PostgreSQL: {database * 1e6 / len(stream):.0f} µs per event")
         if spy is not None:
             spy.send_signal(signal.SIGINT)  # (py-spy writes its file on an interrupt)
             spy.wait(60)

@@ -50,6 +50,7 @@ class Counts:
     def __init__(self) -> None:
         self.kinds: Counter[str] = Counter()
         self.commits = 0
+        self.server = 0.0  # CPU seconds of the database's backends (:func:`backends_cpu`)
 
     def note(self, sql: str) -> None:
         for part in sql.split(";")[:1]:
@@ -72,6 +73,35 @@ def counting_cursor(counts: Counts) -> Any:
     return Cursor
 
 
+def backends_cpu(url: str) -> dict[int, float]:
+    """CPU seconds so far of each PostgreSQL backend serving ``url``'s database (the server on
+    this machine; Linux ``/proc``): the database's own cost of the batches, without the other
+    clients of a shared server."""
+    import psycopg2
+
+    tick = os.sysconf("SC_CLK_TCK")
+    dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    conn = psycopg2.connect(dsn)
+    try:
+        with conn.cursor() as cur:
+            cur.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid()"
+            )
+            pids = [int(r[0]) for r in cur.fetchall()]
+    finally:
+        conn.close()
+    used = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        used[pid] = (int(fields[11]) + int(fields[12])) / tick
+    return used
+
+
 def run(url: str, stream: list[TapMessage], batch: int, counts: Counts) -> tuple[float, float]:
     store = Store(url, master_db_url="bench")
     store.sink._engine_kw = {"connect_args": {"cursor_factory": counting_cursor(counts)}}
@@ -84,6 +114,7 @@ def run(url: str, stream: list[TapMessage], batch: int, counts: Counts) -> tuple
 
     counts.kinds.clear()
     counts.commits = 0
+    server = backends_cpu(url)
     wall, cpu = time.perf_counter(), time.process_time()
     for i in range(0, len(stream), batch):
         items = [
@@ -94,6 +125,8 @@ def run(url: str, stream: list[TapMessage], batch: int, counts: Counts) -> tuple
         assert not todo.dead, [(d.reason, d.detail) for d in todo.dead[:3]]
         store.commit(todo.events, list(todo.marks.values()))
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    server = {pid: t - server.get(pid, 0.0) for pid, t in backends_cpu(url).items()}
+    counts.server = sum(server.values())
     store.close()
     return wall, cpu
 
@@ -105,12 +138,13 @@ def main() -> int:
     add_stream_options(ap, jobs=250)
     ap.add_argument("--batch", type=int, default=1000)
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--plain", action="store_true", help="no profiled run")
     args = ap.parse_args()
     stream = load_stream(args.stream, args.workflows, args.jobs)[: args.limit]
     base = os.environ["MONITORD_TEST_POSTGRES_URL"]
     print(f"stream: {len(stream)} messages; batch {args.batch}; load {os.getloadavg()[0]:.1f}")
     counts = Counts()
-    for label, profile in (("plain", False), ("profiled", True)):
+    for label, profile in (("plain", False), ("profiled", True))[: 1 if args.plain else 2]:
         name = f"{make_url(base).database}_prof_{uuid.uuid4().hex[:6]}"
         url = create_database(base, name)
         try:
@@ -127,7 +161,8 @@ def main() -> int:
             f"{label}: {len(stream) / wall:,.0f} events/s wall, {len(stream) / cpu:,.0f} events/s"
             f" of CPU ({wall:.2f} s wall, {cpu:.2f} s CPU); per 1,000 events:"
             f" {sum(counts.kinds.values()) * per_k:.1f} round trips,"
-            f" {counts.commits * per_k:.2f} commits"
+            f" {counts.commits * per_k:.2f} commits; PostgreSQL's backends"
+            f" {counts.server * 1e6 / len(stream):.1f} µs CPU per event"
         )
         if prof is None:
             for kind, n in counts.kinds.most_common(12):
