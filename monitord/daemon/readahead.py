@@ -38,7 +38,7 @@ from typing import Any
 import structlog
 
 from monitord.core import dagman as D
-from monitord.core.jobout import _join
+from monitord.core.jobpaths import join as _join
 from monitord.core.jobreader import ErrFile, OutFile, ParsingReader, parse_err, parse_out
 from monitord.core.linerecords import Record, records_of
 from monitord.core.readers import errfile
