@@ -11,6 +11,7 @@ import os
 import re
 import signal
 import time
+from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
@@ -238,7 +239,7 @@ def test_the_lines_cut_as_the_parser_cuts_them_ask_for_the_same_files(
             for line in fh:
                 rec = D.classify_line(line.rstrip(), 0.0)
                 if rec is not None:
-                    every += [key for key, _, _ in predicted.asked(rec)]
+                    every += [key for key, _, _ in predicted.asked((0, *astuple(rec)))]
         assert [key for key, _, _ in _requests(Plan(str(out), store_stdout=True))] == every, out
         assert every or out != generated[0]
 
