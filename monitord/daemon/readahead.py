@@ -224,8 +224,11 @@ def _result(plan: Plan, key: Key, path: str, parse: Any) -> Result:
         return key, None, None
     st, text = found
     value = parse(text)
-    if key[0] == "err" and not plan.store_stdout:
-        value.stderr_text = ""  # not kept without stdout: not sent
+    if not plan.store_stdout:  # the texts the daemon keeps only with stdout: not sent
+        if key[0] == "err":
+            value.stderr_text = ""
+        elif key[0] == "out":
+            value.stdout_text = ""
     return key, (st.st_size, st.st_mtime_ns, st.st_ino), value
 
 
