@@ -8,11 +8,13 @@ the worker's chunk is its own, and classifies itself otherwise.
 
 from __future__ import annotations
 
+from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from monitord.core import dagman as D
 from monitord.core.jobreader import ParsingReader
 from monitord.core.linerecords import records_of
 from monitord.daemon import readahead
@@ -34,8 +36,28 @@ def _fed(out: Path, chunk: int, *, with_records: bool) -> tuple[Any, ...]:
     lines = out.read_bytes().decode("utf-8", errors="replace").split("\n")
     for start in range(0, len(lines), chunk):
         part = lines[start : start + chunk]
-        wf.feed_lines(part, records_of(part, 0.0)[0] if with_records else None)
+        wf.feed_lines(part, records_of(part, 0.0) if with_records else None)
     return [wire(e) for e in wf.events], wf.jobstate_lines, wf.line_no, wf.in_recovery
+
+
+def test_a_record_is_the_classified_line_as_a_tuple() -> None:
+    """``record_line`` (the worker's) gives each line's ``classify_line`` fields, its kind
+    and time included, behind the line's position: every line of the cases and corpus, and
+    with an ``adjust``."""
+    seen: set[str] = set()
+    shared: dict[str | None, str | None] = {}
+    share = shared.setdefault
+    for out in _dagman_outs():
+        lines = out.read_bytes().decode("utf-8", errors="replace").split("\n")
+        for adjust in (0.0, -3600.0):
+            for pos, line in enumerate(lines):
+                line = line.rstrip()
+                rec = D.classify_line(line, adjust)
+                want = None if rec is None else (pos, *astuple(rec))
+                assert D.record_line(line, adjust, pos, share) == want, line
+                if rec is not None:
+                    seen.add(rec.kind)
+    assert len(seen) >= 12, seen
 
 
 @pytest.mark.parametrize("chunk", [1, 7, 1 << 20])

@@ -11,6 +11,7 @@ import os
 import re
 import signal
 import time
+from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
@@ -169,6 +170,27 @@ def test_a_file_asked_for_far_out_of_order_is_read_here_within_the_bound(
         ahead.close()
 
 
+def test_without_stdout_the_texts_are_not_sent(tmp_path: Path) -> None:
+    """``--skip-stdout``: the daemon keeps neither a ``.out``'s stdout text nor an ``.err``'s
+    stderr text (``jobout._stdout_text``, ``jobout.py``), so the worker sends neither; the
+    rest of each result is the disk's."""
+    out = generate(tmp_path / "run", 20, seed=7, name="ra").dagman_out
+    plan = Plan(str(out), store_stdout=False)
+    results = [r for batch in readahead._messages(plan) if type(batch) is list for r in batch]
+    disk = ParsingReader(read_text)
+    texts = {"out": "stdout_text", "err": "stderr_text"}
+    blanked = set()
+    for key, _, value in results:
+        if key[0] in texts:
+            want = _ask(disk, key, key[1])
+            if getattr(want, texts[key[0]]):
+                blanked.add(key[0])  # a text the disk's parse has
+            assert getattr(value, texts[key[0]]) == ""
+            setattr(want, texts[key[0]], "")
+            assert value == want, key
+    assert blanked == {"out", "err"}
+
+
 def test_the_option_is_parsed_into_the_config() -> None:
     """``--no-read-ahead`` / ``--read-ahead`` / neither: False / True / None (the rule of a
     large replay's helper processes, monitord/daemon/outputs.py), and a followed workflow's
@@ -232,7 +254,7 @@ def test_the_lines_cut_as_the_parser_cuts_them_ask_for_the_same_files(
             for line in fh:
                 rec = D.classify_line(line.rstrip(), 0.0)
                 if rec is not None:
-                    every += [key for key, _, _ in predicted.asked(rec)]
+                    every += [key for key, _, _ in predicted.asked((0, *astuple(rec)))]
         assert [key for key, _, _ in _requests(Plan(str(out), store_stdout=True))] == every, out
         assert every or out != generated[0]
 

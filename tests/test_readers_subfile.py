@@ -233,3 +233,18 @@ def test_classad_names_are_shared_strings_so_a_batch_pickles_each_once() -> None
     back = pickle.loads(pickle.dumps(infos))
     assert back == infos
     assert all(a is b for a, b in zip(back[0].classads, back[1].classads, strict=True))
+
+
+def test_classad_values_alike_are_shared_strings_so_a_batch_pickles_each_once() -> None:
+    """A value every job's file repeats (the workflow's uuid, its site, transformation) is one
+    string in each result, and once in a batch's pickle (issue 30, worker30j)."""
+    texts = [SUB.replace("\n", f"\n+pegasus_wf_dag_job_id = job{i}\n", 1) for i in range(2)]
+    infos = [parse_submit_file(t, job_name="ls", orig_submit_dir=None) for t in texts]
+    first, second = (info.classads for info in infos)
+    assert first["pegasus_wf_dag_job_id"] != second["pegasus_wf_dag_job_id"]
+    same = [k for k in first if k != "pegasus_wf_dag_job_id"]
+    assert same and all(first[k] is second[k] for k in same), same
+    assert infos[0].site == "condorpool" and infos[0].site is infos[1].site
+    assert infos[0].transformation is infos[1].transformation
+    back = pickle.loads(pickle.dumps(infos))
+    assert back == infos and back[0].site is back[1].site

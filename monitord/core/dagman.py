@@ -200,15 +200,20 @@ _RULES = _HEAD + _TAIL
 _RULES_IN_LOG_LIST = (*_HEAD, ("", None, CONDOR_LOG, _log_list_entry), *_TAIL)
 
 
-def _compiled(rules: tuple[Rule, ...]) -> Callable[[str, float], DagmanLine | None]:
+def _compiled(
+    rules: tuple[Rule, ...], name: str = "classify", params: tuple[str, ...] = (), made: str = ""
+) -> Callable[..., object]:
     """The rules as one function of straight ``if needle in line`` tests, generated from the
     table: a loop over the 17 rules unpacked each rule per line, 60-70 % of the cost of the
-    ~60 % of lines that match none (bench/README.md, "parse30b")."""
+    ~60 % of lines that match none (bench/README.md, "parse30b").  ``made``: what a matched
+    line returns, of ``{kind}``, ``ts`` and ``fields`` (default a :class:`DagmanLine`);
+    ``params``: what it takes beyond ``line`` and ``adjust``."""
     env: dict[str, object] = {
         "PASS": PASS,
         "DagmanLine": DagmanLine,
         "dagman_timestamp": dagman_timestamp,
     }
+    made = made or "DagmanLine({kind}, ts, *fields)"
     src = []
     for i, (needle, also, kind, parse) in enumerate(rules):
         env[f"parse_{i}"], env[f"kind_{i}"] = parse, kind
@@ -220,15 +225,32 @@ def _compiled(rules: tuple[Rule, ...]) -> Callable[[str, float], DagmanLine | No
             "        if fields is None:",
             "            return None",
             "        ts = dagman_timestamp(line, adjust)",
-            f"        return None if ts is None else DagmanLine(kind_{i}, ts, *fields)",
+            f"        return None if ts is None else {made.format(kind=f'kind_{i}')}",
         ]
     src.append("return None")
-    return make_function("classify", ["line", "adjust"], src, env)
+    return make_function(name, ["line", "adjust", *params], src, env)
 
 
 #: ``classify`` of a line outside the list of log files, and of one inside it.
-classify_line = _compiled(_RULES)
-classify_in_log_list = _compiled(_RULES_IN_LOG_LIST)
+classify_line: Callable[[str, float], DagmanLine | None]
+classify_in_log_list: Callable[[str, float], DagmanLine | None]
+classify_line = _compiled(_RULES)  # type: ignore[assignment]
+classify_in_log_list = _compiled(_RULES_IN_LOG_LIST)  # type: ignore[assignment]
+
+#: (position in its chunk, kind, ts, job, state, sched_id, status, text): a classified line
+#: as the read-ahead worker sends it (``monitord/core/linerecords.py``).
+LineRecord = tuple[int, str, float, str | None, str | None, str | None, int | None, str | None]
+#: :data:`classify_line` made straight into a :data:`LineRecord` (no :class:`DagmanLine` to
+#: copy from: 165,000 fewer objects at 20,000 jobs); ``share`` (a dict's ``setdefault``) shares
+#: a job's name and a state within a chunk, so that its pickle holds each once.
+Share = Callable[[str | None, str | None], str | None]
+record_line: Callable[[str, float, int, Share], LineRecord | None]
+record_line = _compiled(  # type: ignore[assignment]
+    _RULES,
+    "record_line",
+    ("pos", "share"),
+    "(pos, {kind}, ts, share(fields[0], fields[0]), share(fields[1], fields[1]), *fields[2:])",
+)
 
 
 def classify(

@@ -10,7 +10,6 @@ them.  The event builders are in :mod:`monitord.core.jobout_events`.
 
 from __future__ import annotations
 
-import os
 import socket
 from functools import lru_cache
 from typing import Any
@@ -33,6 +32,7 @@ from monitord.core.jobout_events import (
     int_or_none,
     job_start_time,
 )
+from monitord.core.jobpaths import join as _join
 from monitord.core.jobreader import ErrFile, JobReader, OutFile, ParsingReader
 from monitord.core.jobtext import stdout_text_without_kickstart
 from monitord.core.readers.integrity import event_count, integrity_metrics
@@ -129,13 +129,6 @@ def parse_job_output(inst: JobInstance, files: JobFiles, ts: float) -> JobOutput
         emit_registrations(out, inst, files, keys)
     out.records = records
     return out
-
-
-def _join(head: str, tail: str) -> str:
-    """``os.path.join`` of two parts, without its generic work for the usual ones (twice a job)."""
-    if not head or tail.startswith("/"):
-        return os.path.join(head, tail)
-    return head + tail if head.endswith("/") else f"{head}/{tail}"
 
 
 _KINDS = ("invocation", "clustered", "task", "multipart")

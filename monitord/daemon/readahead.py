@@ -38,7 +38,7 @@ from typing import Any
 import structlog
 
 from monitord.core import dagman as D
-from monitord.core.jobout import _join
+from monitord.core.jobpaths import join as _join
 from monitord.core.jobreader import ErrFile, OutFile, ParsingReader, parse_err, parse_out
 from monitord.core.linerecords import Record, records_of
 from monitord.core.readers import errfile
@@ -63,7 +63,6 @@ SETTLED_NS = 60 * 10**9
 Key = tuple[Any, ...]
 Stat = tuple[int, int, int]  # size, mtime_ns, inode
 Result = tuple[Key, "Stat | None", Any]  # stat None: the worker could not read it
-Line = D.DagmanLine
 #: A chunk of dagman.out: its file's inode, its first line's number, its line count, its size.
 Place = tuple[int, int, int, int]
 #: The kinds of line that can make the machine read a job's files (:meth:`_Predicted.asked`).
@@ -104,12 +103,12 @@ class Plan:
 # ---------------------------------------------------------------- the worker
 
 
-def _asking_records(dagman_out: str) -> Iterator[D.DagmanLine]:
+def _asking_records(dagman_out: str) -> Iterator[Record]:
     """The records of the dagman.out lines that can make the machine read a job's files
     (those :meth:`_Predicted.asked` acts on), classified as the worker does (:func:`_chunks`)."""
-    for _, _, found in _chunks(Plan(dagman_out, store_stdout=True)):
-        for rec in found:
-            if rec.kind in ASKING:
+    for _, records in _chunks(Plan(dagman_out, store_stdout=True)):
+        for rec in records:
+            if rec[1] in ASKING:
                 yield rec
 
 
@@ -136,27 +135,28 @@ class _Predicted:
         self.counters: dict[str, int] = {}
         self.stderr_of: dict[str, str | None] = {}  # a job's .sub error file, until its end
 
-    def asked(self, rec: D.DagmanLine) -> Iterator[tuple[Key, str, Any]]:
+    def asked(self, rec: Record) -> Iterator[tuple[Key, str, Any]]:
         """``(key, path, parse)`` of each file the machine reads for ``rec``, in its order."""
-        kind, job = rec.kind, rec.job or ""
+        _, kind, _, job, state, _, status, text = rec
+        job = job or ""
         if kind == D.DAGMAN_SUBMIT:
             yield from self.submit(job)
-        elif kind == D.ULOG and rec.state == "SUBMIT":
+        elif kind == D.ULOG and state == "SUBMIT":
             self.bump(job)
-        elif kind == D.SCRIPT_STARTED and rec.state == "PRE":
+        elif kind == D.SCRIPT_STARTED and state == "PRE":
             yield from self.submit(job)
         elif kind == D.JOB_RESULT:
             node = self.nodes.get(job)
             if node is not None and not (node.has_post_script and not self.is_pmc):
                 yield from self.outputs(job)
-                if rec.status == 0 and not node.has_post_script:
+                if status == 0 and not node.has_post_script:
                     self.counters.pop(job, None)  # its last output counter was used
-        elif kind == D.SCRIPT_RESULT and rec.status is not None:
-            if rec.state == "POST":
+        elif kind == D.SCRIPT_RESULT and status is not None:
+            if state == "POST":
                 yield from self.outputs(job)
-                if rec.status == 0:
+                if status == 0:
                     self.counters.pop(job, None)
-            elif not (rec.text or "").endswith("completed successfully."):
+            elif not (text or "").endswith("completed successfully."):
                 self.bump(job)  # PRE_SCRIPT_FAILURE takes the next output counter
 
     def submit(self, name: str) -> Iterator[tuple[Key, str, Any]]:
@@ -198,17 +198,16 @@ class _Predicted:
         counters[name] = counters[name] + 1 if name in counters else 0
 
 
-def _chunks(plan: Plan) -> Iterator[tuple[tuple[int, int, int, int], list[Record], list[Line]]]:
+def _chunks(plan: Plan) -> Iterator[tuple[Place, list[Record]]]:
     """dagman.out cut as the parser cuts it (``monitord/daemon/chunks.py``): each chunk's
-    place (the file's inode, its first line's number, its line count and size), its lines'
-    records and its classified lines."""
+    place (the file's inode, its first line's number, its line count and size) and its
+    lines' records."""
     first = 0
     with open(plan.dagman_out, "rb") as fh:
         inode = os.fstat(fh.fileno()).st_ino
         for piece in whole_lines(fh):
             lines = piece.decode("utf-8", errors="replace").split("\n")
-            records, found = records_of(lines, plan.adjust)
-            yield (inode, first, len(lines), len(piece)), records, found
+            yield (inode, first, len(lines), len(piece)), records_of(lines, plan.adjust)
             first += len(lines)
 
 
@@ -225,8 +224,11 @@ def _result(plan: Plan, key: Key, path: str, parse: Any) -> Result:
         return key, None, None
     st, text = found
     value = parse(text)
-    if key[0] == "err" and not plan.store_stdout:
-        value.stderr_text = ""  # not kept without stdout: not sent
+    if not plan.store_stdout:  # the texts the daemon keeps only with stdout: not sent
+        if key[0] == "err":
+            value.stderr_text = ""
+        elif key[0] == "out":
+            value.stdout_text = ""
     return key, (st.st_size, st.st_mtime_ns, st.st_ino), value
 
 
@@ -239,11 +241,11 @@ def _messages(plan: Plan) -> Iterator[Any]:
     batch: list[Result] = []
     if not send_lines:
         yield ("lines-off",)  # the parser stops waiting for records at once
-    for place, records, found in _chunks(plan):
+    for place, records in _chunks(plan):
         if send_lines:
             yield ("lines", place, records)
-        for rec in found:
-            if rec.kind in ASKING:
+        for rec in records:
+            if rec[1] in ASKING:
                 for key, path, parse in predicted.asked(rec):
                     batch.append(_result(plan, key, path, parse))
                     if len(batch) >= BATCH:

@@ -115,6 +115,14 @@ def parse_environment(value: str) -> dict[str, str]:
     return env
 
 
+#: A classad's value as the last files had it: most repeat in every job of a workflow (its
+#: uuids, version, name, time, site, transformation), so that a batch of the read-ahead
+#: worker's results pickles each once and the daemon holds one copy.  Bounded: cleared when
+#: full (a job's own ids are new in each file).  Threads may share it: a setdefault and a
+#: clear are each atomic, and a clear between costs only some sharing.
+_VALUES: dict[str, str] = {}
+_VALUES_MAX = 1024
+
 #: the keys besides the classads that :func:`parse_submit_file` reads (``globusrsl``: any case)
 _USED_KEYS = frozenset(("executable", "arguments", "input", "output", "error", "environment"))
 _CLASSAD_PREFIXES = ("pegasus_", "+pegasus_")
@@ -131,6 +139,9 @@ def parse_submit_file(text: str, *, job_name: str, orig_submit_dir: str | None) 
     """
     info = SubmitInfo()
     classads = info.classads
+    if len(_VALUES) >= _VALUES_MAX:
+        _VALUES.clear()
+    share = _VALUES.setdefault
     for raw in text.splitlines():
         key, sep, value = raw.partition("=")
         if not sep:
@@ -140,12 +151,17 @@ def parse_submit_file(text: str, *, job_name: str, orig_submit_dir: str | None) 
             _read_key(info, key, value.strip(), job_name)
         elif "pegasus_" in key and key.startswith(_CLASSAD_PREFIXES):
             # interned: a batch of the read-ahead worker's results pickles each name once
-            classads[sys.intern(key.lstrip("+"))] = value.strip()
+            value = value.strip()
+            classads[sys.intern(key.lstrip("+"))] = share(value, value)
         elif len(key) == 9 and key.lower() == "globusrsl":
             minutes = max_rsl_minutes(value.strip())
             if minutes is not None:
                 info.time_requirement_minutes = minutes
     _apply_classads(info, job_name)
+    if info.site is not None:
+        info.site = share(info.site, info.site)
+    if info.transformation is not None:
+        info.transformation = share(info.transformation, info.transformation)
     if orig_submit_dir:
         prefix = orig_submit_dir.rstrip("/") + "/"
         info.stdin = _strip_prefix(info.stdin, prefix)
