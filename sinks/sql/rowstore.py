@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache, partial
 from itertools import islice
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import structlog
@@ -300,12 +301,12 @@ class RowStore:
         UPDATE for them)."""
         extra = self._ji_extra
         cols = _NUMBERED_ROWS["job_instance"]
-        nulls = _JI_NULLS
+        nulls, order = _JI_NULLS, _JI_ORDER
         out = []
         for row in rows:
             changes = extra.get(row[0])
             if changes is None:
-                out.append(row + nulls)
+                out.append(order(row + nulls))
             else:
                 values = dict(zip(cols, row, strict=True))
                 values.update(changes)
@@ -641,15 +642,18 @@ _NUMBERED_ROWS: dict[str, tuple[str, ...]] = {
     t.name: (t.primary_key.columns[0].name, *NUMBERED_COLUMNS[t.name]) for t in NUMBERED_TABLES
 }
 
-#: Every ``job_instance`` column, a queued row's first: the batch's new rows when it changed
-#: some of them (``RowStore._with_extra``), the others' missing columns NULL.
-_JI_FULL_COLUMNS: tuple[str, ...] = (
+#: Every ``job_instance`` column, in the table's order, the order its INSERT binds them: the
+#: batch's new rows when it changed some of them (``RowStore._with_extra``) go to the driver
+#: as they are, not remapped row by row (``Prepared.params_of``).
+_JI_FULL_COLUMNS: tuple[str, ...] = tuple(c.name for c in s.job_instance.columns)
+#: A queued row (``_NUMBERED_ROWS``) followed by NULLs for the other columns ...
+_JI_QUEUED = (
     *_NUMBERED_ROWS["job_instance"],
-    *(c.name for c in s.job_instance.columns if c.name not in _NUMBERED_ROWS["job_instance"]),
+    *(c for c in _JI_FULL_COLUMNS if c not in _NUMBERED_ROWS["job_instance"]),
 )
-_JI_NULLS: tuple[None, ...] = (None,) * (
-    len(_JI_FULL_COLUMNS) - len(_NUMBERED_ROWS["job_instance"])
-)
+_JI_NULLS: tuple[None, ...] = (None,) * (len(_JI_QUEUED) - len(_NUMBERED_ROWS["job_instance"]))
+#: ... put in the order of ``_JI_FULL_COLUMNS``: one C call a row.
+_JI_ORDER = itemgetter(*(_JI_QUEUED.index(c) for c in _JI_FULL_COLUMNS))
 #: No job instance of the batch is new (no id reaches this).
 _NONE_NEW = float("inf")
 
