@@ -338,7 +338,12 @@ class RowStore:
         if self._task_jobs:
             prep = raw.prepare("task_job", _TASK_JOB_UPDATE)
             raw.run_values(prep, ("job_id", "_task"), self._task_jobs)
-        # updates merged per instance, one executemany per set of columns
+        self._write_instance_updates()
+
+    def _write_instance_updates(self) -> None:
+        """The batch's changes to job instances it did not insert: updates merged per
+        instance, one executemany per set of columns, then the host links."""
+        raw = self._raw
         groups: dict[tuple[str, ...], list[tuple[Any, ...]]] = {}
         for ji_id, values in self._ji_updates.items():
             cols = tuple(values)
