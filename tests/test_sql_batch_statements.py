@@ -180,6 +180,46 @@ def test_an_instance_of_an_earlier_batch_is_still_updated(tmp_path: Path) -> Non
     ) == [("a", 1, "a.out", "h0"), ("b", None, None, None)]
 
 
+def _host(name: str, hostname: str) -> StampedeEvent:
+    return ev("job_inst.host.info", hostname=hostname, ip="10.0.0.1", site="local", **inst(name))
+
+
+def _main_end(name: str) -> StampedeEvent:
+    keys = inst(name)
+    return ev("job_inst.main.end", ts=102, js__id=3, status=0, stdout__file=f"{name}.o", **keys)
+
+
+def test_an_earlier_instance_takes_its_update_and_first_host_in_one_statement(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An earlier batch's instances, changed and given hosts in this one: one UPDATE of
+    ``job_instance`` for the columns and the first host together (~13,000 row look-ups
+    fewer at 20,000 jobs), not one for each.  The rows equal those of each event in a batch
+    of its own; an instance that had a host keeps it (the first host wins)."""
+    names = ["a", "b", "c"]
+    first = [plan(), *(job(n) for n in names), *(e for n in names for e in submit(n))]
+    had_host = [_host("c", "h0")]
+    later = [_host("a", "h1"), _main_end("a"), _main_end("b"), _host("b", "h2")]
+    later += [_host("c", "h9"), _main_end("c")]
+    apart = tmp_path / "apart.db"
+    load(apart, first, had_host, *([e] for e in later))
+    together = tmp_path / "together.db"
+    sink = SQLSink(f"sqlite:///{together}", restart=True)
+    sink.open()
+    try:
+        sink.write_batch(first)
+        sink.write_batch(had_host)
+        seen = _statements(monkeypatch)
+        sink.write_batch(later)
+    finally:
+        sink.close()
+    updates = [s for s in seen if s.startswith("UPDATE job_instance")]
+    assert len(updates) == 1, updates
+    assert rows(together, _INSTANCE_ROWS) == rows(apart, _INSTANCE_ROWS)
+    found = rows(together, _INSTANCE_ROWS.replace("i.*", "i.stdout_file"))
+    assert found == [("a.o", "h1"), ("b.o", "h2"), ("c.o", "h0")]
+
+
 def test_in_slow_mode_the_rows_are_the_same(tmp_path: Path) -> None:
     """A batch written row by row (after a rollback) leaves the rows the fast path leaves."""
     names = [f"j{i}" for i in range(4)]

@@ -342,10 +342,22 @@ class RowStore:
 
     def _write_instance_updates(self) -> None:
         """The batch's changes to job instances it did not insert: updates merged per
-        instance, one executemany per set of columns, then the host links."""
+        instance, one executemany per set of columns, then the host links.  An instance's
+        first host link joins its update when it has one (``_HOST``: ``host_id =
+        COALESCE(host_id, ?)``, the link's "first host wins"): one statement, one row look-up
+        for both (nothing else sets ``host_id``, so the order of the two does not matter)."""
         raw = self._raw
+        updates, links = self._ji_updates, self._host_links
+        if updates and links:
+            links = []
+            for host_id, ji_id in self._host_links:
+                values = updates.get(ji_id)
+                if values is not None and _HOST not in values:
+                    values[_HOST] = host_id
+                else:
+                    links.append((host_id, ji_id))
         groups: dict[tuple[str, ...], list[tuple[Any, ...]]] = {}
-        for ji_id, values in self._ji_updates.items():
+        for ji_id, values in updates.items():
             cols = tuple(values)
             group = groups.get(cols)
             if group is None:
@@ -353,9 +365,9 @@ class RowStore:
             group.append((*values.values(), ji_id))
         for cols, group in groups.items():
             raw.run_values(raw.prepare(("ji", cols), _ji_update(cols)), (*cols, "_ji"), group)
-        if self._host_links:
+        if links:
             prep = raw.prepare("host_link", _HOST_LINK)
-            raw.run_values(prep, ("host_id", "_ji"), self._host_links)
+            raw.run_values(prep, ("host_id", "_ji"), links)
 
     def _write_rc_meta(self, rows: list[Row]) -> None:
         """Slow mode: the merge (the new value replaces the old one), one upsert per row."""
@@ -795,13 +807,19 @@ def _rc_meta_upsert(dialect: str) -> Any:
 _JI_UPDATES: dict[tuple[str, ...], Any] = {}
 
 
+#: A job instance update's bind for its first host link (``_write_instance_updates``).
+_HOST = "_host"
+
+
 def _ji_update(cols: tuple[str, ...]) -> Any:
+    """UPDATE of ``cols`` of one job instance; ``_HOST`` sets ``host_id`` unless it has one."""
     stmt = _JI_UPDATES.get(cols)
     if stmt is None:
         ji = s.job_instance
+        values: dict[str, Any] = {c: bindparam(c) for c in cols if c != _HOST}
+        if _HOST in cols:
+            values["host_id"] = func.coalesce(ji.c.host_id, bindparam(_HOST))
         stmt = _JI_UPDATES[cols] = (
-            update(ji)
-            .where(ji.c.job_instance_id == bindparam("_ji"))
-            .values({c: bindparam(c) for c in cols})
+            update(ji).where(ji.c.job_instance_id == bindparam("_ji")).values(values)
         )
     return stmt
