@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import bindparam
 
 from monitord.core.events import StampedeEvent
 from sinks.sql import SQLSink
-from sinks.sql.rawsql import RawSQL
+from sinks.sql.rawsql import Prepared, RawSQL
 from tests.test_sql_loader import OTHER, ROOT, ev, inst, job, load, plan, rows, submit
 
 
@@ -320,3 +321,33 @@ def test_jobs_past_the_id_cache_are_read_in_one_select_per_batch(
     assert sorted(rows(db, sql)) == want
     sql = "select t.transformation, j.exec_job_id from task t join job j using (job_id)"
     assert sorted(rows(db, sql)) == sorted((f"t{i}", f"j{i}") for i in range(n))
+
+
+def test_the_new_instances_rows_are_bound_as_they_are_queued() -> None:
+    """The batch's new job instance rows (``_with_extra``) are in the order their INSERT
+    binds: the driver gets them as they are (``params_of``), no dict built per row."""
+    from sqlalchemy.dialects import sqlite
+
+    from sinks.sql import schema as s
+    from sinks.sql.rowstore import _JI_FULL_COLUMNS
+
+    stmt = s.job_instance.insert().values({c: bindparam(c) for c in _JI_FULL_COLUMNS})
+    compiled = stmt.compile(dialect=sqlite.dialect())
+    assert tuple(compiled.positiontup or ()) == _JI_FULL_COLUMNS
+
+
+def test_rows_bound_in_another_order_are_picked_by_position(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A statement binding a row's columns in another order (a job instance UPDATE's SET
+    follows the table, the row its merged changes) gets each row's values in its own
+    order, picked by position: not through a dict and :meth:`Prepared.params` per row."""
+    prep = Prepared("UPDATE t SET b=?, a=? WHERE id = ?", ("b", "a", "_ji"), True, False)
+
+    def no_dict(self: Prepared, row: Any) -> Any:
+        raise AssertionError("a dict per row")
+
+    monkeypatch.setattr(Prepared, "params", no_dict)
+    rows = [(1, "x", 7), (2, "y", 8)]
+    assert prep.params_of(("a", "b", "_ji"), rows) == [("x", 1, 7), ("y", 2, 8)]
+    assert prep.params_of(("b", "a", "_ji"), rows) is rows
