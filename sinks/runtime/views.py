@@ -25,7 +25,7 @@ _METHODS = (FunctionType, classmethod, staticmethod)
 
 def _readable(cls: type[StampedeEvent]) -> dict[str, Any]:
     """What an event of ``cls`` offers to read besides its own fields: its classes'
-    attributes and properties (not their methods, not their slots), the nearest first; a
+    attributes and properties (not their methods, not their slots), the nearest one winning; a
     view's ``extra`` and ``_wire`` are what a fields-only crossing leaves (none)."""
     out: dict[str, Any] = {"extra": EMPTY, "_wire": None}
     for klass in reversed(cls.__mro__[:-1]):  # object's aside
