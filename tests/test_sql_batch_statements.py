@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import bindparam
 
 from monitord.core.events import StampedeEvent
 from sinks.sql import SQLSink
-from sinks.sql.rawsql import RawSQL
+from sinks.sql.rawsql import Prepared, RawSQL
 from tests.test_sql_loader import OTHER, ROOT, ev, inst, job, load, plan, rows, submit
 
 
@@ -180,6 +181,46 @@ def test_an_instance_of_an_earlier_batch_is_still_updated(tmp_path: Path) -> Non
     ) == [("a", 1, "a.out", "h0"), ("b", None, None, None)]
 
 
+def _host(name: str, hostname: str) -> StampedeEvent:
+    return ev("job_inst.host.info", hostname=hostname, ip="10.0.0.1", site="local", **inst(name))
+
+
+def _main_end(name: str) -> StampedeEvent:
+    keys = inst(name)
+    return ev("job_inst.main.end", ts=102, js__id=3, status=0, stdout__file=f"{name}.o", **keys)
+
+
+def test_an_earlier_instance_takes_its_update_and_first_host_in_one_statement(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An earlier batch's instances, changed and given hosts in this one: one UPDATE of
+    ``job_instance`` for the columns and the first host together (~13,000 row look-ups
+    fewer at 20,000 jobs), not one for each.  The rows equal those of each event in a batch
+    of its own; an instance that had a host keeps it (the first host wins)."""
+    names = ["a", "b", "c"]
+    first = [plan(), *(job(n) for n in names), *(e for n in names for e in submit(n))]
+    had_host = [_host("c", "h0")]
+    later = [_host("a", "h1"), _main_end("a"), _main_end("b"), _host("b", "h2")]
+    later += [_host("c", "h9"), _main_end("c")]
+    apart = tmp_path / "apart.db"
+    load(apart, first, had_host, *([e] for e in later))
+    together = tmp_path / "together.db"
+    sink = SQLSink(f"sqlite:///{together}", restart=True)
+    sink.open()
+    try:
+        sink.write_batch(first)
+        sink.write_batch(had_host)
+        seen = _statements(monkeypatch)
+        sink.write_batch(later)
+    finally:
+        sink.close()
+    updates = [s for s in seen if s.startswith("UPDATE job_instance")]
+    assert len(updates) == 1, updates
+    assert rows(together, _INSTANCE_ROWS) == rows(apart, _INSTANCE_ROWS)
+    found = rows(together, _INSTANCE_ROWS.replace("i.*", "i.stdout_file"))
+    assert found == [("a.o", "h1"), ("b.o", "h2"), ("c.o", "h0")]
+
+
 def test_in_slow_mode_the_rows_are_the_same(tmp_path: Path) -> None:
     """A batch written row by row (after a rollback) leaves the rows the fast path leaves."""
     names = [f"j{i}" for i in range(4)]
@@ -280,3 +321,33 @@ def test_jobs_past_the_id_cache_are_read_in_one_select_per_batch(
     assert sorted(rows(db, sql)) == want
     sql = "select t.transformation, j.exec_job_id from task t join job j using (job_id)"
     assert sorted(rows(db, sql)) == sorted((f"t{i}", f"j{i}") for i in range(n))
+
+
+def test_the_new_instances_rows_are_bound_as_they_are_queued() -> None:
+    """The batch's new job instance rows (``_with_extra``) are in the order their INSERT
+    binds: the driver gets them as they are (``params_of``), no dict built per row."""
+    from sqlalchemy.dialects import sqlite
+
+    from sinks.sql import schema as s
+    from sinks.sql.rowstore import _JI_FULL_COLUMNS
+
+    stmt = s.job_instance.insert().values({c: bindparam(c) for c in _JI_FULL_COLUMNS})
+    compiled = stmt.compile(dialect=sqlite.dialect())
+    assert tuple(compiled.positiontup or ()) == _JI_FULL_COLUMNS
+
+
+def test_rows_bound_in_another_order_are_picked_by_position(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A statement binding a row's columns in another order (a job instance UPDATE's SET
+    follows the table, the row its merged changes) gets each row's values in its own
+    order, picked by position: not through a dict and :meth:`Prepared.params` per row."""
+    prep = Prepared("UPDATE t SET b=?, a=? WHERE id = ?", ("b", "a", "_ji"), True, False)
+
+    def no_dict(self: Prepared, row: Any) -> Any:
+        raise AssertionError("a dict per row")
+
+    monkeypatch.setattr(Prepared, "params", no_dict)
+    rows = [(1, "x", 7), (2, "y", 8)]
+    assert prep.params_of(("a", "b", "_ji"), rows) == [("x", 1, 7), ("y", 2, 8)]
+    assert prep.params_of(("b", "a", "_ji"), rows) is rows

@@ -3,8 +3,8 @@
 With ``bench/cpu_split`` on ``PYTHONPATH`` and ``MONITORD_CHILD_SPLIT=FILE`` (its
 ``sitecustomize`` imports this module then): the SQL child
 (``sinks/runtime/child.py`` serving ``sink-sql``) appends one line to FILE as it ends, with
-its CPU seconds (``time.process_time``): all, decoding the batches (``decode_events``),
-``SQLSink.write_batch``, of which the commit and the transaction (``commit_etc``: less
+its CPU seconds (``time.process_time``): all, decoding the batches (``decode_events``,
+``decode_views``), ``SQLSink.write_batch``, of which the commit and the transaction (``commit_etc``: less
 ``BatchLoader.load``), the loader's look-ups ahead (their SELECTs included), its queued rows'
 writes (``RawSQL._run_many``) and its other statements.  The handlers are ``load`` less
 those three (less the look-ups' SELECTs, counted twice); the rest of ``total`` is start-up,
@@ -79,6 +79,8 @@ def _install() -> None:
     from sinks.sql import loader, rawsql, sink
 
     process_sink.decode_events = _timed("decode", process_sink.decode_events)
+    if hasattr(process_sink, "decode_views"):  # the SQL sink's (child30j); not in older trees
+        process_sink.decode_views = _timed("decode", process_sink.decode_views)
     sink.SQLSink.write_batch = _timed("write_batch", sink.SQLSink.write_batch)  # type: ignore[method-assign]
     loader.BatchLoader.load = _timed("load", loader.BatchLoader.load)  # type: ignore[method-assign]
     loader.BatchLoader._lookups_ahead = _timed(  # type: ignore[method-assign]

@@ -88,6 +88,11 @@ class Reads:
     """The event classes it writes anything for; an event of another class is a no-op."""
     wire: bool = False
     """It reads an event's wire order and extra attributes (``wire_items``, ``extra``)."""
+    views: bool = False
+    """It reads an event's fields and class attributes by name only, and keys by
+    :data:`~sinks.runtime.views.VIEWS` what it keys by event class: a child serving it
+    reads the batch as views of the crossing's values, builds no event
+    (:func:`~sinks.runtime.crossing.decode_views`)."""
 
 
 NONE = Capabilities()

@@ -31,7 +31,7 @@ from sinks.runtime.capabilities import (
     reads_of,
 )
 from sinks.runtime.child import Child, ChildGone
-from sinks.runtime.crossing import decode_events, encode_events, kept
+from sinks.runtime.crossing import decode_events, decode_views, encode_events, kept
 
 log = structlog.get_logger(__name__)
 
@@ -60,6 +60,8 @@ def serve_sink(conn: Connection, sink: Sink) -> None:
     if reply[0] != "ok":
         return
     gc.freeze()  # what opening made (the engine, the schema's tables) lives as long as the sink
+    reads = reads_of(sink)
+    decode = decode_views if reads is not None and reads.views else decode_events
     try:
         while True:
             message = conn.recv()
@@ -69,7 +71,7 @@ def serve_sink(conn: Connection, sink: Sink) -> None:
                 # "Issue 30, twelfth session: child30i"); the events are freed before it is
                 # back on, so its next collection walks what the batch left in the caches only
                 with Paused():
-                    events = decode_events(message[1])
+                    events = decode(message[1])
                     reply = _answer(sink, lambda: sink.write_batch(events))  # noqa: B023
                     del events
                 conn.send(reply)

@@ -40,6 +40,7 @@ from monitord.core.events import (
     XwfEnd,
 )
 from monitord.core.jobmachine import db_state_names
+from sinks.runtime.views import kinds, with_views
 
 from . import schema as s
 from .columns import (
@@ -71,10 +72,13 @@ log = structlog.get_logger(__name__)
 
 #: events whose id-returning rows :meth:`BatchLoader._ids_ahead` inserts up front: table,
 #: columns, natural key and the workflow cache that maps it to the id
-_AHEAD: dict[type[StampedeEvent], tuple[Any, Any, str, str]] = {
-    JobInfo: (s.job, JOB_COLS, "exec_job_id", "jobs"),
-    TaskInfo: (s.task, TASK_COLS, "abs_task_id", "tasks"),
-}
+#: (and their views: :mod:`sinks.runtime.views`, as every table here keyed by event class)
+_AHEAD: dict[type, tuple[Any, Any, str, str]] = with_views(
+    {
+        JobInfo: (s.job, JOB_COLS, "exec_job_id", "jobs"),
+        TaskInfo: (s.task, TASK_COLS, "abs_task_id", "tasks"),
+    }
+)
 #: loader functions (``EventSpec.loader``) whose rows name a file (``lfn_id``), a task
 #: (``task_id``) and a job (``job_id``) to look up: what :meth:`BatchLoader._lookups_ahead`
 #: reads for a batch at once
@@ -159,7 +163,7 @@ class BatchLoader(RowStore):
         self._slow = slow
         self._begin_batch()
         self._numbering = not slow and self.shared is None and conn.dialect.name == "sqlite"
-        handlers = DISPATCH
+        handlers = _HANDLERS
         self._raw.open(conn)
         try:
             if not slow:
@@ -305,7 +309,7 @@ class BatchLoader(RowStore):
         wf = self._wf_of(ev)
         if wf is None:
             return
-        end = type(ev) is XwfEnd
+        end = type(ev) in _XWF_END
         self._queue(
             s.workflowstate,
             {
@@ -502,14 +506,14 @@ class BatchLoader(RowStore):
                     job_id=exec_job_id,
                 )
                 return
-            site = _v(ev.site) if type(ev) is JobInstSubmitStart else None
+            site = _v(ev.site) if type(ev) in _SUBMIT_START else None
             ji_id = self._new_id(s.job_instance, (job_id, seq, _v(ev.sched_id), site, 1))
             if ji_id is None:
                 return
             wf.instances[(exec_job_id, seq)] = ji_id
             if seq > wf.top_seq:
                 wf.top_seq = seq
-        if type(ev) is JobInstPreStart:
+        if type(ev) in _PRE_START:
             self._jobstate(ev, ji_id)
 
     def _instance_end(self, ev: Any) -> None:
@@ -518,7 +522,7 @@ class BatchLoader(RowStore):
         if found is None:
             return
         ji_id = found[1]
-        cols = (_MAIN_END_CHANGES if type(ev) is JobInstMainEnd else _POST_END_CHANGES)(ev)
+        cols = (_MAIN_END_CHANGES if type(ev) in _MAIN_END else _POST_END_CHANGES)(ev)
         if cols.get("multiplier_factor", 1) is None:
             del cols["multiplier_factor"]
         if cols:
@@ -617,14 +621,22 @@ LOADERS: dict[str, Handler] = {
 }
 
 #: Job state kinds (typed) -> what :meth:`BatchLoader._jobstate` needs of the class.
-_JOBSTATE_SHAPES: dict[type[StampedeEvent], tuple[tuple[str, str], bool, bool]] = {
-    cls: _jobstate_shape(cls) for name, cls in EVENT_CLASSES.items() if name.startswith("job_inst.")
-}
+_JOBSTATE_SHAPES: dict[type, tuple[tuple[str, str], bool, bool]] = with_views(
+    {
+        cls: _jobstate_shape(cls)
+        for name, cls in EVENT_CLASSES.items()
+        if name.startswith("job_inst.")
+    }
+)
 
 #: Event class -> (names a file, a task, a job), from the catalogue's loader names (:data:`_LOOKUPS`).
-_REFS: dict[type[StampedeEvent], tuple[bool, bool, bool]] = {
-    EVENT_CLASSES[spec.name]: _LOOKUPS[spec.loader] for spec in CATALOGUE if spec.loader in _LOOKUPS
-}
+_REFS: dict[type, tuple[bool, bool, bool]] = with_views(
+    {
+        EVENT_CLASSES[spec.name]: _LOOKUPS[spec.loader]
+        for spec in CATALOGUE
+        if spec.loader in _LOOKUPS
+    }
+)
 
 #: PostgreSQL: a batch's new file names inserted (sorted: concurrent writers lock alike) and,
 #: with the ones already there, returned with their ids; one round trip.  The CTE's rows are
@@ -641,3 +653,11 @@ _LFNS_GET_OR_INSERT = text(
 DISPATCH: dict[type[StampedeEvent], Handler] = {
     EVENT_CLASSES[spec.name]: LOADERS[spec.loader] for spec in CATALOGUE if spec.loader != NO_ROWS
 }
+
+#: What :meth:`BatchLoader.load` dispatches on: :data:`DISPATCH`, its views too.
+_HANDLERS: dict[type, Handler] = with_views(DISPATCH)
+
+#: The kinds some handlers tell apart, as events or views.
+_XWF_END, _SUBMIT_START, _PRE_START, _MAIN_END = (
+    kinds(cls) for cls in (XwfEnd, JobInstSubmitStart, JobInstPreStart, JobInstMainEnd)
+)

@@ -60,9 +60,15 @@ class Prepared:
 
     def params_of(self, cols: tuple[str, ...], rows: list[tuple[Any, ...]]) -> list[Any]:
         """Parameters for ``rows`` of values in the order of ``cols``: the rows themselves
-        when the statement binds exactly those columns in that order (SQLite, MySQL)."""
-        if self.positional and self.names == cols:
-            return rows
+        when the statement binds exactly those columns in that order (SQLite, MySQL), each
+        row's values picked by position (one C call) when it binds them in another order
+        (an UPDATE's SET clause follows the table's columns, not the row's)."""
+        if self.positional:
+            names = self.names
+            if names == cols:
+                return rows
+            if len(names) > 1 and set(names) <= set(cols):
+                return list(map(itemgetter(*map(cols.index, names)), rows))
         return [self.params(dict(zip(cols, r, strict=True))) for r in rows]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache, partial
 from itertools import islice
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import structlog
@@ -300,12 +301,12 @@ class RowStore:
         UPDATE for them)."""
         extra = self._ji_extra
         cols = _NUMBERED_ROWS["job_instance"]
-        nulls = _JI_NULLS
+        nulls, order = _JI_NULLS, _JI_ORDER
         out = []
         for row in rows:
             changes = extra.get(row[0])
             if changes is None:
-                out.append(row + nulls)
+                out.append(order(row + nulls))
             else:
                 values = dict(zip(cols, row, strict=True))
                 values.update(changes)
@@ -337,9 +338,26 @@ class RowStore:
         if self._task_jobs:
             prep = raw.prepare("task_job", _TASK_JOB_UPDATE)
             raw.run_values(prep, ("job_id", "_task"), self._task_jobs)
-        # updates merged per instance, one executemany per set of columns
+        self._write_instance_updates()
+
+    def _write_instance_updates(self) -> None:
+        """The batch's changes to job instances it did not insert: updates merged per
+        instance, one executemany per set of columns, then the host links.  An instance's
+        first host link joins its update when it has one (``_HOST``: ``host_id =
+        COALESCE(host_id, ?)``, the link's "first host wins"): one statement, one row look-up
+        for both (nothing else sets ``host_id``, so the order of the two does not matter)."""
+        raw = self._raw
+        updates, links = self._ji_updates, self._host_links
+        if updates and links:
+            links = []
+            for host_id, ji_id in self._host_links:
+                values = updates.get(ji_id)
+                if values is not None and _HOST not in values:
+                    values[_HOST] = host_id
+                else:
+                    links.append((host_id, ji_id))
         groups: dict[tuple[str, ...], list[tuple[Any, ...]]] = {}
-        for ji_id, values in self._ji_updates.items():
+        for ji_id, values in updates.items():
             cols = tuple(values)
             group = groups.get(cols)
             if group is None:
@@ -347,9 +365,9 @@ class RowStore:
             group.append((*values.values(), ji_id))
         for cols, group in groups.items():
             raw.run_values(raw.prepare(("ji", cols), _ji_update(cols)), (*cols, "_ji"), group)
-        if self._host_links:
+        if links:
             prep = raw.prepare("host_link", _HOST_LINK)
-            raw.run_values(prep, ("host_id", "_ji"), self._host_links)
+            raw.run_values(prep, ("host_id", "_ji"), links)
 
     def _write_rc_meta(self, rows: list[Row]) -> None:
         """Slow mode: the merge (the new value replaces the old one), one upsert per row."""
@@ -641,15 +659,18 @@ _NUMBERED_ROWS: dict[str, tuple[str, ...]] = {
     t.name: (t.primary_key.columns[0].name, *NUMBERED_COLUMNS[t.name]) for t in NUMBERED_TABLES
 }
 
-#: Every ``job_instance`` column, a queued row's first: the batch's new rows when it changed
-#: some of them (``RowStore._with_extra``), the others' missing columns NULL.
-_JI_FULL_COLUMNS: tuple[str, ...] = (
+#: Every ``job_instance`` column, in the table's order, the order its INSERT binds them: the
+#: batch's new rows when it changed some of them (``RowStore._with_extra``) go to the driver
+#: as they are, not remapped row by row (``Prepared.params_of``).
+_JI_FULL_COLUMNS: tuple[str, ...] = tuple(c.name for c in s.job_instance.columns)
+#: A queued row (``_NUMBERED_ROWS``) followed by NULLs for the other columns ...
+_JI_QUEUED = (
     *_NUMBERED_ROWS["job_instance"],
-    *(c.name for c in s.job_instance.columns if c.name not in _NUMBERED_ROWS["job_instance"]),
+    *(c for c in _JI_FULL_COLUMNS if c not in _NUMBERED_ROWS["job_instance"]),
 )
-_JI_NULLS: tuple[None, ...] = (None,) * (
-    len(_JI_FULL_COLUMNS) - len(_NUMBERED_ROWS["job_instance"])
-)
+_JI_NULLS: tuple[None, ...] = (None,) * (len(_JI_QUEUED) - len(_NUMBERED_ROWS["job_instance"]))
+#: ... put in the order of ``_JI_FULL_COLUMNS``: one C call a row.
+_JI_ORDER = itemgetter(*(_JI_QUEUED.index(c) for c in _JI_FULL_COLUMNS))
 #: No job instance of the batch is new (no id reaches this).
 _NONE_NEW = float("inf")
 
@@ -786,13 +807,19 @@ def _rc_meta_upsert(dialect: str) -> Any:
 _JI_UPDATES: dict[tuple[str, ...], Any] = {}
 
 
+#: A job instance update's bind for its first host link (``_write_instance_updates``).
+_HOST = "_host"
+
+
 def _ji_update(cols: tuple[str, ...]) -> Any:
+    """UPDATE of ``cols`` of one job instance; ``_HOST`` sets ``host_id`` unless it has one."""
     stmt = _JI_UPDATES.get(cols)
     if stmt is None:
         ji = s.job_instance
+        values: dict[str, Any] = {c: bindparam(c) for c in cols if c != _HOST}
+        if _HOST in cols:
+            values["host_id"] = func.coalesce(ji.c.host_id, bindparam(_HOST))
         stmt = _JI_UPDATES[cols] = (
-            update(ji)
-            .where(ji.c.job_instance_id == bindparam("_ji"))
-            .values({c: bindparam(c) for c in cols})
+            update(ji).where(ji.c.job_instance_id == bindparam("_ji")).values(values)
         )
     return stmt

@@ -57,8 +57,9 @@ SQL_CAPABILITIES = Capabilities(
 
 #: What the loader reads: the kinds it has rows for (a generic event: a ``job_inst.*`` one's
 #: jobstate row), by field; an event of another kind (``job_inst.composite``, ``inv.start``:
-#: no rows in the reference either) is not sent to a ``--sql-process`` child.
-SQL_READS = Reads(kinds=frozenset(DISPATCH) | {GenericEvent})
+#: no rows in the reference either) is not sent to a ``--sql-process`` child, which reads the
+#: others as views of their values (the loader keys its tables by those too).
+SQL_READS = Reads(kinds=frozenset(DISPATCH) | {GenericEvent}, views=True)
 
 
 def sqlite_file(url: URL) -> str | None:
