@@ -45,12 +45,12 @@ from monitord.core.readers import errfile
 from monitord.core.readers.subfile import SubmitInfo, parse_submit_file
 from monitord.daemon.chunks import whole_lines
 from monitord.daemon.jobfiles import read_text_stat
+from monitord.daemon.outbox import WINDOW, Outbox
 
 log = structlog.get_logger(__name__)
 
 SERVE = "monitord.daemon.readahead:serve_read_ahead"
 BATCH = 64  # files per message: one pickle's overhead shared
-WINDOW = 4  # messages in flight: the worker's lead, and the pipe's bound
 BLOCKS = 8  # chunks' records the parser holds at most (pulled while it looked for a file)
 LAG = 0.25  # seconds the parser waits for a chunk's records before it classifies them itself
 KEEP = 1024  # results the parser holds at most (pulled ahead of a question not predicted)
@@ -254,23 +254,22 @@ def _messages(plan: Plan) -> Iterator[Any]:
 
 
 def serve_read_ahead(conn: Connection, plan: Plan) -> None:
-    """The worker: WINDOW messages ahead, one more per ``next``; at the end ``("end", its CPU
+    """The worker: WINDOW messages in flight, one more per ``next``, and up to the outbox's
+    BANK bytes made ahead (``monitord/daemon/outbox.py``); at the end ``("end", its CPU
     seconds, its peak RSS)``; then wait for the pipe to close."""
     conn.send(("ok",))
-    credits = WINDOW
+    box = Outbox(conn)  # ahead by up to its BANK while the parser opens the workflow
     try:
         for batch in _messages(plan):
-            while credits == 0:
-                conn.recv()
-                credits += 1
-            conn.send(batch)
-            credits -= 1
+            box.put(batch)
     except (EOFError, OSError):
         raise
     except Exception as exc:  # a bug or an unreadable dagman.out: the parser reads itself
         log.error("read-ahead stopped", error=repr(exc))
+    box.flush()
     used = resource.getrusage(resource.RUSAGE_SELF)
-    conn.send(("end", round(used.ru_utime + used.ru_stime, 3), used.ru_maxrss))
+    box.put(("end", round(used.ru_utime + used.ru_stime, 3), used.ru_maxrss))
+    box.flush()
     while True:
         conn.recv()
 
