@@ -33,7 +33,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -46,6 +46,9 @@ from monitord.core.readers.subfile import SubmitInfo, parse_submit_file
 from monitord.daemon.chunks import whole_lines
 from monitord.daemon.jobfiles import read_text_stat
 from monitord.daemon.outbox import WINDOW, Outbox
+
+if TYPE_CHECKING:
+    from sinks.runtime.child import Child
 
 log = structlog.get_logger(__name__)
 
@@ -277,6 +280,15 @@ def serve_read_ahead(conn: Connection, plan: Plan) -> None:
 # ---------------------------------------------------------------- the parser's side
 
 
+def worker(plan: Plan, level: int) -> Child:
+    """The worker for ``plan``, not started (a child :func:`~sinks.runtime.child.prestart`
+    was told the same ``first`` message is the one it takes)."""
+    from sinks.runtime.child import Child
+
+    title = f"monitord read-ahead {plan.dagman_out}"
+    return Child(SERVE, plan, title=title, level=level, teardown=False)
+
+
 def _stat(path: str) -> Stat | None:
     try:
         st = os.stat(path)
@@ -305,10 +317,9 @@ class ReadAhead:
 
     def start(self, level: int = 20) -> None:
         """Start the worker (its interpreter's start-up: ~0.1 s); without one, read here."""
-        from sinks.runtime.child import Child, ChildGone
+        from sinks.runtime.child import ChildGone
 
-        title = f"monitord read-ahead {self.plan.dagman_out}"
-        child = Child(SERVE, self.plan, title=title, level=level, teardown=False)
+        child = worker(self.plan, level)
         began = time.monotonic()
         try:
             child.start()
