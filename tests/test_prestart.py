@@ -8,6 +8,7 @@ with the command.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -110,6 +111,29 @@ def test_a_child_prestarted_with_its_payload_is_taken_only_for_that_payload(same
             assert spare not in children()  # the one told another payload ended
     finally:
         child.close()
+    assert set(children()) == before
+
+
+BUSY = "tests.test_prestart:busy"
+
+
+def busy(conn: object, payload: None) -> None:
+    """A child's serve function at work on its payload, not reading its pipe."""
+    while True:
+        time.sleep(1)
+
+
+@pytest.mark.usefixtures("in_checkout")
+def test_a_child_told_its_payload_and_never_taken_ends_at_once_with_close_spares() -> None:
+    """A replay interrupted before it took its worker: the worker, at work on its plan, does
+    not hold the command's end (it is killed; without a payload it ends as its pipe closes)."""
+    before = set(children())
+    prestart(BUSY, first=Child(BUSY, None, title="monitord test", level=20).first)
+    assert len(set(children()) - before) == 1
+    closing = threading.Thread(target=close_spares, daemon=True)
+    closing.start()
+    closing.join(30)
+    assert not closing.is_alive(), "close_spares waited for a busy child"
     assert set(children()) == before
 
 

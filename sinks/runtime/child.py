@@ -207,8 +207,10 @@ class _Spares:
         with self._lock:
             left = [child for ready in self._ready.values() for child in ready]
             self._ready.clear()
-        for proc, conn, _ in left:
+        for proc, conn, told in left:
             conn.close()  # it ends as it sees the pipe closed
+            if told is not None:
+                proc.kill()  # at work on its payload, which no one will take: at once
             proc.wait()
 
 
@@ -225,7 +227,8 @@ def prestart(
     (``(payload, title, level, teardown)``, as :class:`Child` sends it), is sent now: the child
     starts serving as soon as its modules are loaded, and a :class:`Child` with the same
     payload takes it without sending it again (one with another payload starts a new child).
-    :func:`close_spares` ends those never taken."""
+    :func:`close_spares` ends those never taken (one told its payload is killed: it may be at
+    work on it, and none of its work is kept)."""
     _spares.add(serve, preload, nice, first)
 
 
