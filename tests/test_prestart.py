@@ -8,6 +8,9 @@ with the command.
 from __future__ import annotations
 
 import os
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -91,6 +94,49 @@ def test_a_child_not_taken_ends_with_close_spares() -> None:
         child.close()
 
 
+@pytest.mark.usefixtures("in_checkout")
+@pytest.mark.parametrize("same", [True, False])
+def test_a_child_prestarted_with_its_payload_is_taken_only_for_that_payload(same: bool) -> None:
+    """Told its payload as it started, it serves at once; a Child with that payload takes it
+    (the payload not sent twice), one with another starts a new child and this one ends."""
+    before = set(children())
+    told = Child(ECHO, ["colorsys"], title="monitord test", level=20)
+    prestart(ECHO, ("colorsys",), first=told.first)
+    (spare,) = set(children()) - before
+    child = told if same else Child(ECHO, ["wave"], title="monitord test", level=20)
+    try:
+        assert child.start() == (["colorsys"] if same else [])
+        assert (child.pid == spare) is same
+        if not same:
+            assert spare not in children()  # the one told another payload ended
+    finally:
+        child.close()
+    assert set(children()) == before
+
+
+BUSY = "tests.test_prestart:busy"
+
+
+def busy(conn: object, payload: None) -> None:
+    """A child's serve function at work on its payload, not reading its pipe."""
+    while True:
+        time.sleep(1)
+
+
+@pytest.mark.usefixtures("in_checkout")
+def test_a_child_told_its_payload_and_never_taken_ends_at_once_with_close_spares() -> None:
+    """A replay interrupted before it took its worker: the worker, at work on its plan, does
+    not hold the command's end (it is killed; without a payload it ends as its pipe closes)."""
+    before = set(children())
+    prestart(BUSY, first=Child(BUSY, None, title="monitord test", level=20).first)
+    assert len(set(children()) - before) == 1
+    closing = threading.Thread(target=close_spares, daemon=True)
+    closing.start()
+    closing.join(30)
+    assert not closing.is_alive(), "close_spares waited for a busy child"
+    assert set(children()) == before
+
+
 NICENESS = "tests.test_prestart:niceness"
 
 
@@ -146,11 +192,11 @@ def test_a_child_refused_a_lower_priority_still_serves(monkeypatch: pytest.Monke
 
 
 def _helpers_when_settling(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, on_settle: Callable[[], None] = lambda: None
 ) -> tuple[dict[int, str], dict[int, str]]:
     """A large replay (the bound lowered to it) on an idle two-core machine: the child
-    processes alive as the daemon starts loading its sinks (``startup.settle``), and those
-    the replay's helpers took (pid -> what they serve)."""
+    processes alive as the daemon starts loading its sinks (``startup.settle``, where
+    ``on_settle`` runs first), and those the replay's helpers took (pid -> what they serve)."""
     from monitord import cli
     from monitord.cli import startup
     from monitord.daemon import outputs
@@ -166,6 +212,7 @@ def _helpers_when_settling(
 
     def settle_seen() -> None:
         settling.update((pid, t) for pid, t in children().items() if pid not in before)
+        on_settle()
         settle()
 
     def start_seen(self: Child, timeout: float = 60.0) -> object:
@@ -195,6 +242,25 @@ def test_a_large_replays_helpers_start_before_the_daemon_loads_its_sinks(
     assert set(taken) == set(settling)  # the helpers are the two started ahead
 
 
+def test_the_read_ahead_worker_has_its_plan_before_the_daemon_loads_its_sinks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its plan is sent as it is prestarted (its title, set once it has its plan, shows while
+    the daemon has not loaded its sinks): it scans dagman.out meanwhile."""
+    titled: list[str] = []
+
+    def wait_for_the_title() -> None:
+        for _ in range(3000):  # 30 s: without the plan sent ahead, never
+            titled.extend(t for t in children().values() if t.startswith("monitord read-ahead "))
+            if titled:
+                return
+            time.sleep(0.01)
+
+    _, taken = _helpers_when_settling(tmp_path, monkeypatch, wait_for_the_title)
+    assert titled, "the worker had no plan before the daemon loaded its sinks"
+    assert sorted(taken.values()) == sorted([READ_AHEAD_SERVE, SQL_SERVE])
+
+
 @pytest.mark.parametrize(
     ("dest", "started"), [("file://{}/events.bp", []), ("sqlite:///{}/w.db", [SQL_SERVE])]
 )
@@ -206,7 +272,7 @@ def test_a_sql_child_is_started_ahead_for_a_sql_destination_only(
 
     asked: list[str] = []
     monkeypatch.setattr(
-        prestarting, "prestart", lambda serve, preload=(), nice=0: asked.append(serve)
+        prestarting, "prestart", lambda serve, preload=(), nice=0, first=None: asked.append(serve)
     )
     out = generate(tmp_path / "run", 20, seed=3, name="small").dagman_out
     monkeypatch.setenv("TZ", CORPUS_TZ)

@@ -267,18 +267,29 @@ def test_every_corpus_sample_gives_the_references_rows(sample: str, tmp_path: Pa
     assert_same_rows(CORPUS / sample / "expected" / "stampede.db", db)
 
 
+def _taken(proc: Any, log: Path, out: Path) -> int:
+    """The pid of the worker once the replay took it (its ``-v`` log says so; the worker
+    exists from the daemon's start, before its interrupt handler does)."""
+    deadline = time.monotonic() + 300
+    while "read-ahead worker started" not in log.read_text():
+        assert proc.poll() is None and time.monotonic() < deadline, "no worker started"
+        time.sleep(0.01)
+    (pid,) = workers_of(out)
+    return pid
+
+
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT, signal.SIGTERM])
 def test_the_worker_ends_with_the_daemon(
     generated: tuple[Path, Path, Path], tmp_path: Path, how: signal.Signals
 ) -> None:
     out, _, home = generated
-    proc = replay(out, tmp_path / "killed.db", home, "-q", "--read-ahead")
-    deadline = time.monotonic() + 300
-    while not workers_of(out):
-        assert proc.poll() is None and time.monotonic() < deadline, "no worker started"
-        time.sleep(0.01)
-    proc.send_signal(how)
-    _, err = proc.communicate(timeout=120)
+    log = tmp_path / "stderr"
+    with open(log, "w") as stderr:
+        proc = replay(out, tmp_path / "killed.db", home, "-v", "--read-ahead", stderr=stderr)
+        _taken(proc, log, out)
+        proc.send_signal(how)
+        proc.wait(timeout=120)
+    err = log.read_text()
     if how != signal.SIGKILL:  # an interrupt: one line, no traceback
         assert proc.returncode in (0, 128 + how), err[-3000:]
         assert "Traceback" not in err
@@ -297,12 +308,7 @@ def test_a_worker_killed_mid_replay_leaves_the_parser_reading(
     log = tmp_path / "stderr"
     with open(log, "w") as err:
         proc = replay(out, db, home, "-v", "--read-ahead", stderr=err)
-        deadline = time.monotonic() + 300
-        while not (found := workers_of(out)):
-            assert proc.poll() is None and time.monotonic() < deadline, "no worker started"
-            time.sleep(0.01)
-        (pid,) = found
-        os.kill(pid, signal.SIGKILL)
+        os.kill(_taken(proc, log, out), signal.SIGKILL)
         proc.wait(timeout=600)
     text = log.read_text()
     assert proc.returncode == 0, text[-3000:]

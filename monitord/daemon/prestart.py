@@ -7,17 +7,25 @@ the SQL child's with the parser stopped on a full queue.  Started as soon as the
 is read, the helpers load their modules on the second core while the daemon loads its own
 (bench/README.md, "Issue 30, eleventh session: small30h"); :class:`ReadAhead` and the SQL
 destinations' :class:`ProcessSink` then take them (``sinks/runtime/child.py`` ``prestart``).
+The read-ahead worker's plan is known from the command line: it is sent at once, and the
+worker scans dagman.out while the daemon loads its sinks and opens the workflow
+(bench/README.md, "Issue 30, thirteenth session: startup30j").
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from monitord.daemon.config import MonitorConfig
 from monitord.daemon.outputs import core_to_spare, helper_processes, loader_in_process
 from sinks.runtime.child import prestart
 from sinks.runtime.factory import scheme_of
 from sinks.sql.schemes import SQL_SCHEMES
+
+if TYPE_CHECKING:
+    from monitord.daemon.readahead import Plan
 
 #: what the SQL child's payload (the unopened SQL sink) loads as it is unpickled
 SQL_MODULES = ("sinks.sql.sink",)
@@ -58,5 +66,23 @@ def prestart_helpers(cfg: MonitorConfig) -> MonitorConfig:
     if sql and any(d is None or scheme_of(d) in SQL_SCHEMES for d in cfg.dests or [None]):
         prestart(SQL_SERVE, SQL_MODULES, nice)
     if ahead:
-        prestart(READ_AHEAD_SERVE, nice=nice)
+        # its plan is known now: it scans while this process loads its sinks
+        from monitord.daemon.readahead import worker
+        from monitord.system import loglevel
+
+        first = worker(read_ahead_plan(cfg), loglevel.level()).first
+        prestart(READ_AHEAD_SERVE, nice=nice, first=first)
     return replace(cfg, read_ahead=ahead, sql_process=sql)
+
+
+def read_ahead_plan(cfg: MonitorConfig) -> Plan:
+    """What the read-ahead worker of the replay ``cfg`` needs (the same at its prestart and
+    when the replay takes it)."""
+    from monitord.daemon.readahead import Plan, zone
+
+    return Plan(
+        os.path.abspath(cfg.dagman_out),
+        store_stdout=cfg.store_stdout,
+        adjust=cfg.adjust,
+        zone=zone(),
+    )

@@ -33,7 +33,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -45,12 +45,15 @@ from monitord.core.readers import errfile
 from monitord.core.readers.subfile import SubmitInfo, parse_submit_file
 from monitord.daemon.chunks import whole_lines
 from monitord.daemon.jobfiles import read_text_stat
+from monitord.daemon.outbox import WINDOW, Outbox
+
+if TYPE_CHECKING:
+    from sinks.runtime.child import Child
 
 log = structlog.get_logger(__name__)
 
 SERVE = "monitord.daemon.readahead:serve_read_ahead"
 BATCH = 64  # files per message: one pickle's overhead shared
-WINDOW = 4  # messages in flight: the worker's lead, and the pipe's bound
 BLOCKS = 8  # chunks' records the parser holds at most (pulled while it looked for a file)
 LAG = 0.25  # seconds the parser waits for a chunk's records before it classifies them itself
 KEEP = 1024  # results the parser holds at most (pulled ahead of a question not predicted)
@@ -256,28 +259,36 @@ def _messages(plan: Plan) -> Iterator[Any]:
 
 
 def serve_read_ahead(conn: Connection, plan: Plan) -> None:
-    """The worker: WINDOW messages ahead, one more per ``next``; at the end ``("end", its CPU
+    """The worker: WINDOW messages in flight, one more per ``next``, and up to the outbox's
+    BANK bytes made ahead (``monitord/daemon/outbox.py``); at the end ``("end", its CPU
     seconds, its peak RSS)``; then wait for the pipe to close."""
     conn.send(("ok",))
-    credits = WINDOW
+    box = Outbox(conn)  # ahead by up to its BANK while the parser opens the workflow
     try:
         for batch in _messages(plan):
-            while credits == 0:
-                conn.recv()
-                credits += 1
-            conn.send(batch)
-            credits -= 1
+            box.put(batch)
     except (EOFError, OSError):
         raise
     except Exception as exc:  # a bug or an unreadable dagman.out: the parser reads itself
         log.error("read-ahead stopped", error=repr(exc))
+    box.flush()
     used = resource.getrusage(resource.RUSAGE_SELF)
-    conn.send(("end", round(used.ru_utime + used.ru_stime, 3), used.ru_maxrss))
+    box.put(("end", round(used.ru_utime + used.ru_stime, 3), used.ru_maxrss))
+    box.flush()
     while True:
         conn.recv()
 
 
 # ---------------------------------------------------------------- the parser's side
+
+
+def worker(plan: Plan, level: int) -> Child:
+    """The worker for ``plan``, not started (a child :func:`~sinks.runtime.child.prestart`
+    was told the same ``first`` message is the one it takes)."""
+    from sinks.runtime.child import Child
+
+    title = f"monitord read-ahead {plan.dagman_out}"
+    return Child(SERVE, plan, title=title, level=level, teardown=False)
 
 
 def _stat(path: str) -> Stat | None:
@@ -308,10 +319,9 @@ class ReadAhead:
 
     def start(self, level: int = 20) -> None:
         """Start the worker (its interpreter's start-up: ~0.1 s); without one, read here."""
-        from sinks.runtime.child import Child, ChildGone
+        from sinks.runtime.child import ChildGone
 
-        title = f"monitord read-ahead {self.plan.dagman_out}"
-        child = Child(SERVE, self.plan, title=title, level=level, teardown=False)
+        child = worker(self.plan, level)
         began = time.monotonic()
         try:
             child.start()

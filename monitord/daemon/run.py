@@ -185,15 +185,10 @@ def _read_ahead(config: MonitorConfig, monitor: Monitor[LocalOutputs]) -> ReadAh
     if not wanted:
         return None
     from monitord.core.jobreader import ParsingReader
-    from monitord.daemon.readahead import Plan, ReadAhead, zone
+    from monitord.daemon.prestart import read_ahead_plan
+    from monitord.daemon.readahead import ReadAhead
 
-    plan = Plan(
-        os.path.abspath(config.dagman_out),
-        store_stdout=config.store_stdout,
-        adjust=config.adjust,
-        zone=zone(),
-    )
-    ahead = ReadAhead(plan, ParsingReader(monitor.ctx.read_text))
+    ahead = ReadAhead(read_ahead_plan(config), ParsingReader(monitor.ctx.read_text))
     monitor.ctx.reader = ahead
     monitor.line_records = ahead
     return ahead

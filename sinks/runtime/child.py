@@ -64,12 +64,21 @@ class Child:
     def pid(self) -> int | None:
         return self._proc.pid if self._proc is not None else None
 
+    @property
+    def first(self) -> tuple[Any, str, int, bool]:
+        """The child's first message after what it serves (:func:`prestart`'s ``first``)."""
+        return self.payload, self.title, self.level, self.teardown
+
     def start(self, timeout: float = START_TIMEOUT) -> Any:
         """Hand the child its payload (a child :func:`prestart` started for ``serve``, else a
         new one); its first answer (ChildGone if none)."""
-        self._proc, self._conn = _spares.take(self.serve) or _spawn(self.serve)
+        first = self.first
+        spare = _spares.take(self.serve, first)
+        told = spare is not None and spare[2] == first  # prestarted with this payload
+        self._proc, self._conn = spare[:2] if spare is not None else _spawn(self.serve)
         try:
-            self._conn.send((self.payload, self.title, self.level, self.teardown))
+            if not told:
+                self._conn.send(first)
             if not self._conn.poll(timeout):
                 raise ChildGone(f"no answer within {timeout:g} s")
             return self._conn.recv()
@@ -158,46 +167,69 @@ def _spawn(
     return proc, conn
 
 
+#: a prestarted child: its process, its pipe, and the payload message it was told (or None)
+Spare = tuple[subprocess.Popen[bytes], Connection, Any]
+
+
 class _Spares:
     """Children started ahead of their payload (:func:`prestart`), by what they serve."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._ready: dict[str, list[tuple[subprocess.Popen[bytes], Connection]]] = {}
+        self._ready: dict[str, list[Spare]] = {}
 
-    def add(self, serve: str, preload: tuple[str, ...], nice: int) -> None:
-        child = _spawn(serve, preload, nice)
+    def add(self, serve: str, preload: tuple[str, ...], nice: int, first: Any) -> None:
+        proc, conn = _spawn(serve, preload, nice)
+        if first is not None:
+            try:
+                conn.send(first)
+            except OSError:
+                pass  # gone already: taken, it is found dead and replaced
         with self._lock:
-            self._ready.setdefault(serve, []).append(child)
+            self._ready.setdefault(serve, []).append((proc, conn, first))
 
-    def take(self, serve: str) -> tuple[subprocess.Popen[bytes], Connection] | None:
+    def take(self, serve: str, first: Any) -> Spare | None:
+        """A live child for ``serve`` told nothing yet or told ``first``; one told another
+        payload is ended (its work is of no use)."""
         with self._lock:
             ready = self._ready.get(serve, [])
             while ready:
-                proc, conn = ready.pop(0)
-                if proc.poll() is None:
-                    return proc, conn
-                conn.close()  # died before its payload: a new one instead
+                proc, conn, told = ready.pop(0)
+                if proc.poll() is None and (told is None or told == first):
+                    return proc, conn, told
+                conn.close()  # died before its payload, or told another: a new one instead
+                if proc.returncode is None:
+                    proc.kill()
+                    proc.wait()
             return None
 
     def close(self) -> None:
         with self._lock:
             left = [child for ready in self._ready.values() for child in ready]
             self._ready.clear()
-        for proc, conn in left:
+        for proc, conn, told in left:
             conn.close()  # it ends as it sees the pipe closed
+            if told is not None:
+                proc.kill()  # at work on its payload, which no one will take: at once
             proc.wait()
 
 
 _spares = _Spares()
 
 
-def prestart(serve: str, preload: tuple[str, ...] = (), nice: int = 0) -> None:
+def prestart(
+    serve: str, preload: tuple[str, ...] = (), nice: int = 0, *, first: Any = None
+) -> None:
     """Start a child for ``serve`` now: the next :class:`Child` for it takes this one, whose
     interpreter has meanwhile started and loaded ``serve``'s module and ``preload`` (a
     replay's helpers load theirs while the daemon loads its own: bench/README.md, "Issue 30,
-    eleventh session: small30h"), at ``nice``).  :func:`close_spares` ends those never taken."""
-    _spares.add(serve, preload, nice)
+    eleventh session: small30h"), at ``nice``).  ``first``, when the payload is known already
+    (``(payload, title, level, teardown)``, as :class:`Child` sends it), is sent now: the child
+    starts serving as soon as its modules are loaded, and a :class:`Child` with the same
+    payload takes it without sending it again (one with another payload starts a new child).
+    :func:`close_spares` ends those never taken (one told its payload is killed: it may be at
+    work on it, and none of its work is kept)."""
+    _spares.add(serve, preload, nice, first)
 
 
 def close_spares() -> None:

@@ -1,0 +1,92 @@
+"""The read-ahead worker's outbox (issue 30, ``monitord/daemon/outbox.py``): the worker goes on
+making its messages while the parser asks for none (the workflow open), up to a bound in
+bytes; the parser receives the same messages in the same order, one per ``next``."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from multiprocessing import Pipe
+from typing import Any
+
+import pytest
+
+from monitord.daemon import outbox, readahead
+from monitord.daemon.readahead import Plan, serve_read_ahead
+
+COUNT = 40  # messages the fake stream makes: well over WINDOW
+
+
+def _serve(monkeypatch: pytest.MonkeyPatch, made: list[int]) -> tuple[Any, threading.Thread]:
+    """A worker on a fake stream of COUNT messages (``made`` counts those made), in a thread
+    at the other end of a pipe; the parser's end, its ``("ok",)`` read."""
+
+    def messages(plan: Plan) -> Iterator[Any]:
+        for i in range(COUNT):
+            made.append(i)
+            yield [(("out", f"job{i}.out"), None, "x" * 100)]
+
+    monkeypatch.setattr(readahead, "_messages", messages)
+    parser, worker = Pipe()
+    thread = threading.Thread(target=_worker, args=(worker,), daemon=True)
+    thread.start()
+    assert parser.recv() == ("ok",)
+    return parser, thread
+
+
+def _worker(conn: Any) -> None:
+    try:
+        serve_read_ahead(conn, Plan("/nonexistent.dagman.out", store_stdout=True))
+    except (EOFError, OSError):
+        pass  # the parser's end closed: the worker ends
+
+
+def _wait_for(made: list[int], count: int) -> None:
+    """Until ``count`` messages were made, or 30 s."""
+    for _ in range(3000):
+        if len(made) >= count:
+            return
+        threading.Event().wait(0.01)
+
+
+def _next(parser: Any) -> Any:
+    parser.send(("next",))
+    assert parser.poll(30), "no answer"
+    return parser.recv()
+
+
+def test_the_worker_makes_its_messages_ahead_of_the_parsers_asking(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No ``next`` sent: every message is made all the same (without the outbox: WINDOW + 1,
+    the worker waiting on the pipe); then each ``next`` gets the next one, in order, then the
+    end."""
+    made: list[int] = []
+    parser, thread = _serve(monkeypatch, made)
+    in_flight = [parser.recv() for _ in range(outbox.WINDOW)]
+    _wait_for(made, COUNT)
+    assert len(made) == COUNT, f"made {len(made)} of {COUNT} with no credit"
+    received = in_flight + [_next(parser) for _ in range(COUNT - outbox.WINDOW)]
+    assert [batch[0][0][1] for batch in received] == [f"job{i}.out" for i in range(COUNT)]
+    end = _next(parser)
+    assert end[0] == "end"
+    parser.close()
+    thread.join(30)
+    assert not thread.is_alive()
+
+
+def test_the_worker_holds_no_more_than_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bound below a message's size: the worker holds one message, then waits for a credit
+    before making the next (what it holds does not grow with the job count)."""
+    monkeypatch.setattr(outbox, "BANK", 1)
+    made: list[int] = []
+    parser, thread = _serve(monkeypatch, made)
+    in_flight = [parser.recv() for _ in range(outbox.WINDOW)]
+    _wait_for(made, outbox.WINDOW + 1)
+    threading.Event().wait(0.2)  # time for a sixth, were it made
+    assert len(made) == outbox.WINDOW + 1  # the fifth made and held; no sixth
+    received = in_flight + [_next(parser) for _ in range(COUNT - outbox.WINDOW)]
+    assert [batch[0][0][1] for batch in received] == [f"job{i}.out" for i in range(COUNT)]
+    assert _next(parser)[0] == "end"
+    parser.close()
+    thread.join(30)
