@@ -4,6 +4,7 @@ as its event does, and only a sink that says so gets views."""
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 import pytest
@@ -77,3 +78,15 @@ def test_only_a_sink_reading_views_gets_them() -> None:
     assert views[1] == generic
     (event,) = decode_views(encode_events([known], wire=True))
     assert type(event) is type(known) and event == known
+
+
+@pytest.mark.quick
+def test_a_view_of_the_wrong_width_is_refused() -> None:
+    """A batch whose values do not fit its kind (a daemon and a child of two versions) is
+    refused, not read shifted by a field: a tuple would take any length."""
+    known = make_event("xwf.start", {"xwf.id": "u", "ts": 1, "restart_count": 0})
+    wire, items = pickle.loads(encode_events([known], wire=False))
+    kind, values = items
+    for other in (values[:-1], (*values, None)):
+        with pytest.raises(ValueError, match="different versions"):
+            decode_views(pickle.dumps((wire, [kind, other])))

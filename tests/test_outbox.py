@@ -19,7 +19,7 @@ COUNT = 40  # messages the fake stream makes: well over WINDOW
 
 def _serve(monkeypatch: pytest.MonkeyPatch, made: list[int]) -> tuple[Any, threading.Thread]:
     """A worker on a fake stream of COUNT messages (``made`` counts those made), in a thread
-    at the other end of a pipe; the parser's end, its ``("ok",)`` read."""
+    at the other end of a pipe; the parser's end, its ``("ok", start)`` read."""
 
     def messages(plan: Plan) -> Iterator[Any]:
         for i in range(COUNT):
@@ -30,7 +30,7 @@ def _serve(monkeypatch: pytest.MonkeyPatch, made: list[int]) -> tuple[Any, threa
     parser, worker = Pipe()
     thread = threading.Thread(target=_worker, args=(worker,), daemon=True)
     thread.start()
-    assert parser.recv() == ("ok",)
+    assert parser.recv()[0] == "ok"
     return parser, thread
 
 

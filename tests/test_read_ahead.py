@@ -116,6 +116,39 @@ def test_a_file_settled_before_the_replay_is_taken_without_a_stat(
     assert ahead.counts["used"] == len(asked), ahead.counts
 
 
+def test_a_file_changed_after_a_prestarted_worker_read_it_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "Settled" counts from the worker's start when it began before the replay's clock (a
+    prestarted worker reads while the daemon starts up): a file changed 45 s before the worker
+    began is not settled, even when the replay's clock starts 30 s later, so a change after
+    the worker read it is seen (stat'ed, read here)."""
+    out = generate(tmp_path / "run", 20, seed=7, retry_fraction=0.2, name="pre").dagman_out
+    plan = Plan(str(out), store_stdout=True)
+    asked = [(key, path) for key, path, _ in _requests(plan)]
+    recent = time.time() - 45
+    for _, path in asked:
+        if os.path.exists(path):
+            os.utime(path, (recent, recent))
+    real = time.time_ns
+    monkeypatch.setattr(time, "time_ns", lambda: real() + 30 * 10**9)
+    ahead = ReadAhead(plan, ParsingReader(read_text))  # its clock: 30 s after the worker's
+    monkeypatch.undo()
+    disk = ParsingReader(read_text)
+    ahead.start()
+    try:
+        while ahead._pull():  # every result in hand
+            pass
+        changed = next(p for k, p in asked if k[0] == "out")
+        with open(changed, "a") as fh:
+            fh.write("appended after the worker read it\n")
+        for key, path in asked:
+            assert _ask(ahead, key, path) == _ask(disk, key, path), (key, path)
+    finally:
+        ahead.close()
+    assert ahead.counts["changed"] == 1, ahead.counts
+
+
 def test_the_worker_reads_a_file_below_the_block_in_one_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -15,7 +15,8 @@ runs the machine on them instead of classifying the chunk's lines itself
 
 The parser's side, :class:`ReadAhead`, is the machine's :class:`~monitord.core.jobreader.JobReader`:
 it answers a question with the worker's result for that file when there is one and the file
-was complete before the replay began (last changed :data:`SETTLED_NS` before it) or is still
+was complete before the replay began (last changed :data:`SETTLED_NS` before it, or before
+the worker began if that was earlier: a prestarted one) or is still
 as the worker read it (size, mtime, inode); otherwise (not predicted, out of order, not
 readable, changed, the worker gone) it asks :class:`~monitord.core.jobreader.ParsingReader`,
 which reads the file itself: the same answer as without the option, always; so for a
@@ -262,7 +263,7 @@ def serve_read_ahead(conn: Connection, plan: Plan) -> None:
     """The worker: WINDOW messages in flight, one more per ``next``, and up to the outbox's
     BANK bytes made ahead (``monitord/daemon/outbox.py``); at the end ``("end", its CPU
     seconds, its peak RSS)``; then wait for the pipe to close."""
-    conn.send(("ok",))
+    conn.send(("ok", time.time_ns()))  # before any file is read: what "settled" is measured from
     box = Outbox(conn)  # ahead by up to its BANK while the parser opens the workflow
     try:
         for batch in _messages(plan):
@@ -324,12 +325,14 @@ class ReadAhead:
         child = worker(self.plan, level)
         began = time.monotonic()
         try:
-            child.start()
+            answer = child.start()
         except ChildGone as exc:
             log.error("read-ahead worker did not start; the parser reads", error=str(exc))
             self.counts["worker_lost"] += 1
             return
         self._child = child
+        if len(answer) > 1:  # a prestarted worker read files before this replay's clock began
+            self._settled_before = min(self._settled_before, answer[1] - SETTLED_NS)
         log.info(
             "read-ahead worker started", pid=child.pid, seconds=round(time.monotonic() - began, 3)
         )

@@ -92,7 +92,9 @@ class Reads:
     """It reads an event's fields and class attributes by name only, and keys by
     :data:`~sinks.runtime.views.VIEWS` what it keys by event class: a child serving it
     reads the batch as views of the crossing's values, builds no event
-    (:func:`~sinks.runtime.crossing.decode_views`)."""
+    (:func:`~sinks.runtime.crossing.decode_views`).  A view has no event's methods and is no
+    instance of its event class: a sink built on one that declares this (a subclass of the SQL
+    sink) declares its own ``Reads`` unless it reads as the one it extends."""
 
 
 NONE = Capabilities()

@@ -82,6 +82,9 @@ def _builder(cls: type[StampedeEvent]) -> Callable[..., StampedeEvent]:
 _VALUES = tuple(_values_of(cls) for cls in _KINDS)
 _BUILD = tuple(_builder(cls) for cls in _KINDS)
 _VIEW = tuple(VIEWS[cls] for cls in _KINDS)
+#: each view's width: a tuple takes values of any length, so a batch from other code (a
+#: daemon and a child of two versions) would be read shifted, not refused
+_WIDTH = tuple(len(cls.fields) + 1 for cls in _KINDS)  # its fields, then `fixed`
 _GENERIC = -1
 
 
@@ -151,10 +154,18 @@ def decode_views(data: bytes) -> list[Any]:
         wire, items = pickle.loads(data)
         if wire:
             return decode_events(data)
-        new, views = tuple.__new__, _VIEW
+        new, views, width = tuple.__new__, _VIEW, _WIDTH
         out: list[Any] = []
         add = out.append
         each = iter(items)
         for i, values in zip(each, each, strict=True):
-            add(make_event(*values) if i == _GENERIC else new(views[i], values))
+            if i == _GENERIC:
+                add(make_event(*values))
+            elif len(values) == width[i]:
+                add(new(views[i], values))
+            else:
+                raise ValueError(
+                    f"{len(values)} values for a {_KINDS[i].name} event, not {width[i]}: "
+                    "the daemon and its child run different versions"
+                )
     return out
