@@ -227,7 +227,8 @@ def _compile_record() -> re.Pattern[str]:
 _TOP_LINE = re.compile(r"\n(?=  [^ \n])")
 
 # --- one ``files`` entry ---------------------------------------------------------------
-_FILE_KEYS = ("output", "size", "user", "ctime", "sha256", "checksum_timing")
+# in the order kickstart writes them, so the common-shape pattern numbers its groups alike
+_FILE_KEYS = ("size", "ctime", "user", "output", "sha256", "checksum_timing")
 # The stat keys kickstart writes in (almost) every entry, none of them mapped.  An entry's line
 # tries them first, by name, with the two value forms they take (``_after_key``'s first and
 # third): such a line skips the mapped keys' branches and the lookahead of ``others`` (~20 of a
@@ -303,9 +304,9 @@ _MB = 1048576
 
 _WHOLE = itemgetter(0)  # a files entry's whole text, in findall's tuples
 _LFN = itemgetter(1)  # its key, as written
-# the fields of a findall tuple: (whole, lfn, output, size, user, ctime, sha256, timing,
+# the fields of a findall tuple: (whole, lfn, size, ctime, user, output, sha256, timing,
 # data, data_chomp, data_lines)
-_OUTPUT, _SIZE, _DATA = 2, 3, 8
+_SIZE, _OUTPUT, _DATA = 2, 5, 8
 
 
 def _entries(body: str, pos: int, end: int) -> dict[Any, tuple[str, ...]] | None:
@@ -512,7 +513,7 @@ def _map_files(body: str, start: int, end: int, rec: dict[str, Any]) -> None:
         if not output:
             input_bytes += _size(fields[_SIZE])
         elif cached_value(output):
-            _, _, _, size, user, ctime, sha256, timing, *_ = fields
+            _, _, size, ctime, user, _, sha256, timing, *_ = fields
             output_bytes += _size(size)
             meta: dict[str, Any] = {}
             if user:
