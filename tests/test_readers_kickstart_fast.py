@@ -532,3 +532,24 @@ def test_the_common_entry_shape_matches_as_the_general_entry_pattern(tmp_path, m
             assert entries == fast._entries(text, start + 10, len(text))
     assert common > 5000
     assert tiled > 500
+
+
+def test_the_common_record_shape_matches_as_the_record_pattern(tmp_path):
+    """Wherever the common-shape record pattern matches, the record pattern matches with the
+    same captures and the same files section (issue 30): real, generated, mutated records."""
+    generate(tmp_path, 40, retry_fraction=0.2, fail_fraction=0.1, seed=6)
+    bases = [BASE] + [p.read_text() for p in sorted(tmp_path.rglob("*.out.*"))[:12]]
+    patterns = fast._patterns()
+    rng = random.Random(32)
+    texts = bases + [_mutate(rng, rng.choice(bases)) for _ in range(1500)]
+    common = 0
+    for text in texts:
+        found = patterns.common_record.fullmatch(text)
+        if found is None:
+            continue
+        common += 1
+        general = patterns.record.fullmatch(text)
+        assert general is not None, text
+        assert found.group(*patterns.common_captured) == general.group(*patterns.captured)
+        assert found.span(fast.FILES) == general.span(fast.FILES)
+    assert common > 500

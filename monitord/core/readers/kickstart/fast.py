@@ -224,6 +224,55 @@ def _compile_record() -> re.Pattern[str]:
     return compiled
 
 
+# The record outside ``files`` as kickstart writes it for a job that ran and exited: its keys
+# in a fixed order, each once ("key(...)": a mapping of those keys; "key*": any value, as
+# the general pattern takes an unmapped key's).  A line tries no branches, no key is checked
+# against the schema's, no mapped key against its having been seen.
+_COMMON_RECORD = """
+version start duration transformation derivation resource wf-label wf-stamp interface hostaddr
+hostname pid uid user gid group umask mainjob( start duration pid usage( utime stime maxrss
+minflt majflt nswap inblock outblock msgsnd msgrcv nsignals nvcsw nivcsw ) status( raw
+regular_exitcode ) executable( file_name mode size inode nlink blksize blocks mtime atime ctime
+uid user gid group ) argument_vector* procs* ) jobids* cwd usage* machine( page-size
+uname_system uname_nodename uname_release uname_machine ram_total ram_free ram_shared
+ram_buffer swap_total swap_free cpu_count cpu_speed cpu_vendor cpu_model load_min1 load_min5
+load_min15 procs_total procs_running procs_sleeping procs_other procs_vmsize procs_rss
+task_total task_running task_sleeping task_other ) files
+"""
+
+
+def _common_mapping(words: list[str], indent: int, schema: Schema, path: str = "") -> str:
+    """The lines of one level of :data:`_COMMON_RECORD` (``words`` consumed up to its ``)``),
+    each as :func:`_schema_mapping`'s branch for its key takes it, the same groups named."""
+    lines = []
+    while words and (word := words.pop(0)) != ")":
+        key = word.rstrip("(*")
+        sub = schema.get(key, "unmapped")
+        lead = f"{_spaces(indent)}{re.escape(key)}:"
+        if isinstance(sub, dict):  # a mapped block: "key("
+            inner = _common_mapping(words, indent + 2, sub, f"{path}{key}__")
+            lines.append(rf"{lead}\n{inner}")
+        elif word.endswith("*"):
+            lines.append(lead[:-1] + _after_key(indent))  # which starts with the ":"
+        elif sub is None:
+            lines.append(rf"{lead} (?P<{path}{key}>{_SCALAR})\n")
+        elif sub == FILES:
+            lines.append(rf"{lead}\n(?P<{FILES}>(?s:.*+))")
+        else:
+            lines.append(rf"{lead} {_SCALAR}\n")
+    return "".join(f"(?>{line})" for line in lines)  # atomic: no backtracking into a line
+
+
+def _compile_common_record() -> re.Pattern[str]:
+    """The record of :data:`_COMMON_RECORD`'s shape.  Where it matches, the record pattern
+    matches too with the same captures: each line is one a level's repeat there takes by the
+    same branch (a mapped key's, or ``others`` for a key outside the schema)."""
+    body = _common_mapping(_COMMON_RECORD.split(), 2, _SCHEMA)
+    # the groups of _CAPTURED this shape has not (a signal, cpu_name): never set, so None
+    absent = "".join(f"(?P<{group}>)" for group in _GROUPS if f"<{group}>" not in body)
+    return re.compile(rf"- invocation: {_SCALAR}\n{body}(?:(?!){absent})?+")
+
+
 _TOP_LINE = re.compile(r"\n(?=  [^ \n])")
 
 # --- one ``files`` entry ---------------------------------------------------------------
@@ -320,10 +369,12 @@ def _compile_common_entry() -> re.Pattern[str]:
 
 class _Patterns(NamedTuple):
     record: re.Pattern[str]
+    common_record: re.Pattern[str]  # the same for the common shape only, faster
     tail: re.Pattern[str]  # after files, on failed jobs: top-level keys but the mapped ones
     file_entries: re.Pattern[str]
     common_entries: re.Pattern[str]  # the same for the common shape only, faster
     captured: tuple[int, ...]  # the record's group numbers of _CAPTURED, in its order
+    common_captured: tuple[int, ...]  # common_record's
 
 
 @cache
@@ -331,10 +382,13 @@ def _patterns() -> _Patterns:
     """The extractor's patterns, compiled on first use: they were most of the import time
     of the daemon (tens of ms), which a command that parses no record need not pay."""
     tail = r"(?:  (?!(?:{}):){}{}|\n)++".format("|".join(_SCHEMA), _KEY, _after_key(2))
-    record = _compile_record()
+    record, common = _compile_record(), _compile_common_record()
     captured = tuple(record.groupindex[group] for group in _GROUPS)
-    entries = _compile_file_entry()
-    return _Patterns(record, re.compile(tail), entries, _compile_common_entry(), captured)
+    common_captured = tuple(common.groupindex[group] for group in _GROUPS)
+    entries, common_entries = _compile_file_entry(), _compile_common_entry()
+    return _Patterns(
+        record, common, re.compile(tail), entries, common_entries, captured, common_captured
+    )
 
 
 # Records a process parses with the generic path before the extractor compiles its patterns:
@@ -530,10 +584,14 @@ def extract_invocation(body: str) -> dict[str, Any] | None:
         return None
     try:
         patterns = _patterns()
-        match = patterns.record.fullmatch(body)
-        if match is None:
-            return None
-        rec = _record_fields(match.group(*patterns.captured))
+        match = patterns.common_record.fullmatch(body)
+        if match is not None:  # then the record pattern matches with the same captures
+            rec = _record_fields(match.group(*patterns.common_captured))
+        else:
+            match = patterns.record.fullmatch(body)
+            if match is None:
+                return None
+            rec = _record_fields(match.group(*patterns.captured))
         start, end = match.span(FILES)
         if start >= 0:
             _map_files(body, start, end, rec)
