@@ -499,3 +499,57 @@ def test_edge_cases_agree_with_the_generic_path_bytes_included(make):
     assert_same_as_generic(text)
     raw = text.encode("utf-8").replace(b"mzalam", b"mz\xffal\xc3am")  # not UTF-8
     assert_same_as_generic(raw.decode("utf-8", errors="replace"))
+
+
+def test_the_common_entry_shape_matches_as_the_general_entry_pattern(tmp_path, monkeypatch):
+    """Wherever the common-shape pattern matches a files entry and no line at the entries'
+    indent follows (as when its matches tile the section: an entry's header follows), the
+    general entry pattern matches the same span with the same groups (issue 30); and
+    ``_entries``, which takes the first's findall when it tiles the section, gives what the
+    general pattern alone gives.  Real records, generated ones and random mutations of them."""
+    generate(tmp_path, 40, retry_fraction=0.2, fail_fraction=0.1, seed=5)
+    bases = [BASE] + [p.read_text() for p in sorted(tmp_path.rglob("*.out.*"))[:12]]
+    patterns = fast._patterns()
+    general_only = patterns._replace(common_entries=patterns.file_entries)
+    rng = random.Random(31)
+    texts = bases + [_mutate(rng, rng.choice(bases)) for _ in range(1500)]
+    common = tiled = 0
+    for text in texts:
+        start = text.find("\n  files:\n")
+        if start < 0:
+            continue
+        for found in patterns.common_entries.finditer(text, start + 10):
+            if text.startswith(" " * 6, found.end()):
+                continue  # a line the general pattern may take into this entry
+            common += 1
+            general = patterns.file_entries.match(text, found.start())
+            assert general is not None, text[found.start() : found.end()]
+            assert (general.span(), general.groups()) == (found.span(), found.groups())
+        entries = fast._entries(text, start + 10, len(text))
+        tiled += entries is not None
+        with monkeypatch.context() as patch:
+            patch.setattr(fast, "_patterns", lambda: general_only)
+            assert entries == fast._entries(text, start + 10, len(text))
+    assert common > 5000
+    assert tiled > 500
+
+
+def test_the_common_record_shape_matches_as_the_record_pattern(tmp_path):
+    """Wherever the common-shape record pattern matches, the record pattern matches with the
+    same captures and the same files section (issue 30): real, generated, mutated records."""
+    generate(tmp_path, 40, retry_fraction=0.2, fail_fraction=0.1, seed=6)
+    bases = [BASE] + [p.read_text() for p in sorted(tmp_path.rglob("*.out.*"))[:12]]
+    patterns = fast._patterns()
+    rng = random.Random(32)
+    texts = bases + [_mutate(rng, rng.choice(bases)) for _ in range(1500)]
+    common = 0
+    for text in texts:
+        found = patterns.common_record.fullmatch(text)
+        if found is None:
+            continue
+        common += 1
+        general = patterns.record.fullmatch(text)
+        assert general is not None, text
+        assert found.group(*patterns.common_captured) == general.group(*patterns.captured)
+        assert found.span(fast.FILES) == general.span(fast.FILES)
+    assert common > 500

@@ -224,10 +224,60 @@ def _compile_record() -> re.Pattern[str]:
     return compiled
 
 
+# The record outside ``files`` as kickstart writes it for a job that ran and exited: its keys
+# in a fixed order, each once ("key(...)": a mapping of those keys; "key*": any value, as
+# the general pattern takes an unmapped key's).  A line tries no branches, no key is checked
+# against the schema's, no mapped key against its having been seen.
+_COMMON_RECORD = """
+version start duration transformation derivation resource wf-label wf-stamp interface hostaddr
+hostname pid uid user gid group umask mainjob( start duration pid usage( utime stime maxrss
+minflt majflt nswap inblock outblock msgsnd msgrcv nsignals nvcsw nivcsw ) status( raw
+regular_exitcode ) executable( file_name mode size inode nlink blksize blocks mtime atime ctime
+uid user gid group ) argument_vector* procs* ) jobids* cwd usage* machine( page-size
+uname_system uname_nodename uname_release uname_machine ram_total ram_free ram_shared
+ram_buffer swap_total swap_free cpu_count cpu_speed cpu_vendor cpu_model load_min1 load_min5
+load_min15 procs_total procs_running procs_sleeping procs_other procs_vmsize procs_rss
+task_total task_running task_sleeping task_other ) files
+"""
+
+
+def _common_mapping(words: list[str], indent: int, schema: Schema, path: str = "") -> str:
+    """The lines of one level of :data:`_COMMON_RECORD` (``words`` consumed up to its ``)``),
+    each as :func:`_schema_mapping`'s branch for its key takes it, the same groups named."""
+    lines = []
+    while words and (word := words.pop(0)) != ")":
+        key = word.rstrip("(*")
+        sub = schema.get(key, "unmapped")
+        lead = f"{_spaces(indent)}{re.escape(key)}:"
+        if isinstance(sub, dict):  # a mapped block: "key("
+            inner = _common_mapping(words, indent + 2, sub, f"{path}{key}__")
+            lines.append(rf"{lead}\n{inner}")
+        elif word.endswith("*"):
+            lines.append(lead[:-1] + _after_key(indent))  # which starts with the ":"
+        elif sub is None:
+            lines.append(rf"{lead} (?P<{path}{key}>{_SCALAR})\n")
+        elif sub == FILES:
+            lines.append(rf"{lead}\n(?P<{FILES}>(?s:.*+))")
+        else:
+            lines.append(rf"{lead} {_SCALAR}\n")
+    return "".join(f"(?>{line})" for line in lines)  # atomic: no backtracking into a line
+
+
+def _compile_common_record() -> re.Pattern[str]:
+    """The record of :data:`_COMMON_RECORD`'s shape.  Where it matches, the record pattern
+    matches too with the same captures: each line is one a level's repeat there takes by the
+    same branch (a mapped key's, or ``others`` for a key outside the schema)."""
+    body = _common_mapping(_COMMON_RECORD.split(), 2, _SCHEMA)
+    # the groups of _CAPTURED this shape has not (a signal, cpu_name): never set, so None
+    absent = "".join(f"(?P<{group}>)" for group in _GROUPS if f"<{group}>" not in body)
+    return re.compile(rf"- invocation: {_SCALAR}\n{body}(?:(?!){absent})?+")
+
+
 _TOP_LINE = re.compile(r"\n(?=  [^ \n])")
 
 # --- one ``files`` entry ---------------------------------------------------------------
-_FILE_KEYS = ("output", "size", "user", "ctime", "sha256", "checksum_timing")
+# in the order kickstart writes them, so the common-shape pattern numbers its groups alike
+_FILE_KEYS = ("size", "ctime", "user", "output", "sha256", "checksum_timing")
 # The stat keys kickstart writes in (almost) every entry, none of them mapped.  An entry's line
 # tries them first, by name, with the two value forms they take (``_after_key``'s first and
 # third): such a line skips the mapped keys' branches and the lookahead of ``others`` (~20 of a
@@ -262,11 +312,69 @@ def _compile_file_entry(stat_first: bool = True) -> re.Pattern[str]:
     return compiled
 
 
+# The entries as kickstart writes them (~97 % of a 20,000-job workflow's): the keys in a fixed
+# order, each once, so no line tries branches.  Optional runs: the ``lfn`` line; the file's
+# name as ``file_name``, ``temporary_name`` + ``descriptor`` or ``descriptor_number``; after
+# ``group``, a stream's ``data_truncated`` + ``data`` or an output's ``output`` + checksum.
+_COMMON_ORDER = (
+    "[lfn]",
+    "(file_name|temporary_name descriptor|descriptor_number)",
+    "mode",
+    "size",
+    "inode",
+    "nlink",
+    "blksize",
+    "blocks",
+    "mtime",
+    "atime",
+    "ctime",
+    "uid",
+    "user",
+    "gid",
+    "group",
+    "[output sha256 checksum_timing|data_truncated data]",
+)  # "[...]": optional; "|": between alternative runs of keys
+
+
+def _common_line(key: str) -> str:
+    """One entry line of the common shape, as the general entry's branch for ``key`` takes it."""
+    if key == "data":
+        return (
+            rf"{_spaces(6)}data: (?:(?P<data>{_SCALAR})\n|(?P<data_chomp>\|[-+]?+)\n"
+            rf"(?P<data_lines>{_literal_lines(6)}))"
+        )
+    if key in _FILE_KEYS:
+        return f"{_spaces(6)}{key}: (?P<{key}>{_SCALAR})\n"
+    return f"{_spaces(6)}{key}: (?:{_SIMPLE}|{_DQ} *+)\n"  # the stat branch's value forms
+
+
+def _common_part(part: str) -> str:
+    runs = part.strip("[]()").split("|")
+    pattern = "|".join("".join(_common_line(key) for key in run.split()) for run in runs)
+    return f"(?:{pattern})" + ("?+" if part.startswith("[") else "")
+
+
+def _compile_common_entry() -> re.Pattern[str]:
+    """A ``files`` entry of the common shape.  Where it matches and the next line is not at
+    the entries' indent (as when its matches tile the section: a header or the end follows),
+    :func:`_compile_file_entry`'s pattern matches the same span with the same groups: each
+    line is one that pattern's repeat takes by the same branch, and both stop at that line."""
+    lines = "".join(map(_common_part, _COMMON_ORDER))
+    header = rf"\n*+{_spaces(4)}(?P<lfn>{_KEY}|{_DQ}):\n"
+    compiled = re.compile(rf"({header}{lines}\n*+)")
+    names = ("lfn", *_FILE_KEYS, "data", "data_chomp", "data_lines")
+    assert tuple(compiled.groupindex) == names  # the same findall tuples
+    return compiled
+
+
 class _Patterns(NamedTuple):
     record: re.Pattern[str]
+    common_record: re.Pattern[str]  # the same for the common shape only, faster
     tail: re.Pattern[str]  # after files, on failed jobs: top-level keys but the mapped ones
     file_entries: re.Pattern[str]
+    common_entries: re.Pattern[str]  # the same for the common shape only, faster
     captured: tuple[int, ...]  # the record's group numbers of _CAPTURED, in its order
+    common_captured: tuple[int, ...]  # common_record's
 
 
 @cache
@@ -274,9 +382,13 @@ def _patterns() -> _Patterns:
     """The extractor's patterns, compiled on first use: they were most of the import time
     of the daemon (tens of ms), which a command that parses no record need not pay."""
     tail = r"(?:  (?!(?:{}):){}{}|\n)++".format("|".join(_SCHEMA), _KEY, _after_key(2))
-    record = _compile_record()
+    record, common = _compile_record(), _compile_common_record()
     captured = tuple(record.groupindex[group] for group in _GROUPS)
-    return _Patterns(record, re.compile(tail), _compile_file_entry(), captured)
+    common_captured = tuple(common.groupindex[group] for group in _GROUPS)
+    entries, common_entries = _compile_file_entry(), _compile_common_entry()
+    return _Patterns(
+        record, common, re.compile(tail), entries, common_entries, captured, common_captured
+    )
 
 
 # Records a process parses with the generic path before the extractor compiles its patterns:
@@ -303,9 +415,9 @@ _MB = 1048576
 
 _WHOLE = itemgetter(0)  # a files entry's whole text, in findall's tuples
 _LFN = itemgetter(1)  # its key, as written
-# the fields of a findall tuple: (whole, lfn, output, size, user, ctime, sha256, timing,
+# the fields of a findall tuple: (whole, lfn, size, ctime, user, output, sha256, timing,
 # data, data_chomp, data_lines)
-_OUTPUT, _SIZE, _DATA = 2, 3, 8
+_SIZE, _OUTPUT, _DATA = 2, 5, 8
 
 
 def _entries(body: str, pos: int, end: int) -> dict[Any, tuple[str, ...]] | None:
@@ -316,9 +428,14 @@ def _entries(body: str, pos: int, end: int) -> dict[Any, tuple[str, ...]] | None
     A key whose first character no resolver and no indicator starts with is its own
     text (as in :func:`_text`): only the others are resolved (:func:`cached_key`).
     """
-    found = _patterns().file_entries.findall(body, pos, end)
+    patterns = _patterns()
+    found = patterns.common_entries.findall(body, pos, end)
     if sum(map(len, map(_WHOLE, found))) != end - pos:
-        return None
+        # not all of the common shape (when its matches tile the section, each is the general
+        # pattern's match there): the general pattern decides
+        found = patterns.file_entries.findall(body, pos, end)
+        if sum(map(len, map(_WHOLE, found))) != end - pos:
+            return None
     names = [
         lfn if lfn[0] in _TEXT_FIRST else lfn[1:-1] if lfn[0] == '"' else cached_key(lfn)
         for lfn in map(_LFN, found)
@@ -467,10 +584,14 @@ def extract_invocation(body: str) -> dict[str, Any] | None:
         return None
     try:
         patterns = _patterns()
-        match = patterns.record.fullmatch(body)
-        if match is None:
-            return None
-        rec = _record_fields(match.group(*patterns.captured))
+        match = patterns.common_record.fullmatch(body)
+        if match is not None:  # then the record pattern matches with the same captures
+            rec = _record_fields(match.group(*patterns.common_captured))
+        else:
+            match = patterns.record.fullmatch(body)
+            if match is None:
+                return None
+            rec = _record_fields(match.group(*patterns.captured))
         start, end = match.span(FILES)
         if start >= 0:
             _map_files(body, start, end, rec)
@@ -512,7 +633,7 @@ def _map_files(body: str, start: int, end: int, rec: dict[str, Any]) -> None:
         if not output:
             input_bytes += _size(fields[_SIZE])
         elif cached_value(output):
-            _, _, _, size, user, ctime, sha256, timing, *_ = fields
+            _, _, size, ctime, user, _, sha256, timing, *_ = fields
             output_bytes += _size(size)
             meta: dict[str, Any] = {}
             if user:
