@@ -22,6 +22,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from importlib.metadata import entry_points
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -47,6 +48,9 @@ __all__ = [
     "installed",
     "scheme_of",
 ]
+
+if TYPE_CHECKING:
+    from sinks.runtime.process_sink import Recipe
 
 log = structlog.get_logger(__name__)
 
@@ -129,8 +133,8 @@ _lock = threading.Lock()
 
 
 def installed() -> Registry:
-    """The process's registry, discovered once (with the collector paused: loading the factories
-    loads SQLAlchemy and the schema, ~60,000 objects and no garbage: monitord/system/collector.py)."""
+    """The process's registry, discovered once (with the collector paused: loading the
+    factories makes many objects and no garbage: monitord/system/collector.py)."""
     global _registry
     with _lock:
         if _registry is None:
@@ -157,9 +161,12 @@ def build_sink(
     pegasus_version: str | None = None,
     properties: Mapping[str, str] | None = None,
     replay: bool = False,
-) -> Sink:
+    recipe: bool = False,
+) -> Sink | Recipe:
     """Resolve one destination to an unopened sink (``properties``: the endpoint settings;
-    ``replay``: see :attr:`SinkRequest.replay`)."""
+    ``replay``: see :attr:`SinkRequest.replay`); with ``recipe`` (the sink is for a loader
+    child), its factory's recipe when it offers one for this destination (``recipe(request)``,
+    the SQL factory: ``sinks/sql/recipe.py``), checked but not built in this process."""
     registry = installed()
     request = SinkRequest(
         dest,
@@ -171,7 +178,10 @@ def build_sink(
         properties=properties or {},
         replay=replay,
     )
-    return registry.build(registry.factory_for(dest), request)
+    factory = registry.factory_for(dest)
+    make = getattr(factory, "recipe", None) if recipe else None
+    made = make(request) if make is not None else None
+    return made if made is not None else registry.build(factory, request)
 
 
 def build_dashboard_sink(

@@ -1,13 +1,15 @@
 """The ``sql`` and ``dashboard`` sink factories (entry points in pyproject.toml).
 
 Light: the registry loads every factory at start-up, and a ``--sql-process`` replay's daemon
-need not load SQLAlchemy; the sinks' modules load when one is checked or built."""
+never needs SQLAlchemy (``sinks/sql/recipe.py``); the sinks' modules load when one is checked
+or built."""
 
 from __future__ import annotations
 
 from sinks.runtime.base import Sink, SinkError
 from sinks.runtime.factory import SinkRequest, scheme_of
 from sinks.sql.declared import DASHBOARD_CAPABILITIES, SQL_CAPABILITIES
+from sinks.sql.recipe import SQLRecipe, light_recipe
 from sinks.sql.schemes import SQL_SCHEMES
 
 # database backend -> the extra of monitord that installs its driver
@@ -49,6 +51,11 @@ class SQLFactory:
 
     def check(self, request: SinkRequest) -> None:
         require_driver(request.dest)
+
+    def recipe(self, request: SinkRequest) -> SQLRecipe | None:
+        """What a loader child builds the sink from, checked here without SQLAlchemy; None
+        when the destination needs the full check (``sinks/sql/recipe.py``)."""
+        return light_recipe(request)
 
     def build(self, request: SinkRequest) -> Sink:
         from sinks.sql.sink import SQLSink

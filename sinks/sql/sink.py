@@ -140,6 +140,14 @@ class SQLSink:
             durable=not request.replay,
         )
 
+    @classmethod
+    def from_recipe(cls, request: SinkRequest, unrotated: tuple[int, int] | None) -> SQLSink:
+        """:meth:`from_request` in a loader child (``sinks/sql/recipe.py``): the file a
+        restart rotates is the one the daemon saw when it made the recipe, as if built there."""
+        sink = cls.from_request(request)
+        sink._unrotated = unrotated if request.restart else None
+        return sink
+
     def reopening(self) -> SQLSink:
         """This sink (not opened) for another process to open after one opened it already (a
         new loader child after the first died: :class:`~sinks.runtime.process_sink.ProcessSink`):
