@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import structlog
 
@@ -44,6 +44,7 @@ __all__ = [
     "SinkRequest",
     "build_dashboard_sink",
     "build_sink",
+    "sink_or_recipe",
     "endpoint_property",
     "installed",
     "scheme_of",
@@ -161,12 +162,9 @@ def build_sink(
     pegasus_version: str | None = None,
     properties: Mapping[str, str] | None = None,
     replay: bool = False,
-    recipe: bool = False,
-) -> Sink | Recipe:
+) -> Sink:
     """Resolve one destination to an unopened sink (``properties``: the endpoint settings;
-    ``replay``: see :attr:`SinkRequest.replay`); with ``recipe`` (the sink is for a loader
-    child), its factory's recipe when it offers one for this destination (``recipe(request)``,
-    the SQL factory: ``sinks/sql/recipe.py``), checked but not built in this process."""
+    ``replay``: see :attr:`SinkRequest.replay`)."""
     registry = installed()
     request = SinkRequest(
         dest,
@@ -178,10 +176,23 @@ def build_sink(
         properties=properties or {},
         replay=replay,
     )
+    return registry.build(registry.factory_for(dest), request)
+
+
+def sink_or_recipe(dest: str, **settings: Any) -> Sink | Recipe:
+    """:func:`build_sink` (the same ``settings``) for a sink a loader child writes: its
+    factory's recipe when it offers one for this destination (``recipe(request)``, the SQL
+    factory: ``sinks/sql/recipe.py``), checked but not built in this process."""
+    registry = installed()
     factory = registry.factory_for(dest)
-    make = getattr(factory, "recipe", None) if recipe else None
-    made = make(request) if make is not None else None
-    return made if made is not None else registry.build(factory, request)
+    make = getattr(factory, "recipe", None)
+    if make is not None:
+        properties = settings.pop("properties", None) or {}
+        made = make(SinkRequest(dest, properties=properties, **settings))
+        if made is not None:
+            return cast("Recipe", made)
+        settings["properties"] = properties
+    return build_sink(dest, **settings)
 
 
 def build_dashboard_sink(

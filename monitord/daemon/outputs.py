@@ -16,7 +16,7 @@ from monitord.daemon.config import MonitorConfig
 from monitord.daemon.errors import MonitordError
 from monitord.daemon.parts import MarkKeeper
 from sinks.plugins.host import plugin_snapshot
-from sinks.registry import build_dashboard_sink, build_sink
+from sinks.registry import build_dashboard_sink, build_sink, sink_or_recipe
 from sinks.runtime.base import Sink
 from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.executor import Executor
@@ -45,10 +45,11 @@ def build_outputs(cfg: MonitorConfig, run_dir: str, bd: Any, *, restart: bool) -
     out = Destinations(requested=len(dests))
     process = loader_in_process(cfg)
     built: list[Sink | Recipe] = []
+    build = sink_or_recipe if process else build_sink
     for dest in dests:
         try:
             built.append(
-                build_sink(
+                build(
                     dest,
                     run_dir=run_dir,
                     restart=restart,
@@ -57,7 +58,6 @@ def build_outputs(cfg: MonitorConfig, run_dir: str, bd: Any, *, restart: bool) -
                     pegasus_version=bd.planner_version,
                     properties=cfg.properties,
                     replay=cfg.replay,
-                    recipe=process,
                 )
             )
         except Exception as exc:  # a bad destination disables only itself
