@@ -22,6 +22,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any, cast
 
 import structlog
 
@@ -43,10 +44,14 @@ __all__ = [
     "SinkRequest",
     "build_dashboard_sink",
     "build_sink",
+    "sink_or_recipe",
     "endpoint_property",
     "installed",
     "scheme_of",
 ]
+
+if TYPE_CHECKING:
+    from sinks.runtime.process_sink import Recipe
 
 log = structlog.get_logger(__name__)
 
@@ -129,8 +134,8 @@ _lock = threading.Lock()
 
 
 def installed() -> Registry:
-    """The process's registry, discovered once (with the collector paused: loading the factories
-    loads SQLAlchemy and the schema, ~60,000 objects and no garbage: monitord/system/collector.py)."""
+    """The process's registry, discovered once (with the collector paused: loading the
+    factories makes many objects and no garbage: monitord/system/collector.py)."""
     global _registry
     with _lock:
         if _registry is None:
@@ -172,6 +177,22 @@ def build_sink(
         replay=replay,
     )
     return registry.build(registry.factory_for(dest), request)
+
+
+def sink_or_recipe(dest: str, **settings: Any) -> Sink | Recipe:
+    """:func:`build_sink` (the same ``settings``) for a sink a loader child writes: its
+    factory's recipe when it offers one for this destination (``recipe(request)``, the SQL
+    factory: ``sinks/sql/recipe.py``), checked but not built in this process."""
+    registry = installed()
+    factory = registry.factory_for(dest)
+    make = getattr(factory, "recipe", None)
+    if make is not None:
+        properties = settings.pop("properties", None) or {}
+        made = make(SinkRequest(dest, properties=properties, **settings))
+        if made is not None:
+            return cast("Recipe", made)
+        settings["properties"] = properties
+    return build_sink(dest, **settings)
 
 
 def build_dashboard_sink(

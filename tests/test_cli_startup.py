@@ -132,13 +132,16 @@ def test_the_program_skips_the_teardown_and_writes_every_row(tmp_path: Path) -> 
 
 
 def test_settle_freezes_the_start_up_state_of_the_program_only() -> None:
-    """And raises the collector's young threshold, in the program only."""
+    """And raises the collector's young threshold, in the program only; a run whose daemon
+    builds a SQL sink (here: the default database, in a thread) has SQLAlchemy frozen too."""
     code = (
         "from monitord.cli import startup\n"
-        "startup.settle()\n"
+        "from monitord.daemon.config import MonitorConfig\n"
+        "config = MonitorConfig('x.dagman.out', sql_process=False)\n"
+        "startup.settle(config)\n"
         "print(gc.get_freeze_count(), gc.get_threshold()[0])\n"
         "startup.as_program()\n"
-        "startup.settle()\n"
+        "startup.settle(config)\n"
         "print('sqlalchemy' in sys.modules)"
     )
     settled = collector_after(code)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from monitord.daemon.config import MonitorConfig
 from monitord.daemon.prestart import READ_AHEAD_SERVE, SQL_SERVE
 from monitord.tools.synthetic import generate
 from sinks.runtime.child import Child, close_spares, prestart
@@ -210,10 +211,10 @@ def _helpers_when_settling(
     taken: dict[int, str] = {}
     settle, start = startup.settle, Child.start
 
-    def settle_seen() -> None:
+    def settle_seen(config: MonitorConfig) -> None:
         settling.update((pid, t) for pid, t in children().items() if pid not in before)
         on_settle()
-        settle()
+        settle(config)
 
     def start_seen(self: Child, timeout: float = 60.0) -> object:
         answer = start(self, timeout)

@@ -263,7 +263,7 @@ def _run_daemon(
             return handed
     # --- end service hand-over
     try:
-        startup.settle()
+        startup.settle(config)
     except KeyboardInterrupt:
         return _interrupted_before_running(prog)
     return _run_in_one_line(prog, args, config, mode=mode, progress=progress)

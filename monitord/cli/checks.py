@@ -52,7 +52,9 @@ def malformed_destination(config: MonitorConfig, run_dir: str) -> str | None:
 
     Each is resolved to its sink and built, not opened: an unknown scheme, a port that is not
     a number, an AMQP URL without a host are refused here, before any output is touched.
-    A missing driver or a server that does not answer shows only when the sink opens.
+    A missing driver or a server that does not answer shows only when the sink opens.  A
+    destination its factory takes as a recipe (a plain SQLite file: ``sinks/sql/recipe.py``)
+    is one it builds, so it is not built here (the SQL sink would load SQLAlchemy).
     """
     from sinks.registry import SinkRequest, installed
 
@@ -68,7 +70,10 @@ def malformed_destination(config: MonitorConfig, run_dir: str) -> str | None:
             properties=config.properties,
         )
         try:
-            registry.factory_for(dest).build(request)
+            factory = registry.factory_for(dest)
+            recipe = getattr(factory, "recipe", None)
+            if recipe is None or recipe(request) is None:
+                factory.build(request)
         except Exception as exc:  # noqa: BLE001 - whatever the sink objects to, said in one line
             return f"bad events destination {masked(dest)}: {masked(str(exc))}"
     return None

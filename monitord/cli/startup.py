@@ -1,7 +1,9 @@
 """The program's start and end around a daemon run: what the interpreter would otherwise redo.
 
-``settle``: once the command line is parsed and the sinks are loaded (SQLAlchemy: the run's
-next step anyway), everything alive is start-up state (modules, classes, functions: ~65,000
+``settle``: once the command line is parsed and the sinks are loaded (SQLAlchemy when this
+process builds a SQL sink: the run's next step anyway; a ``--sql-process`` replay's daemon
+without the dashboard never loads it, bench/README.md "Issue 30, thirteenth session:
+lazysql30k"), everything alive is start-up state (modules, classes, functions: ~65,000
 objects) that lives as long as the process.  ``gc.freeze`` moves it out of the cyclic
 collector's generations, so the full collections a replay's growing heap triggers no longer
 walk it again and again (a 2,000-job replay: ~0.6 s of its ~3.9 s CPU; bench/README.md
@@ -26,8 +28,12 @@ its interpreter (``tests/test_cli_startup.py``).
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 from monitord.system import collector
+
+if TYPE_CHECKING:
+    from monitord.daemon.config import MonitorConfig
 
 _program = False
 YOUNG = 10_000  # the collector's young threshold in the program (the interpreter's: 700)
@@ -39,14 +45,20 @@ def as_program() -> None:
     _program = True
 
 
-def settle() -> None:
-    """Load the sink factories, then freeze the start-up state out of the collector's reach
-    and make its young collections rarer."""
+def settle(config: MonitorConfig) -> None:
+    """Load the sink factories (and the SQL sinks' modules if this process builds one: they
+    are frozen too), then freeze the start-up state out of the collector's reach and make its
+    young collections rarer."""
     if not _program:
         return
+    from monitord.daemon.prestart import sql_in_daemon
     from sinks.registry import installed
 
-    installed()
+    with collector.Paused():  # ~60,000 objects and no garbage (monitord/system/collector.py)
+        installed()
+        if sql_in_daemon(config):
+            import sinks.sql.dashboard
+            import sinks.sql.sink  # noqa: F401
     collector.settle(YOUNG)
 
 

@@ -5,8 +5,9 @@ on the event plugins."""
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import structlog
 
@@ -15,13 +16,16 @@ from monitord.daemon.config import MonitorConfig
 from monitord.daemon.errors import MonitordError
 from monitord.daemon.parts import MarkKeeper
 from sinks.plugins.host import plugin_snapshot
-from sinks.registry import build_dashboard_sink, build_sink
+from sinks.registry import build_dashboard_sink, build_sink, sink_or_recipe
 from sinks.runtime.base import Sink
 from sinks.runtime.capabilities import capabilities_of
 from sinks.runtime.executor import Executor
 from sinks.runtime.health import PluginHooks, SinkHealth
 from sinks.runtime.sinkset import SinkSet
 from sinks.runtime.spool import SpoolSettings
+
+if TYPE_CHECKING:
+    from sinks.runtime.process_sink import Recipe
 
 log = structlog.get_logger(__name__)
 
@@ -39,10 +43,13 @@ def build_outputs(cfg: MonitorConfig, run_dir: str, bd: Any, *, restart: bool) -
     """Every destination ``cfg`` asks for; a bad one is logged, counted and left out."""
     dests = [d or default_db_url(run_dir, bd) for d in (cfg.dests or [None])]
     out = Destinations(requested=len(dests))
+    process = loader_in_process(cfg)
+    built: list[Sink | Recipe] = []
+    build = sink_or_recipe if process else build_sink
     for dest in dests:
         try:
-            out.sinks.append(
-                build_sink(
+            built.append(
+                build(
                     dest,
                     run_dir=run_dir,
                     restart=restart,
@@ -56,11 +63,11 @@ def build_outputs(cfg: MonitorConfig, run_dir: str, bd: Any, *, restart: bool) -
         except Exception as exc:  # a bad destination disables only itself
             log.error("cannot create events output, disabling it", error=str(exc))
             out.errors.append(str(exc))
-    if cfg.dashboard and out.sinks:
+    if cfg.dashboard and built:
         from sinks.sql.dashboard import default_dashboard_url
 
         try:
-            out.sinks.append(
+            built.append(
                 build_dashboard_sink(
                     cfg.dashboard_url or default_dashboard_url(),
                     root_wf_uuid=bd.wf_uuid,
@@ -71,8 +78,7 @@ def build_outputs(cfg: MonitorConfig, run_dir: str, bd: Any, *, restart: bool) -
             )
         except Exception as exc:
             log.warning("dashboard disabled", error=str(exc))
-    if loader_in_process(cfg):
-        out.sinks = [in_child_process(sink) for sink in out.sinks]
+    out.sinks = [in_child_process(sink) if process else cast(Sink, sink) for sink in built]
     return out
 
 
@@ -137,17 +143,22 @@ def helper_processes(cfg: MonitorConfig, what: str) -> bool:
     return child
 
 
-def in_child_process(sink: Sink) -> Sink:
+def in_child_process(sink: Sink | Recipe) -> Sink:
     """``--sql-process``: a SQL destination (not the dashboard, which stays a thread: 0.1 s of
     a 20,000-job replay) is written by a child process, a sink of the same runtime
-    (docs/architecture.md, "A replay with --sql-process")."""
+    (docs/architecture.md, "A replay with --sql-process"); the child builds it from its
+    recipe when it has one (``sinks/sql/recipe.py``: this process then loads no SQLAlchemy)."""
     from monitord.system import loglevel
     from sinks.runtime.process_sink import ProcessSink
-    from sinks.sql.sink import SQLSink
+    from sinks.sql.recipe import SQLRecipe
 
-    if not isinstance(sink, SQLSink):
-        return sink
-    return ProcessSink(sink, again=SQLSink.reopening, level=loglevel.level())
+    if isinstance(sink, SQLRecipe):
+        return ProcessSink(sink, again=SQLRecipe.reopening, level=loglevel.level())
+    # a SQLSink was built only if its module is loaded: not importing it keeps SQLAlchemy out
+    module = sys.modules.get("sinks.sql.sink")
+    if module is None or not isinstance(sink, module.SQLSink):
+        return cast(Sink, sink)
+    return ProcessSink(sink, again=module.SQLSink.reopening, level=loglevel.level())
 
 
 class LocalOutputs:

@@ -63,7 +63,7 @@ def prestart_helpers(cfg: MonitorConfig) -> MonitorConfig:
         ahead = helper_processes(cfg, "read-ahead")
     sql = loader_in_process(cfg)
     nice = helper_nice() if ahead or sql else 0
-    if sql and any(d is None or scheme_of(d) in SQL_SCHEMES for d in cfg.dests or [None]):
+    if sql and writes_sql(cfg):
         prestart(SQL_SERVE, SQL_MODULES, nice)
     if ahead:
         # its plan is known now: it scans while this process loads its sinks
@@ -73,6 +73,18 @@ def prestart_helpers(cfg: MonitorConfig) -> MonitorConfig:
         first = worker(read_ahead_plan(cfg), loglevel.level()).first
         prestart(READ_AHEAD_SERVE, nice=nice, first=first)
     return replace(cfg, read_ahead=ahead, sql_process=sql)
+
+
+def writes_sql(cfg: MonitorConfig) -> bool:
+    """Whether some destination of ``cfg`` is a SQL database (none given: the default one)."""
+    return any(d is None or scheme_of(d) in SQL_SCHEMES for d in cfg.dests or [None])
+
+
+def sql_in_daemon(cfg: MonitorConfig) -> bool:
+    """Whether the daemon itself will build a SQL sink (SQLAlchemy, the schema): a SQL
+    destination not written by a loader child, or the dashboard's; a ``--sql-process``
+    replay's child builds its own from a recipe (``sinks/sql/recipe.py``)."""
+    return cfg.dashboard or (writes_sql(cfg) and not cfg.sql_process)
 
 
 def read_ahead_plan(cfg: MonitorConfig) -> Plan:

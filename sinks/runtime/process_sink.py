@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from multiprocessing.connection import Connection
-from typing import Any, cast
+from typing import Any, Protocol, cast, runtime_checkable
 
 import structlog
 
@@ -38,6 +38,17 @@ log = structlog.get_logger(__name__)
 SERVE = "sinks.runtime.process_sink:serve_sink"
 
 
+@runtime_checkable
+class Recipe(Protocol):
+    """What a child builds its sink from, declaring what that sink will (``name``,
+    ``capabilities``, ``reads``, ``destination``): the daemon need not load the sink's modules
+    (the SQL sink's: ``sinks/sql/recipe.py``)."""
+
+    name: str
+
+    def build(self) -> Sink: ...
+
+
 # ---------------------------------------------------------------- the child
 
 
@@ -53,8 +64,17 @@ def _answer(sink: Sink, action: Callable[[], None]) -> tuple[Any, ...]:
     return ("ok", dict(tallies) if tallies is not None else None)
 
 
-def serve_sink(conn: Connection, sink: Sink) -> None:
-    """Open ``sink``, then write each batch the pipe brings; end when it closes."""
+def serve_sink(conn: Connection, payload: Sink | Recipe) -> None:
+    """Open the sink (``payload``, or built from it), then write each batch the pipe brings;
+    end when it closes."""
+    try:
+        sink = payload.build() if isinstance(payload, Recipe) else payload
+    except SinkError as exc:
+        conn.send(("error", str(exc), exc.retryable))
+        return
+    except Exception as exc:  # a sink bug: permanent, as an open's
+        conn.send(("error", f"{payload.name}: {exc!r}", False))
+        return
     reply = _answer(sink, sink.open)
     conn.send(reply)
     if reply[0] != "ok":
@@ -86,10 +106,15 @@ def serve_sink(conn: Connection, sink: Sink) -> None:
 
 class ProcessSink:
     """``sink``, written by a child process; declares what ``sink`` declares, less what a
-    sink in another process cannot do (delivery marks, shared engines: a replay's own)."""
+    sink in another process cannot do (delivery marks, shared engines: a replay's own).
+    ``sink`` may be a :class:`Recipe`, the child building the sink from it."""
 
     def __init__(
-        self, sink: Sink, *, again: Callable[[Any], Sink] | None = None, level: int = 20
+        self,
+        sink: Sink | Recipe,
+        *,
+        again: Callable[[Any], Sink | Recipe] | None = None,
+        level: int = 20,
     ) -> None:
         self.name = sink.name
         self.capabilities = replace(

@@ -21,7 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from monitord.core.catalogue import DASHBOARD
 from monitord.core.events import EVENT_CLASSES, UNSET, StampedeEvent, WfPlan, XwfEnd, XwfStart
 from sinks.runtime.base import SinkError
-from sinks.runtime.capabilities import Capabilities, SharedResources
+from sinks.runtime.capabilities import SharedResources
 from sinks.runtime.factory import SinkRequest
 
 from . import schema as s
@@ -35,6 +35,7 @@ from .database import (
     safe_url,
     scrub,
 )
+from .declared import DASHBOARD_CAPABILITIES
 from .errors import is_transient
 
 log = structlog.get_logger(__name__)
@@ -48,9 +49,6 @@ _KINDS = frozenset(EVENT_CLASSES[name] for name in DASHBOARD)
 def _v(value: Any) -> Any:
     """A field's value for a column: an unset attribute is NULL."""
     return None if value is UNSET else value
-
-
-DASHBOARD_CAPABILITIES = Capabilities(dashboard=True, resumes=True, durable_writes=True)
 
 
 def default_dashboard_url(home: str | None = None) -> str:

@@ -1,13 +1,16 @@
-"""The ``sql`` and ``dashboard`` sink factories (entry points in pyproject.toml)."""
+"""The ``sql`` and ``dashboard`` sink factories (entry points in pyproject.toml).
+
+Light: the registry loads every factory at start-up, and a ``--sql-process`` replay's daemon
+never needs SQLAlchemy (``sinks/sql/recipe.py``); the sinks' modules load when one is checked
+or built."""
 
 from __future__ import annotations
 
 from sinks.runtime.base import Sink, SinkError
 from sinks.runtime.factory import SinkRequest, scheme_of
-from sinks.sql.dashboard import DASHBOARD_CAPABILITIES, DashboardSink
-from sinks.sql.database import parse_url, safe_url
+from sinks.sql.declared import DASHBOARD_CAPABILITIES, SQL_CAPABILITIES
+from sinks.sql.recipe import SQLRecipe, light_recipe
 from sinks.sql.schemes import SQL_SCHEMES
-from sinks.sql.sink import SQL_CAPABILITIES, SQLSink
 
 # database backend -> the extra of monitord that installs its driver
 DRIVER_EXTRAS = {"postgresql": "postgresql", "mysql": "mysql", "mariadb": "mysql"}
@@ -17,6 +20,8 @@ def require_driver(dest: str) -> None:
     """A permanent :class:`SinkError` naming what to install when the database driver of
     ``dest`` is missing (found before any connection is tried)."""
     from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    from sinks.sql.database import parse_url, safe_url
 
     try:
         url = parse_url(dest)
@@ -47,7 +52,14 @@ class SQLFactory:
     def check(self, request: SinkRequest) -> None:
         require_driver(request.dest)
 
+    def recipe(self, request: SinkRequest) -> SQLRecipe | None:
+        """What a loader child builds the sink from, checked here without SQLAlchemy; None
+        when the destination needs the full check (``sinks/sql/recipe.py``)."""
+        return light_recipe(request)
+
     def build(self, request: SinkRequest) -> Sink:
+        from sinks.sql.sink import SQLSink
+
         return SQLSink.from_request(request)
 
 
@@ -63,6 +75,8 @@ class DashboardFactory:
             raise SinkError("the dashboard sink needs the root workflow and its events URL")
 
     def build(self, request: SinkRequest) -> Sink:
+        from sinks.sql.dashboard import DashboardSink
+
         return DashboardSink.from_request(request)
 
 

@@ -22,10 +22,10 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
-from monitord.core.events import GenericEvent, StampedeEvent
+from monitord.core.events import StampedeEvent
 from monitord.system.ownership import create_owned
 from sinks.runtime.base import SinkError
-from sinks.runtime.capabilities import Capabilities, Reads, SharedResources
+from sinks.runtime.capabilities import SharedResources
 from sinks.runtime.factory import SinkRequest, endpoint_property
 from sinks.runtime.marks import Marks
 
@@ -44,22 +44,13 @@ from .database import (
     scrub,
     write_transaction,
 )
+from .declared import SQL_CAPABILITIES, SQL_READS
 from .errors import Rejected, is_row_error, is_transient
-from .loader import DISPATCH, BatchLoader
+from .loader import BatchLoader
 from .marks import ensure_marks_table, forget_marks, read_marks, write_marks
 from .rotate import rotate_sqlite_file
 
 log = structlog.get_logger(__name__)
-
-SQL_CAPABILITIES = Capabilities(
-    shares_engine=True, keeps_marks=True, tallies=True, resumes=True, durable_writes=True
-)
-
-#: What the loader reads: the kinds it has rows for (a generic event: a ``job_inst.*`` one's
-#: jobstate row), by field; an event of another kind (``job_inst.composite``, ``inv.start``:
-#: no rows in the reference either) is not sent to a ``--sql-process`` child, which reads the
-#: others as views of their values (the loader keys its tables by those too).
-SQL_READS = Reads(kinds=frozenset(DISPATCH) | {GenericEvent}, views=True)
 
 
 def sqlite_file(url: URL) -> str | None:
@@ -148,6 +139,14 @@ class SQLSink:
             engine_kw=connect_timeout_args(request.dest, timeout) if timeout else None,
             durable=not request.replay,
         )
+
+    @classmethod
+    def from_recipe(cls, request: SinkRequest, unrotated: tuple[int, int] | None) -> SQLSink:
+        """:meth:`from_request` in a loader child (``sinks/sql/recipe.py``): the file a
+        restart rotates is the one the daemon saw when it made the recipe, as if built there."""
+        sink = cls.from_request(request)
+        sink._unrotated = unrotated if request.restart else None
+        return sink
 
     def reopening(self) -> SQLSink:
         """This sink (not opened) for another process to open after one opened it already (a
