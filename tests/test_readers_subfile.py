@@ -248,3 +248,20 @@ def test_classad_values_alike_are_shared_strings_so_a_batch_pickles_each_once() 
     assert infos[0].transformation is infos[1].transformation
     back = pickle.loads(pickle.dumps(infos))
     assert back == infos and back[0].site is back[1].site
+
+
+def test_the_key_table_bounded_and_the_same_results_when_cleared(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The lines' keys are looked up in a table (``_KEYS``, workerio30k): cleared when full,
+    the results are the plain rules' all the same."""
+    from monitord.core.readers import subfile
+
+    monkeypatch.setattr(subfile, "_KEYS", {})
+    monkeypatch.setattr(subfile, "_KEYS_MAX", 3)
+    rnd = random.Random(31)
+    for _ in range(1_000):
+        text = "\n".join(rnd.choice(_LINES) for _ in range(rnd.randint(0, 10)))
+        got = parse_submit_file(text, job_name="subdax_y", orig_submit_dir=None)
+        assert asdict(got) == asdict(_plain_rules(text, "subdax_y")), text
+        assert len(subfile._KEYS) <= 3

@@ -249,7 +249,8 @@ record_line = _compiled(  # type: ignore[assignment]
     _RULES,
     "record_line",
     ("pos", "share"),
-    "(pos, {kind}, ts, share(fields[0], fields[0]), share(fields[1], fields[1]), *fields[2:])",
+    "(pos, {kind}, ts, share(fields[0], fields[0]), share(fields[1], fields[1]),"
+    " fields[2], fields[3], fields[4])",
 )
 
 

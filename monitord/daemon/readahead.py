@@ -245,12 +245,17 @@ def _messages(plan: Plan) -> Iterator[Any]:
     batch: list[Result] = []
     if not send_lines:
         yield ("lines-off",)  # the parser stops waiting for records at once
+    asked, bump, ulog = predicted.asked, predicted.bump, D.ULOG
     for place, records in _chunks(plan):
         if send_lines:
             yield ("lines", place, records)
         for rec in records:
-            if rec[1] in ASKING:
-                for key, path, parse in predicted.asked(rec):
+            kind = rec[1]
+            if kind == ulog:  # as asked() does, without a generator: 3 in 8 asking records
+                if rec[4] == "SUBMIT":
+                    bump(rec[3] or "")
+            elif kind in ASKING:
+                for key, path, parse in asked(rec):
                     batch.append(_result(plan, key, path, parse))
                     if len(batch) >= BATCH:
                         yield batch

@@ -126,35 +126,59 @@ _VALUES_MAX = 1024
 #: the keys besides the classads that :func:`parse_submit_file` reads (``globusrsl``: any case)
 _USED_KEYS = frozenset(("executable", "arguments", "input", "output", "error", "environment"))
 _CLASSAD_PREFIXES = ("pegasus_", "+pegasus_")
+#: What a line's key is to :func:`parse_submit_file`, by the key as the line has it (the
+#: spaces around it included): a workflow's files share their ~45 keys, so that a line costs
+#: one dict lookup before its value is looked at, not a strip and three tests.  Bounded.
+_UNUSED, _USED, _CLASSAD, _RSL = range(4)
+_KEYS: dict[str, tuple[int, str]] = {}
+_KEYS_MAX = 4096
+
+
+def _key_kind(raw_key: str) -> tuple[int, str]:
+    """What ``raw_key`` is (kept in :data:`_KEYS`): a key read (its name), a classad (its
+    name, interned: a batch of the read-ahead worker's results pickles each once), the
+    ``globusrsl`` (any case), or none of them."""
+    key = raw_key.strip()
+    found = (_UNUSED, key)
+    if key in _USED_KEYS:
+        found = (_USED, key)
+    elif "pegasus_" in key and key.startswith(_CLASSAD_PREFIXES):
+        found = (_CLASSAD, sys.intern(key.lstrip("+")))
+    elif len(key) == 9 and key.lower() == "globusrsl":
+        found = (_RSL, key)
+    if len(_KEYS) >= _KEYS_MAX:
+        _KEYS.clear()
+    _KEYS[raw_key] = found
+    return found
 
 
 def parse_submit_file(text: str, *, job_name: str, orig_submit_dir: str | None) -> SubmitInfo:
     """Extract what monitord uses from one submit file's text.
 
-    Most of a file's ~40 lines are keys monitord does not read: a line costs a partition,
-    a strip and a set lookup before its value is looked at, then an ``in`` test for a
-    classad and a length test for ``globusrsl`` (``str.lower`` keeps the length of any key
-    it could make ``globusrsl`` of).  A comment or an empty key matches no key, so it needs
-    no test of its own.
+    Most of a file's ~40 lines are keys monitord does not read: a line costs a partition and
+    a lookup of its key (:func:`_key_kind`) before its value is looked at.  A comment or an
+    empty key matches no key, so it needs no test of its own.
     """
     info = SubmitInfo()
     classads = info.classads
     if len(_VALUES) >= _VALUES_MAX:
         _VALUES.clear()
     share = _VALUES.setdefault
+    kinds = _KEYS.get
     for raw in text.splitlines():
         key, sep, value = raw.partition("=")
         if not sep:
             continue
-        key = key.strip()
-        if key in _USED_KEYS:
-            _read_key(info, key, value.strip(), job_name)
-        elif "pegasus_" in key and key.startswith(_CLASSAD_PREFIXES):
-            # interned: a batch of the read-ahead worker's results pickles each name once
-            value = value.strip()
-            classads[sys.intern(key.lstrip("+"))] = share(value, value)
-        elif len(key) == 9 and key.lower() == "globusrsl":
-            minutes = max_rsl_minutes(value.strip())
+        kind, name = kinds(key) or _key_kind(key)
+        if not kind:
+            continue
+        value = value.strip()
+        if kind == _CLASSAD:
+            classads[name] = share(value, value)
+        elif kind == _USED:
+            _read_key(info, name, value, job_name)
+        else:
+            minutes = max_rsl_minutes(value)
             if minutes is not None:
                 info.time_requirement_minutes = minutes
     _apply_classads(info, job_name)
