@@ -24,7 +24,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import IntegrityError
 
 from sinks.sql.database import parse_url
-from sinks.sql.rawsql import RawSQL, values_form
+from sinks.sql.rawsql import Prepared, RawSQL, values_form
 from tests.servers import create_database, drop_database, require_server
 
 
@@ -74,6 +74,33 @@ def test_many_rows_are_one_insert_and_the_rows_of_one_statement_each(engine: Eng
         (i + 1, inst, name, None if ts is None else pytest.approx(ts), seq)
         for i, (inst, name, ts, seq) in enumerate(ROWS)
     ]
+
+
+def test_value_rows_go_as_they_are_in_the_same_statement(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows of values in the statement's column order are sent as they are (a positional
+    template; no dict built a row): the statement the server gets is the one the rows as
+    dicts give, byte for byte."""
+    table = state_table()
+    table.metadata.create_all(engine)
+    raw = RawSQL()
+    with engine.begin() as conn:
+        raw.open(conn)
+        raw.insert_many(table, [dict(zip(COLS, r, strict=True)) for r in ROWS])
+        as_dicts = raw._cursor.query
+        conn.execute(table.delete())
+        with monkeypatch.context() as m:
+            m.setattr(Prepared, "params", lambda *_: pytest.fail("a dict built for a row"))
+            m.setattr(Prepared, "params_of", lambda *_: pytest.fail("dicts built for rows"))
+            raw.insert_values(table, COLS, ROWS)
+        assert raw._cursor.query == as_dicts
+        raw.close()
+    with engine.connect() as conn:
+        assert [r[1:] for r in conn.execute(table.select().order_by(table.c.state_id))] == [
+            (inst, name, None if ts is None else pytest.approx(ts), seq)
+            for inst, name, ts, seq in ROWS
+        ]
 
 
 def test_a_duplicate_row_still_fails_the_batch_as_an_integrity_error(engine: Engine) -> None:

@@ -30,9 +30,10 @@ from monitord.ingest.store import Mark, MarkUpdate, StreamKey
 from sinks.amqp.stream import read_identity
 
 
-@dataclass
+@dataclass(slots=True)
 class Item:
-    """One delivered message, decoded (``event``) or refused (``reason``)."""
+    """One delivered message, decoded (``event``) or refused (``reason``); slotted: one is
+    built per message on the event loop."""
 
     tag: Any  # the consumer's handle on the message (for dead-lettering)
     routing_key: str

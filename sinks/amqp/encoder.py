@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 
 from monitord.core.events import StampedeEvent
+from sinks.amqp.decoder import decode_fast
 from sinks.amqp.event_filter import EventFilter
 from sinks.amqp.stream import spool_key
 from sinks.encoding import FixedCache, decode_json, encode_json
@@ -33,7 +34,11 @@ def decode_message(
 ) -> StampedeEvent:
     """The event a message carries, attributes and types checked against the catalogue
     (:func:`sinks.encoding.decode_json`; raises its ``DecodeError``); ``fixed``: one shared
-    ``Fixed`` per workflow, for a consumer decoding many messages."""
+    ``Fixed`` per workflow, for a consumer decoding many messages.  A valid body takes the
+    one-pass path (:func:`sinks.amqp.decoder.decode_fast`), any other ``decode_json``."""
+    event = decode_fast(routing_key, body, fixed)
+    if event is not None:
+        return event
     return decode_json(body, routing_key=routing_key, fixed=fixed)
 
 

@@ -204,12 +204,17 @@ class RawSQL:
 
     def run_values(self, prep: Prepared, cols: tuple[str, ...], rows: list[Any]) -> None:
         """``executemany`` of ``prep`` with value tuples in the order of ``cols``."""
+        if prep.values is not None and prep.names == cols and len(rows) > 1:
+            self._run_many(prep, rows, positional=True)  # (PostgreSQL: no dict a row)
+            return
         self._run_many(prep, prep.params_of(cols, rows))
 
     def execute_many(self, prep: Prepared, rows: list[Row]) -> None:
         self._run_many(prep, [prep.params(r) for r in rows])
 
-    def _run_many(self, prep: Prepared, params: list[Any]) -> None:
+    def _run_many(self, prep: Prepared, params: list[Any], positional: bool = False) -> None:
+        """``positional``: ``params`` are value tuples in the order of ``prep.names``, for
+        ``execute_values``' positional template (PostgreSQL, a plain INSERT)."""
         try:
             if prep.multi is not None and len(params) > 1:
                 execute = self._cursor.execute
@@ -221,6 +226,8 @@ class RawSQL:
                 from psycopg2.extras import execute_values
 
                 head, template = prep.values
+                if positional:  # (the same row, without a dict built for it)
+                    template = "(" + ", ".join(["%s"] * len(prep.names)) + ")"
                 execute_values(self._cursor, head, params, template=template, page_size=1000)
             elif self._dialect.driver == "psycopg2" and len(params) > 1:
                 # psycopg2's executemany is one server round trip per row; execute_batch

@@ -1,0 +1,112 @@
+"""The ingest's one-pass decode (sinks/amqp/decoder.py): it takes every valid event of the
+catalogue, and whatever it takes is the event ``decode_json`` gives; anything else it leaves
+to ``decode_json``, so a message decodes (or is refused) as before."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from monitord.core.catalogue import CATALOGUE, EventSpec
+from monitord.core.events import make_event
+from sinks.amqp.decoder import decode_fast
+from sinks.amqp.encoder import decode_message
+from sinks.encoding import DecodeError, FixedCache, decode_json, encode_json
+
+_SAMPLE: dict[type, Any] = {
+    str: "x é",
+    int: 7,
+    float: 1.5,
+    bool: True,
+    type(None): None,
+    list: [{"a": 1.5}],
+    dict: {"a": [1]},
+}
+
+
+def _valid(spec: EventSpec) -> bytes:
+    """A body with every attribute of ``spec``, each of the first type it takes."""
+    attrs = {name: _SAMPLE[a.types[0]] for name, a in spec.attrs.items()}
+    return encode_json(make_event(spec.name, attrs))
+
+
+def _outcome(key: str | None, body: bytes, decoder: Any) -> tuple[Any, ...]:
+    try:
+        event = decoder(key, body)
+    except DecodeError as exc:
+        return ("refused", exc.kind, exc.detail)
+    return (type(event), event, event.wire_items(), repr(event.fixed))
+
+
+def _plain(key: str | None, body: bytes) -> Any:
+    """What the ingest's decode gave before (a shared ``Fixed`` per workflow)."""
+    return decode_json(body, routing_key=key, fixed=FixedCache())
+
+
+def _message(key: str | None, body: bytes) -> Any:
+    return decode_message(key, body, FixedCache())
+
+
+@pytest.mark.parametrize("spec", CATALOGUE, ids=lambda s: s.name)
+def test_every_valid_kind_takes_the_one_pass(spec: EventSpec) -> None:
+    """All but an event with a container (``json`` reads those): the same event."""
+    body = _valid(spec)
+    fast = decode_fast(spec.wire_name, body, FixedCache())
+    plain = _outcome(spec.wire_name, body, _plain)
+    assert _outcome(spec.wire_name, body, _message) == plain
+    if any(list in a.types or dict in a.types for a in spec.attrs.values()):
+        assert fast is None
+        return
+    assert fast is not None
+    assert _outcome(spec.wire_name, body, lambda k, b: fast) == plain
+
+
+def _start(pairs: str) -> bytes:
+    return ('{"xwf_id": "u", ' + pairs + ', "event": "stampede.xwf.start"}').encode()
+
+
+def _meta(pairs: str) -> bytes:
+    head = '"xwf_id": "u", "lfn_id": "l", "key": "k", "value": "v"'
+    return ("{" + head + ", " + pairs + ', "event": "stampede.rc.meta"}').encode()
+
+
+@pytest.mark.parametrize(
+    ("key", "body"),
+    [
+        (None, _start('"ts": 1, "restart_count": 1')),
+        (None, _start('"ts": 1e300, "restart_count": 1')),
+        (None, _start('"ts": 1, "restart_count": 18446744073709551616')),
+        (None, _start('"ts": NaN, "restart_count": 1')),
+        (None, _start('"ts": 1, "restart_count": "1"')),
+        (None, _start('"ts": 1, "restart_count": true')),
+        (None, _start('"ts": "1", "restart_count": 1')),
+        (None, _start('"ts": 1')),
+        (None, _start('"ts": 1, "restart_count": 1, "other": 1')),
+        (None, _start('"ts": 1, "restart_count": 1, "xwf.id": "v"')),
+        (None, _start('"ts": 1, "restart_count": 1, "reason": [1]')),
+        (None, _meta('"x": 1')),
+        (None, _meta('"x": [1]')),
+        (None, _meta('"x": {"a": 1e400}')),
+        (None, _meta('"x": 1e400')),
+        (None, _meta('"x": 18446744073709551616')),
+        (None, _meta('"x": -9223372036854775809')),
+        (None, _meta('"lfn.id": "m"')),
+        (None, _meta('"lfn.id": 3')),
+        (None, _meta('"lfn_id": 3')),
+        (None, b'{"xwf_id": "u", "event": "stampede.no.such"}'),
+        (None, b'{"xwf_id": "u", "event": 3}'),
+        (None, b'{"xwf_id": "u"}'),
+        (None, b"[1]"),
+        (None, b"{not json"),
+        (None, "\ufeff".encode() + _start('"ts": 1, "restart_count": 1')),
+        ("stampede.xwf.end", _start('"ts": 1, "restart_count": 1')),
+        ("stampede.xwf.start", _start('"ts": 1, "restart_count": 1')),
+    ],
+)
+def test_what_the_one_pass_is_unsure_of_decodes_as_before(key: str | None, body: bytes) -> None:
+    fast = decode_fast(key, body, FixedCache())
+    plain = _outcome(key, body, _plain)
+    if fast is not None:
+        assert _outcome(key, body, lambda k, b: fast) == plain
+    assert _outcome(key, body, _message) == plain
