@@ -26,9 +26,9 @@ def _statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(prep.sql)
         return scalar(self, prep, row)
 
-    def count_many(self: RawSQL, prep: Any, params: Any) -> None:
+    def count_many(self: RawSQL, prep: Any, params: Any, **how: Any) -> None:
         seen.append(prep.sql)
-        run_many(self, prep, params)
+        run_many(self, prep, params, **how)
 
     def count_insert_id(self: RawSQL, table: Any, row: Any) -> int:
         seen.append(f"INSERT INTO {table.name}")

@@ -15,6 +15,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -409,11 +410,11 @@ def test_failed_batch_is_retried_without_duplicates(
     original = RawSQL._run_many
     calls = {"n": 0, "fail_at": -1}
 
-    def flaky(self: RawSQL, prep: object, rows: list[object]) -> None:
+    def flaky(self: RawSQL, prep: object, rows: list[object], **how: Any) -> None:
         calls["n"] += 1
         if calls["n"] == calls["fail_at"]:
             raise OperationalError("INSERT …", None, ConnectionError("injected: connection lost"))
-        original(self, prep, rows)  # type: ignore[arg-type]
+        original(self, prep, rows, **how)  # type: ignore[arg-type]
 
     monkeypatch.setattr(RawSQL, "_run_many", flaky)
     events = load_bp_events(CORPUS / sample / "expected" / "events.bp")
