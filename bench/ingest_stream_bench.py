@@ -55,7 +55,7 @@ sys.path.insert(0, str(PROJECT))
 sys.path.insert(0, str(PROJECT / "bench"))
 
 import aio_pika  # noqa: E402
-from ingest_bench import load_stream, relabel  # noqa: E402
+from ingest_bench import load_stream, relabel, servers_cpu  # noqa: E402
 
 from monitord.ingest.batch import Item, classify  # noqa: E402
 from monitord.ingest.run import loop_factory, settle_collector  # noqa: E402
@@ -67,18 +67,7 @@ PREFETCH, BATCH = 4000, 1000  # the ingest's defaults (conf/monitord-ingest.toml
 
 def broker_cpu() -> float:
     """CPU seconds of every ``beam.smp`` process so far (Linux ``/proc``)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    used = 0.0
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/stat") as fh:
-                comm, fields = fh.read().split("(", 1)[1].rsplit(")", 1)
-        except OSError:
-            continue
-        if comm == "beam.smp":
-            parts = fields.split()
-            used += (int(parts[11]) + int(parts[12])) / tick
-    return used
+    return servers_cpu("beam.smp")
 
 
 async def fill(url: str, quorum: str, stream_queue: str, messages: list[Any]) -> None:
