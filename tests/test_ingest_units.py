@@ -67,6 +67,9 @@ from tests.collector_check import collector_after
         ("stampede.xwf.start", b'{"xwf_id": "u", "event": "stampede.xwf.end"}', "malformed"),
         ("stampede.xwf.start", b'{"xwf_id": "u", "event": "stampede.xwf.start"}', "malformed"),
         ("stampede.no.such", b'{"xwf_id": "u", "event": "stampede.no.such"}', "unknown-event"),
+        # nested deeper than ``json`` recurses (orjson refuses it first): not a RecursionError
+        # that fails the lane, and its redelivery the next session, for ever
+        ("stampede.rc.meta", b'{"x": ' + b"[" * 5000 + b"]" * 5000 + b"}", "malformed"),
     ],
 )
 def test_decode_refuses_with_a_reason(key: str, body: bytes, kind: str) -> None:

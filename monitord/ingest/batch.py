@@ -56,21 +56,20 @@ def classify(
     user: str | None,
     max_body: int,
 ) -> Item:
-    item = Item(tag, routing_key, body, user)
+    """One message's item, built in one call (not set attribute by attribute: one a
+    message on the event loop)."""
     if len(body) > max_body:
-        item.reason, item.detail = "oversized", f"{len(body)} bytes > {max_body}"
-        return item
-    headers = headers or {}
+        detail = f"{len(body)} bytes > {max_body}"
+        return Item(tag, routing_key, body, user, reason="oversized", detail=detail)
     try:
-        item.producer, item.seq, item.stream, item.number = read_identity(headers)
+        identity = read_identity(headers or {})
     except ValueError as bad:
-        item.reason, item.detail = "malformed", f"bad {bad} header"
-        return item
+        return Item(tag, routing_key, body, user, reason="malformed", detail=f"bad {bad} header")
     try:
-        item.event = decode(routing_key, body)
+        event = decode(routing_key, body)
     except DecodeError as exc:
-        item.reason, item.detail = exc.kind, exc.detail
-    return item
+        return Item(tag, routing_key, body, user, *identity, reason=exc.kind, detail=exc.detail)
+    return Item(tag, routing_key, body, user, *identity, event)
 
 
 def stream_key(item: Item) -> StreamKey | None:

@@ -4,17 +4,19 @@
 looks for what orjson and ``json`` would read differently (a float beyond 64 bits, a
 container), the keys are mapped back to attribute names, and ``attr_errors`` checks each
 value's type.  An ingest decodes every message it receives on its event loop, so
-:func:`decode_fast` does the three in one loop over the keys (bench/README.md, ingest30k).
+:func:`decode_fast` does the three in one loop over the keys (bench/README.md, ingest30k),
+``job_inst.composite``'s ``invocations`` list included (ingest30l: parsed twice before).
 
 It only ever *accepts*: any body it is not sure of (not JSON for orjson, a key or a value
-the catalogue does not take as it comes, a missing attribute, a float or a container where
-``json`` decides) gets ``None`` back, and the caller decodes it with ``decode_json`` (the
+the catalogue does not take as it comes, a missing attribute, a float beyond 64 bits at
+any depth, a container nested deeper than ``_DEPTH``) gets ``None`` back, and the caller decodes it with ``decode_json`` (the
 same event, or the same :class:`~sinks.encoding.DecodeError`).  What it accepts is built as
 ``decode_json`` builds it: the same attributes in the same order, the same ``make_event``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -26,6 +28,7 @@ from sinks.encoding import FixedCache
 __all__ = ["decode_fast"]
 
 _BIG = float(1 << 63)  # (as sinks.encoding: beyond it, ``json`` decides)
+_DEPTH = 8  # containers nested deeper are left to ``json`` (its own recursion limit decides)
 
 #: per kind: its JSON keys -> (attribute name, accepted types), its mandatory attributes
 _Keys = dict[str, tuple[str, tuple[type, ...]]]
@@ -67,13 +70,15 @@ def decode_fast(
 
 def _attrs(obj: dict[str, Any], spec: EventSpec, keys: _Keys) -> dict[str, Any] | None:
     """``obj``'s keys as attribute names, each value of a type its attribute takes (an open
-    kind's extra key: any); else None, as for a container (``json`` reads those, as
-    ``_loads`` has it: only ``job_inst.composite``'s ``invocations``) or a float beyond 64
-    bits."""
+    kind's extra key: any); else None, as for a float beyond 64 bits, at the top or inside
+    a container (``job_inst.composite``'s ``invocations``: :func:`_alike`)."""
     attrs: dict[str, Any] = {}
     for key, value in obj.items():
         kind = type(value)
-        if kind is float and not -_BIG < value < _BIG or kind is list or kind is dict:
+        if kind is float:
+            if not -_BIG < value < _BIG:
+                return None
+        elif (kind is list or kind is dict) and not _alike(value, 1):
             return None
         entry = keys.get(key)
         if entry is None:
@@ -85,3 +90,23 @@ def _attrs(obj: dict[str, Any], spec: EventSpec, keys: _Keys) -> dict[str, Any] 
         else:
             return None
     return attrs
+
+
+def _alike(value: list[Any] | dict[str, Any], depth: int) -> bool:
+    """Whether ``json`` reads the container ``value`` as orjson did: no float beyond 64 bits
+    in it at any depth (orjson's reading of an integer too large for it, or of a float
+    ``json`` reads as such; what else the two read differently, orjson refuses: NaN, a lone
+    surrogate, a float beyond a double), nested at most ``_DEPTH`` deep.  ``decode_json``
+    gives ``json``'s reading of a body with a container; the one pass keeps orjson's where
+    they are equal."""
+    if depth > _DEPTH:
+        return False
+    items: Iterable[Any] = value.values() if isinstance(value, dict) else value
+    for item in items:
+        kind = type(item)
+        if kind is float:
+            if not -_BIG < item < _BIG:
+                return False
+        elif (kind is list or kind is dict) and not _alike(item, depth + 1):
+            return False
+    return True
