@@ -76,9 +76,10 @@ def test_the_worker_makes_its_messages_ahead_of_the_parsers_asking(
 
 
 def test_the_worker_holds_no_more_than_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A bound below a message's size: the worker holds one message, then waits for a credit
+    """Bounds below a message's size: the worker holds one message, then waits for a credit
     before making the next (what it holds does not grow with the job count)."""
     monkeypatch.setattr(outbox, "BANK", 1)
+    monkeypatch.setattr(outbox, "SPILL", 1)
     made: list[int] = []
     parser, thread = _serve(monkeypatch, made)
     in_flight = [parser.recv() for _ in range(outbox.WINDOW)]
@@ -86,6 +87,78 @@ def test_the_worker_holds_no_more_than_its_bound(monkeypatch: pytest.MonkeyPatch
     threading.Event().wait(0.2)  # time for a sixth, were it made
     assert len(made) == outbox.WINDOW + 1  # the fifth made and held; no sixth
     received = in_flight + [_next(parser) for _ in range(COUNT - outbox.WINDOW)]
+    assert [batch[0][0][1] for batch in received] == [f"job{i}.out" for i in range(COUNT)]
+    assert _next(parser)[0] == "end"
+    parser.close()
+    thread.join(30)
+
+
+MESSAGE = 150  # bytes of one fake message, pickled (about)
+
+
+@pytest.mark.parametrize("bank", [1, 3 * MESSAGE])
+def test_beyond_its_memory_the_worker_holds_its_messages_in_a_file(
+    monkeypatch: pytest.MonkeyPatch, bank: int
+) -> None:
+    """Memory for no message, or for three: every message is made all the same, the rest
+    held in the spill file (on a 100,000-job replay the open outlasts the memory's bound),
+    and the parser gets them all in order (those in memory first), then the end."""
+    monkeypatch.setattr(outbox, "BANK", bank)
+    made: list[int] = []
+    parser, thread = _serve(monkeypatch, made)
+    in_flight = [parser.recv() for _ in range(outbox.WINDOW)]
+    _wait_for(made, COUNT)
+    assert len(made) == COUNT, f"made {len(made)} of {COUNT} with no credit"
+    received = in_flight + [_next(parser) for _ in range(COUNT - outbox.WINDOW)]
+    assert [batch[0][0][1] for batch in received] == [f"job{i}.out" for i in range(COUNT)]
+    assert _next(parser)[0] == "end"
+    parser.close()
+    thread.join(30)
+
+
+def test_a_spill_file_that_cannot_be_written_makes_the_worker_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No temporary file (a full or read-only TMPDIR): the worker holds what memory takes
+    and waits for credits, as without the file; nothing is lost or reordered."""
+
+    def refuse() -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(outbox, "BANK", 3 * MESSAGE)
+    monkeypatch.setattr(outbox.tempfile, "TemporaryFile", refuse)
+    made: list[int] = []
+    parser, thread = _serve(monkeypatch, made)
+    in_flight = [parser.recv() for _ in range(outbox.WINDOW)]
+    threading.Event().wait(0.3)  # time for more, were they made
+    assert len(made) < COUNT
+    received = in_flight + [_next(parser) for _ in range(COUNT - outbox.WINDOW)]
+    assert [batch[0][0][1] for batch in received] == [f"job{i}.out" for i in range(COUNT)]
+    assert _next(parser)[0] == "end"
+    parser.close()
+    thread.join(30)
+
+
+def test_a_file_that_fails_mid_way_keeps_the_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file takes some messages, then refuses: those in it are sent before any newer
+    one is held in memory (the order the parser gets stays the stream's)."""
+    writes: list[int] = []
+    real = outbox.os.pwrite
+
+    def pwrite(fd: int, data: Any, at: int) -> int:
+        writes.append(at)
+        if len(writes) > 5:
+            raise OSError(28, "No space left on device")
+        return real(fd, data, at)
+
+    monkeypatch.setattr(outbox, "BANK", 3 * MESSAGE)
+    monkeypatch.setattr(outbox.os, "pwrite", pwrite)
+    made: list[int] = []
+    parser, thread = _serve(monkeypatch, made)
+    received = [parser.recv() for _ in range(outbox.WINDOW)]
+    _wait_for(made, outbox.WINDOW + 3 + 6)  # three in memory, five in the file, one refused
+    assert len(writes) == 6
+    received += [_next(parser) for _ in range(COUNT - outbox.WINDOW)]
     assert [batch[0][0][1] for batch in received] == [f"job{i}.out" for i in range(COUNT)]
     assert _next(parser)[0] == "end"
     parser.close()
