@@ -128,9 +128,10 @@ STEP_MS = 50
 DEBOUNCE_MS = 100
 POLL_DELAY = 0.25
 # A watch nobody waited on for this long while its file kept changing rests (its watcher
-# closes): a follower behind a steady writer reads on its own clock and never waits, yet the
-# watcher's steps and reports cost ~0.01 core (a 100,000-job follow at 5,000 lines/s: ~4 of its
-# ~60 CPU-s, bench/README.md "live30l").  The next wait starts it again and returns at once.
+# closes): a follower that waited once, then reads on its own clock behind a steady writer,
+# never waits again, yet the watcher's steps and reports cost ~0.01 core (at 5,000 lines/s ~4
+# CPU-s of a 100,000-job play's ~60, bench/README.md "live30l").  The next wait starts it again
+# and returns at once.
 REST_AFTER = 2.0
 
 
