@@ -203,3 +203,64 @@ def test_a_steady_writers_events_are_published_at_most_every_publish_period(
     gaps = [b - a for a, b in zip(published, published[1:], strict=False)]
     assert all(gap >= following.PUBLISH_PERIOD * 0.95 for gap in gaps), gaps
     assert len(checkpoints) <= sum(publish for _, _, publish in fed) < len(fed), fed
+
+
+def test_a_follow_ends_within_a_round_of_dagman_s_exit_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 30: a live follow ends < 1 s after DAGMan's last line.  Once the exit line is fed,
+    the loop publishes what it owes and returns on its own: no wait for a change, at most
+    two more reads (the owed publish's round and the one that finds nothing), and never the
+    stop it would otherwise need."""
+    after_exit = {"reads": 0, "waits": 0, "feeds": 0}
+    exited = False
+
+    class Exiting(Host):
+        def feed_chunk(
+            self, tracked: Tracked, lines: list[str], offset: int, publish: bool
+        ) -> tuple[None, bool]:
+            nonlocal exited
+            if exited:
+                after_exit["feeds"] += 1
+            result = super().feed_chunk(tracked, lines, offset, publish)
+            if any("EXITING WITH STATUS" in line for line in lines):
+                assert tracked.wf is not None
+                tracked.wf.dagman_exit, tracked.wf.state, exited = 0, "end", True
+            return result
+
+    class Counting(Polling):
+        async def wait(self, path: str, timeout: float) -> None:
+            after_exit["waits"] += exited
+            await super().wait(path, timeout)
+
+    class Reads(LineFollower):
+        async def read_lines(self, limit: int = READ_SIZE) -> list[str]:
+            after_exit["reads"] += exited
+            return await super().read_lines(limit)
+
+    monkeypatch.setattr(following, "LineFollower", Reads)
+    path, registry = _one_workflow(tmp_path)
+    host = Exiting()
+    written = [f"line {n}" for n in range(200)] + ["(condor_DAGMAN) pid 1 EXITING WITH STATUS 0"]
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = FollowLoop(host, registry, Counting())  # type: ignore[arg-type]
+        follow = asyncio.create_task(loop.run(stop))
+        with path.open("a") as fh:
+            for n, line in enumerate(written):
+                fh.write(line + "\n")
+                fh.flush()
+                if n % 20 == 19:
+                    await asyncio.sleep(0.01)
+        done, _ = await asyncio.wait({follow}, timeout=30)  # a loaded machine: not a timing
+        stop.set()
+        await follow
+        await loop.close()
+        assert done, "the follow did not end by itself after DAGMan's exit line"
+
+    asyncio.run(main())
+    assert host.lines == written  # every line, in order, once
+    # the owed publish (none if the exit line's chunk published) and a read that finds nothing
+    assert after_exit["waits"] == 0, after_exit
+    assert after_exit["feeds"] <= 1 and after_exit["reads"] <= 2, after_exit

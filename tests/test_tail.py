@@ -7,6 +7,9 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
+from monitord.daemon import tail
 from monitord.daemon.tail import ChangeWatch, LineFollower, wait_for_change
 
 
@@ -117,3 +120,47 @@ async def test_a_steady_writer_wakes_the_watch_about_ten_times_a_second(tmp_path
         seconds = time.monotonic() - began + 0.2  # the sleeps stretch on a loaded machine
     assert reports, "a steady writer is still seen"
     assert len(reports) <= seconds * 10 * 1.5 + 2, (len(reports), seconds)
+
+
+async def test_a_watch_nobody_waits_on_rests_and_the_next_wait_sees_what_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A follower behind a steady writer reads on its own clock and never waits: its watch
+    closes its watcher (tail.REST_AFTER) instead of stepping and reporting for nobody; the
+    changes stay noted, the next wait returns at once and starts the watcher again, and a
+    change after that wakes a wait as before (no lost wake-up)."""
+    monkeypatch.setattr(tail, "REST_AFTER", 0.2)
+    path = tmp_path / "x.dagman.out"
+    path.write_bytes(b"")
+    async with ChangeWatch(str(path), polling=False, initial=False) as watch:
+        await watch.wait(0.01)
+        with path.open("ab") as fh:
+            for n in range(1000):  # up to ~10 s on a loaded machine
+                fh.write(b"line %d\n" % n)
+                fh.flush()
+                await asyncio.sleep(0.01)
+                if watch.resting:
+                    break
+            assert watch.resting, "a watch nobody waited on kept watching"
+            assert await watch.wait(10)  # what changed meanwhile is noted
+            assert not watch.resting
+            assert not await watch.wait(0.01)  # nothing new
+            fh.write(b"after\n")
+            fh.flush()
+            assert await watch.wait(10)
+
+
+async def test_a_watch_that_is_waited_on_does_not_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A follower of a slow writer waits between its lines: its watch never rests."""
+    monkeypatch.setattr(tail, "REST_AFTER", 0.2)
+    path = tmp_path / "x.dagman.out"
+    path.write_bytes(b"")
+    async with ChangeWatch(str(path), polling=False, initial=False) as watch:
+        with path.open("ab") as fh:
+            for n in range(60):
+                fh.write(b"line %d\n" % n)
+                fh.flush()
+                await watch.wait(0.05)
+                assert not watch.resting, n

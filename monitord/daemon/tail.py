@@ -127,6 +127,12 @@ def force_polling() -> bool:
 STEP_MS = 50
 DEBOUNCE_MS = 100
 POLL_DELAY = 0.25
+# A watch nobody waited on for this long while its file kept changing rests (its watcher
+# closes): a follower that waited once, then reads on its own clock behind a steady writer,
+# never waits again, yet the watcher's steps and reports cost ~0.01 core (at 5,000 lines/s ~4
+# CPU-s of a 100,000-job play's ~60, bench/README.md "live30l").  The next wait starts it again
+# and returns at once.
+REST_AFTER = 2.0
 
 
 class ChangeWatch:
@@ -139,6 +145,8 @@ class ChangeWatch:
     reading makes the next ``wait`` return at once, so nothing written between "read to the
     end" and "wait" is left sitting until the next timeout.  Falls back to polling where
     inotify is unavailable or fails, or when asked to (``polling`` / MONITORD_FORCE_POLLING).
+    An inotify watch nobody waits on while its file keeps changing rests (:data:`REST_AFTER`):
+    the change stays noted, and the next wait starts the watcher again and returns at once.
     """
 
     def __init__(
@@ -156,9 +164,17 @@ class ChangeWatch:
         self._changed = asyncio.Event()
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._waiting = False
+        self._waited_at = 0.0  # the loop's clock when the last wait ended (or the watch began)
+
+    @property
+    def resting(self) -> bool:
+        """The watcher closed itself (:data:`REST_AFTER`); the next wait starts it again."""
+        return self._task is not None and self._task.done() and not self._stop.is_set()
 
     def start(self) -> ChangeWatch:
-        if self._task is None:
+        if self._task is None or self.resting:
+            self._waited_at = asyncio.get_running_loop().time()
             self._task = asyncio.create_task(self._run(), name=f"watch {self.path}")
         return self
 
@@ -179,7 +195,11 @@ class ChangeWatch:
 
     async def wait(self, timeout: float) -> bool:
         """True when the file changed since the last call (or changes within ``timeout`` s)."""
+        if self.resting:
+            self.start()
+            await asyncio.sleep(0)  # the watcher is set up before the caller reads again
         self.start()
+        self._waiting = True
         try:
             await asyncio.wait_for(self._changed.wait(), timeout)
             return True
@@ -187,6 +207,13 @@ class ChangeWatch:
             return False
         finally:
             self._changed.clear()
+            self._waiting = False
+            self._waited_at = asyncio.get_running_loop().time()
+
+    def _rests(self) -> bool:
+        """After a report: nobody waits, nor did for REST_AFTER (the changes stay noted)."""
+        idle = asyncio.get_running_loop().time() - self._waited_at
+        return not self._waiting and idle >= REST_AFTER
 
     async def _run(self) -> None:
         if not self.polling:
@@ -217,7 +244,9 @@ class ChangeWatch:
             recursive=False,
             force_polling=False,
         ):
-            self._changed.set()
+            self._changed.set()  # noted for the next wait, also when the watch rests now
+            if self._rests():
+                return
 
     def _stat(self) -> tuple[int, int, int] | None:
         try:
