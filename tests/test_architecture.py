@@ -177,6 +177,23 @@ def test_a_read_ahead_replay_adds_the_one_process_the_page_names(tmp_path: Path)
     assert shown == _documented("Processes of a replay with `--read-ahead`:"), seen["processes"]
 
 
+def test_a_large_replay_adds_the_two_processes_the_page_names(tmp_path: Path) -> None:
+    """Both helpers (what a large replay gets: ``--sql-process --read-ahead``): the threads of
+    a large replay and the two processes the page names for it; no other process."""
+    gen = generate(tmp_path / "run", 400, retry_fraction=0.05, seed=27, name="arch")
+    seen = _probe(tmp_path, gen.dagman_out, sql_process=True, read_ahead=True)
+    stages = {stage: set(threads) for stage, threads in seen["stages"].items()}
+    assert stages.get("read") == stages["feed"] == stages["publish"] == {"parser_0"}, stages
+    threads = _documented("Threads of a large replay, or with `--sql-process`:")
+    assert set(seen["threads"]) == threads, seen["threads"]
+    db = next(gen.dagman_out.parent.glob("*.stampede.db"))
+    shown = {
+        t.replace(f"sqlite:///{db}", "<database>").replace(str(gen.dagman_out), "<dagman.out>")
+        for t in seen["processes"]
+    }
+    assert shown == _documented("Processes of a large replay:"), seen["processes"]
+
+
 def test_the_page_names_the_sql_process_crossing_with_its_files_and_functions() -> None:
     line = next(
         x

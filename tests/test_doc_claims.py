@@ -267,6 +267,10 @@ _FIGURES = [
     ("ingest-sizing.md", "| 64 (the maximum) |", "sinks.amqp.stream", "SLOTS", 64),
     ("testing.md", "CI makes 5 per case in `tests/test_daemon_resume.py`", "tests.kills", "KILLS_PER_PLAY", 5),
     ("daemon-resume.md", "SIGKILLs it at 5 seeded lines per case", "tests.kills", "KILLS_PER_PLAY", 5),
+    ("README.md", "ends it quietly, status 141", "monitord.cli", "PIPE_CLOSED", 141),
+    ("differences.md", "(`-d - | head`) gives 141", "monitord.cli", "PIPE_CLOSED", 141),
+    ("README.md", "status 130 (143), one line saying what was written", "monitord.daemon.interrupt", "STATUSES", {130, 143}),
+    ("architecture.md", "the command exits 130 (143)", "monitord.daemon.interrupt", "STATUSES", {130, 143}),
 ]  # fmt: skip
 
 
@@ -282,3 +286,48 @@ def test_a_figure_a_page_states_is_the_codes(
     for part in name.split("."):
         found = getattr(found, part)
     assert found == value, f"{page}: {says}"
+
+
+# Each difference docs/differences.md lists (by its bold title's start), and the words of
+# README's "Differences from the reference" that stand for it: damaged or unusual input is
+# summed up in one sentence, each place where monitord does better internally has its own.
+_INPUT = "Where the reference loses data on damaged or unusual input, monitord keeps it"
+_README_DIFFERENCES = {
+    "A job instance without its `.sub` file": _INPUT,
+    "stderr of a job whose `.sub` is missing": _INPUT,
+    "A duplicated block of dagman.out lines": _INPUT,
+    "A byte that is not UTF-8": _INPUT,
+    "A kickstart record cut short": _INPUT,
+    "The properties file of a moved submit directory": _INPUT,
+    "The default database of a copied submit directory": _INPUT,
+    "A `braindump.yml` key this version does not know": _INPUT,
+    "A crash of the service or of the live daemon": "goes on from a snapshot",
+    "A clean stop of the live daemon": "A killed or stopped daemon",
+    "Outages": "(the reference gives up and drops events)",
+    "Many daemons on one database": "daemons can start together on one database",
+    "Files shared by workflows": "shared file's row once, without a duplicate-key error",
+    "Exit status": "The exit status says whether every destination holds every event",
+    "Several `-d`": "each gets all",  # the README's replay section (an option, not an internal)
+    "TLS to RabbitMQ": "verify the broker's certificate",
+    "Events into a site database": "`monitord ingest`",  # the README's table of pages
+}
+
+
+def test_the_readme_names_every_difference_the_differences_page_lists() -> None:
+    """A difference added to docs/differences.md fails here until it is mapped to what README's
+    section says of it, and each mapped phrase is in the README (in its section, but for the
+    two the README shows elsewhere)."""
+    listed = re.findall(r"^- \*\*(.+?)\*\*", (PROJECT / "docs/differences.md").read_text(), re.M)
+    unmapped = [t for t in listed if not any(t.startswith(k) for k in _README_DIFFERENCES)]
+    assert not unmapped, f"differences README's section does not account for: {unmapped}"
+    stale = [k for k in _README_DIFFERENCES if not any(t.startswith(k) for t in listed)]
+    assert not stale, f"differences no longer on docs/differences.md: {stale}"
+    readme = " ".join((PROJECT / "README.md").read_text().split())
+    section = readme[readme.index("## Differences from the reference") :].split("## ", 2)[1]
+    elsewhere = {"Several `-d`", "Events into a site database"}
+    missing = [
+        (title, words)
+        for title, words in _README_DIFFERENCES.items()
+        if words not in (readme if title in elsewhere else section)
+    ]
+    assert not missing, f"README does not say: {missing}"

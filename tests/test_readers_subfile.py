@@ -265,3 +265,16 @@ def test_the_key_table_bounded_and_the_same_results_when_cleared(
         got = parse_submit_file(text, job_name="subdax_y", orig_submit_dir=None)
         assert asdict(got) == asdict(_plain_rules(text, "subdax_y")), text
         assert len(subfile._KEYS) <= 3
+
+
+def test_the_value_table_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shared values' table (``_VALUES``) is emptied once full: a workflow's every job id
+    does not stay in it (a file adds its few values after the check)."""
+    from monitord.core.readers import subfile
+
+    monkeypatch.setattr(subfile, "_VALUES", {})
+    monkeypatch.setattr(subfile, "_VALUES_MAX", 4)
+    for i in range(50):
+        text = SUB.replace("\n", f"\n+pegasus_wf_dag_job_id = job{i}\n", 1)
+        parse_submit_file(text, job_name="ls", orig_submit_dir=None)
+        assert len(subfile._VALUES) < 4 + text.count("+pegasus_") + 2

@@ -18,6 +18,8 @@ import time
 from datetime import datetime
 from functools import lru_cache
 
+from monitord.core.bounded import make_room
+
 # M/D[/YY] H:MM:SS anywhere in a line; the reference uses the last match.
 _DAGMAN_TS = re.compile(r"(\d{1,2})/(\d{1,2})(?:/(\d{1,2}))?\s+(\d{1,2}):(\d{2}):(\d{2})")
 # ISO form at the start of a line: YYYY?MM?DD?HH?MM?SS[.frac](Z|+HH[:]MM)
@@ -83,8 +85,7 @@ def dagman_timestamp(line: str, adjust: float = 0.0) -> float | None:
                 epoch = _strict_epoch(key)
             except (OverflowError, ValueError):
                 return None
-            if len(_stamps) >= _STAMP_CACHE_SIZE:
-                _stamps.clear()
+            make_room(_stamps, _STAMP_CACHE_SIZE)
             _stamps[key] = epoch
             return epoch + adjust
     matches = _DAGMAN_TS.findall(line)
@@ -140,8 +141,7 @@ def iso_to_epoch(text: str) -> float | None:
         base = _iso_hours.get(hour_zone)
         if base is None:
             base = _iso_hour_epoch(usual[1], usual[5])
-            if len(_iso_hours) >= _ISO_HOUR_CACHE_SIZE:
-                _iso_hours.clear()
+            make_room(_iso_hours, _ISO_HOUR_CACHE_SIZE)
             _iso_hours[hour_zone] = base
         # the seconds an int, then the fraction (0.0 too: a float, as below), in that order
         return base + int(usual[2]) * 60 + int(usual[3]) + (float(usual[4]) if usual[4] else 0.0)

@@ -38,16 +38,18 @@ HELPER_NICE = 5
 
 
 def helper_nice() -> int:
-    """:data:`HELPER_NICE` on two cores or more with one to spare (the rule of
+    """:data:`HELPER_NICE` on two cores or more with half a core to spare (the rule of
     :func:`~monitord.daemon.outputs.helper_processes`), else 0.
 
-    Three processes on two cores, and the daemon's parser is the replay's critical path: at an
-    equal weight it had two thirds of a core whenever both helpers were runnable.  Niced, the
-    helpers take what it leaves, ahead of it by their queues (20,000 jobs under load: the wall
-    −9.5 %; on a quiet machine within the noise: bench/README.md, "Issue 30, twelfth session:
-    pipeline30i" and the lead's section).  On a busy machine (helpers
-    forced by ``--sql-process``, ``--read-ahead``) they would also yield to everyone else's
-    processes, and the daemon would wait on them: no change there.
+    Made when the daemon's parser was the replay's critical path: three processes on two
+    cores, and niced, the helpers took what it left, ahead of it by their queues (20,000 jobs
+    under load: the wall −9.5 %; bench/README.md, "Issue 30, twelfth session: pipeline30i").
+    The read-ahead worker is now the critical path, niced too; at 20,000 jobs on a machine
+    quiet as the replay sees it, un-nicing it (or both helpers) made no difference beyond the
+    noise, so the rule stayed.  On a busy machine (helpers forced by ``--sql-process``,
+    ``--read-ahead``) a niced helper yields to everyone else's processes and the daemon waits
+    on it: beside three busy loops the replay took 2.3 times as long niced (bench/README.md,
+    "Issue 30, fourteenth session: mend30l"), hence 0 there.
     """
     return HELPER_NICE if core_to_spare()[0] else 0
 

@@ -18,6 +18,8 @@ from typing import Any
 import structlog
 import yaml
 
+from monitord.core.bounded import make_room
+
 log = structlog.get_logger(__name__)
 
 YML_NAME = "braindump.yml"
@@ -201,12 +203,10 @@ def planner_iso_epoch(text: str) -> int | None:
         epoch = _EPOCHS[key]
     except KeyError:
         epoch = _epoch_of(key)
-        if len(_EPOCHS) >= _EPOCHS_MAX:
-            _EPOCHS.clear()
+        make_room(_EPOCHS, _EPOCHS_MAX)
         _EPOCHS[key] = epoch
     if zulu:
-        if len(_Z_EPOCHS) >= _EPOCHS_MAX:
-            _Z_EPOCHS.clear()
+        make_room(_Z_EPOCHS, _EPOCHS_MAX)
         _Z_EPOCHS[text[:19]] = epoch
     return epoch
 

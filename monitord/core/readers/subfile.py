@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import structlog
 
+from monitord.core.bounded import make_room
 from monitord.core.readers.pickled import by_fields
 
 log = structlog.get_logger(__name__)
@@ -117,9 +118,8 @@ def parse_environment(value: str) -> dict[str, str]:
 
 #: A classad's value as the last files had it: most repeat in every job of a workflow (its
 #: uuids, version, name, time, site, transformation), so that a batch of the read-ahead
-#: worker's results pickles each once and the daemon holds one copy.  Bounded: cleared when
-#: full (a job's own ids are new in each file).  Threads may share it: a setdefault and a
-#: clear are each atomic, and a clear between costs only some sharing.
+#: worker's results pickles each once and the daemon holds one copy.  Bounded (a job's own
+#: ids are new in each file: :func:`~monitord.core.bounded.make_room`).
 _VALUES: dict[str, str] = {}
 _VALUES_MAX = 1024
 
@@ -146,8 +146,7 @@ def _key_kind(raw_key: str) -> tuple[int, str]:
         found = (_CLASSAD, sys.intern(key.lstrip("+")))
     elif len(key) == 9 and key.lower() == "globusrsl":
         found = (_RSL, key)
-    if len(_KEYS) >= _KEYS_MAX:
-        _KEYS.clear()
+    make_room(_KEYS, _KEYS_MAX)
     _KEYS[raw_key] = found
     return found
 
@@ -161,8 +160,7 @@ def parse_submit_file(text: str, *, job_name: str, orig_submit_dir: str | None) 
     """
     info = SubmitInfo()
     classads = info.classads
-    if len(_VALUES) >= _VALUES_MAX:
-        _VALUES.clear()
+    make_room(_VALUES, _VALUES_MAX)
     share = _VALUES.setdefault
     kinds = _KEYS.get
     for raw in text.splitlines():

@@ -35,6 +35,7 @@ from functools import cache
 from operator import itemgetter
 from typing import Any, NamedTuple
 
+from monitord.core.bounded import make_room
 from monitord.core.readers.kickstart.yaml_load import (
     NOT_PLAIN_START,
     PLAIN_ASCII,
@@ -549,8 +550,7 @@ def _converted_run(cache: _RunCache, start: int, raws: tuple[str | None, ...]) -
         for (key, convert), raw in zip(_RECORD_FIELDS[start:], raws, strict=False):
             if raw is not None:
                 items[key] = convert(raw)
-        if len(cache) >= _RUN_CACHE_MAX:
-            cache.clear()
+        make_room(cache, _RUN_CACHE_MAX)
         cache[raws] = items
     return items
 

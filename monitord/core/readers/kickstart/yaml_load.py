@@ -27,6 +27,8 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import ScalarNode
 
+from monitord.core.bounded import make_room
+
 __all__ = [
     "PLAIN_ASCII",
     "SPECIAL_CHARS",
@@ -257,8 +259,7 @@ def _cached_key(src: str) -> Any:
     key = _KEY_CACHE.get(src, _MISSING)
     if key is _MISSING:
         key = _key(src)
-        if len(_KEY_CACHE) >= _CACHE_MAX:
-            _KEY_CACHE.clear()
+        make_room(_KEY_CACHE, _CACHE_MAX)
         _KEY_CACHE[src] = key
     return key
 
@@ -267,8 +268,7 @@ def _cached_value(src: str) -> Any:
     value = _VALUE_CACHE.get(src, _MISSING)
     if value is _MISSING:
         value = _value(src)
-        if len(_VALUE_CACHE) >= _CACHE_MAX:
-            _VALUE_CACHE.clear()
+        make_room(_VALUE_CACHE, _CACHE_MAX)
         _VALUE_CACHE[src] = value
     return value
 
