@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from monitord.core import dagman as D
-from monitord.core.jobreader import ParsingReader
+from monitord.core.jobreader import ParsingReader, with_texts
 from monitord.daemon import readahead
 from monitord.daemon.jobfiles import read_text
 from monitord.daemon.readahead import Plan, ReadAhead, _asking_records, _Predicted, _requests
@@ -219,9 +219,29 @@ def test_without_stdout_the_texts_are_not_sent(tmp_path: Path) -> None:
             if getattr(want, texts[key[0]]):
                 blanked.add(key[0])  # a text the disk's parse has
             assert getattr(value, texts[key[0]]) == ""
+            if key[0] == "out":
+                value = with_texts(value)  # a kickstart .out's payloads: the parser's
             setattr(want, texts[key[0]], "")
+            setattr(value, texts[key[0]], "")
             assert value == want, key
     assert blanked == {"out", "err"}
+
+
+def test_a_kickstart_out_is_sent_as_its_records_without_their_texts(tmp_path: Path) -> None:
+    """A ``.out`` with kickstart records travels as its records: their stdout text (raw in
+    the records) not a second time quoted, nor its payloads; the parser makes both from the
+    records (``jobreader.with_texts``), so its answer is the disk's parse."""
+    out = generate(tmp_path / "run", 20, seed=7, name="ra").dagman_out
+    plan = Plan(str(out), store_stdout=True)
+    results = [r for batch in readahead._messages(plan) if type(batch) is list for r in batch]
+    disk = ParsingReader(read_text)
+    outs = [(key, value) for key, _, value in results if key[0] == "out"]
+    assert len(outs) >= 20
+    for key, value in outs:
+        want = _ask(disk, key, key[1])
+        assert want.records and want.stdout_text, key
+        assert (value.stdout_text, value.payloads) == ("", []), key
+        assert with_texts(value) == want, key
 
 
 def test_the_option_is_parsed_into_the_config() -> None:

@@ -72,12 +72,25 @@ class JobReader(Protocol):
 
 
 def parse_out(text: str) -> OutFile:
+    return with_texts(parse_out_records(text))
+
+
+def parse_out_records(text: str) -> OutFile:
+    """:func:`parse_out` but, when the file has kickstart records, its stdout text and
+    payloads: they are the records' (:func:`with_texts` makes them).  The ``--read-ahead``
+    worker sends the records once, not their stdout twice (raw, and quoted in the text)."""
     records = parse_kickstart(text)
     if not records:
         stdout_text, payloads = stdout_text_without_kickstart(text)
         return OutFile(records, stdout_text, payloads, ())
-    stdout_text, payloads = stdout_text_from_records(records)
-    return OutFile(records, stdout_text, payloads, _starts(records))
+    return OutFile(records, "", [], _starts(records))
+
+
+def with_texts(found: OutFile) -> OutFile:
+    """``found`` (of :func:`parse_out_records`) with its records' stdout text and payloads."""
+    if found.records:
+        found.stdout_text, found.payloads = stdout_text_from_records(found.records)
+    return found
 
 
 def _starts(records: list[KickstartRecord]) -> tuple[int | None, ...]:

@@ -40,7 +40,14 @@ import structlog
 
 from monitord.core import dagman as D
 from monitord.core.jobpaths import join as _join
-from monitord.core.jobreader import ErrFile, OutFile, ParsingReader, parse_err, parse_out
+from monitord.core.jobreader import (
+    ErrFile,
+    OutFile,
+    ParsingReader,
+    parse_err,
+    parse_out_records,
+    with_texts,
+)
 from monitord.core.linerecords import Record, records_of
 from monitord.core.readers import errfile
 from monitord.core.readers.subfile import SubmitInfo, parse_submit_file
@@ -189,7 +196,8 @@ class _Predicted:
         suffix = f".{self.counters.get(node.name) or 0:03d}" if rotated else ""
         base = _join(submit_dir, node.name)
         if not node.is_subdag:
-            yield ("out", base + ".out" + suffix), base + ".out" + suffix, parse_out
+            out = base + ".out" + suffix  # its records' texts are made by the parser
+            yield ("out", out), out, parse_out_records
         yield ("err", base + ".err" + suffix), base + ".err" + suffix, parse_err
         stderr = self.stderr_of.pop(node.name, None)
         if stderr:
@@ -501,7 +509,7 @@ class ReadAhead:
 
     def out_file(self, path: str) -> OutFile | None:
         ok, value = self._take(("out", path), path)
-        return value if ok else self.fallback.out_file(path)
+        return with_texts(value) if ok else self.fallback.out_file(path)
 
     def err_file(self, path: str) -> ErrFile | None:
         ok, value = self._take(("err", path), path)

@@ -369,13 +369,11 @@ def _compile_common_entry() -> re.Pattern[str]:
 
 
 class _Patterns(NamedTuple):
-    record: re.Pattern[str]
-    common_record: re.Pattern[str]  # the same for the common shape only, faster
+    common_record: re.Pattern[str]  # the record pattern for the common shape only, faster
     tail: re.Pattern[str]  # after files, on failed jobs: top-level keys but the mapped ones
     file_entries: re.Pattern[str]
     common_entries: re.Pattern[str]  # the same for the common shape only, faster
-    captured: tuple[int, ...]  # the record's group numbers of _CAPTURED, in its order
-    common_captured: tuple[int, ...]  # common_record's
+    common_captured: tuple[int, ...]  # common_record's group numbers of _CAPTURED, in order
 
 
 @cache
@@ -383,13 +381,19 @@ def _patterns() -> _Patterns:
     """The extractor's patterns, compiled on first use: they were most of the import time
     of the daemon (tens of ms), which a command that parses no record need not pay."""
     tail = r"(?:  (?!(?:{}):){}{}|\n)++".format("|".join(_SCHEMA), _KEY, _after_key(2))
-    record, common = _compile_record(), _compile_common_record()
-    captured = tuple(record.groupindex[group] for group in _GROUPS)
+    common = _compile_common_record()
     common_captured = tuple(common.groupindex[group] for group in _GROUPS)
     entries, common_entries = _compile_file_entry(), _compile_common_entry()
-    return _Patterns(
-        record, common, re.compile(tail), entries, common_entries, captured, common_captured
-    )
+    return _Patterns(common, re.compile(tail), entries, common_entries, common_captured)
+
+
+@cache
+def _record_pattern() -> tuple[re.Pattern[str], tuple[int, ...]]:
+    """The record pattern and its group numbers of _CAPTURED, compiled on the first record
+    the common shape does not take (~26 ms: none in a run whose records all have it, as a
+    large replay's read-ahead worker's often do)."""
+    record = _compile_record()
+    return record, tuple(record.groupindex[group] for group in _GROUPS)
 
 
 # Records a process parses with the generic path before the extractor compiles its patterns:
@@ -588,10 +592,11 @@ def extract_invocation(body: str) -> dict[str, Any] | None:
         if match is not None:  # then the record pattern matches with the same captures
             rec = _record_fields(match.group(*patterns.common_captured))
         else:
-            match = patterns.record.fullmatch(body)
+            record, captured = _record_pattern()
+            match = record.fullmatch(body)
             if match is None:
                 return None
-            rec = _record_fields(match.group(*patterns.captured))
+            rec = _record_fields(match.group(*captured))
         start, end = match.span(FILES)
         if start >= 0:
             _map_files(body, start, end, rec)
