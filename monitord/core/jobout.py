@@ -211,7 +211,11 @@ def _take_invocations(
     if first.get("user") is not None:
         inst.user = shared(first["user"])
     if first.get("cwd") is not None:
-        inst.work_dir = shared(first["cwd"])
+        # not shared: an HTCondor work directory is one job's own (.../dir_<pid>), and its
+        # record numbers the part jobs have in common; interning each one grew the
+        # interpreter's table of interned texts with the job count (bench/README.md,
+        # "Issue 30, fourteenth session: memory30l")
+        inst.work_dir = first["cwd"]
     if invocations[0].fmt == "xml":
         # Legacy records: CPU attributes of the last record, no uname/ram (reference).
         last = invocations[-1].data
