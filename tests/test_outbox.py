@@ -163,3 +163,27 @@ def test_a_file_that_fails_mid_way_keeps_the_order(monkeypatch: pytest.MonkeyPat
     assert _next(parser)[0] == "end"
     parser.close()
     thread.join(30)
+
+
+def test_the_spill_file_does_not_grow_beyond_its_bound_while_the_parser_lags(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """review30l: a parser that stays a few messages behind the worker for the whole replay (a
+    slow sink) never lets the spill file empty, so it is never truncated: what was read back
+    stays on disk, and the file grows with the replay (read_at + size), not with SPILL."""
+    import os
+
+    monkeypatch.setattr(outbox, "BANK", 1)  # every held message goes to the file
+    monkeypatch.setattr(outbox, "SPILL", 50_000)
+    parser, worker = Pipe()
+    box = outbox.Outbox(worker)
+    message = ["x" * 1000]
+    for _ in range(outbox.WINDOW + 6):  # WINDOW sent, six held in the file
+        box.put(message)
+    for _ in range(2000):  # then one read and one credit per message made: six stay held
+        parser.recv_bytes()
+        parser.send(("next",))
+        box.put(message)
+    assert box.spill.size <= outbox.SPILL  # what is held is small ...
+    on_disk = os.fstat(box.spill.file.fileno()).st_size
+    assert on_disk <= outbox.SPILL, f"{on_disk} bytes in TMPDIR for {box.spill.size} held"
