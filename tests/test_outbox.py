@@ -187,3 +187,26 @@ def test_the_spill_file_does_not_grow_beyond_its_bound_while_the_parser_lags(
     assert box.spill.size <= outbox.SPILL  # what is held is small ...
     on_disk = os.fstat(box.spill.file.fileno()).st_size
     assert on_disk <= outbox.SPILL, f"{on_disk} bytes in TMPDIR for {box.spill.size} held"
+
+
+def test_a_spill_file_that_cannot_be_read_back_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
+    """review30l: a read of the spill file that fails (EIO) ends the worker as a closed pipe
+    does (``serve_read_ahead`` re-raises OSError, ``sinks/runtime/child.py`` swallows it): the
+    parser falls back, but no line says why; the worker's own reason should be logged."""
+    import errno
+
+    import structlog
+
+    def pread(fd: int, n: int, at: int) -> bytes:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(outbox, "BANK", 1)
+    monkeypatch.setattr(outbox.os, "pread", pread)
+    made: list[int] = []
+    with structlog.testing.capture_logs() as logs:
+        parser, thread = _serve(monkeypatch, made)  # the first message goes by the file
+        thread.join(30)
+        parser.close()
+    assert not thread.is_alive()
+    said = [e for e in logs if e["log_level"] in ("error", "warning")]
+    assert said, f"the worker ended on a failed spill read without a line: {logs}"
