@@ -11,8 +11,13 @@ temporary file (:class:`Spill`, up to :data:`SPILL` bytes), so the open's idle c
 the replay needs anyway however long the open is, and the parser finds it ready
 (bench/README.md, "Issue 30, thirteenth session: startup30j" and "fourteenth session:
 scale30l").  What the parser receives, and in which order, is the same; only when.  Memory:
-at most BANK bytes, whatever the job count; a file that cannot be written only makes the
-worker wait for credits, as without it.
+at most BANK bytes, whatever the job count.  Disk: the file's length (what is held and what was
+already read back: it is emptied only when all were read) stays within SPILL; a file at its
+bound is read back to empty before more is written.  On a tmpfs ``TMPDIR`` those bytes are
+memory too, so SPILL is kept near what a 100,000-job open makes ahead.  A file that cannot be
+written only makes the worker wait for credits, as without it (said once as a warning); one
+that cannot be read back ends the worker like a closed pipe (said as an error), and the
+parser reads the job files itself.
 """
 
 from __future__ import annotations
@@ -24,10 +29,14 @@ from multiprocessing.connection import Connection
 from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
+import structlog
+
 WINDOW = 4  # messages in flight: the parser's credits at first (the pipe holds about that)
 BANK = 12 << 20  # bytes of pickled messages held in memory at most (a 20,000-job replay: ~230)
-#: bytes held in the spill file at most: a 100,000-job replay's open makes ~60 MB ahead
-SPILL = 512 << 20
+#: the spill file's length at most: a 100,000-job replay's open makes ~60 MB ahead
+SPILL = 96 << 20
+
+log = structlog.get_logger(__name__)
 
 
 class Spill:
@@ -40,12 +49,17 @@ class Spill:
         self.read_at = 0
         self.size = 0  # bytes held (written, not read back)
 
+    @property
+    def length(self) -> int:
+        """The file's length: what was read back (until the file is emptied) and what is held."""
+        return self.read_at + self.size
+
     def write(self, data: bytes) -> bool:
         """Hold ``data`` after those held; False when the file cannot take it (nothing held)."""
         try:
             if self.file is None:
                 self.file = tempfile.TemporaryFile()
-            fd, at, view, done = self.file.fileno(), self.read_at + self.size, memoryview(data), 0
+            fd, at, view, done = self.file.fileno(), self.length, memoryview(data), 0
             while done < len(data):  # pwrite may write less than asked
                 done += os.pwrite(fd, view[done:], at + done)
         except OSError:
@@ -87,11 +101,15 @@ class Outbox:
     def put(self, message: Any) -> None:
         """Send ``message`` (or hold it); EOFError/OSError when the parser is gone."""
         data = bytes(ForkingPickler.dumps(message))
-        if self.spill.lengths or self.size + len(data) > BANK:
-            if self.spilling and self.spill.write(data):
+        spill = self.spill
+        if spill.lengths and spill.length + len(data) > SPILL:
+            self._send(flushing=False, drain=True)  # at its bound: read back, then emptied
+        if self.spilling and (spill.lengths or self.size + len(data) > BANK):
+            if spill.write(data):
                 self._send(flushing=False)
                 return
             self.spilling = False
+            log.warning("read-ahead spill file unwritable; the worker waits for the parser")
             self._send(flushing=False, drain=True)  # those in the file go first
         self.held.append(data)
         self.size += len(data)
@@ -107,7 +125,7 @@ class Outbox:
         conn, held, spill = self.conn, self.held, self.spill
         while held or spill.lengths:
             if not self.credits:
-                waits = flushing or self.size > BANK or spill.size > SPILL
+                waits = flushing or self.size > BANK or spill.length > SPILL
                 if not (waits or (drain and spill.lengths)) and not conn.poll():
                     return
                 conn.recv()
@@ -117,6 +135,17 @@ class Outbox:
                 data = held.popleft()
                 self.size -= len(data)
             else:
-                data = spill.read()
+                data = self._read_back()
             conn.send_bytes(data)
             self.credits -= 1
+
+    def _read_back(self) -> bytes:
+        """The spill file's oldest message; a failure is said here (the worker then ends like
+        a closed pipe, and the parser's own line would not say why)."""
+        try:
+            return self.spill.read()
+        except OSError as exc:
+            log.error(
+                "read-ahead spill file unreadable; the parser reads the job files", error=str(exc)
+            )
+            raise
