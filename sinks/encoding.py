@@ -244,7 +244,7 @@ def _loads(body: bytes | str) -> Any:
     time on an event's body; the ingest decodes every message).  Where the two differ,
     ``json`` decides: orjson refuses ``NaN``/``Infinity`` (which the reference writes), lone
     surrogates, a BOM and non-UTF-8 encodings, and turns integers beyond 64 bits into
-    floats; containers are left to ``json`` too (no event attribute is one)."""
+    floats; containers (``job_inst.composite``'s ``invocations``) are left to ``json`` too."""
     try:
         obj = orjson.loads(body)
     except orjson.JSONDecodeError:
@@ -323,6 +323,8 @@ def decode_json(
         obj = _loads(body)
     except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
         raise DecodeError(f"not JSON: {exc}") from None
+    except RecursionError:  # ``json``'s, on a body nested deeper than it recurses
+        raise DecodeError("JSON nested too deep") from None
     if not isinstance(obj, dict):
         raise DecodeError(f"not a JSON object but {type(obj).__name__}")
     wire_name = obj.pop("event", None)

@@ -69,7 +69,7 @@ def _meta(pairs: str) -> bytes:
 
 
 def _composite(invocations: str) -> bytes:
-    head = '"xwf_id": "u", "job_id": "j", "job_inst_id": 1, "ts": 1, "status": 0'
+    head = '"xwf_id": "u", "job_id": "j", "job_inst_id": 1, "js_id": 1, "ts": 1, "status": 0'
     pairs = f'{head}, "invocations": {invocations}, "event": "stampede.job_inst.composite"'
     return ("{" + pairs + "}").encode()
 
