@@ -11,7 +11,8 @@ from typing import Any
 
 
 def shared(value: Any) -> Any:
-    """One copy of a text that many job instances hold (a state, a site, a user, a directory):
+    """One copy of a text that many job instances hold (a state, a site, a user): not one job's
+    own text (its work directory), which would only grow the interpreter's table of them;
     a finished instance is kept to the end, so each copy costs memory per job."""
     return sys.intern(value) if type(value) is str else value
 

@@ -32,10 +32,10 @@ ReadText = Callable[[str], "str | None"]
 @dataclass(slots=True)
 class OutFile:
     """A ``.out`` file: its kickstart records, and what the output parse takes from them that
-    does not depend on the job's state, made where the file is parsed (with ``--read-ahead``,
-    by the worker, off the daemon's critical path): the job's stdout text as stored and the
-    monitoring payloads cut out of it (from the records, else from the whole text), and each
-    invocation record's start in whole epoch seconds."""
+    does not depend on the job's state: the job's stdout text as stored and the monitoring
+    payloads cut out of it (from the records, else from the whole text), and each invocation
+    record's start in whole epoch seconds.  With ``--read-ahead`` the worker sends the records
+    only and the parser makes the texts (:func:`with_texts`): the text once across the pipe."""
 
     records: list[KickstartRecord]
     stdout_text: str
