@@ -239,6 +239,7 @@ _FIGURES = [
     ("architecture.md", "of 3 MiB or more, `PROCESS_FROM`", "monitord.daemon.outputs", "PROCESS_FROM", 3 << 20),
     ("README.md", "for 3 MiB of dagman.out or more", "monitord.daemon.outputs", "PROCESS_FROM", 3 << 20),
     ("architecture.md", "at least half a core below them, `SPARE`", "monitord.daemon.outputs", "SPARE", 0.5),
+    ("architecture.md", "whose length stays within `SPILL` (96 MiB;", "monitord.daemon.outbox", "SPILL", 96 << 20),
     ("README.md", "with half a core to spare", "monitord.daemon.outputs", "SPARE", 0.5),
     ("architecture.md", "they run at niceness +5", "monitord.daemon.prestart", "HELPER_NICE", 5),
     ("architecture.md", "multi-row INSERTs of ≤ 64 rows", "sinks.sql.multirow", "ROWS", 64),
