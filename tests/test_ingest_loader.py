@@ -6,7 +6,8 @@ acknowledged) only once committed; a database outage is retried for ever, one wa
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterable, Iterator
 from typing import Any, cast
 
 import pytest
@@ -35,11 +36,23 @@ class FlakyStore:
         self.committed: list[list[str]] = []
         self.forgot = 0
         self.pings = 0
+        self.held = False  # inside reading()
+        self.reads: list[bool] = []  # per read: whether it was inside reading()
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        self.held = True
+        try:
+            yield
+        finally:
+            self.held = False
 
     def marks(self, names: Iterable[str]) -> dict[str, Any]:
+        self.reads.append(self.held)
         return {}
 
     def streams(self, keys: Iterable[Any]) -> dict[Any, Any]:
+        self.reads.append(self.held)
         return {}
 
     def workflows(self, uuids: Iterable[str]) -> set[str]:
@@ -134,6 +147,7 @@ def test_an_outage_seen_by_one_writer_is_said_back_only_once_the_database_answer
         ("info", "ingest: database back"),
     ]
     assert store.committed == [["wf0"]] and store.pings >= 1 and store.forgot == 1
+    assert store.reads and all(store.reads)  # a batch's reads on one connection: reading()
     assert (worker.health().retries, worker.health().state) == (3, "up")
     assert stats.db_down_since is None and stats.db_error is None
 

@@ -174,7 +174,8 @@ class LoadSink:
         store = self.store
         producers = {i.producer for i in items if i.producer is not None}
         keys = {k for k in map(stream_key, items) if k is not None}
-        todo = plan(items, store.marks(producers), store.workflows, store.streams(keys))
+        with store.reading():
+            todo = plan(items, store.marks(producers), store.workflows, store.streams(keys))
         self._dead_letter(todo.dead, load)
         store.commit(todo.events, list(todo.marks.values()), list(todo.streams.values()))
         self.stats.count(todo, len(items))

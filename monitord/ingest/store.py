@@ -18,8 +18,9 @@ Blocking (SQLAlchemy): the consumer calls it from a worker thread, one call at a
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,6 +100,7 @@ class Store:
         self._masters: dict[str, DashboardSink] = {}  # root uuid -> its row writers
         self.known: set[str] = set()  # workflow uuids the database holds
         self._not_roots: set[str] = set()
+        self._held: Connection | None = None  # the batch's reads' connection (reading())
 
     def open(self) -> None:
         """The Stampede schema (the SQL sink's open), then the marks table: created if missing;
@@ -125,8 +127,30 @@ class Store:
         self.sink.close()
 
     # ------------------------------------------------------------------ reads
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """A batch's reads (marks, streams, workflows) on one pooled connection: one
+        checkout, one pre-ping and one reset, not one of each a read (each a round trip the
+        writer's thread waits on, with the GIL to take again after it).  A connection lost
+        meanwhile fails the read that finds it (SinkError, retryable), as before."""
+        try:
+            conn = self.sink._require_engine().connect()
+        except SinkError:
+            raise
+        except Exception as exc:  # SQLAlchemyError, a driver error let through
+            raise SinkError(f"{self.display_url}: {type(exc).__name__}", retryable=True) from None
+        self._held = conn
+        try:
+            yield
+        finally:
+            self._held = None
+            with contextlib.suppress(Exception):  # (a dead connection: the pool discards it)
+                conn.close()
+
     def _read(self, query: object) -> list[tuple[object, ...]]:
         try:
+            if self._held is not None:
+                return [tuple(row) for row in self._held.execute(query)]  # type: ignore[call-overload]
             with self.sink._require_engine().connect() as conn:
                 return [tuple(row) for row in conn.execute(query)]  # type: ignore[call-overload]
         except SinkError:

@@ -152,27 +152,33 @@ class RawSQL:
         except self._dialect.loaded_dbapi.Error as exc:
             raise self._wrap(exc, prep.sql, params) from exc
 
-    def insert_ids(self, table: Table, rows: list[Row], key: str) -> dict[Any, int]:
+    def insert_ids(
+        self, table: Table, rows: list[Row], key: str | tuple[str, ...]
+    ) -> dict[Any, int]:
         """Insert ``rows`` in one statement per 1,000 (PostgreSQL: ``INSERT .. VALUES ..
-        RETURNING``) and return each new surrogate key by the row's ``key`` column: one round
-        trip instead of one per row.  Every row carries the keys of the first one; the ids are
-        mapped by ``key``, not by position (RETURNING's order is not promised)."""
+        RETURNING``) and return each new surrogate key by the row's ``key`` column (a tuple
+        of columns: by the tuple of their values): one round trip instead of one per row.
+        Every row carries the keys of the first one; the ids are mapped by ``key``, not by
+        position (RETURNING's order is not promised)."""
         from psycopg2.extras import execute_values
 
         cols = tuple(rows[0])
         pk = table.autoincrement_column
         assert pk is not None and self._dialect.driver == "psycopg2"
         q = self._dialect.identifier_preparer.quote
+        keys = (key,) if isinstance(key, str) else key
         sql = (
             f"INSERT INTO {q(table.name)} ({', '.join(map(q, cols))}) VALUES %s"
-            f" RETURNING {q(pk.name)}, {q(key)}"
+            f" RETURNING {q(pk.name)}, {', '.join(map(q, keys))}"
         )
         params = [tuple([r[c] for c in cols]) for r in rows]
         try:
             found = execute_values(self._cursor, sql, params, page_size=1000, fetch=True)
         except self._dialect.loaded_dbapi.Error as exc:
             raise self._wrap(exc, sql, params[:1]) from exc
-        return {k: int(i) for i, k in found}
+        if isinstance(key, str):
+            return {k: int(i) for i, k in found}
+        return {tuple(k): int(i) for i, *k in found}
 
     def scalar(self, prep: Prepared, row: Row) -> Any:
         """The first column of the first row ``prep`` selects, or None."""
