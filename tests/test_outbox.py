@@ -55,6 +55,16 @@ def _next(parser: Any) -> Any:
     return parser.recv()
 
 
+def _receive_the_rest(parser: Any, thread: threading.Thread, received: list[Any]) -> None:
+    """The messages after those ``received`` (the first WINDOW), one credit each: all COUNT
+    arrive in the stream's order, then the end; then the worker ends with the pipe."""
+    received = received + [_next(parser) for _ in range(COUNT - outbox.WINDOW)]
+    assert [batch[0][0][1] for batch in received] == [f"job{i}.out" for i in range(COUNT)]
+    assert _next(parser)[0] == "end"
+    parser.close()
+    thread.join(30)
+
+
 def test_the_worker_makes_its_messages_ahead_of_the_parsers_asking(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -86,11 +96,7 @@ def test_the_worker_holds_no_more_than_its_bound(monkeypatch: pytest.MonkeyPatch
     _wait_for(made, outbox.WINDOW + 1)
     threading.Event().wait(0.2)  # time for a sixth, were it made
     assert len(made) == outbox.WINDOW + 1  # the fifth made and held; no sixth
-    received = in_flight + [_next(parser) for _ in range(COUNT - outbox.WINDOW)]
-    assert [batch[0][0][1] for batch in received] == [f"job{i}.out" for i in range(COUNT)]
-    assert _next(parser)[0] == "end"
-    parser.close()
-    thread.join(30)
+    _receive_the_rest(parser, thread, in_flight)
 
 
 MESSAGE = 150  # bytes of one fake message, pickled (about)
@@ -109,11 +115,7 @@ def test_beyond_its_memory_the_worker_holds_its_messages_in_a_file(
     in_flight = [parser.recv() for _ in range(outbox.WINDOW)]
     _wait_for(made, COUNT)
     assert len(made) == COUNT, f"made {len(made)} of {COUNT} with no credit"
-    received = in_flight + [_next(parser) for _ in range(COUNT - outbox.WINDOW)]
-    assert [batch[0][0][1] for batch in received] == [f"job{i}.out" for i in range(COUNT)]
-    assert _next(parser)[0] == "end"
-    parser.close()
-    thread.join(30)
+    _receive_the_rest(parser, thread, in_flight)
 
 
 def test_a_spill_file_that_cannot_be_written_makes_the_worker_wait(
@@ -132,11 +134,7 @@ def test_a_spill_file_that_cannot_be_written_makes_the_worker_wait(
     in_flight = [parser.recv() for _ in range(outbox.WINDOW)]
     threading.Event().wait(0.3)  # time for more, were they made
     assert len(made) < COUNT
-    received = in_flight + [_next(parser) for _ in range(COUNT - outbox.WINDOW)]
-    assert [batch[0][0][1] for batch in received] == [f"job{i}.out" for i in range(COUNT)]
-    assert _next(parser)[0] == "end"
-    parser.close()
-    thread.join(30)
+    _receive_the_rest(parser, thread, in_flight)
 
 
 def test_a_file_that_fails_mid_way_keeps_the_order(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -158,11 +156,7 @@ def test_a_file_that_fails_mid_way_keeps_the_order(monkeypatch: pytest.MonkeyPat
     received = [parser.recv() for _ in range(outbox.WINDOW)]
     _wait_for(made, outbox.WINDOW + 3 + 6)  # three in memory, five in the file, one refused
     assert len(writes) == 6
-    received += [_next(parser) for _ in range(COUNT - outbox.WINDOW)]
-    assert [batch[0][0][1] for batch in received] == [f"job{i}.out" for i in range(COUNT)]
-    assert _next(parser)[0] == "end"
-    parser.close()
-    thread.join(30)
+    _receive_the_rest(parser, thread, received)
 
 
 def test_the_spill_file_does_not_grow_beyond_its_bound_while_the_parser_lags(
