@@ -304,8 +304,7 @@ class BatchLoader(RowStore):
                 job_id = wf.jobs.get(exec_job_id)
                 if job_id is None or (wf.instances.dropped and seq <= wf.top_seq):
                     break
-                site = _v(ev.site) if type(ev) in _SUBMIT_START else None  # type: ignore[attr-defined]
-                values = (job_id, seq, _v(ev.sched_id), site, 1)  # type: ignore[attr-defined]
+                values = _instance_values(ev, job_id, seq)
             except (KeyError, TypeError, ValueError):
                 break
             if any(values[i] is None for i in required):
@@ -552,8 +551,7 @@ class BatchLoader(RowStore):
                 return
             ji_id = self._ahead.pop(id(ev), None)
             if ji_id is None:
-                site = _v(ev.site) if type(ev) in _SUBMIT_START else None
-                ji_id = self._new_id(s.job_instance, (job_id, seq, _v(ev.sched_id), site, 1))
+                ji_id = self._new_id(s.job_instance, _instance_values(ev, job_id, seq))
             if ji_id is None:
                 return
             wf.instances[(exec_job_id, seq)] = ji_id
@@ -702,6 +700,13 @@ DISPATCH: dict[type[StampedeEvent], Handler] = {
 
 #: What :meth:`BatchLoader.load` dispatches on: :data:`DISPATCH`, its views too.
 _HANDLERS: dict[type, Handler] = with_views(DISPATCH)
+
+
+def _instance_values(ev: Any, job_id: int, seq: int) -> tuple[Any, ...]:
+    """A new job instance's row in NUMBERED_COLUMNS' order, made up front or by its handler."""
+    site = _v(ev.site) if type(ev) in _SUBMIT_START else None
+    return (job_id, seq, _v(ev.sched_id), site, 1)
+
 
 #: The kinds whose handler creates a job instance if it is new (:meth:`BatchLoader._instances_ahead`).
 _INSTANCE_STARTS = frozenset(k for k, h in _HANDLERS.items() if h is BatchLoader._instance_start)
