@@ -7,17 +7,17 @@ a 100,000-job one: five times that) it asks for none, and a worker that only sen
 idle on a free core, then be the one the parser waits for from then on (it is the busier of
 the two).  So the worker goes on making messages and holds them, pickled (the bytes
 ``Connection.send`` would write): up to :data:`BANK` bytes in memory, the rest in an unnamed
-temporary file (:class:`Spill`, up to :data:`SPILL` bytes), so the open's idle core does work
-the replay needs anyway however long the open is, and the parser finds it ready
-(bench/README.md, "Issue 30, thirteenth session: startup30j" and "fourteenth session:
-scale30l").  What the parser receives, and in which order, is the same; only when.  Memory:
-at most BANK bytes, whatever the job count.  Disk: the file's length (what is held and what was
-already read back: it is emptied only when all were read) stays within SPILL; a file at its
-bound is read back to empty before more is written.  On a tmpfs ``TMPDIR`` those bytes are
-memory too, so SPILL is kept near what a 100,000-job open makes ahead.  A file that cannot be
-written only makes the worker wait for credits, as without it (said once as a warning); one
-that cannot be read back ends the worker like a closed pipe (said as an error), and the
-parser reads the job files itself.
+temporary file (:class:`Spill`, up to :data:`SPILL` bytes; :class:`Held`, one queue over the
+two), so the open's idle core does work the replay needs anyway however long the open is,
+and the parser finds it ready (bench/README.md, "Issue 30, thirteenth session: startup30j"
+and "fourteenth session: scale30l").  What the parser receives, and in which order, is the
+same; only when.  Memory: at most BANK bytes, whatever the job count.  Disk: the file's length
+(what is held and what was already read back: it is emptied only when all were read) stays
+within SPILL; a file at its bound is read back to empty before more is written.  On a tmpfs
+``TMPDIR`` those bytes are memory too, so SPILL is kept near what a 100,000-job open makes
+ahead.  A file that cannot be written only makes the worker wait for credits, as without it
+(said once as a warning); one that cannot be read back ends the worker like a closed pipe (said
+as an error), and the parser reads the job files itself.
 """
 
 from __future__ import annotations
