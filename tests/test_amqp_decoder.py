@@ -1,6 +1,13 @@
 """The ingest's one-pass decode (sinks/amqp/decoder.py): it takes every valid event of the
 catalogue, and whatever it takes is the event ``decode_json`` gives; anything else it leaves
-to ``decode_json``, so a message decodes (or is refused) as before."""
+to ``decode_json``, so a message decodes (or is refused) as before.
+
+Why two decoders stay (mend30m, bench/README.md "Issue 30, fifteenth session: mend30m"): the
+one pass only ever accepts, in a loop with no branch for a reason; ``decode_json`` says why a
+body is refused (the ``DecodeError`` kind and detail an ingest's rejected item keeps) and
+reads what orjson cannot (NaN, a lone surrogate, an integer beyond 64 bits: ``json``'s
+reading).  ``decode_message`` is the one entry, the one pass then the general one;
+these tests pin that the two give the same event wherever the first accepts."""
 
 from __future__ import annotations
 

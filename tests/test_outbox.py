@@ -222,3 +222,24 @@ def test_a_spill_file_that_cannot_be_read_back_is_said(monkeypatch: pytest.Monke
     assert not thread.is_alive()
     said = [e for e in logs if e["log_level"] in ("error", "warning")]
     assert said, f"the worker ended on a failed spill read without a line: {logs}"
+
+
+def test_the_held_messages_are_one_queue_memory_first_then_the_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """mend30m: ``Held`` is one ordered queue over its two stores: memory takes the first
+    (up to BANK), the file the rest, even once memory has room again; they come back in the
+    order added; the file at its bound refuses more until it was read back to empty."""
+    monkeypatch.setattr(outbox, "BANK", 250)
+    monkeypatch.setattr(outbox, "SPILL", 450)
+    held = outbox.Held()
+    messages = [bytes([i]) * 100 for i in range(7)]
+    added = [held.add(data) for data in messages]
+    assert added == [True] * 6 + [False]  # two in memory, four in the file, the file full
+    assert (len(held.memory), len(held.spill.lengths)) == (2, 4)
+    got = [held.take()]
+    assert not held.add(messages[6])  # memory has room, but the newer go after the file's
+    while held.spilled():
+        got.append(held.take())
+    assert held.add(messages[6]) and held.take() == messages[6]
+    assert got == messages[:6] and not held

@@ -179,6 +179,31 @@ def test_a_dead_child_is_retryable_and_the_retry_opens_it_again(
         sink.close()
 
 
+def test_the_child_has_one_route_to_its_sink(tmp_path: Path) -> None:
+    """mend30m: whatever a SQL destination is in the daemon (its recipe, or the sink built
+    there), the loader child is sent a recipe and builds its sink from it (``serve_sink``
+    has no second route); a built sink is handed in as it is, and a new child after a death
+    gets the reopened one either way."""
+    from monitord.daemon.outputs import in_child_process
+    from sinks.runtime.factory import SinkRequest
+    from sinks.runtime.process_sink import Handed, recipe_of
+    from sinks.sql.recipe import SQLRecipe
+
+    built = SQLSink(f"sqlite:///{tmp_path}/w.db", restart=True)
+    handed = recipe_of(built)
+    assert isinstance(handed, Handed) and handed.build() is built and handed.name == "sql"
+    recipe = SQLRecipe(
+        SinkRequest(f"sqlite:///{tmp_path}/w.db", run_dir=str(tmp_path), restart=True), None
+    )
+    assert recipe_of(recipe) is recipe
+    for sink in (built, recipe):
+        child = in_child_process(sink)
+        assert isinstance(child, ProcessSink)
+        again = child._again(sink)  # type: ignore[misc]
+        assert type(again) is type(sink) and again is not sink
+    assert in_child_process(Scripted(None)).name == "scripted"  # type: ignore[arg-type]
+
+
 class Recording(Scripted):
     """A sink that reads ``xwf.start`` events by field only, and notes each batch it gets."""
 

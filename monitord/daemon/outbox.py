@@ -7,17 +7,17 @@ a 100,000-job one: five times that) it asks for none, and a worker that only sen
 idle on a free core, then be the one the parser waits for from then on (it is the busier of
 the two).  So the worker goes on making messages and holds them, pickled (the bytes
 ``Connection.send`` would write): up to :data:`BANK` bytes in memory, the rest in an unnamed
-temporary file (:class:`Spill`, up to :data:`SPILL` bytes), so the open's idle core does work
-the replay needs anyway however long the open is, and the parser finds it ready
-(bench/README.md, "Issue 30, thirteenth session: startup30j" and "fourteenth session:
-scale30l").  What the parser receives, and in which order, is the same; only when.  Memory:
-at most BANK bytes, whatever the job count.  Disk: the file's length (what is held and what was
-already read back: it is emptied only when all were read) stays within SPILL; a file at its
-bound is read back to empty before more is written.  On a tmpfs ``TMPDIR`` those bytes are
-memory too, so SPILL is kept near what a 100,000-job open makes ahead.  A file that cannot be
-written only makes the worker wait for credits, as without it (said once as a warning); one
-that cannot be read back ends the worker like a closed pipe (said as an error), and the
-parser reads the job files itself.
+temporary file (:class:`Spill`, up to :data:`SPILL` bytes; :class:`Held`, one queue over the
+two), so the open's idle core does work the replay needs anyway however long the open is,
+and the parser finds it ready (bench/README.md, "Issue 30, thirteenth session: startup30j"
+and "fourteenth session: scale30l").  What the parser receives, and in which order, is the
+same; only when.  Memory: at most BANK bytes, whatever the job count.  Disk: the file's length
+(what is held and what was already read back: it is emptied only when all were read) stays
+within SPILL; a file at its bound is read back to empty before more is written.  On a tmpfs
+``TMPDIR`` those bytes are memory too, so SPILL is kept near what a 100,000-job open makes
+ahead.  A file that cannot be written only makes the worker wait for credits, as without it
+(said once as a warning); one that cannot be read back ends the worker like a closed pipe (said
+as an error), and the parser reads the job files itself.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections import deque
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from multiprocessing.reduction import ForkingPickler
 from typing import Any
@@ -85,63 +86,53 @@ class Spill:
         return data
 
 
-class Outbox:
-    """Messages sent in order, one per credit (a message from the parser), WINDOW at first;
-    while no credit is left they are held, up to BANK bytes in memory and SPILL in the
-    spill file, then ``put`` waits for one."""
+class Held:
+    """The messages made and not yet sent, one ordered queue over two stores: memory first
+    (up to BANK bytes), then, once memory is full, the spill file (up to SPILL), read back in
+    order; every message in memory is older than any in the file."""
 
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
-        self.credits = WINDOW
-        self.held: deque[bytes] = deque()  # the oldest held
+    def __init__(self) -> None:
+        self.memory: deque[bytes] = deque()  # the oldest held
         self.size = 0  # bytes held in memory
         self.spill = Spill()  # the newer ones, once memory holds BANK
         self.spilling = True  # False once the file failed: no more is written to it
 
-    def put(self, message: Any) -> None:
-        """Send ``message`` (or hold it); EOFError/OSError when the parser is gone."""
-        data = bytes(ForkingPickler.dumps(message))
+    def __bool__(self) -> bool:
+        return bool(self.memory or self.spill.lengths)
+
+    def add(self, data: bytes) -> bool:
+        """Hold ``data`` after the others; False when the file must first be read back to
+        empty: it is at its bound, or it refused ``data`` (then memory takes the rest)."""
         spill = self.spill
-        if spill.lengths and spill.length + len(data) > SPILL:
-            self._send(flushing=False, drain=True)  # at its bound: read back, then emptied
+        if spill.lengths and (not self.spilling or spill.length + len(data) > SPILL):
+            return False
         if self.spilling and (spill.lengths or self.size + len(data) > BANK):
             if spill.write(data):
-                self._send(flushing=False)
-                return
+                return True
             self.spilling = False
             log.warning("read-ahead spill file unwritable; the worker waits for the parser")
-            self._send(flushing=False, drain=True)  # those in the file go first
-        self.held.append(data)
+            return self.add(data)
+        self.memory.append(data)
         self.size += len(data)
-        self._send(flushing=False)
+        return True
 
-    def flush(self) -> None:
-        """Send every held message, waiting for the credits."""
-        self._send(flushing=True)
+    def spilled(self) -> bool:
+        """Whether the file holds any."""
+        return bool(self.spill.lengths)
 
-    def _send(self, *, flushing: bool, drain: bool = False) -> None:
-        """Send while credits last, taking those already in the pipe; wait for more while
-        flushing, while over a bound, or (``drain``) while the spill file holds any."""
-        conn, held, spill = self.conn, self.held, self.spill
-        while held or spill.lengths:
-            if not self.credits:
-                waits = flushing or self.size > BANK or spill.length > SPILL
-                if not (waits or (drain and spill.lengths)) and not conn.poll():
-                    return
-                conn.recv()
-                self.credits += 1
-                continue
-            if held:
-                data = held.popleft()
-                self.size -= len(data)
-            else:
-                data = self._read_back()
-            conn.send_bytes(data)
-            self.credits -= 1
+    def over(self) -> bool:
+        """Whether either store is over its bound (a message larger than it, or memory
+        alone once the file failed): the worker waits for credits until it is not."""
+        return self.size > BANK or self.spill.length > SPILL
 
-    def _read_back(self) -> bytes:
-        """The spill file's oldest message; a failure is said here (the worker then ends like
-        a closed pipe, and the parser's own line would not say why)."""
+    def take(self) -> bytes:
+        """The oldest message held (there is one); a failed read of the file is said here
+        (the worker then ends like a closed pipe, and the parser's own line would not say
+        why)."""
+        if self.memory:
+            data = self.memory.popleft()
+            self.size -= len(data)
+            return data
         try:
             return self.spill.read()
         except OSError as exc:
@@ -149,3 +140,39 @@ class Outbox:
                 "read-ahead spill file unreadable; the parser reads the job files", error=str(exc)
             )
             raise
+
+
+class Outbox:
+    """Messages sent in order, one per credit (a message from the parser), WINDOW at first;
+    while no credit is left they are held (:class:`Held`), then ``put`` waits for one."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.credits = WINDOW
+        self.held = Held()
+
+    def put(self, message: Any) -> None:
+        """Send ``message`` (or hold it); EOFError/OSError when the parser is gone."""
+        data = bytes(ForkingPickler.dumps(message))
+        held = self.held
+        while not held.add(data):  # those in the file go first: it is read back to empty
+            self._send(waits=held.spilled)
+        self._send(waits=held.over)
+
+    def flush(self) -> None:
+        """Send every held message, waiting for the credits."""
+        self._send(waits=self.held.__bool__)
+
+    def _send(self, waits: Callable[[], bool]) -> None:
+        """Send while credits last, taking those already in the pipe; without a credit, wait
+        for one while ``waits()``."""
+        conn, held = self.conn, self.held
+        while held:
+            if not self.credits:
+                if not waits() and not conn.poll():
+                    return
+                conn.recv()
+                self.credits += 1
+                continue
+            conn.send_bytes(held.take())
+            self.credits -= 1

@@ -147,18 +147,29 @@ def in_child_process(sink: Sink | Recipe) -> Sink:
     """``--sql-process``: a SQL destination (not the dashboard, which stays a thread: 0.1 s of
     a 20,000-job replay) is written by a child process, a sink of the same runtime
     (docs/architecture.md, "A replay with --sql-process"); the child builds it from its
-    recipe when it has one (``sinks/sql/recipe.py``: this process then loads no SQLAlchemy)."""
+    recipe when it has one (``sinks/sql/recipe.py``: this process then loads no SQLAlchemy),
+    else is handed the sink built here (``process_sink.recipe_of``)."""
     from monitord.system import loglevel
     from sinks.runtime.process_sink import ProcessSink
+
+    if not _sql_destination(sink):
+        return cast(Sink, sink)
+    return ProcessSink(sink, again=_reopening, level=loglevel.level())
+
+
+def _sql_destination(sink: Sink | Recipe) -> bool:
+    """Whether ``sink`` is a SQL destination: its recipe, or the sink built here (a SQLSink
+    was built only if its module is loaded: not importing it keeps SQLAlchemy out)."""
     from sinks.sql.recipe import SQLRecipe
 
-    if isinstance(sink, SQLRecipe):
-        return ProcessSink(sink, again=SQLRecipe.reopening, level=loglevel.level())
-    # a SQLSink was built only if its module is loaded: not importing it keeps SQLAlchemy out
     module = sys.modules.get("sinks.sql.sink")
-    if module is None or not isinstance(sink, module.SQLSink):
-        return cast(Sink, sink)
-    return ProcessSink(sink, again=module.SQLSink.reopening, level=loglevel.level())
+    return isinstance(sink, SQLRecipe) or (module is not None and isinstance(sink, module.SQLSink))
+
+
+def _reopening(sink: Any) -> Any:
+    """A SQL destination for a new child after one opened it (``SQLRecipe.reopening``,
+    ``SQLSink.reopening``: no second rotation or purge)."""
+    return sink.reopening()
 
 
 class LocalOutputs:

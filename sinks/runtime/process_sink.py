@@ -49,6 +49,23 @@ class Recipe(Protocol):
     def build(self) -> Sink: ...
 
 
+class Handed:
+    """A sink built in the daemon, handed to the child as it is: the recipe that needs no
+    building, so the child has one route to its sink (``build``) whatever it was sent."""
+
+    def __init__(self, sink: Sink) -> None:
+        self.sink = sink
+        self.name = sink.name
+
+    def build(self) -> Sink:
+        return self.sink
+
+
+def recipe_of(payload: Sink | Recipe) -> Recipe:
+    """What the child is sent for ``payload``: a recipe as it is, a built sink handed in."""
+    return payload if isinstance(payload, Recipe) else Handed(payload)
+
+
 # ---------------------------------------------------------------- the child
 
 
@@ -64,16 +81,16 @@ def _answer(sink: Sink, action: Callable[[], None]) -> tuple[Any, ...]:
     return ("ok", dict(tallies) if tallies is not None else None)
 
 
-def serve_sink(conn: Connection, payload: Sink | Recipe) -> None:
-    """Open the sink (``payload``, or built from it), then write each batch the pipe brings;
-    end when it closes."""
+def serve_sink(conn: Connection, recipe: Recipe) -> None:
+    """Build the sink from ``recipe`` (:func:`recipe_of`) and open it, then write each batch
+    the pipe brings; end when it closes."""
     try:
-        sink = payload.build() if isinstance(payload, Recipe) else payload
+        sink = recipe.build()
     except SinkError as exc:
         conn.send(("error", str(exc), exc.retryable))
         return
     except Exception as exc:  # a sink bug: permanent, as an open's
-        conn.send(("error", f"{payload.name}: {exc!r}", False))
+        conn.send(("error", f"{recipe.name}: {exc!r}", False))
         return
     reply = _answer(sink, sink.open)
     conn.send(reply)
@@ -107,7 +124,8 @@ def serve_sink(conn: Connection, payload: Sink | Recipe) -> None:
 class ProcessSink:
     """``sink``, written by a child process; declares what ``sink`` declares, less what a
     sink in another process cannot do (delivery marks, shared engines: a replay's own).
-    ``sink`` may be a :class:`Recipe`, the child building the sink from it."""
+    ``sink`` may be a :class:`Recipe`, the child building the sink from it; a built sink is
+    handed in as it is (:func:`recipe_of`)."""
 
     def __init__(
         self,
@@ -145,7 +163,7 @@ class ProcessSink:
         if self._opened_once and self._again is not None:
             payload = self._again(self._sink)
         title = f"monitord sink-{self.name} {self.destination}"
-        child = Child(SERVE, payload, title=title, level=self._level, teardown=False)
+        child = Child(SERVE, recipe_of(payload), title=title, level=self._level, teardown=False)
         self.children += 1
         began = time.monotonic()
         try:
