@@ -20,6 +20,7 @@ demand, so they never hold ids of rolled-back rows.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -153,6 +154,11 @@ class BatchLoader(RowStore):
     insert-if-new) instead of duplicating them.
     """
 
+    #: PostgreSQL: the batch's ``task.info`` events whose workflow was not cached when it
+    #: began -> their place in it, and the batch (:meth:`_tasks_from`)
+    _later_tasks: dict[int, int]
+    _events: Sequence[StampedeEvent] = ()
+
     def load(
         self, conn: Connection, events: Iterable[StampedeEvent], *, slow: bool = False
     ) -> None:
@@ -164,6 +170,7 @@ class BatchLoader(RowStore):
         self._conn = conn
         self._slow = slow
         self._begin_batch()
+        self._later_tasks = {}
         self._numbering = not slow and self.shared is None and conn.dialect.name == "sqlite"
         handlers = _HANDLERS
         self._raw.open(conn)
@@ -186,6 +193,7 @@ class BatchLoader(RowStore):
         finally:
             self._raw.close()
             self._conn = None
+            self._later_tasks, self._events = {}, ()
 
     def _lookups_ahead(self, events: Sequence[StampedeEvent]) -> None:
         """The batch's file names (SQLite and PostgreSQL), and on SQLite its tasks and jobs
@@ -247,11 +255,15 @@ class BatchLoader(RowStore):
         if self.conn.dialect.driver != "psycopg2":
             return events
         groups: dict[tuple[type[StampedeEvent], int], list[tuple[int, Any, Row]]] = {}
-        for ev in events:
+        later = self._later_tasks
+        for at, ev in enumerate(events):
             spec = _AHEAD.get(type(ev))
             if spec is None:
                 continue
             wf = self._wfs.get(ev.xwf_id)
+            if wf is None and type(ev) in _TASK_INFOS:
+                later[id(ev)] = at  # (its workflow may be planned earlier in the batch)
+                continue
             if wf is None or not wf.complete:
                 continue
             table, cols, key, _ = spec
@@ -276,7 +288,48 @@ class BatchLoader(RowStore):
             for (event_id, _, _), k in zip(rows, keys, strict=True):
                 self._ahead[event_id] = ids[k]
         self._instances_ahead(events)
+        if later:
+            self._events = events
         return events
+
+    def _tasks_from(self, at: int) -> None:
+        """PostgreSQL: the ``task.info`` rows from the batch's ``at``-th event on (one whose
+        workflow was not cached when the batch began: planned in it) inserted in one
+        statement, when its handler comes to it, the workflow's row now there (was an ``INSERT
+        .. RETURNING`` each: 861 for ingest30h's stream).  Only those before the first one
+        whose outcome is not certain here (its workflow not created by this loader or not yet
+        planned, its cache trimmed, a key seen before, a malformed or incomplete row): they
+        get their ids in event order, as one insert each gave them, and that one and those
+        after it are left to their handlers, in order.  A row inserted ahead is not in the
+        workflow's cache until its handler puts it there, and a created workflow's untrimmed
+        cache is all a lookup reads: an event in between sees what it saw before."""
+        rows: list[Row] = []
+        firsts: list[tuple[int, tuple[int, Any]]] = []
+        seen: set[tuple[int, Any]] = set()
+        ahead = self._ahead
+        for ev in itertools.islice(self._events, at, None):
+            if type(ev) not in _TASK_INFOS or id(ev) in ahead:
+                continue  # (another kind, or a row inserted when the batch began)
+            wf = self._wfs.get(ev.xwf_id)
+            if wf is None or not wf.complete or wf.tasks.dropped:
+                break
+            try:
+                row = _row(ev, TASK_COLS, {"wf_id": wf.wf_id, "job_id": None})
+            except (KeyError, TypeError, ValueError):
+                break
+            key = (wf.wf_id, row["abs_task_id"])
+            if wf.tasks.get(key[1]) is not None or self._missing("task", row) is not None:
+                break
+            if key in seen:
+                break
+            seen.add(key)
+            rows.append(row)
+            firsts.append((id(ev), key))
+        if len(rows) < 2:
+            return
+        ids = self._raw.insert_ids(s.task, rows, ("wf_id", "abs_task_id"))
+        for event_id, key in firsts:
+            ahead[event_id] = ids[key]
 
     def _instances_ahead(self, events: Sequence[StampedeEvent]) -> None:
         """PostgreSQL: the batch's new job instances inserted up front in one statement (was
@@ -416,6 +469,11 @@ class BatchLoader(RowStore):
             log.error("duplicate task, task.info ignored", xwf_id=wf.uuid, task_id=abs_task_id)
             return
         task_id = self._ahead.pop(id(ev), None)
+        if task_id is None:
+            at = self._later_tasks.pop(id(ev), None)
+            if at is not None:
+                self._tasks_from(at)
+                task_id = self._ahead.pop(id(ev), None)
         if task_id is None:
             task_id = self._new_id(s.task, (wf.wf_id, None, *_TASK_VALUES(ev)))
         if task_id is not None:
@@ -707,6 +765,9 @@ def _instance_values(ev: Any, job_id: int, seq: int) -> tuple[Any, ...]:
     site = _v(ev.site) if type(ev) in _SUBMIT_START else None
     return (job_id, seq, _v(ev.sched_id), site, 1)
 
+
+#: ``task.info`` as an event and as a view (:meth:`BatchLoader._tasks_from`).
+_TASK_INFOS = kinds(TaskInfo)
 
 #: The kinds whose handler creates a job instance if it is new (:meth:`BatchLoader._instances_ahead`).
 _INSTANCE_STARTS = frozenset(k for k, h in _HANDLERS.items() if h is BatchLoader._instance_start)
