@@ -60,7 +60,8 @@ def tokenize(line: str) -> dict[str, str]:
     (:func:`tokenize_regex`); both give the same dict (``tests/test_readers_staticbp.py``
     compares them on random lines).  A text between two quoted values that is only the
     next one's ``key=`` (`` type=``: all but the first of a planner's line) is looked up
-    in :data:`_KEY_OF`, filled from what this loop found for it (no split, no checks).
+    in :data:`_KEY_OF`, filled from what this loop found for it (no split, no checks); a
+    first text whose words after ``ts=STAMP`` were cut before is taken from :data:`_HEAD_OF`.
     Every key this path gives is one shared string (interned, or :data:`_KEY_OF`'s): a
     crossing to the ``--sql-process`` child pickles a relayed event's attributes, and
     pickles a string it has seen in the batch as a reference (static.bp batches ~20 %
