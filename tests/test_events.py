@@ -6,7 +6,14 @@ import glob
 
 import pytest
 
-from monitord.core.events import EVENT_CLASSES, GenericEvent, MissingAttribute, make_event
+from monitord.core.events import (
+    EVENT_CLASSES,
+    Fixed,
+    GenericEvent,
+    MissingAttribute,
+    make_event,
+    relay_builder,
+)
 from monitord.core.readers.bp import parse_bp_line
 from tests.conftest import CORPUS, require_corpus
 
@@ -79,6 +86,18 @@ def test_mandatory_attributes_are_checked():
 def test_unknown_kinds_stay_generic():
     ev = make_event("something.new", {"xwf.id": "x"})
     assert isinstance(ev, GenericEvent) and ev.name == "something.new"
+
+
+def test_a_relay_builder_makes_what_make_event_makes():
+    fixed = Fixed(xwf_id="x", dag="d.dag", wf_ts=5)
+    for name, attrs in (
+        ("task.info", {"xwf.id": "y", "task.id": "t", "argv": "-a", "odd": "1"}),
+        ("something.new", {"xwf.id": "x", "k": "v"}),
+    ):
+        made, built = make_event(name, dict(attrs), fixed), relay_builder(name, fixed)(dict(attrs))
+        assert type(made) is type(built) and made.name == built.name == name
+        assert made.wire_items() == built.wire_items() and made.extra == built.extra
+        assert [getattr(made, f) for f in made.fields] == [getattr(built, f) for f in built.fields]
 
 
 def test_every_reference_event_builds_as_its_typed_class():

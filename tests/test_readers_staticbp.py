@@ -135,3 +135,41 @@ def test_split_path_keys_are_shared_strings() -> None:
     )
     assert list(one) == list(two) == ["ts", "event", "xwf.id", "parent.job.id", "child.job.id", "k"]
     assert all(a is b for a, b in zip(one, two, strict=True))
+
+
+# A line's first text, before its first quoted value: a ``ts`` word, then words a kind's
+# lines share, the awkward ones included (whitespace other than a space in the ts word, a
+# bare word, an ``=`` with no key, ``ts`` or the quoted value's key again).
+_TS_WORDS = ("ts=1", "ts=", "ts=a=b", "ts=1\t2", "ts=1\xa02", "tsx=1", "", "\x1cts=1")
+_HEADS = (
+    " event=a xwf.id=b k=",
+    " k=",
+    "  event=a\tk=",
+    " solo k=",
+    " =x k=",
+    " ts=2 k=",
+    " k=x k=",
+    " event=a",
+    " event=a =",
+    "",
+)
+
+
+def test_a_first_text_seen_before_is_cut_from_memory_and_agrees() -> None:
+    """The second line of a kind takes its first text's items from :data:`_HEAD_OF`, the
+    same items in the same order as the regex gives (and as the first line's cut)."""
+    staticbp._HEAD_OF.clear()
+    for word in _TS_WORDS:
+        for head in _HEADS:
+            for n in range(2):
+                line = f'{word}{head}"v{n}" type="t" tail=x'
+                assert list(tokenize(line).items()) == list(tokenize_regex(line).items()), line
+    planner = 'ts=1970-01-01T00:00:01Z event=job.info xwf.id=x job.id="a" type="1"'
+    assert tokenize(planner) == tokenize(planner.replace("01Z", "02Z")) | {
+        "ts": "1970-01-01T00:00:01Z"
+    }
+    assert staticbp._HEAD_OF["event=job.info xwf.id=x job.id="] == (
+        (("event", "job.info"), ("xwf.id", "x")),
+        "job.id",
+    )
+    assert not any(head.startswith("=x") for head in staticbp._HEAD_OF)  # the regex's

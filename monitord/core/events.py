@@ -25,6 +25,8 @@ dict, built once per event and plugin) read wire keys, through ``wire_items``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from monitord.core import event_classes
@@ -50,6 +52,7 @@ __all__ = [
     "MissingAttribute",
     "StampedeEvent",
     "make_event",
+    "relay_builder",
 ]
 __all__ += event_classes.__all__
 
@@ -69,3 +72,13 @@ def make_event(name: str, attrs: dict[str, Any], fixed: Fixed | None = None) -> 
             attrs.update(fixed.wire_items())
         return GenericEvent(name, attrs)
     return cls.from_wire(attrs, fixed)
+
+
+def relay_builder(name: str, fixed: Fixed | None) -> Callable[[dict[str, Any]], StampedeEvent]:
+    """:func:`make_event` for one kind and one workflow's ``fixed``, looked up once: a relay
+    of many lines of a few kinds (a static.bp's ~120,000 at 20,000 jobs) calls the kind's
+    ``from_wire`` directly, the same event."""
+    cls = EVENT_CLASSES.get(name)
+    if cls is None:
+        return partial(make_event, name, fixed=fixed)
+    return partial(cls.from_wire, fixed=fixed)

@@ -9,11 +9,12 @@ from typing import Any, TextIO
 
 from monitord.core.events import (
     UNSET,
+    StampedeEvent,
     StaticEnd,
     StaticStart,
     WfPlan,
     XwfMapSubwfJob,
-    make_event,
+    relay_builder,
 )
 from monitord.core.readers.staticbp import StaticBPError, parse_static_bp
 from monitord.core.workflow import SubworkflowRequest, Workflow
@@ -74,13 +75,17 @@ def open_static(run_dir: str, bd: Any) -> TextIO:
 
 def emit_static(wf: Workflow, fh: TextIO, publish: Callable[[], None]) -> None:
     """``static.start``, the static.bp events, ``static.end`` (``publish`` every BATCH events)."""
-    path = fh.name
-    wf.emit(StaticStart(xwf_id=wf.uuid, fixed=wf.fixed))
+    path, fixed, emit, events = fh.name, wf.fixed, wf.emit, wf.events
+    emit(StaticStart(xwf_id=wf.uuid, fixed=fixed))
+    builders: dict[str, Callable[[dict[str, Any]], StampedeEvent]] = {}  # by kind
     with fh:
         try:
             for name, attrs in parse_static_bp(fh, path=path):
-                wf.emit(make_event(name, attrs, fixed=wf.fixed))
-                if len(wf.events) >= BATCH:
+                build = builders.get(name)
+                if build is None:
+                    build = builders[name] = relay_builder(name, fixed)
+                emit(build(attrs))
+                if len(events) >= BATCH:
                     publish()
         except StaticBPError as exc:
             raise MonitordError(str(exc)) from None

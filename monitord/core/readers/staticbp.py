@@ -60,7 +60,8 @@ def tokenize(line: str) -> dict[str, str]:
     (:func:`tokenize_regex`); both give the same dict (``tests/test_readers_staticbp.py``
     compares them on random lines).  A text between two quoted values that is only the
     next one's ``key=`` (`` type=``: all but the first of a planner's line) is looked up
-    in :data:`_KEY_OF`, filled from what this loop found for it (no split, no checks).
+    in :data:`_KEY_OF`, filled from what this loop found for it (no split, no checks); a
+    first text whose words after ``ts=STAMP`` were cut before is taken from :data:`_HEAD_OF`.
     Every key this path gives is one shared string (interned, or :data:`_KEY_OF`'s): a
     crossing to the ``--sql-process`` child pickles a relayed event's attributes, and
     pickles a string it has seen in the batch as a reference (static.bp batches ~20 %
@@ -74,7 +75,18 @@ def tokenize(line: str) -> dict[str, str]:
         return tokenize_regex(line)
     attrs: dict[str, str] = {}
     key_of = _KEY_OF
-    for i in range(0, last, 2):  # each text before a quoted value ends with its ``key=``
+    start = 0
+    if last:  # the first text: ``ts=STAMP`` and words the kind's lines share, then ``key=``
+        word, _, rest = segs[0].partition(" ")
+        head = _HEAD_OF.get(rest)
+        if head is None:
+            _learn_head(word, rest)
+        elif word[:3] == "ts=" and word.isprintable():
+            attrs["ts"] = word[3:]
+            attrs.update(head[0])
+            attrs[head[1]] = segs[1]
+            start = 2
+    for i in range(start, last, 2):  # each text before a quoted value ends with its ``key=``
         outside = segs[i]
         key = key_of.get(outside)
         if key is None:
@@ -94,6 +106,29 @@ def tokenize(line: str) -> dict[str, str]:
     if tail and not _bare(tail.split(), attrs):
         return tokenize_regex(line)
     return attrs
+
+
+#: :func:`tokenize`'s first text after its ``ts=STAMP`` word (`` event=task.info xwf.id=ID
+#: task.id=``: the same for every line of a kind in a workflow) -> its bare words' items and
+#: the quoted value's key; cleared when full (a service's many workflows).
+_HEAD_OF: dict[str, tuple[tuple[tuple[str, str], ...], str]] = {}
+
+
+def _learn_head(word: str, rest: str) -> None:
+    """Remember ``rest`` in :data:`_HEAD_OF` when the split path cuts ``word rest`` into
+    ``ts`` = the word's value, ``rest``'s bare words, then the quoted value's ``key=``: a
+    word with no whitespace (printable, and ``partition`` took the first space) is one
+    ``str.split`` word, so the items are those the loop makes, in its order."""
+    words = rest.split()
+    if word[:3] != "ts=" or not word.isprintable() or rest[-1:] != "=" or not words:
+        return
+    key = intern(words.pop()[:-1])
+    pairs: dict[str, str] = {}
+    if not key or "=" in key or not _bare(words, pairs):
+        return
+    if len(_HEAD_OF) >= _KEY_OF_MAX:
+        _HEAD_OF.clear()
+    _HEAD_OF[rest] = (tuple(pairs.items()), key)
 
 
 def _bare(words: list[str], attrs: dict[str, str]) -> bool:
