@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from sys import intern
 from typing import Any
 
+from monitord.core.bounded import make_room
 from monitord.core.readers.braindump import planner_iso_epoch
 
 PREFIX = "stampede."
@@ -126,8 +127,7 @@ def _learn_head(word: str, rest: str) -> None:
     pairs: dict[str, str] = {}
     if not key or "=" in key or not _bare(words, pairs):
         return
-    if len(_HEAD_OF) >= _KEY_OF_MAX:
-        _HEAD_OF.clear()
+    make_room(_HEAD_OF, _KEY_OF_MAX)
     _HEAD_OF[rest] = (tuple(pairs.items()), key)
 
 
