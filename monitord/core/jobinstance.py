@@ -359,44 +359,44 @@ def _encode(values: list[Any], texts: TextTable | None) -> bytes | None:
     (marshal spent 5 bytes on every int and each text whole: a record ~137 -> ~65 bytes, and
     ~12 bytes less with these two).  None: a value this does not pack (marshal does)."""
     out = bytearray()
-    append = out.append
     last_time: int | None = None
     for at, value in enumerate(values):
-        kind = type(value)
-        if value is None:
-            append(_T_NONE)
-        elif kind is bool:
-            append(_T_TRUE if value else _T_FALSE)
-        elif kind is int:
-            if at in _TIME_SET:
-                if last_time is not None:
-                    delta = value - last_time
-                    append(_T_DELTA)
-                    n = delta << 1 if delta >= 0 else (-delta << 1) - 1
-                    last_time = value
-                else:
-                    append(_T_INT if value >= 0 else _T_NEG)
-                    n = last_time = value
-                    n = n if n >= 0 else -n
-            elif value >= 0:
-                append(_T_INT)
-                n = value
+        if type(value) is int and at in _TIME_SET:
+            if last_time is None:
+                last_time = value
             else:
-                append(_T_NEG)
-                n = -value
-            if n < 0x80:  # the usual small number: one byte, no call
-                append(n)
-            else:
-                _varint(out, n)
-        elif kind is float:
-            out.append(_T_FLOAT)
-            out += _pack_float.pack(value)
-        elif kind is str:
-            if not _encode_text(out, at, value, texts):
-                return None
-        else:
+                delta, last_time = value - last_time, value
+                out.append(_T_DELTA)
+                _varint(out, delta << 1 if delta >= 0 else (-delta << 1) - 1)
+                continue
+        if not _encode_one(out, at, value, texts):
             return None
     return bytes(out)
+
+
+def _encode_one(out: bytearray, at: int, value: Any, texts: TextTable | None) -> bool:
+    """The value at position ``at`` of a record appended to ``out`` as a tag and its bytes;
+    False when it does not pack."""
+    kind = type(value)
+    if value is None:
+        out.append(_T_NONE)
+    elif kind is bool:
+        out.append(_T_TRUE if value else _T_FALSE)
+    elif kind is int:
+        out.append(_T_INT if value >= 0 else _T_NEG)
+        n = value if value >= 0 else -value
+        if n < 0x80:  # the usual small number: one byte, no call
+            out.append(n)
+        else:
+            _varint(out, n)
+    elif kind is float:
+        out.append(_T_FLOAT)
+        out += _pack_float.pack(value)
+    elif kind is str:
+        return _encode_text(out, at, value, texts)
+    else:
+        return False
+    return True
 
 
 def _encode_text(out: bytearray, at: int, value: str, texts: TextTable | None) -> bool:
@@ -452,37 +452,41 @@ def _decode(data: bytes, at: int, texts: TextTable | None) -> tuple[Any, ...]:
     last_time: int | None = None
     end = len(data)
     while at < end:
-        tag = data[at]
-        at += 1
-        if tag <= _T_TRUE:
-            values.append(None if tag == _T_NONE else tag == _T_TRUE)
-            continue
-        if tag == _T_FLOAT:
-            values.append(_pack_float.unpack_from(data, at)[0])
-            at += 8
-            continue
-        n, at = _read_varint(data, at)
-        if tag == _T_INT or tag == _T_NEG:
-            value: Any = n if tag == _T_INT else -n
-            if len(values) in _TIME_SET:
-                last_time = value
-        elif tag == _T_DELTA:
+        if data[at] == _T_DELTA:
+            n, at = _read_varint(data, at + 1)
             value = last_time = last_time + (-(n + 1 >> 1) if n & 1 else n >> 1)  # type: ignore[operator]
-        elif tag == _T_TEXT:
-            value = None if texts is None else texts.texts[n]
-        elif tag == _T_SCHED or tag == _T_NUMBERED:
-            tail, at = _read_varint(data, at)
-            if tag == _T_SCHED:
-                value = f"{n}.{tail}"
-            else:
-                value = None if texts is None else f"{texts.texts[n]}{tail}"
-        else:  # _T_STR: n bytes follow; _T_PATH: n numbers the parent, then a _T_STR's
-            if tag == _T_PATH:
-                parent = None if texts is None else texts.texts[n]
-                n, at = _read_varint(data, at)
-            value = data[at : at + n].decode()
-            at += n
-            if tag == _T_PATH:
-                value = None if parent is None else f"{parent}/{value}"
+        else:
+            value, at = _decode_one(data, at, texts)
+            if type(value) is int and len(values) in _TIME_SET:
+                last_time = value
         values.append(value)
     return tuple(values)
+
+
+def _decode_one(data: bytes, at: int, texts: TextTable | None) -> tuple[Any, int]:
+    """The value :func:`_encode_one` wrote at ``data[at]``, and where the next one starts."""
+    tag = data[at]
+    at += 1
+    if tag <= _T_TRUE:
+        return (None if tag == _T_NONE else tag == _T_TRUE), at
+    if tag == _T_FLOAT:
+        return _pack_float.unpack_from(data, at)[0], at + 8
+    n, at = _read_varint(data, at)
+    if tag == _T_INT or tag == _T_NEG:
+        return (n if tag == _T_INT else -n), at
+    if tag == _T_TEXT:
+        return (None if texts is None else texts.texts[n]), at
+    if tag == _T_SCHED or tag == _T_NUMBERED:
+        tail, at = _read_varint(data, at)
+        if tag == _T_SCHED:
+            return f"{n}.{tail}", at
+        return (None if texts is None else f"{texts.texts[n]}{tail}"), at
+    # _T_STR: n bytes follow; _T_PATH: n numbers the parent, then a _T_STR's
+    parent = None
+    if tag == _T_PATH:
+        parent = None if texts is None else texts.texts[n]
+        n, at = _read_varint(data, at)
+    value = data[at : at + n].decode()
+    if tag == _T_PATH:
+        value = None if parent is None else f"{parent}/{value}"  # type: ignore[assignment]
+    return value, at + n
