@@ -134,7 +134,9 @@ class FinishedJob(bytes):
                 t = values[at]
                 if t is not None:
                     values[at] = int(t)
-        compact = _encode(values, texts)
+        compact = _encode_positional(values, texts, bool(head[3] & _INT_TIMES))
+        if compact is None:
+            compact = _encode(values, texts)
         if compact is not None:
             head[3] |= _COMPACT
             return cls(head + compact)
@@ -309,6 +311,19 @@ _WORK_DIR = _PACKED.index("work_dir")
 _TIME_SET = frozenset(_TIMES)
 _pack_float = struct.Struct("<d")
 
+# The layout by position (_encode_positional): what each value is, so that it needs no tag.
+_K_TAGGED, _K_INT, _K_TIME, _K_BOOL = range(4)
+_BOOLS = frozenset(_PACKED.index(name) for name in ("kickstart_parsed", "rotated"))
+_INTS = ("seq", "js_seq", "out_num", "time_req", "pre_exitcode", "post_exitcode", "cluster_start")
+_KINDS = tuple(
+    _K_TIME if at in _TIME_SET else _K_BOOL if at in _BOOLS else _K_INT if name in _INTS else _K_TAGGED
+    for at, name in enumerate(_PACKED)
+)  # fmt: skip
+# Its head: one bit a value (set: there, not None; a bool's: its value) and the top bit, which
+# tells it from _encode's layout (whose first byte is a tag, < 0x80).
+_MAP_BYTES = (len(_PACKED) + 8) // 8
+_MAP_MARK = 1 << (8 * _MAP_BYTES - 1)
+
 
 def _whole_times(values: list[Any]) -> bool:
     """Whether every time of a record's values is None or a whole float of 32 bits."""
@@ -371,6 +386,43 @@ def _encode(values: list[Any], texts: TextTable | None) -> bytes | None:
                 continue
         if not _encode_one(out, at, value, texts):
             return None
+    return bytes(out)
+
+
+def _encode_positional(values: list[Any], texts: TextTable | None, int_times: bool) -> bytes | None:
+    """The values in the layout by position: a bitmap of those there (a bool's value its bit),
+    then each value there, an int as its zigzag varint, a time as one too (whole times: after
+    another, its difference) or 8 bytes, the others tagged (:func:`_encode_one`).  No tag for
+    a None, an int or a bool: ~20 bytes less than :func:`_encode`'s for a usual record (issue
+    30).  None: a value not of its position's kind (``_encode``'s layout takes it)."""
+    out = bytearray(_MAP_BYTES)
+    present = _MAP_MARK
+    last_time: int | None = None
+    for at, value in enumerate(values):
+        kind = _KINDS[at]
+        if kind == _K_BOOL:
+            if type(value) is not bool:
+                return None
+            present |= value << at
+            continue
+        if value is None:
+            continue
+        present |= 1 << at
+        if kind == _K_TAGGED:
+            if not _encode_one(out, at, value, texts):
+                return None
+        elif kind == _K_TIME and not int_times:
+            if type(value) is not float:
+                return None
+            out += _pack_float.pack(value)
+        elif type(value) is not int:
+            return None
+        else:
+            n = value
+            if kind == _K_TIME:
+                n, last_time = (value if last_time is None else value - last_time), value
+            _varint(out, n << 1 if n >= 0 else (-n << 1) - 1)
+    out[:_MAP_BYTES] = present.to_bytes(_MAP_BYTES, "big")
     return bytes(out)
 
 
@@ -447,7 +499,10 @@ def _encode_text(out: bytearray, at: int, value: str, texts: TextTable | None) -
 
 
 def _decode(data: bytes, at: int, texts: TextTable | None) -> tuple[Any, ...]:
-    """The values :func:`_encode` packed from ``data[at:]``."""
+    """The values :func:`_encode` or :func:`_encode_positional` packed from ``data[at:]``
+    (``data``: the record, its flags at ``data[3]``)."""
+    if data[at] & 0x80:
+        return _decode_positional(data, at, texts, bool(data[3] & _INT_TIMES))
     values: list[Any] = []
     last_time: int | None = None
     end = len(data)
@@ -490,3 +545,33 @@ def _decode_one(data: bytes, at: int, texts: TextTable | None) -> tuple[Any, int
     if tag == _T_PATH:
         value = None if parent is None else f"{parent}/{value}"  # type: ignore[assignment]
     return value, at + n
+
+
+def _decode_positional(
+    data: bytes, at: int, texts: TextTable | None, int_times: bool
+) -> tuple[Any, ...]:
+    """The values :func:`_encode_positional` packed from ``data[at:]``."""
+    present = int.from_bytes(data[at : at + _MAP_BYTES], "big")
+    at += _MAP_BYTES
+    values: list[Any] = []
+    last_time: int | None = None
+    for i, kind in enumerate(_KINDS):
+        there = present >> i & 1
+        if kind == _K_BOOL:
+            values.append(there == 1)
+            continue
+        if not there:
+            values.append(None)
+            continue
+        if kind == _K_TAGGED:
+            value, at = _decode_one(data, at, texts)
+        elif kind == _K_TIME and not int_times:
+            value = _pack_float.unpack_from(data, at)[0]
+            at += 8
+        else:
+            n, at = _read_varint(data, at)
+            value = -(n + 1 >> 1) if n & 1 else n >> 1
+            if kind == _K_TIME:
+                value = last_time = value if last_time is None else last_time + value
+        values.append(value)
+    return tuple(values)
