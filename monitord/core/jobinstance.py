@@ -97,7 +97,8 @@ class FinishedJob(bytes):
     Layout: the codes of ``state``, ``prev_state`` and ``known_state`` (one byte each: an
     index in :data:`STATE_CODES`, :data:`_NONE`, or :data:`_TEXT`: the state's text follows,
     after its length), a flags byte (its upper bits: ``out_num``, see :func:`_out_code`),
-    then the marshalled values of :data:`_PACKED`. What
+    then the values of :data:`_PACKED`: laid out by position (:func:`_encode_positional`),
+    else tagged (:func:`_encode`; a record of an older snapshot too), else marshalled. What
     :meth:`JobInstance.retire` cleared is not packed, nor the submit directory when it is the
     one the node's ``.dag`` entry gives (the caller's ``submit_dir``): per record, those
     were ~120 of ~295 bytes.
