@@ -241,6 +241,8 @@ def test_snapshots_are_checked_before_use(tmp_path: Path) -> None:
     assert store.load(str(tmp_path / "elsewhere.dag.dagman.out"), wf.uuid) is None
     loaded.version = 5  # an older layout of the records (core/jobinstance.py _encode)
     assert loaded.problem() == f"snapshot version 5, not {VERSION}"
+    loaded.version = 6  # the tagged layout, which a record of 7 still reads: accepted
+    assert loaded.problem() is None
     loaded.version = VERSION
     js.write_text("x" * 5)  # the jobstate.log lost lines the snapshot counts on
     assert "shorter" in (loaded.problem() or "")

@@ -506,7 +506,8 @@ def test_a_record_numbers_its_shared_texts_and_packs_ints_small():
     numbered in the workflow's table, its ints as varints, its times after the first as
     differences, its sched id as two numbers, its work directory as the numbered text before
     its last number and that number: 100 B, 112 B with those two as texts, 186 B with every
-    value marshalled (issue 30)."""
+    value marshalled (issue 30); 86 B with its values laid out by position (no tag for a
+    None, an int or a bool), one pymalloc size class less."""
     import sys
 
     from monitord.core.jobinstance import FinishedJob, TextTable
@@ -517,12 +518,32 @@ def test_a_record_numbers_its_shared_texts_and_packs_ints_small():
     assert isinstance(record, FinishedJob)
     assert b"local_univ_execute" not in record and b"bruno" not in record
     assert b"3842" not in record and b"3060240" not in record
-    assert sys.getsizeof(record) <= 100, sys.getsizeof(record)
+    assert sys.getsizeof(record) <= 86, sys.getsizeof(record)
     assert (record.state, record.sched_id, record.seq) == ("POST_SCRIPT_SUCCESS", "3842.0", 12345)
     assert record.revive("a", "/run/00/00", texts) == inst
     # a second instance shares the table's texts: no new one
     FinishedJob.of(_finished_instance(work_dir="/var/lib/condor/spool/local_univ_execute/dir_7"), "/run/00/00", texts)  # type: ignore[arg-type]  # fmt: skip
     assert len(texts.texts) == 3
+
+
+# _finished_instance()'s record as the tagged layout (_encode, snapshot version 6) wrote it
+_TAGGED_RECORD = "18ffff0b03b9600003070a821e00070003000000000003c7c3fa9e060908030009020900030007010b0290e4ba010000000202"  # fmt: skip
+
+
+def test_a_record_of_the_tagged_layout_still_revives():
+    """A record a snapshot of version 6 holds (one tag a value) is read as before: a crash
+    resumed by a newer daemon finds every value it packed."""
+    from monitord.core.jobinstance import FinishedJob, TextTable
+
+    texts = TextTable()
+    texts.__setstate__(["local", "bruno", "/var/lib/condor/spool/local_univ_execute/dir_"])
+    record = FinishedJob(bytes.fromhex(_TAGGED_RECORD))
+    assert record.revive("a", "/run/00/00", texts) == _finished_instance()
+    assert (record.sched_id, record.seq, record.out_num) == ("3842.0", 12345, 0)
+    again = FinishedJob.of(_finished_instance(), "/run/00/00", texts)  # type: ignore[arg-type]
+    assert (
+        len(again) < len(record) and again.revive("a", "/run/00/00", texts) == _finished_instance()
+    )
 
 
 @pytest.mark.parametrize(
@@ -540,6 +561,8 @@ def test_a_record_numbers_its_shared_texts_and_packs_ints_small():
         {"sched_id": "12", "work_dir": "/x/dir_\u0663"},  # no dot; an Arabic-Indic digit
         {"sched_id": "1.2.3", "work_dir": "/x/" + "9" * 19},  # two dots; a number too long
         {"sched_id": "1.", "work_dir": "/x/5/"},  # no proc; no number at the end
+        {"main_start": 0.25, "main_end": 1675534795},  # an int time among floats: tagged
+        {"kickstart_parsed": None, "js_seq": True},  # not of their places' kinds: tagged
     ],
 )
 def test_a_record_revives_every_kind_of_value_equal(values: dict[str, object]) -> None:

@@ -97,7 +97,8 @@ class FinishedJob(bytes):
     Layout: the codes of ``state``, ``prev_state`` and ``known_state`` (one byte each: an
     index in :data:`STATE_CODES`, :data:`_NONE`, or :data:`_TEXT`: the state's text follows,
     after its length), a flags byte (its upper bits: ``out_num``, see :func:`_out_code`),
-    then the marshalled values of :data:`_PACKED`. What
+    then the values of :data:`_PACKED`: laid out by position (:func:`_encode_positional`),
+    else tagged (:func:`_encode`; a record of an older snapshot too), else marshalled. What
     :meth:`JobInstance.retire` cleared is not packed, nor the submit directory when it is the
     one the node's ``.dag`` entry gives (the caller's ``submit_dir``): per record, those
     were ~120 of ~295 bytes.
@@ -134,7 +135,9 @@ class FinishedJob(bytes):
                 t = values[at]
                 if t is not None:
                     values[at] = int(t)
-        compact = _encode(values, texts)
+        compact = _encode_positional(values, texts, bool(head[3] & _INT_TIMES))
+        if compact is None:
+            compact = _encode(values, texts)
         if compact is not None:
             head[3] |= _COMPACT
             return cls(head + compact)
@@ -309,6 +312,19 @@ _WORK_DIR = _PACKED.index("work_dir")
 _TIME_SET = frozenset(_TIMES)
 _pack_float = struct.Struct("<d")
 
+# The layout by position (_encode_positional): what each value is, so that it needs no tag.
+_K_TAGGED, _K_INT, _K_TIME, _K_BOOL = range(4)
+_BOOLS = frozenset(_PACKED.index(name) for name in ("kickstart_parsed", "rotated"))
+_INTS = ("seq", "js_seq", "out_num", "time_req", "pre_exitcode", "post_exitcode", "cluster_start")
+_KINDS = tuple(
+    _K_TIME if at in _TIME_SET else _K_BOOL if at in _BOOLS else _K_INT if name in _INTS else _K_TAGGED
+    for at, name in enumerate(_PACKED)
+)  # fmt: skip
+# Its head: one bit a value (set: there, not None; a bool's: its value) and the top bit, which
+# tells it from _encode's layout (whose first byte is a tag, < 0x80).
+_MAP_BYTES = (len(_PACKED) + 8) // 8
+_MAP_MARK = 1 << (8 * _MAP_BYTES - 1)
+
 
 def _whole_times(values: list[Any]) -> bool:
     """Whether every time of a record's values is None or a whole float of 32 bits."""
@@ -359,44 +375,81 @@ def _encode(values: list[Any], texts: TextTable | None) -> bytes | None:
     (marshal spent 5 bytes on every int and each text whole: a record ~137 -> ~65 bytes, and
     ~12 bytes less with these two).  None: a value this does not pack (marshal does)."""
     out = bytearray()
-    append = out.append
     last_time: int | None = None
     for at, value in enumerate(values):
-        kind = type(value)
-        if value is None:
-            append(_T_NONE)
-        elif kind is bool:
-            append(_T_TRUE if value else _T_FALSE)
-        elif kind is int:
-            if at in _TIME_SET:
-                if last_time is not None:
-                    delta = value - last_time
-                    append(_T_DELTA)
-                    n = delta << 1 if delta >= 0 else (-delta << 1) - 1
-                    last_time = value
-                else:
-                    append(_T_INT if value >= 0 else _T_NEG)
-                    n = last_time = value
-                    n = n if n >= 0 else -n
-            elif value >= 0:
-                append(_T_INT)
-                n = value
+        if type(value) is int and at in _TIME_SET:
+            if last_time is None:
+                last_time = value
             else:
-                append(_T_NEG)
-                n = -value
-            if n < 0x80:  # the usual small number: one byte, no call
-                append(n)
-            else:
-                _varint(out, n)
-        elif kind is float:
-            out.append(_T_FLOAT)
-            out += _pack_float.pack(value)
-        elif kind is str:
-            if not _encode_text(out, at, value, texts):
-                return None
-        else:
+                delta, last_time = value - last_time, value
+                out.append(_T_DELTA)
+                _varint(out, delta << 1 if delta >= 0 else (-delta << 1) - 1)
+                continue
+        if not _encode_one(out, at, value, texts):
             return None
     return bytes(out)
+
+
+def _encode_positional(values: list[Any], texts: TextTable | None, int_times: bool) -> bytes | None:
+    """The values in the layout by position: a bitmap of those there (a bool's value its bit),
+    then each value there, an int as its zigzag varint, a time as one too (whole times: after
+    another, its difference) or 8 bytes, the others tagged (:func:`_encode_one`).  No tag for
+    a None, an int or a bool: ~20 bytes less than :func:`_encode`'s for a usual record (issue
+    30).  None: a value not of its position's kind (``_encode``'s layout takes it)."""
+    out = bytearray(_MAP_BYTES)
+    present = _MAP_MARK
+    last_time: int | None = None
+    for at, value in enumerate(values):
+        kind = _KINDS[at]
+        if kind == _K_BOOL:
+            if type(value) is not bool:
+                return None
+            present |= value << at
+            continue
+        if value is None:
+            continue
+        present |= 1 << at
+        if kind == _K_TAGGED:
+            if not _encode_one(out, at, value, texts):
+                return None
+        elif kind == _K_TIME and not int_times:
+            if type(value) is not float:
+                return None
+            out += _pack_float.pack(value)
+        elif type(value) is not int:
+            return None
+        else:
+            n = value
+            if kind == _K_TIME:
+                n, last_time = (value if last_time is None else value - last_time), value
+            _varint(out, n << 1 if n >= 0 else (-n << 1) - 1)
+    out[:_MAP_BYTES] = present.to_bytes(_MAP_BYTES, "big")
+    return bytes(out)
+
+
+def _encode_one(out: bytearray, at: int, value: Any, texts: TextTable | None) -> bool:
+    """The value at position ``at`` of a record appended to ``out`` as a tag and its bytes;
+    False when it does not pack."""
+    kind = type(value)
+    if value is None:
+        out.append(_T_NONE)
+    elif kind is bool:
+        out.append(_T_TRUE if value else _T_FALSE)
+    elif kind is int:
+        out.append(_T_INT if value >= 0 else _T_NEG)
+        n = value if value >= 0 else -value
+        if n < 0x80:  # the usual small number: one byte, no call
+            out.append(n)
+        else:
+            _varint(out, n)
+    elif kind is float:
+        out.append(_T_FLOAT)
+        out += _pack_float.pack(value)
+    elif kind is str:
+        return _encode_text(out, at, value, texts)
+    else:
+        return False
+    return True
 
 
 def _encode_text(out: bytearray, at: int, value: str, texts: TextTable | None) -> bool:
@@ -447,42 +500,79 @@ def _encode_text(out: bytearray, at: int, value: str, texts: TextTable | None) -
 
 
 def _decode(data: bytes, at: int, texts: TextTable | None) -> tuple[Any, ...]:
-    """The values :func:`_encode` packed from ``data[at:]``."""
+    """The values :func:`_encode` or :func:`_encode_positional` packed from ``data[at:]``
+    (``data``: the record, its flags at ``data[3]``)."""
+    if data[at] & 0x80:
+        return _decode_positional(data, at, texts, bool(data[3] & _INT_TIMES))
     values: list[Any] = []
     last_time: int | None = None
     end = len(data)
     while at < end:
-        tag = data[at]
-        at += 1
-        if tag <= _T_TRUE:
-            values.append(None if tag == _T_NONE else tag == _T_TRUE)
-            continue
-        if tag == _T_FLOAT:
-            values.append(_pack_float.unpack_from(data, at)[0])
-            at += 8
-            continue
-        n, at = _read_varint(data, at)
-        if tag == _T_INT or tag == _T_NEG:
-            value: Any = n if tag == _T_INT else -n
-            if len(values) in _TIME_SET:
-                last_time = value
-        elif tag == _T_DELTA:
+        if data[at] == _T_DELTA:
+            n, at = _read_varint(data, at + 1)
             value = last_time = last_time + (-(n + 1 >> 1) if n & 1 else n >> 1)  # type: ignore[operator]
-        elif tag == _T_TEXT:
-            value = None if texts is None else texts.texts[n]
-        elif tag == _T_SCHED or tag == _T_NUMBERED:
-            tail, at = _read_varint(data, at)
-            if tag == _T_SCHED:
-                value = f"{n}.{tail}"
-            else:
-                value = None if texts is None else f"{texts.texts[n]}{tail}"
-        else:  # _T_STR: n bytes follow; _T_PATH: n numbers the parent, then a _T_STR's
-            if tag == _T_PATH:
-                parent = None if texts is None else texts.texts[n]
-                n, at = _read_varint(data, at)
-            value = data[at : at + n].decode()
-            at += n
-            if tag == _T_PATH:
-                value = None if parent is None else f"{parent}/{value}"
+        else:
+            value, at = _decode_one(data, at, texts)
+            if type(value) is int and len(values) in _TIME_SET:
+                last_time = value
+        values.append(value)
+    return tuple(values)
+
+
+def _decode_one(data: bytes, at: int, texts: TextTable | None) -> tuple[Any, int]:
+    """The value :func:`_encode_one` wrote at ``data[at]``, and where the next one starts."""
+    tag = data[at]
+    at += 1
+    if tag <= _T_TRUE:
+        return (None if tag == _T_NONE else tag == _T_TRUE), at
+    if tag == _T_FLOAT:
+        return _pack_float.unpack_from(data, at)[0], at + 8
+    n, at = _read_varint(data, at)
+    if tag == _T_INT or tag == _T_NEG:
+        return (n if tag == _T_INT else -n), at
+    if tag == _T_TEXT:
+        return (None if texts is None else texts.texts[n]), at
+    if tag == _T_SCHED or tag == _T_NUMBERED:
+        tail, at = _read_varint(data, at)
+        if tag == _T_SCHED:
+            return f"{n}.{tail}", at
+        return (None if texts is None else f"{texts.texts[n]}{tail}"), at
+    # _T_STR: n bytes follow; _T_PATH: n numbers the parent, then a _T_STR's
+    parent = None
+    if tag == _T_PATH:
+        parent = None if texts is None else texts.texts[n]
+        n, at = _read_varint(data, at)
+    value = data[at : at + n].decode()
+    if tag == _T_PATH:
+        value = None if parent is None else f"{parent}/{value}"  # type: ignore[assignment]
+    return value, at + n
+
+
+def _decode_positional(
+    data: bytes, at: int, texts: TextTable | None, int_times: bool
+) -> tuple[Any, ...]:
+    """The values :func:`_encode_positional` packed from ``data[at:]``."""
+    present = int.from_bytes(data[at : at + _MAP_BYTES], "big")
+    at += _MAP_BYTES
+    values: list[Any] = []
+    last_time: int | None = None
+    for i, kind in enumerate(_KINDS):
+        there = present >> i & 1
+        if kind == _K_BOOL:
+            values.append(there == 1)
+            continue
+        if not there:
+            values.append(None)
+            continue
+        if kind == _K_TAGGED:
+            value, at = _decode_one(data, at, texts)
+        elif kind == _K_TIME and not int_times:
+            value = _pack_float.unpack_from(data, at)[0]
+            at += 8
+        else:
+            n, at = _read_varint(data, at)
+            value = -(n + 1 >> 1) if n & 1 else n >> 1
+            if kind == _K_TIME:
+                value = last_time = value if last_time is None else last_time + value
         values.append(value)
     return tuple(values)

@@ -42,10 +42,14 @@ from monitord.system.atomic import replace_file
 
 log = structlog.get_logger(__name__)
 
-VERSION = 6  # 2: JobInstance.known_state; 3: Workflow.latest holds the instances (no .jobs);
+VERSION = 7  # 2: JobInstance.known_state; 3: Workflow.latest holds the instances (no .jobs);
 # 4: a FinishedJob record keeps its states as codes (core/jobinstance.py STATE_CODES);
 # 5: its values packed by _encode, its shared texts numbered in Workflow.texts
 # 6: _encode packs a sched id and a work directory ending in a number as numbers
+# 7: a record's values laid out by position (_encode_positional); a 6's records still decode
+# (their first byte tells them apart), so a snapshot of 6 is read too, and a 6 daemon reads
+# none of 7
+READS = (6, VERSION)
 MIN_INTERVAL = 2.0  # seconds between snapshots of a Monitor ...
 COST_FACTOR = 20.0  # ... and at least this many times what the last one took
 
@@ -87,7 +91,7 @@ class ResumePoint:
 
     def problem(self) -> str | None:
         """Why the files on disk no longer agree with this snapshot (None: they do)."""
-        if self.version != VERSION:
+        if self.version not in READS:
             return f"snapshot version {self.version}, not {VERSION}"
         for point in self.tracked:
             if point.ended:
