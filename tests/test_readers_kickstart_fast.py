@@ -509,8 +509,8 @@ def test_the_common_entry_shape_matches_as_the_general_entry_pattern(tmp_path, m
     general pattern alone gives.  Real records, generated ones and random mutations of them."""
     generate(tmp_path, 40, retry_fraction=0.2, fail_fraction=0.1, seed=5)
     bases = [BASE] + [p.read_text() for p in sorted(tmp_path.rglob("*.out.*"))[:12]]
-    patterns = fast._patterns()
-    general_only = patterns._replace(common_entries=patterns.file_entries)
+    patterns, general = fast._patterns(), fast._general()
+    general_only = patterns._replace(common_entries=general.file_entries)
     rng = random.Random(31)
     texts = bases + [_mutate(rng, rng.choice(bases)) for _ in range(1500)]
     common = tiled = 0
@@ -522,9 +522,9 @@ def test_the_common_entry_shape_matches_as_the_general_entry_pattern(tmp_path, m
             if text.startswith(" " * 6, found.end()):
                 continue  # a line the general pattern may take into this entry
             common += 1
-            general = patterns.file_entries.match(text, found.start())
-            assert general is not None, text[found.start() : found.end()]
-            assert (general.span(), general.groups()) == (found.span(), found.groups())
+            same = general.file_entries.match(text, found.start())
+            assert same is not None, text[found.start() : found.end()]
+            assert (same.span(), same.groups()) == (found.span(), found.groups())
         entries = fast._entries(text, start + 10, len(text))
         tiled += entries is not None
         with monkeypatch.context() as patch:
@@ -575,3 +575,22 @@ def test_the_record_pattern_is_compiled_only_for_a_record_the_common_shape_does_
     assert_same_as_generic(other)
     assert extract_invocation(other) is not None
     assert fast._record_pattern.cache_info().currsize == 1
+
+
+def test_the_general_files_patterns_are_compiled_only_for_a_section_the_common_shape_does_not_tile(
+    tmp_path: Path,
+) -> None:
+    """The general files entry and tail patterns (~10 ms to compile) are compiled on the first
+    files section the common entries do not tile, not before (a large generated workflow's
+    read-ahead worker never needs them); such a section is still extracted as before."""
+    generate(tmp_path, 10, seed=7)
+    texts = [p.read_text() for p in sorted(tmp_path.rglob("*.out.*"))]
+    assert len(texts) >= 10
+    fast._general.cache_clear()
+    for text in texts:
+        assert extract_invocation(text) is not None
+    assert fast._general.cache_info().currsize == 0
+    # BASE's entries lack the stat lines kickstart writes (file_name, mode, ...): not common
+    assert_same_as_generic(BASE)
+    assert extract_invocation(BASE) is not None
+    assert fast._general.cache_info().currsize == 1

@@ -370,9 +370,7 @@ def _compile_common_entry() -> re.Pattern[str]:
 
 class _Patterns(NamedTuple):
     common_record: re.Pattern[str]  # the record pattern for the common shape only, faster
-    tail: re.Pattern[str]  # after files, on failed jobs: top-level keys but the mapped ones
-    file_entries: re.Pattern[str]
-    common_entries: re.Pattern[str]  # the same for the common shape only, faster
+    common_entries: re.Pattern[str]  # the files entry pattern for the common shape only
     common_captured: tuple[int, ...]  # common_record's group numbers of _CAPTURED, in order
 
 
@@ -380,11 +378,23 @@ class _Patterns(NamedTuple):
 def _patterns() -> _Patterns:
     """The extractor's patterns, compiled on first use: they were most of the import time
     of the daemon (tens of ms), which a command that parses no record need not pay."""
-    tail = r"(?:  (?!(?:{}):){}{}|\n)++".format("|".join(_SCHEMA), _KEY, _after_key(2))
     common = _compile_common_record()
     common_captured = tuple(common.groupindex[group] for group in _GROUPS)
-    entries, common_entries = _compile_file_entry(), _compile_common_entry()
-    return _Patterns(common, re.compile(tail), entries, common_entries, common_captured)
+    return _Patterns(common, _compile_common_entry(), common_captured)
+
+
+class _General(NamedTuple):
+    file_entries: re.Pattern[str]  # any files entry (the common shape's are a part)
+    tail: re.Pattern[str]  # after files, on failed jobs: top-level keys but the mapped ones
+
+
+@cache
+def _general() -> _General:
+    """The files patterns for what the common shapes do not take, compiled on the first files
+    section the common entries do not tile (~10 ms: none in a run whose entries all have the
+    common shape, as the read-ahead worker's of a large generated workflow)."""
+    tail = r"(?:  (?!(?:{}):){}{}|\n)++".format("|".join(_SCHEMA), _KEY, _after_key(2))
+    return _General(_compile_file_entry(), re.compile(tail))
 
 
 @cache
@@ -433,12 +443,11 @@ def _entries(body: str, pos: int, end: int) -> dict[Any, tuple[str, ...]] | None
     A key whose first character no resolver and no indicator starts with is its own
     text (as in :func:`_text`): only the others are resolved (:func:`cached_key`).
     """
-    patterns = _patterns()
-    found = patterns.common_entries.findall(body, pos, end)
+    found = _patterns().common_entries.findall(body, pos, end)
     if sum(map(len, map(_WHOLE, found))) != end - pos:
         # not all of the common shape (when its matches tile the section, each is the general
         # pattern's match there): the general pattern decides
-        found = patterns.file_entries.findall(body, pos, end)
+        found = _general().file_entries.findall(body, pos, end)
         if sum(map(len, map(_WHOLE, found))) != end - pos:
             return None
     names = [
@@ -612,7 +621,7 @@ def _map_files(body: str, start: int, end: int, rec: dict[str, Any]) -> None:
     files = _entries(body, start, end)
     if files is None:  # failed jobs: more top-level keys (environment, limits) follow
         top = _TOP_LINE.search(body, start - 1)
-        if top is None or _patterns().tail.fullmatch(body, top.end()) is None:
+        if top is None or _general().tail.fullmatch(body, top.end()) is None:
             raise _Bail("files entries outside the accepted style")
         files = _entries(body, start, top.end())
         if files is None:
