@@ -123,9 +123,8 @@ class Workflow(JobActions):
         self.out_counters: dict[str, int] = {}  # those `latest` cannot give (JobActions.out_count)
         # Job instances: node name (the .dag's copy) -> its latest instance, the only one a
         # later line can apply to (an earlier one, superseded by a retry, is read by nothing
-        # and not kept). A finished instance is kept as its compact record (FinishedJob).
-        # One table with the .dag's nodes (core/nodetable.py): dag.nodes becomes its view.
-        self.latest = self._node_table({})
+        # and not kept), a finished one as its record (FinishedJob); one table with the .dag's
+        self.latest = self._node_table({})  # nodes (core/nodetable.py), dag.nodes its view
         self.texts = TextTable()  # the texts those records name by number
         self.submit_dirs: dict[str, str] = {}  # JobActions._submit_dir's, not in a snapshot
         self.last_submitted: str | None = None
