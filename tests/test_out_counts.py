@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from monitord.core.jobinstance import FinishedJob, JobInstance
-from monitord.core.readers.dagfile import parse_dag
 from monitord.core.workflow import Workflow
 from tests.test_state_machine import (
     RUN,
@@ -54,8 +53,7 @@ def counted(wf: Workflow) -> dict[str, int]:
 def test_a_plain_run_keeps_no_output_counter_apart() -> None:
     n = 50
     dag, files, lines = _many_jobs(n)
-    wf = make(files)
-    wf.dag = parse_dag(dag)
+    wf = make(files, dag)
     shadow = counted(wf)
     feed(wf, START + lines)
     assert wf.out_counters == {}  # main kept every job's count in it

@@ -69,7 +69,9 @@ def ks(raw: int = 0) -> str:
 pytestmark = pytest.mark.usefixtures("utc")  # local times read and written in UTC
 
 
-def make(files: dict[str, str] | None = None, **opts) -> Workflow:
+def make(files: dict[str, str] | None = None, dag: str = DAG, **opts) -> Workflow:
+    """A workflow on ``dag`` (given at the start: its nodes are one table with the job
+    instances, core/nodetable.py)."""
     fs = {f"{RUN}/00/00/{n}.sub": SUB.format(n=n) for n in ("a", "b", "p")}
     fs.update(files or {})
     ctx = WorkflowContext(read_text=fs.get, events=[], options=WorkflowOptions(**opts))
@@ -77,7 +79,7 @@ def make(files: dict[str, str] | None = None, **opts) -> Workflow:
         ctx,
         run_dir=RUN,
         braindump=parse_braindump_yml(BRAINDUMP),
-        dag=parse_dag(DAG),
+        dag=parse_dag(dag),
         root_uuid="wf-1",
         wf_ts=1,
     )
@@ -424,8 +426,7 @@ def test_memory_per_finished_job_instance_is_small():
     n = 400
     dag_a, files_a, lines_a = _many_jobs(n)
     dag_b, files_b, lines_b = _many_jobs(n, first=n)
-    wf = make({**files_a, **files_b}, events_enabled=False)
-    wf.dag = parse_dag(dag_a + dag_b)
+    wf = make({**files_a, **files_b}, dag_a + dag_b, events_enabled=False)
     feed(wf, START + lines_a)
     wf.jobstate_lines.clear()
     gc.collect()

@@ -32,6 +32,7 @@ from monitord.core.events import (
 from monitord.core.jobinstance import FinishedJob, JobInstance, TextTable, shared
 from monitord.core.jobout import parse_job_output, read_pre_script_log
 from monitord.core.jobout_events import JobFiles, composite_extras
+from monitord.core.nodetable import NodeTable
 
 log = structlog.get_logger(__name__)
 
@@ -112,7 +113,7 @@ class JobActions:
     dagman_version: int
     state_ts: float
     job_seq: int
-    latest: dict[str, JobInstance | FinishedJob]
+    latest: NodeTable
     out_counters: dict[str, int]
     texts: TextTable
     submit_dirs: dict[str, str]  # _submit_dir's, by the submit file's path to its last "/"
@@ -123,7 +124,7 @@ class JobActions:
     def _new_instance(self, name: str) -> JobInstance:
         seq = self.job_seq
         self.job_seq += 1
-        node = self.dag.nodes.get(name) if self.dag else None
+        node = self.latest.node(name)
         if node is not None:
             name = node.name  # the DAG's copy, not the line's: kept per job to the end
         pmc = self.dag is not None and self.dag.is_pmc
@@ -158,7 +159,7 @@ class JobActions:
     def _finished(self, inst: JobInstance) -> JobInstance | FinishedJob:
         """The record the workflow keeps of a retired instance (its submit directory left
         out when the node's ``.dag`` entry gives it)."""
-        node = self.dag.nodes.get(inst.name) if self.dag else None
+        node = self.latest.node(inst.name)
         return FinishedJob.of(inst, self._submit_dir(node), self.texts)
 
     def _latest_instance(self, name: str) -> JobInstance | None:
@@ -166,7 +167,7 @@ class JobActions:
         if not isinstance(found, FinishedJob):
             return found
         # A later state of a finished instance (duplicated lines): the whole instance again.
-        node = self.dag.nodes.get(name) if self.dag else None
+        node = self.latest.node(name)
         inst = found.revive(
             node.name if node is not None else name, self._submit_dir(node), self.texts
         )
@@ -188,7 +189,7 @@ class JobActions:
         return self._new_instance(name)
 
     def _parse_submit_file(self, inst: JobInstance) -> None:
-        node = self.dag.nodes.get(inst.name) if self.dag else None
+        node = self.latest.node(inst.name)
         if node is None or not node.submit_file:
             return
         path = os.path.join(self.run_dir, node.submit_file)
@@ -375,7 +376,7 @@ class JobActions:
 
     def script_invocation(self, inst: JobInstance, which: str) -> None:
         """inv.start / inv.end of a PRE (−1) or POST (−2) script."""
-        node = self.dag.nodes.get(inst.name) if self.dag else None
+        node = self.latest.node(inst.name)
         script = (
             (node.pre_script if which == "pre" else node.post_script) if node is not None else None
         )
@@ -413,7 +414,7 @@ class JobActions:
     # ------------------------------------------------------------------ job outputs
     def job_files(self, inst: JobInstance) -> JobFiles:
         """Where the instance's files are and how to read them, for the output parse."""
-        node = self.dag.nodes.get(inst.name) if self.dag else None
+        node = self.latest.node(inst.name)
         return JobFiles(
             read_text=self.ctx.read_text,
             run_dir=self.run_dir,
@@ -427,7 +428,7 @@ class JobActions:
 
     def read_pre_script_log(self, inst: JobInstance) -> None:
         """A failed PRE script's log becomes the instance's stdout (doc §5.5)."""
-        node = self.dag.nodes.get(inst.name) if self.dag else None
+        node = self.latest.node(inst.name)
         log_path = node.pre_script_log if node is not None else None
         read_pre_script_log(inst, log_path, self.job_files(inst))
 

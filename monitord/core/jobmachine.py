@@ -96,7 +96,7 @@ def _job_result(
 ) -> None:
     inst.main_exitcode = raw_exitcode(status or 0)
     ok = 0 if inst.state == "JOB_SUCCESS" else -1
-    node = wf.dag.nodes.get(inst.name) if wf.dag else None
+    node = wf.latest.node(inst.name)
     has_post = node is not None and node.has_post_script and not wf.dag.is_pmc
     if has_post:
         inst.deferred_main_end = wf.build_main_end(inst, ts, ok)
@@ -113,7 +113,7 @@ def _job_aborted(
 ) -> None:
     inst.main_exitcode = 1
     wf._brief(inst, "job_inst.abort.info", ts, None)
-    node = wf.dag.nodes.get(inst.name) if wf.dag else None
+    node = wf.latest.node(inst.name)
     has_post = node is not None and node.has_post_script
     attrs = wf.build_main_end(inst, ts, -1)
     if has_post and inst.prev_state in ("JOB_HELD", "JOB_HELD_REASON"):

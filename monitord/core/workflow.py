@@ -42,6 +42,7 @@ from monitord.core.jobmachine import (
 )
 from monitord.core.jobreader import JobReader, ParsingReader
 from monitord.core.linerecords import Record
+from monitord.core.nodetable import NodeTable
 from monitord.core.timeparse import dagman_timestamp
 
 log = structlog.get_logger(__name__)
@@ -122,8 +123,8 @@ class Workflow(JobActions):
         self.out_counters: dict[str, int] = {}  # those `latest` cannot give (JobActions.out_count)
         # Job instances: node name (the .dag's copy) -> its latest instance, the only one a
         # later line can apply to (an earlier one, superseded by a retry, is read by nothing
-        # and not kept). A finished instance is kept as its compact record (FinishedJob).
-        self.latest: dict[str, JobInstance | FinishedJob] = {}
+        # and not kept), a finished one as its record (FinishedJob); one table with the .dag's
+        self.latest = self._node_table({})  # nodes (core/nodetable.py), dag.nodes its view
         self.texts = TextTable()  # the texts those records name by number
         self.submit_dirs: dict[str, str] = {}  # JobActions._submit_dir's, not in a snapshot
         self.last_submitted: str | None = None
@@ -165,6 +166,21 @@ class Workflow(JobActions):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.submit_dirs = {}
+        self.latest = self._node_table(state["latest"])
+
+    def _node_table(self, latest: Any) -> NodeTable:
+        """The table of the .dag's nodes and ``latest`` (a snapshot's, pickled as two dicts, or
+        a table), the .dag's ``nodes`` made its view."""
+        dag = self.dag
+        nodes = None
+        if dag is not None:
+            nodes = dag.nodes if type(dag.nodes) is dict else dict(dag.nodes.items())
+        table = NodeTable(nodes)
+        for name, value in latest.items():
+            table[name] = value
+        if dag is not None:
+            dag.nodes = table.nodes
+        return table
 
     def attach(self, ctx: WorkflowContext) -> None:
         """Plug a restored machine into a daemon's context."""
@@ -451,8 +467,7 @@ class Workflow(JobActions):
 
     def _drop_finished_jobs(self) -> None:
         """A restarted DAGMan (rescue DAG) gets fresh instances of unfinished nodes."""
-        for name, inst in list(self.latest.items()):
-            node = self.dag.nodes.get(name) if self.dag else None
+        for name, node, inst in list(self.latest.with_nodes()):
             has_post = node is not None and node.has_post_script
             if inst.state == "POST_SCRIPT_SUCCESS" or (
                 inst.state == "JOB_SUCCESS" and not has_post

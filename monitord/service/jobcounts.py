@@ -192,11 +192,14 @@ def counts_from_states(wf: Workflow, progress: DagmanProgress | None = None) -> 
     parents = tracker.parents
     counts = dict.fromkeys(JOB_COLUMNS, 0)
     dag = wf.dag
-    nodes = dag.nodes if dag is not None else {}
     pmc = bool(dag is not None and dag.is_pmc)
-    # A C-level copy: the workflow may be fed in a worker thread while a snapshot is taken.
-    latest = dict(wf.latest)
-    names = set(nodes)
+    # A copy first (the workflow may be fed in a worker thread while a snapshot is taken):
+    # each node's latest with its .dag entry, read off the one table (core/nodetable.py)
+    # without a look-up by name.
+    with_nodes = list(wf.latest.with_nodes())
+    latest = {name: inst for name, _, inst in with_nodes}
+    nodes = {name: node for name, node, _ in with_nodes}
+    names = set(dag.nodes) if dag is not None else set()
     names.update(latest)
     column_of: dict[str, str] = {}
     waiting: list[str] = []
