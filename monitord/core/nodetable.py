@@ -144,13 +144,20 @@ class NodeTable:
         self._stale = 0
 
     def __delitem__(self, name: str) -> None:
+        self.drop(name, None)
+
+    def drop(self, name: str, node: DagNode | None) -> None:
+        """``del table[name]``; ``node``, its ``DagNode`` when the caller has it (as
+        :meth:`with_nodes` gives it), spares the look-up by name, which for a succeeded
+        record's node would hold every node from then on (:meth:`_find`): a DAGMan restart
+        drops every finished node."""
         found = self._entries.get(name)
         if found is None:
             del self._extra[name]
         elif type(found) is DagNode:
             raise KeyError(name)
         else:
-            self._entries[name] = self.node(name)
+            self._entries[name] = node if node is not None else self.node(name)
             self._held.pop(name, None)
         self._size -= 1
         self._stale += 1

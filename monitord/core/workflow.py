@@ -473,7 +473,7 @@ class Workflow(JobActions):
                 inst.state == "JOB_SUCCESS" and not has_post
             ):
                 self._keep_out_count(name, inst)
-                del self.latest[name]
+                self.latest.drop(name, node)  # its node handed over: no look-up by name
 
     # ------------------------------------------------------------------ the state machine
     def update_job_state(
