@@ -7,7 +7,7 @@ from __future__ import annotations
 import pickle
 import random
 
-from monitord.core.jobinstance import FinishedJob, JobInstance
+from monitord.core.jobinstance import JobInstance, finished
 from monitord.core.nodetable import NodeTable
 from monitord.core.readers.dagfile import DagInfo, parse_dag
 from monitord.core.workflow import Workflow
@@ -16,12 +16,12 @@ from tests.test_state_machine import START, _many_jobs, feed, make
 DAG = "".join(f"JOB n{i} 00/n{i}.sub\nSCRIPT POST n{i} /bin/post -j n{i}\n" for i in range(8))
 
 
-def _record(name: str, state: str) -> FinishedJob:
+def _record(name: str, state: str) -> bytes:
     inst = JobInstance(name=name, seq=1, submit_dir="/run/00")
     inst.state = state
     inst.retire()
-    record = FinishedJob.of(inst)
-    assert type(record) is FinishedJob
+    record = finished(inst)
+    assert type(record) is bytes
     return record
 
 
@@ -31,7 +31,7 @@ def test_the_table_is_a_dict_of_the_latest_in_order_whatever_is_set_and_deleted(
     .dag node stays found by name as parsed."""
     parsed = parse_dag(DAG).nodes
     table = NodeTable(parse_dag(DAG).nodes)
-    model: dict[str, JobInstance | FinishedJob] = {}
+    model: dict[str, JobInstance | bytes] = {}
     rng = random.Random(7)
     names = [f"n{i}" for i in range(8)] + ["extra_a", "extra_b"]
     for _ in range(2000):
@@ -87,4 +87,4 @@ def test_a_snapshot_of_the_two_dicts_restores_the_same_machine() -> None:
         wf.feed(line)
         restored.feed(line)
     assert list(restored.latest.items()) == list(wf.latest.items())
-    assert all(type(v) is FinishedJob for v in wf.latest.values()) and len(wf.latest) == 6
+    assert all(type(v) is bytes for v in wf.latest.values()) and len(wf.latest) == 6

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from monitord.core.jobinstance import FinishedJob, JobInstance
+from monitord.core.jobinstance import JobInstance, finished, record_out_num, revive
 from monitord.core.workflow import Workflow
 from tests.test_state_machine import (
     RUN,
@@ -75,7 +75,7 @@ def test_a_retry_of_a_finished_instance_numbers_on_from_its_record() -> None:
     wf = make({f"{RUN}/00/00/a.out.000": ks(512), f"{RUN}/00/00/a.out.001": ks(0)})
     shadow = counted(wf)
     feed(wf, START + RUN_A)
-    assert isinstance(wf.latest["a"], FinishedJob) and wf.out_count("a") == 0
+    assert type(wf.latest["a"]) is bytes and wf.out_count("a") == 0
     feed(wf, A_AGAIN)
     assert wf.out_counters == {} and dict(wf.out_counts()) == shadow == {"a": 1}
 
@@ -87,7 +87,7 @@ def test_a_rescue_restart_and_monitord_info_keep_their_counts() -> None:
     shadow = counted(wf)
     shadow["b"] = 3
     feed(wf, START + RUN_A)
-    wf.latest["a"] = FinishedJob.of(_success(wf.latest["a"]))  # as if it had succeeded
+    wf.latest["a"] = finished(_success(wf.latest["a"]))  # as if it had succeeded
     wf._drop_finished_jobs()
     assert "a" not in wf.latest and wf.out_counters == {"b": 3, "a": 0}
     assert dict(wf.out_counts()) == shadow
@@ -101,7 +101,7 @@ def test_a_rescue_restart_and_monitord_info_keep_their_counts() -> None:
 
 
 def _success(record: Any) -> JobInstance:
-    inst = record.revive("a", "/run/00/00")
+    inst = revive(record, "a", "/run/00/00")
     inst.state = "POST_SCRIPT_SUCCESS"
     return inst  # type: ignore[no-any-return]
 
@@ -113,10 +113,10 @@ def test_a_record_gives_its_output_number_without_unpacking(out_num: int | None)
     inst = wf._latest_instance("a")
     assert inst is not None
     inst.out_num = out_num
-    record = FinishedJob.of(inst)
-    assert isinstance(record, FinishedJob)
-    assert record.out_num == out_num
-    assert record.revive("a").out_num == out_num
-    older = FinishedJob(record[:3] + bytes((record[3] & 3,)) + record[4:])  # before memory30i
-    assert older.out_num == out_num
-    assert older.revive("a") == record.revive("a")
+    record = finished(inst)
+    assert type(record) is bytes
+    assert record_out_num(record) == out_num
+    assert revive(record, "a").out_num == out_num
+    older = record[:3] + bytes((record[3] & 3,)) + record[4:]  # before memory30i
+    assert record_out_num(older) == out_num
+    assert revive(older, "a") == revive(record, "a")

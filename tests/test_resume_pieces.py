@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from monitord.core.jobinstance import FinishedJob
 from monitord.core.workflow import Workflow, WorkflowContext, WorkflowOptions
 from monitord.daemon import resume
 from monitord.daemon.jobfiles import read_text
@@ -106,17 +105,27 @@ def test_a_second_snapshot_pickles_no_finished_record_again(
     wf = open_workflow(dagman_out)
     for line in lines:
         wf.feed(line)
-    finished = sum(isinstance(v, FinishedJob) for v in wf.latest.values())
+    finished = sum(type(v) is bytes for v in wf.latest.values())
     assert finished >= 4
-    pickled = 0
-    reduce_ex = FinishedJob.__reduce_ex__
+    pickled = 0  # the records pickled: in a piece pickled, or inline with the rest
+    packed, reduce = resume._packed, SnapshotCache.reduce
 
-    def counting(self: FinishedJob, protocol: Any) -> Any:
+    def records(part: Any) -> int:
+        return sum(type(v) is bytes for _, v in part) if type(part) is list else 0
+
+    def counting_pieces(obj: Any) -> bytes:
         nonlocal pickled
-        pickled += 1
-        return reduce_ex(self, protocol)
+        pickled += records(obj)
+        return packed(obj)
 
-    monkeypatch.setattr(FinishedJob, "__reduce_ex__", counting)
+    def counting_inline(self: SnapshotCache, wf: Any) -> tuple[Any, ...]:
+        nonlocal pickled
+        reduced = reduce(self, wf)
+        pickled += sum(records(part) for parts in reduced[2][2].values() for part in parts)
+        return reduced
+
+    monkeypatch.setattr(resume, "_packed", counting_pieces)
+    monkeypatch.setattr(SnapshotCache, "reduce", counting_inline)
     cache = SnapshotCache()
     dumps(_point(wf, dagman_out), cache)
     assert pickled >= finished - 1  # the first snapshot pickles them (an odd one stays inline)

@@ -404,15 +404,24 @@ def test_a_finished_instance_is_kept_compact_and_revived_whole():
     of it (duplicated lines) gets back the very instance that ended, every value equal."""
     from copy import copy
 
-    from monitord.core.jobinstance import FinishedJob, JobInstance
+    from monitord.core.jobinstance import (
+        JobInstance,
+        record_sched_id,
+        record_seq,
+        record_state,
+    )
 
     wf = make({f"{RUN}/00/00/a.out.000": ks(512)})
     feed(wf, START + RUN_A)
     ended = copy(wf.last_updated)
     assert isinstance(ended, JobInstance) and ended.retired and ended.main_start is not None
     record = wf.latest["a"]
-    assert isinstance(record, FinishedJob)
-    assert (record.state, record.sched_id, record.seq) == ("POST_SCRIPT_FAILURE", "5.0", 1)
+    assert type(record) is bytes
+    assert (record_state(record), record_sched_id(record), record_seq(record)) == (
+        "POST_SCRIPT_FAILURE",
+        "5.0",
+        1,
+    )
     assert wf._latest_instance("a") == ended
     assert isinstance(wf.latest["a"], JobInstance)
 
@@ -454,12 +463,10 @@ def test_a_finished_instance_record_packs_only_what_revive_needs():
     value was packed (issue 30)."""
     import sys
 
-    from monitord.core.jobinstance import FinishedJob
-
     wf = make({f"{RUN}/00/00/a.out.000": ks(512)})
     feed(wf, START + RUN_A)
     record = wf.latest["a"]
-    assert isinstance(record, FinishedJob)
+    assert type(record) is bytes
     assert b"POST_SCRIPT" not in record and b"/run/00/00" not in record
     assert sys.getsizeof(record) < 150, sys.getsizeof(record)
 
@@ -469,22 +476,28 @@ def test_a_record_revives_values_it_packs_another_way():
     float, a submit directory other than the node's kept: revived, every value is equal."""
     from dataclasses import replace
 
-    from monitord.core.jobinstance import FinishedJob, JobInstance
+    from monitord.core.jobinstance import (
+        JobInstance,
+        finished,
+        record_seq,
+        record_state,
+        revive,
+    )
 
     inst = JobInstance("a", 3, "/elsewhere", state="SOME_NEW_STATE", prev_state=None)
     inst.known_state, inst.main_start, inst.main_end = "JOB_SUCCESS", 10.5, 12.0
     inst.retire()
-    record = FinishedJob.of(inst, "/run/00/00")
-    assert isinstance(record, FinishedJob)
-    assert (record.state, record.seq) == ("SOME_NEW_STATE", 3)
-    assert record.revive("a", "/run/00/00") == inst
+    record = finished(inst, "/run/00/00")
+    assert type(record) is bytes
+    assert (record_state(record), record_seq(record)) == ("SOME_NEW_STATE", 3)
+    assert revive(record, "a", "/run/00/00") == inst
     whole = replace(inst, main_start=10.0, submit_dir="/run/00/00")
-    again = FinishedJob.of(whole, "/run/00/00")
-    assert isinstance(again, FinishedJob)
-    revived = again.revive("a", "/run/00/00")
+    again = finished(whole, "/run/00/00")
+    assert type(again) is bytes
+    revived = revive(again, "a", "/run/00/00")
     assert revived == whole and type(revived.main_start) is float
     inst.retired = False  # not retired: kept whole
-    assert FinishedJob.of(inst) is inst
+    assert finished(inst) is inst
 
 
 def _finished_instance(**values: object) -> object:
@@ -511,19 +524,30 @@ def test_a_record_numbers_its_shared_texts_and_packs_ints_small():
     None, an int or a bool), one pymalloc size class less."""
     import sys
 
-    from monitord.core.jobinstance import FinishedJob, TextTable
+    from monitord.core.jobinstance import (
+        TextTable,
+        finished,
+        record_sched_id,
+        record_seq,
+        record_state,
+        revive,
+    )
 
     texts = TextTable()
     inst = _finished_instance()
-    record = FinishedJob.of(inst, "/run/00/00", texts)  # type: ignore[arg-type]
-    assert isinstance(record, FinishedJob)
+    record = finished(inst, "/run/00/00", texts)  # type: ignore[arg-type]
+    assert type(record) is bytes
     assert b"local_univ_execute" not in record and b"bruno" not in record
     assert b"3842" not in record and b"3060240" not in record
     assert sys.getsizeof(record) <= 86, sys.getsizeof(record)
-    assert (record.state, record.sched_id, record.seq) == ("POST_SCRIPT_SUCCESS", "3842.0", 12345)
-    assert record.revive("a", "/run/00/00", texts) == inst
+    assert (record_state(record), record_sched_id(record), record_seq(record)) == (
+        "POST_SCRIPT_SUCCESS",
+        "3842.0",
+        12345,
+    )
+    assert revive(record, "a", "/run/00/00", texts) == inst
     # a second instance shares the table's texts: no new one
-    FinishedJob.of(_finished_instance(work_dir="/var/lib/condor/spool/local_univ_execute/dir_7"), "/run/00/00", texts)  # type: ignore[arg-type]  # fmt: skip
+    finished(_finished_instance(work_dir="/var/lib/condor/spool/local_univ_execute/dir_7"), "/run/00/00", texts)  # type: ignore[arg-type]  # fmt: skip
     assert len(texts.texts) == 3
 
 
@@ -534,16 +558,27 @@ _TAGGED_RECORD = "18ffff0b03b9600003070a821e00070003000000000003c7c3fa9e06090803
 def test_a_record_of_the_tagged_layout_still_revives():
     """A record a snapshot of version 6 holds (one tag a value) is read as before: a crash
     resumed by a newer daemon finds every value it packed."""
-    from monitord.core.jobinstance import FinishedJob, TextTable
+    from monitord.core.jobinstance import (
+        TextTable,
+        finished,
+        record_out_num,
+        record_sched_id,
+        record_seq,
+        revive,
+    )
 
     texts = TextTable()
     texts.__setstate__(["local", "bruno", "/var/lib/condor/spool/local_univ_execute/dir_"])
-    record = FinishedJob(bytes.fromhex(_TAGGED_RECORD))
-    assert record.revive("a", "/run/00/00", texts) == _finished_instance()
-    assert (record.sched_id, record.seq, record.out_num) == ("3842.0", 12345, 0)
-    again = FinishedJob.of(_finished_instance(), "/run/00/00", texts)  # type: ignore[arg-type]
+    record = bytes.fromhex(_TAGGED_RECORD)
+    assert revive(record, "a", "/run/00/00", texts) == _finished_instance()
+    assert (record_sched_id(record), record_seq(record), record_out_num(record)) == (
+        "3842.0",
+        12345,
+        0,
+    )
+    again = finished(_finished_instance(), "/run/00/00", texts)  # type: ignore[arg-type]
     assert (
-        len(again) < len(record) and again.revive("a", "/run/00/00", texts) == _finished_instance()
+        len(again) < len(record) and revive(again, "a", "/run/00/00", texts) == _finished_instance()
     )
 
 
@@ -570,17 +605,23 @@ def test_a_record_revives_every_kind_of_value_equal(values: dict[str, object]) -
     """Whatever the values (negative ints, fractions, texts that are no path, a surrogate
     marshal keeps), with or without the text table, and with the table full: revived equal."""
     from monitord.core import jobinstance
-    from monitord.core.jobinstance import FinishedJob, TextTable
+    from monitord.core.jobinstance import (
+        TextTable,
+        finished,
+        record_sched_id,
+        record_seq,
+        revive,
+    )
 
     inst = _finished_instance(**values)
     full = TextTable()
     for n in range(jobinstance.TEXTS_MAX):
         full.number(str(n))
     for texts in (TextTable(), None, full):
-        record = FinishedJob.of(inst, "/run/00/00", texts)  # type: ignore[arg-type]
-        assert isinstance(record, FinishedJob)
-        assert record.revive("a", "/run/00/00", texts) == inst
-        assert record.seq == 12345 and record.sched_id == inst.sched_id  # type: ignore[attr-defined]
+        record = finished(inst, "/run/00/00", texts)  # type: ignore[arg-type]
+        assert type(record) is bytes
+        assert revive(record, "a", "/run/00/00", texts) == inst
+        assert record_seq(record) == 12345 and record_sched_id(record) == inst.sched_id  # type: ignore[attr-defined]
 
 
 def test_a_snapshot_keeps_the_finished_instances_compact():
@@ -588,11 +629,32 @@ def test_a_snapshot_keeps_the_finished_instances_compact():
     record there, and the restored machine revives it whole (the live daemon's path)."""
     import pickle
 
-    from monitord.core.jobinstance import FinishedJob
-
     wf = make({f"{RUN}/00/00/a.out.000": ks(512)})
     feed(wf, START + RUN_A)
     restored = pickle.loads(pickle.dumps(wf))
-    assert isinstance(restored.latest["a"], FinishedJob)
+    assert type(restored.latest["a"]) is bytes
     assert restored.latest["a"] == wf.latest["a"]
     assert restored._latest_instance("a") == wf._latest_instance("a")
+
+
+# A piece of a version-7 snapshot's ``latest`` (monitord/daemon/resume.py SnapshotCache):
+# [("a", _finished_instance()'s record)], the record pickled as the bytes subclass it was then
+_PICKLED_BY_7 = "80059562000000000000005d948c0161948c196d6f6e69746f72642e636f72652e6a6f62696e7374616e6365948c0b46696e69736865644a6f62949394432518ffff0be3fc3df2c0010e0a821e000700008e87f5bd0c08030002000007010b0290e4ba0194859481948694612e"  # fmt: skip
+
+
+def test_a_record_a_version_7_snapshot_pickled_loads_as_plain_bytes():
+    """A crash resumed by this daemon from a snapshot of the one before: its records (a
+    ``bytes`` subclass then) load as the plain ``bytes`` the machine tells from a live
+    instance, and revive every value."""
+    import pickle
+
+    from monitord.core.jobinstance import TextTable, record_state, revive
+    from monitord.daemon.resume import READS
+
+    assert 7 in READS
+    texts = TextTable()
+    texts.__setstate__(["local", "bruno", "/var/lib/condor/spool/local_univ_execute/dir_"])
+    [(name, record)] = pickle.loads(bytes.fromhex(_PICKLED_BY_7))
+    assert name == "a" and type(record) is bytes
+    assert record_state(record) == "POST_SCRIPT_SUCCESS"
+    assert revive(record, "a", "/run/00/00", texts) == _finished_instance()

@@ -29,7 +29,7 @@ from monitord.core.events import (
     JobInstSubmitStart,
     StampedeEvent,
 )
-from monitord.core.jobinstance import FinishedJob, JobInstance, TextTable, shared
+from monitord.core.jobinstance import JobInstance, TextTable, finished, out_num_of, revive, shared
 from monitord.core.jobout import parse_job_output, read_pre_script_log
 from monitord.core.jobout_events import JobFiles, composite_extras
 from monitord.core.nodetable import NodeTable
@@ -156,27 +156,25 @@ class JobActions:
             self.submit_dirs[key] = found
         return found
 
-    def _finished(self, inst: JobInstance) -> JobInstance | FinishedJob:
+    def _finished(self, inst: JobInstance) -> JobInstance | bytes:
         """The record the workflow keeps of a retired instance (its submit directory left
         out when the node's ``.dag`` entry gives it)."""
         node = self.latest.node(inst.name)
-        return FinishedJob.of(inst, self._submit_dir(node), self.texts)
+        return finished(inst, self._submit_dir(node), self.texts)
 
     def _latest_instance(self, name: str) -> JobInstance | None:
         found = self.latest.get(name)
-        if not isinstance(found, FinishedJob):
+        if not isinstance(found, bytes):
             return found
         # A later state of a finished instance (duplicated lines): the whole instance again.
         node = self.latest.node(name)
-        inst = found.revive(
-            node.name if node is not None else name, self._submit_dir(node), self.texts
+        inst = revive(
+            found, node.name if node is not None else name, self._submit_dir(node), self.texts
         )
         self.latest[inst.name] = inst
         return inst
 
-    def _reuse_or_new(
-        self, name: str, reuse: Callable[[JobInstance | FinishedJob], bool]
-    ) -> JobInstance:
+    def _reuse_or_new(self, name: str, reuse: Callable[[JobInstance | bytes], bool]) -> JobInstance:
         """The node's latest instance if ``reuse`` takes it (asked of a finished one as it is
         kept: a retry of a failed instance does not revive it), else a new instance."""
         found = self.latest.get(name)
@@ -219,13 +217,13 @@ class JobActions:
             if n is not None:
                 return n
         found = self.latest.get(name)
-        return None if found is None else found.out_num
+        return None if found is None else out_num_of(found)
 
-    def _keep_out_count(self, name: str, replaced: JobInstance | FinishedJob) -> None:
+    def _keep_out_count(self, name: str, replaced: JobInstance | bytes) -> None:
         """``replaced`` leaves ``latest`` (a new instance, a rescue restart): its count kept."""
         kept = self.out_counters
         if name not in kept:
-            n = replaced.out_num
+            n = out_num_of(replaced)
             if n is not None:
                 kept[name] = n
 
@@ -248,7 +246,7 @@ class JobActions:
         for name, found in latest.items():
             n = kept.get(name) if kept else None
             if n is None:
-                n = found.out_num
+                n = out_num_of(found)
             if n is not None:
                 yield name, n
         for name, n in kept.items():

@@ -82,137 +82,155 @@ class JobInstance:
         self.deferred_main_end = None
 
 
-class FinishedJob(bytes):
-    """A finished job instance as the workflow keeps it to the end: one bytes object, its
-    state readable without unpacking, its other values packed (``marshal``).
+# A finished job instance as the workflow keeps it to the end: one plain ``bytes`` (a record),
+# its state readable without unpacking, its other values packed. Plain, not a subclass: a
+# subclass's object is 16 B more a record (~1.6 MB at 100,000 jobs; bench/README.md "Issue
+# 30, fifteenth session: memory30n"), so a record is told from a live JobInstance by its type
+# (``type(x) is bytes``) and read with the functions below. The name stays for the snapshots
+# of version <= 7, whose records were pickled as this class: unpickled, they are plain bytes.
+FinishedJob = bytes
+#
+# Which instance a later line of the node applies to depends on the latest instance's
+# ``state`` (and, for a SUBMIT, its ``sched_id``); only a later state of the instance itself
+# (duplicated lines) needs the rest, and :func:`revive` gives it back whole. The instance
+# object (37 slots), its times as float objects and its own sched id text cost ~580 B per
+# instance; this record ~190 B (bench/README.md, "Issue 30, sixth session: mem30c"). It holds
+# its ``seq`` too: the workflow keys it by the node's name alone (``Workflow.latest``).
+#
+# Layout: the codes of ``state``, ``prev_state`` and ``known_state`` (one byte each: an index
+# in STATE_CODES, _NONE, or _TEXT: the state's text follows, after its length), a flags byte
+# (its upper bits: ``out_num``, see _out_code), then the values of _PACKED: laid out by
+# position (_encode_positional), else tagged (_encode; a record of an older snapshot too),
+# else marshalled. What JobInstance.retire cleared is not packed, nor the submit directory
+# when it is the one the node's ``.dag`` entry gives (the caller's ``submit_dir``): per
+# record, those were ~120 of ~295 bytes.
 
-    Which instance a later line of the node applies to depends on the latest instance's
-    ``state`` (and, for a SUBMIT, its ``sched_id``); only a later state of the instance
-    itself (duplicated lines) needs the rest, and :meth:`revive` gives it back whole. The
-    instance object (37 slots), its times as float objects and its own sched id text cost
-    ~580 B per instance; this record ~190 B (bench/README.md, "Issue 30, sixth session:
-    mem30c"). It holds its ``seq`` too: the workflow keys it by the node's name alone
-    (``Workflow.latest``).
 
-    Layout: the codes of ``state``, ``prev_state`` and ``known_state`` (one byte each: an
-    index in :data:`STATE_CODES`, :data:`_NONE`, or :data:`_TEXT`: the state's text follows,
-    after its length), a flags byte (its upper bits: ``out_num``, see :func:`_out_code`),
-    then the values of :data:`_PACKED`: laid out by position (:func:`_encode_positional`),
-    else tagged (:func:`_encode`; a record of an older snapshot too), else marshalled. What
-    :meth:`JobInstance.retire` cleared is not packed, nor the submit directory when it is the
-    one the node's ``.dag`` entry gives (the caller's ``submit_dir``): per record, those
-    were ~120 of ~295 bytes.
-    """
-
-    __slots__ = ()
-
-    @classmethod
-    def of(
-        cls, inst: JobInstance, submit_dir: str | None = None, texts: TextTable | None = None
-    ) -> JobInstance | FinishedJob:
-        """The record of a retired instance (the instance itself if a value cannot be
-        packed: only numbers, texts and plain containers can; or if it is not retired).
-        ``submit_dir``: the node's own, which :meth:`revive` is given back; ``texts``: the
-        workflow's table of shared texts, which :meth:`revive` is given too."""
-        if not inst.retired or _cleared(inst) != _CLEARED_VALUES:
-            return inst
-        head = bytearray(4)
-        for at, state in enumerate((inst.state, inst.prev_state, inst.known_state)):
-            code = _NONE if state is None else _CODE.get(state, _TEXT)
-            head[at] = code
-            if code == _TEXT:
-                text = state.encode()  # type: ignore[union-attr]
-                if len(text) > 255:
-                    return inst
-                head += bytes((len(text),)) + text
-        values = list(_packed_values(inst))
-        if values[_SUBMIT_DIR] == submit_dir:
-            values[_SUBMIT_DIR] = None
-        head[3] |= _out_code(inst.out_num)
-        if _whole_times(values):
-            head[3] |= _INT_TIMES
-            for at in _TIMES:
-                t = values[at]
-                if t is not None:
-                    values[at] = int(t)
-        compact = _encode_positional(values, texts, bool(head[3] & _INT_TIMES))
-        if compact is None:
-            compact = _encode(values, texts)
-        if compact is not None:
-            head[3] |= _COMPACT
-            return cls(head + compact)
-        try:
-            packed = marshal.dumps(tuple(values))
-        except ValueError:
-            return inst
-        return cls(head + packed)
-
-    @property
-    def state(self) -> str | None:
-        code = self[0]
-        if code < _TEXT:
-            return STATE_CODES[code]
-        return None if code == _NONE else self[5 : 5 + self[4]].decode()
-
-    @property
-    def out_num(self) -> int | None:
-        """The instance's output number, read off the head when it is there (a record made
-        before it was, a snapshot's: from the packed values)."""
-        code = self[3] >> _OUT_SHIFT
-        if code:
-            return None if code == _OUT_NONE else code - _OUT_FIRST
-        return self._values()[_OUT_NUM]  # type: ignore[no-any-return]
-
-    @property
-    def sched_id(self) -> str | None:
-        return self._values()[_SCHED_ID]  # type: ignore[no-any-return]
-
-    @property
-    def seq(self) -> int:
-        return self._values()[_SEQ]  # type: ignore[no-any-return]
-
-    def _states(self) -> tuple[list[str | None], int]:
-        """The three states and where the packed values start."""
-        states: list[str | None] = []
-        at = 4
-        for code in self[:3]:
-            if code < _TEXT:
-                states.append(STATE_CODES[code])
-            elif code == _NONE:
-                states.append(None)
-            else:
-                n = self[at]
-                states.append(shared(self[at + 1 : at + 1 + n].decode()))
-                at += 1 + n
-        return states, at
-
-    def _values(self, texts: TextTable | None = None) -> tuple[Any, ...]:
-        """The packed values (without ``texts``, a shared text's place holds None)."""
-        at = self._states()[1]
-        if self[3] & _COMPACT:
-            return _decode(self, at, texts)
-        return marshal.loads(self[at:])  # type: ignore[no-any-return]
-
-    def revive(
-        self, name: str, submit_dir: str | None = None, texts: TextTable | None = None
-    ) -> JobInstance:
-        """The instance again, equal to the one that was packed (its texts shared again);
-        ``submit_dir`` and ``texts``: those :meth:`of` was given."""
-        (state, prev_state, known_state), at = self._states()
-        values = _decode(self, at, texts) if self[3] & _COMPACT else marshal.loads(self[at:])
-        inst = JobInstance(name, 0, "", state=state)
-        for attr, value in zip(_PACKED, values, strict=True):
-            setattr(inst, attr, shared(value) if attr in _SHARED else value)
-        if self[3] & _INT_TIMES:
-            for attr in _TIME_NAMES:
-                value = getattr(inst, attr)
-                if value is not None:
-                    setattr(inst, attr, float(value))
-        if inst.submit_dir is None:
-            inst.submit_dir = submit_dir  # type: ignore[assignment]
-        inst.prev_state, inst.known_state = prev_state, known_state
-        inst.retired = True
+def finished(
+    inst: JobInstance, submit_dir: str | None = None, texts: TextTable | None = None
+) -> JobInstance | bytes:
+    """The record of a retired instance (the instance itself if a value cannot be packed:
+    only numbers, texts and plain containers can; or if it is not retired). ``submit_dir``:
+    the node's own, which :func:`revive` is given back; ``texts``: the workflow's table of
+    shared texts, which :func:`revive` is given too."""
+    if not inst.retired or _cleared(inst) != _CLEARED_VALUES:
         return inst
+    head = bytearray(4)
+    for at, state in enumerate((inst.state, inst.prev_state, inst.known_state)):
+        code = _NONE if state is None else _CODE.get(state, _TEXT)
+        head[at] = code
+        if code == _TEXT:
+            text = state.encode()  # type: ignore[union-attr]
+            if len(text) > 255:
+                return inst
+            head += bytes((len(text),)) + text
+    values = list(_packed_values(inst))
+    if values[_SUBMIT_DIR] == submit_dir:
+        values[_SUBMIT_DIR] = None
+    head[3] |= _out_code(inst.out_num)
+    if _whole_times(values):
+        head[3] |= _INT_TIMES
+        for at in _TIMES:
+            t = values[at]
+            if t is not None:
+                values[at] = int(t)
+    compact = _encode_positional(values, texts, bool(head[3] & _INT_TIMES))
+    if compact is None:
+        compact = _encode(values, texts)
+    if compact is not None:
+        head[3] |= _COMPACT
+        return bytes(head + compact)
+    try:
+        packed = marshal.dumps(tuple(values))
+    except ValueError:
+        return inst
+    return bytes(head + packed)
+
+
+def record_state(record: bytes) -> str | None:
+    """A record's ``state``, read off its head."""
+    code = record[0]
+    if code < _TEXT:
+        return STATE_CODES[code]
+    return None if code == _NONE else record[5 : 5 + record[4]].decode()
+
+
+def record_out_num(record: bytes) -> int | None:
+    """A record's output number, read off the head when it is there (a record made before it
+    was, a snapshot's: from the packed values)."""
+    code = record[3] >> _OUT_SHIFT
+    if code:
+        return None if code == _OUT_NONE else code - _OUT_FIRST
+    return _values(record)[_OUT_NUM]  # type: ignore[no-any-return]
+
+
+def record_sched_id(record: bytes) -> str | None:
+    return _values(record)[_SCHED_ID]  # type: ignore[no-any-return]
+
+
+def record_seq(record: bytes) -> int:
+    return _values(record)[_SEQ]  # type: ignore[no-any-return]
+
+
+def state_of(latest: JobInstance | bytes) -> str | None:
+    """The state of a node's latest: a live instance's or its record's."""
+    return record_state(latest) if type(latest) is bytes else latest.state  # type: ignore[union-attr]
+
+
+def out_num_of(latest: JobInstance | bytes) -> int | None:
+    """The output number of a node's latest: a live instance's or its record's."""
+    return record_out_num(latest) if type(latest) is bytes else latest.out_num  # type: ignore[union-attr]
+
+
+def sched_id_of(latest: JobInstance | bytes) -> str | None:
+    """The sched id of a node's latest: a live instance's or its record's."""
+    return record_sched_id(latest) if type(latest) is bytes else latest.sched_id  # type: ignore[union-attr]
+
+
+def _states(record: bytes) -> tuple[list[str | None], int]:
+    """A record's three states and where its packed values start."""
+    states: list[str | None] = []
+    at = 4
+    for code in record[:3]:
+        if code < _TEXT:
+            states.append(STATE_CODES[code])
+        elif code == _NONE:
+            states.append(None)
+        else:
+            n = record[at]
+            states.append(shared(record[at + 1 : at + 1 + n].decode()))
+            at += 1 + n
+    return states, at
+
+
+def _values(record: bytes, texts: TextTable | None = None) -> tuple[Any, ...]:
+    """A record's packed values (without ``texts``, a shared text's place holds None)."""
+    at = _states(record)[1]
+    if record[3] & _COMPACT:
+        return _decode(record, at, texts)
+    return marshal.loads(record[at:])  # type: ignore[no-any-return]
+
+
+def revive(
+    record: bytes, name: str, submit_dir: str | None = None, texts: TextTable | None = None
+) -> JobInstance:
+    """The instance again, equal to the one that was packed (its texts shared again);
+    ``submit_dir`` and ``texts``: those :func:`finished` was given."""
+    (state, prev_state, known_state), at = _states(record)
+    values = _decode(record, at, texts) if record[3] & _COMPACT else marshal.loads(record[at:])
+    inst = JobInstance(name, 0, "", state=state)
+    for attr, value in zip(_PACKED, values, strict=True):
+        setattr(inst, attr, shared(value) if attr in _SHARED else value)
+    if record[3] & _INT_TIMES:
+        for attr in _TIME_NAMES:
+            value = getattr(inst, attr)
+            if value is not None:
+                setattr(inst, attr, float(value))
+    if inst.submit_dir is None:
+        inst.submit_dir = submit_dir  # type: ignore[assignment]
+    inst.prev_state, inst.known_state = prev_state, known_state
+    inst.retired = True
+    return inst
 
 
 # The job states a record keeps as one byte: its code is the index here. Append only (a

@@ -2,7 +2,7 @@
 
 The workflow kept two dicts keyed by node name to the end: the parsed ``.dag``'s
 (``DagInfo.nodes``, name -> :class:`DagNode`) and ``Workflow.latest`` (name -> the node's
-latest :class:`JobInstance` or its :class:`FinishedJob` record).  At 100,000 jobs each is a
+latest :class:`JobInstance` or its record, a ``bytes``).  At 100,000 jobs each is a
 dict of 2^18 slots, 38 B a job (bench/README.md, "memory30l").  :class:`NodeTable` keeps one:
 the ``.dag``'s own dict, whose entry for a node is its ``DagNode`` until the node's first
 instance and the latest instance (or record) after.  What it adds is smaller than the dict it
@@ -26,10 +26,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from monitord.core.jobinstance import FinishedJob, JobInstance
+from monitord.core.jobinstance import JobInstance, record_state
 from monitord.core.readers.dagfile import DagNode
 
-Latest = JobInstance | FinishedJob
+Latest = JobInstance | bytes  # a live instance or a finished one's record
 # A record in one of these states is a node's end: no retry follows it, so its node is not held.
 _DONE = frozenset(("JOB_SUCCESS", "POST_SCRIPT_SUCCESS"))
 
@@ -120,7 +120,7 @@ class NodeTable:
         if type(found) is DagNode:
             self._added(found)
             node = found
-        if self._evict and type(value) is FinishedJob and value.state in _DONE:
+        if self._evict and type(value) is bytes and record_state(value) in _DONE:
             self._held.pop(name, None)
         elif name not in self._held:
             self._held[name] = node if node is not None else self.node(name)  # type: ignore[assignment]

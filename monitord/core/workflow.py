@@ -32,7 +32,7 @@ from monitord.core.events import (
     XwfStart,
 )
 from monitord.core.jobactions import Brief, JobActions, brief_builders
-from monitord.core.jobinstance import FinishedJob, JobInstance, TextTable
+from monitord.core.jobinstance import JobInstance, TextTable, sched_id_of, state_of
 from monitord.core.jobmachine import (
     JOB_STATES,
     REUSABLE_STATES,
@@ -123,7 +123,7 @@ class Workflow(JobActions):
         self.out_counters: dict[str, int] = {}  # those `latest` cannot give (JobActions.out_count)
         # Job instances: node name (the .dag's copy) -> its latest instance, the only one a
         # later line can apply to (an earlier one, superseded by a retry, is read by nothing
-        # and not kept), a finished one as its record (FinishedJob); one table with the .dag's
+        # and not kept), a finished one as its record (a bytes: core/jobinstance.py); one table with the .dag's
         self.latest = self._node_table({})  # nodes (core/nodetable.py), dag.nodes its view
         self.texts = TextTable()  # the texts those records name by number
         self.submit_dirs: dict[str, str] = {}  # JobActions._submit_dir's, not in a snapshot
@@ -469,9 +469,8 @@ class Workflow(JobActions):
         """A restarted DAGMan (rescue DAG) gets fresh instances of unfinished nodes."""
         for name, node, inst in list(self.latest.with_nodes()):
             has_post = node is not None and node.has_post_script
-            if inst.state == "POST_SCRIPT_SUCCESS" or (
-                inst.state == "JOB_SUCCESS" and not has_post
-            ):
+            state = state_of(inst)
+            if state == "POST_SCRIPT_SUCCESS" or (state == "JOB_SUCCESS" and not has_post):
                 self._keep_out_count(name, inst)
                 self.latest.drop(name, node)  # its node handed over: no look-up by name
 
@@ -580,7 +579,8 @@ class Workflow(JobActions):
         return self._reuse_or_new(
             name,
             lambda i: (
-                i.state in REUSABLE_STATES or (sched_id is not None and i.sched_id == sched_id)
+                state_of(i) in REUSABLE_STATES
+                or (sched_id is not None and sched_id_of(i) == sched_id)
             ),
         )
 
@@ -630,9 +630,9 @@ def _drop(event: StampedeEvent) -> None:
     """``emit`` without events (``--no-events``, no sink)."""
 
 
-def _reusable(inst: JobInstance | FinishedJob) -> bool:
+def _reusable(inst: JobInstance | bytes) -> bool:
     """Whether the next submit of the node takes this instance again."""
-    return inst.state in REUSABLE_STATES
+    return state_of(inst) in REUSABLE_STATES
 
 
 # Each job state of the table, as update_job_state takes it: the state's name (interned: every

@@ -42,14 +42,16 @@ from monitord.system.atomic import replace_file
 
 log = structlog.get_logger(__name__)
 
-VERSION = 7  # 2: JobInstance.known_state; 3: Workflow.latest holds the instances (no .jobs);
-# 4: a FinishedJob record keeps its states as codes (core/jobinstance.py STATE_CODES);
+VERSION = 8  # 2: JobInstance.known_state; 3: Workflow.latest holds the instances (no .jobs);
+# 4: a finished instance's record (core/jobinstance.py) keeps its states as codes (core/jobinstance.py STATE_CODES);
 # 5: its values packed by _encode, its shared texts numbered in Workflow.texts
 # 6: _encode packs a sched id and a work directory ending in a number as numbers
 # 7: a record's values laid out by position (_encode_positional); a 6's records still decode
 # (their first byte tells them apart), so a snapshot of 6 is read too, and a 6 daemon reads
 # none of 7
-READS = (6, VERSION)
+# 8: a record is a plain bytes, not a bytes subclass (a 7 daemon would take one for a live
+# instance); the 6 and 7 snapshots' records, pickled as the subclass, load as plain bytes
+READS = (6, 7, VERSION)
 MIN_INTERVAL = 2.0  # seconds between snapshots of a Monitor ...
 COST_FACTOR = 20.0  # ... and at least this many times what the last one took
 
@@ -199,7 +201,7 @@ class SnapshotClock:
 
 CHUNK = 512  # entries per piece of a workflow's large dicts pickled once (SnapshotCache)
 # A workflow's dicts that grow with its jobs, and the values an entry keeps as long as it does
-# not change: a node's latest instance once finished (its FinishedJob record, a bytes), output
+# not change: a node's latest instance once finished (its record, a bytes), output
 # counters.
 PIECED = {"latest": bytes, "out_counters": int}
 
@@ -225,7 +227,7 @@ class SnapshotCache:
     change are pickled once and their bytes reused by every later snapshot.
 
     The parsed ``.dag`` never changes once read.  The dicts that grow with the jobs (PIECED:
-    ``latest``, whose finished instances' records are immutable ``FinishedJob`` bytes, and
+    ``latest``, whose finished instances' records are immutable bytes, and
     ``out_counters``) are cut by insertion position into pieces of CHUNK entries; a piece whose
     values are all immutable is pickled once and reused for as long as the keys and values at
     its positions are equal (a rescue DAG's restart, which drops records, shifts the positions:

@@ -36,6 +36,7 @@ import re
 import weakref
 from typing import TYPE_CHECKING
 
+from monitord.core.jobinstance import state_of
 from monitord.service.status import JOB_COLUMNS
 
 if TYPE_CHECKING:
@@ -205,10 +206,10 @@ def counts_from_states(wf: Workflow, progress: DagmanProgress | None = None) -> 
     waiting: list[str] = []
     for name in names:
         inst = latest.get(name)
-        if inst is None or inst.state is None:
+        state = None if inst is None else state_of(inst)
+        if state is None:
             waiting.append(name)
             continue
-        state = inst.state
         column = _STATE_COLUMN.get(state)
         if column is None:
             done = _JOB_DONE.get(state)
