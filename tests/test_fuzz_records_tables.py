@@ -20,6 +20,7 @@ from monitord.core.jobinstance import (
 )
 from monitord.core.nodetable import NodeTable
 from monitord.core.readers.dagfile import parse_dag
+from tests.test_nodetable import _latest
 
 _TEXTS = ["", "a", "sité ✓", "/x/dir_12", "12.0", "3842.7", "/a/b/c", "0042", "x" * 300]
 
@@ -112,15 +113,6 @@ def test_finished_job_round_trips_random_values(seed: int) -> None:
 _DAG = "".join(f"JOB n{i} 00/n{i}.sub\n" for i in range(12))
 
 
-def _rec(name: str, state: str) -> bytes:
-    inst = JobInstance(name=name, seq=1, submit_dir="/run/00")
-    inst.state = state
-    inst.retire()
-    record = finished(inst)
-    assert type(record) is bytes
-    return record
-
-
 @pytest.mark.parametrize("seed", range(30))
 def test_node_table_against_two_dicts_rare_lookups(seed: int) -> None:
     """As the author's test, but node() asked rarely (so _evict stays True for long), and a
@@ -145,11 +137,7 @@ def test_node_table_against_two_dicts_rare_lookups(seed: int) -> None:
             table = restored
         else:
             kind = rng.choice(("live", "JOB_FAILURE", "JOB_SUCCESS", "POST_SCRIPT_SUCCESS"))
-            value = (
-                JobInstance(name=name, seq=1, submit_dir="/r")
-                if kind == "live"
-                else _rec(name, kind)
-            )
+            value = _latest(name, kind)
             model[name] = value
             table[name] = value
         assert list(table.keys()) == list(model.keys()), (seed, step)

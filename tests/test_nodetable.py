@@ -25,6 +25,13 @@ def _record(name: str, state: str) -> bytes:
     return record
 
 
+def _latest(name: str, kind: str) -> JobInstance | bytes:
+    """A node's latest of ``kind``: "live" (an instance) or a record's state."""
+    return (
+        JobInstance(name=name, seq=1, submit_dir="/run") if kind == "live" else _record(name, kind)
+    )
+
+
 def test_the_table_is_a_dict_of_the_latest_in_order_whatever_is_set_and_deleted() -> None:
     """Random sets (live instances, failed and succeeded records) and deletions of .dag nodes
     and of names the .dag has not: the table's items equal a dict's, in its order, and every
@@ -41,11 +48,7 @@ def test_the_table_is_a_dict_of_the_latest_in_order_whatever_is_set_and_deleted(
             del table[name]
         else:
             kind = rng.choice(("live", "JOB_FAILURE", "POST_SCRIPT_SUCCESS"))
-            value = (
-                JobInstance(name=name, seq=1, submit_dir="/run")
-                if kind == "live"
-                else _record(name, kind)
-            )
+            value = _latest(name, kind)
             model[name] = value
             table[name] = value
         assert list(table.items()) == list(model.items())
