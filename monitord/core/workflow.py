@@ -121,10 +121,10 @@ class Workflow(JobActions):
         self.line_no = 0
         self.last_processed_line = 0
         self.out_counters: dict[str, int] = {}  # those `latest` cannot give (JobActions.out_count)
-        # Job instances: node name (the .dag's copy) -> its latest instance, the only one a
-        # later line can apply to (an earlier one, superseded by a retry, is read by nothing
-        # and not kept), a finished one as its record (a bytes: core/jobinstance.py); one table with the .dag's
-        self.latest = self._node_table({})  # nodes (core/nodetable.py), dag.nodes its view
+        # Node name (the .dag's copy) -> its latest instance, the only one a later line can
+        # apply to (a retry's predecessor is not kept), a finished one as its record
+        # (bytes: core/jobinstance.py); one table with the .dag's nodes (core/nodetable.py).
+        self.latest = self._node_table({})
         self.texts = TextTable()  # the texts those records name by number
         self.submit_dirs: dict[str, str] = {}  # JobActions._submit_dir's, not in a snapshot
         self.last_submitted: str | None = None
